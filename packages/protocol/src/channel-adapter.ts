@@ -1,0 +1,43 @@
+import type { ConversationRef, Intent, IntentInput } from './intent.ts';
+import type { ReplyEvent } from './reply-event.ts';
+
+/** What core says about an intent it was handed. */
+export type IntakeResult =
+  | { status: 'accepted' }
+  | { status: 'duplicate' }
+  | { status: 'rejected'; code: string; message: string };
+
+/** Core's entry point as seen by a channel: adapters push intents, core answers via `deliver`. */
+export type IntentSink = (intent: IntentInput) => Promise<IntakeResult>;
+
+export interface ChannelStartOptions {
+  sink: IntentSink;
+  abortSignal?: AbortSignal;
+}
+
+export interface DeliverOptions {
+  conversation: ConversationRef;
+  events: AsyncIterable<ReplyEvent>;
+  abortSignal?: AbortSignal;
+}
+
+export interface ChannelHealth {
+  status: 'up' | 'connecting' | 'down' | 'stopped';
+  detail?: string;
+}
+
+/**
+ * A platform connection. Adapters render Markdown for their platform, split long replies at the
+ * platform limit, keep typing alive while a reply streams, and reconnect on their own.
+ */
+export interface ChannelAdapter {
+  /** Channel name used in `Intent.channel` and `ConversationRef.channel`. */
+  readonly name: string;
+  start(options: ChannelStartOptions): Promise<void>;
+  stop(options?: { abortSignal?: AbortSignal }): Promise<void>;
+  /** Consumes the whole event stream; resolves when the reply was delivered (or given up on). */
+  deliver(options: DeliverOptions): Promise<void>;
+  health(): ChannelHealth;
+}
+
+export type { Intent };

@@ -1,0 +1,40 @@
+export type {
+  ChannelAdapter,
+  ChannelHealth,
+  ChannelStartOptions,
+  DeliverOptions,
+  IntakeResult,
+  IntentSink,
+} from './channel-adapter.ts';
+export {
+  type ErrorCode,
+  errorCodeSchema,
+  NexusError,
+  type NexusErrorOptions,
+  toNexusError,
+} from './error-codes.ts';
+export {
+  type Attachment,
+  attachmentSchema,
+  type ConversationKind,
+  type ConversationRef,
+  conversationKindSchema,
+  conversationRefOf,
+  type Intent,
+  type IntentInput,
+  intentSchema,
+  MAX_INTENT_TEXT_CHARS,
+} from './intent.ts';
+export { type Logger, silentLogger } from './logger.ts';
+export { type ReplyEvent, type ReplyEventType, replyEventSchema } from './reply-event.ts';
+export {
+  type ClientFrame,
+  clientFrameSchema,
+  resumeRequestSchema,
+  type ServerFrame,
+  serverFrameSchema,
+  WEB_SOCKET_CLOSE_CODES,
+  WEB_SOCKET_PROTOCOL_VERSION,
+  WEB_SOCKET_SUBPROTOCOL,
+  WEB_SOCKET_TOKEN_PROTOCOL_PREFIX,
+} from './web-socket-frames.ts';

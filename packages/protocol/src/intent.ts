@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+/** Longest message text accepted from any channel; longer input is rejected, not truncated. */
+export const MAX_INTENT_TEXT_CHARS = 32_000;
+
+export const attachmentSchema = z.object({
+  kind: z.enum(['image', 'audio', 'voice', 'video', 'document', 'sticker', 'other']),
+  /** Platform file handle, used to download on demand. */
+  platformFileId: z.string().max(1024).optional(),
+  name: z.string().max(512).optional(),
+  mimeType: z.string().max(256).optional(),
+  sizeBytes: z.number().int().nonnegative().optional(),
+  url: z.string().max(4096).optional(),
+});
+export type Attachment = z.infer<typeof attachmentSchema>;
+
+export const conversationKindSchema = z.enum(['direct', 'group', 'thread']);
+export type ConversationKind = z.infer<typeof conversationKindSchema>;
+
+/**
+ * One message from a person, normalised by a channel adapter. `id` comes from the platform's
+ * message id so a redelivered message is recognised and answered once.
+ */
+export const intentSchema = z.object({
+  id: z.string().min(1).max(512),
+  channel: z.string().min(1).max(64),
+  conversation: z.object({
+    id: z.string().min(1).max(512),
+    kind: conversationKindSchema,
+    title: z.string().max(512).optional(),
+  }),
+  sender: z.object({
+    platformId: z.string().min(1).max(512),
+    displayName: z.string().max(512).optional(),
+  }),
+  /** The person after identity resolution; adapters set `<channel>:<platformId>` until linked. */
+  userId: z.string().min(1).max(512),
+  text: z.string().max(MAX_INTENT_TEXT_CHARS),
+  attachments: z.array(attachmentSchema).max(32).default([]),
+  replyTo: z.string().max(512).optional(),
+  mentionsAssistant: z.boolean(),
+  receivedAt: z.iso.datetime(),
+  /** The platform's original payload, for debugging; never logged. */
+  raw: z.unknown().optional(),
+});
+export type Intent = z.infer<typeof intentSchema>;
+export type IntentInput = z.input<typeof intentSchema>;
+
+/** Where a reply goes: enough for an adapter to deliver without looking anything up. */
+export interface ConversationRef {
+  channel: string;
+  conversationId: string;
+  kind: ConversationKind;
+  /** The platform message being answered (reply-to in groups). */
+  intentId: string;
+  userId: string;
+  senderPlatformId: string;
+}
+
+export function conversationRefOf(intent: Intent): ConversationRef {
+  return {
+    channel: intent.channel,
+    conversationId: intent.conversation.id,
+    kind: intent.conversation.kind,
+    intentId: intent.id,
+    userId: intent.userId,
+    senderPlatformId: intent.sender.platformId,
+  };
+}

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { errorCodeSchema } from './error-codes.ts';
+
+/**
+ * The stream a turn produces. `reply.end` repeats the full text so a channel that cannot stream
+ * (or missed deltas) renders once from it.
+ */
+export const replyEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('reply.start'), replyId: z.string() }),
+  z.object({ type: z.literal('reply.delta'), replyId: z.string(), text: z.string() }),
+  z.object({ type: z.literal('reply.end'), replyId: z.string(), text: z.string() }),
+  z.object({ type: z.literal('typing') }),
+  z.object({ type: z.literal('status'), text: z.string() }),
+  z.object({
+    type: z.literal('error'),
+    code: errorCodeSchema,
+    message: z.string(),
+    retryable: z.boolean(),
+  }),
+]);
+export type ReplyEvent = z.infer<typeof replyEventSchema>;
+export type ReplyEventType = ReplyEvent['type'];

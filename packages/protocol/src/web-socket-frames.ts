@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { errorCodeSchema } from './error-codes.ts';
+import { replyEventSchema } from './reply-event.ts';
+
+/** Version of the web-socket protocol; bumped on any incompatible frame change. */
+export const WEB_SOCKET_PROTOCOL_VERSION = 1;
+/** Sub-protocol the server selects; browsers send the token as a second sub-protocol. */
+export const WEB_SOCKET_SUBPROTOCOL = 'nexus.v1';
+/** Prefix of the sub-protocol that carries the gateway token (browsers cannot set headers). */
+export const WEB_SOCKET_TOKEN_PROTOCOL_PREFIX = 'nexus.token.';
+
+const idSchema = z.string().min(1).max(128);
+const conversationIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'letters, digits, _ or - only');
+
+export const resumeRequestSchema = z.object({
+  conversationId: conversationIdSchema,
+  lastSeq: z.number().int().nonnegative(),
+});
+
+/** Frames a client sends. Unknown `type` values get an `unknown_frame` error, not a disconnect. */
+export const clientFrameSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('hello'),
+    v: z.literal(WEB_SOCKET_PROTOCOL_VERSION).optional(),
+    /** Stable id of this browser or client; becomes the sender's platform id. */
+    clientId: idSchema,
+    displayName: z.string().max(128).optional(),
+    resume: resumeRequestSchema.optional(),
+  }),
+  z.object({
+    type: z.literal('message'),
+    /** Idempotency key: the same id twice gets one reply. */
+    clientMessageId: idSchema,
+    conversationId: conversationIdSchema,
+    text: z.string().min(1),
+  }),
+  z.object({ type: z.literal('resume'), ...resumeRequestSchema.shape }),
+  z.object({ type: z.literal('ping'), t: z.number().optional() }),
+]);
+export type ClientFrame = z.infer<typeof clientFrameSchema>;
+
+export const serverFrameSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('welcome'),
+    v: z.literal(WEB_SOCKET_PROTOCOL_VERSION),
+    connectionId: z.string(),
+    heartbeatMs: z.number(),
+    limits: z.object({ maxFrameBytes: z.number(), maxTextChars: z.number(), messagesPerMinute: z.number() }),
+    /** A message the operator should see, e.g. how to configure a model provider. */
+    notice: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('accepted'),
+    clientMessageId: idSchema,
+    conversationId: conversationIdSchema,
+    duplicate: z.boolean(),
+  }),
+  z.object({
+    type: z.literal('event'),
+    conversationId: conversationIdSchema,
+    /** Per-conversation, strictly increasing; clients resume from the last one they saw. */
+    seq: z.number().int().positive(),
+    event: replyEventSchema,
+  }),
+  z.object({
+    type: z.literal('resumed'),
+    conversationId: conversationIdSchema,
+    replayed: z.number().int().nonnegative(),
+    /** False when the replay log no longer held everything after `lastSeq`. */
+    complete: z.boolean(),
+    lastSeq: z.number().int().nonnegative(),
+  }),
+  z.object({
+    type: z.literal('error'),
+    code: errorCodeSchema,
+    message: z.string(),
+    retryable: z.boolean(),
+    clientMessageId: z.string().optional(),
+  }),
+  z.object({ type: z.literal('pong'), t: z.number().optional() }),
+  z.object({ type: z.literal('shutdown'), retryAfterMs: z.number() }),
+]);
+export type ServerFrame = z.infer<typeof serverFrameSchema>;
+
+/** Close codes beyond the standard ones (1001 going away, 1009 too big). */
+export const WEB_SOCKET_CLOSE_CODES = {
+  unauthorized: 4401,
+  helloTimeout: 4408,
+  rateLimited: 4429,
+  slowConsumer: 4413,
+} as const;
