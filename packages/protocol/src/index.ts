@@ -28,13 +28,15 @@ export {
 export { type Logger, silentLogger } from './logger.ts';
 export { type ReplyEvent, type ReplyEventType, replyEventSchema } from './reply-event.ts';
 export {
+  WEB_SOCKET_CLOSE_CODES,
+  WEB_SOCKET_PROTOCOL_VERSION,
+  WEB_SOCKET_SUBPROTOCOL,
+  WEB_SOCKET_TOKEN_PROTOCOL_PREFIX,
+} from './web-socket-constants.ts';
+export {
   type ClientFrame,
   clientFrameSchema,
   resumeRequestSchema,
   type ServerFrame,
   serverFrameSchema,
-  WEB_SOCKET_CLOSE_CODES,
-  WEB_SOCKET_PROTOCOL_VERSION,
-  WEB_SOCKET_SUBPROTOCOL,
-  WEB_SOCKET_TOKEN_PROTOCOL_PREFIX,
 } from './web-socket-frames.ts';

@@ -2,12 +2,7 @@ import { z } from 'zod';
 import { errorCodeSchema } from './error-codes.ts';
 import { replyEventSchema } from './reply-event.ts';
 
-/** Version of the web-socket protocol; bumped on any incompatible frame change. */
-export const WEB_SOCKET_PROTOCOL_VERSION = 1;
-/** Sub-protocol the server selects; browsers send the token as a second sub-protocol. */
-export const WEB_SOCKET_SUBPROTOCOL = 'nexus.v1';
-/** Prefix of the sub-protocol that carries the gateway token (browsers cannot set headers). */
-export const WEB_SOCKET_TOKEN_PROTOCOL_PREFIX = 'nexus.token.';
+import { WEB_SOCKET_PROTOCOL_VERSION } from './web-socket-constants.ts';
 
 const idSchema = z.string().min(1).max(128);
 const conversationIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'letters, digits, _ or - only');
@@ -81,11 +76,3 @@ export const serverFrameSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('shutdown'), retryAfterMs: z.number() }),
 ]);
 export type ServerFrame = z.infer<typeof serverFrameSchema>;
-
-/** Close codes beyond the standard ones (1001 going away, 1009 too big). */
-export const WEB_SOCKET_CLOSE_CODES = {
-  unauthorized: 4401,
-  helloTimeout: 4408,
-  rateLimited: 4429,
-  slowConsumer: 4413,
-} as const;
