@@ -11,6 +11,7 @@ export const errorCodeSchema = z.enum([
   'unauthorized',
   'rate_limited',
   'invalid_intent',
+  'invalid_config',
   'duplicate',
   'not_configured',
   'model_unavailable',

@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { createLogger } from './create-logger.ts';
+import { ConfigError, loadConfig } from './load-config.ts';
+import { SETTINGS } from './settings.ts';
+import { startGateway } from './start-gateway.ts';
+
+const USAGE = `Usage: nexus <command> [options]
+
+Commands:
+  start            Run the gateway (web chat on http://127.0.0.1:8787 by default)
+  config check     Validate the configuration and print what is wrong, key by key
+  help             Show this help
+
+Options:
+  --config <file>  JSON config file (same as NEXUS_CONFIG); environment variables override it
+  --port <port>    Same as NEXUS_PORT
+  --host <host>    Same as NEXUS_HOST
+
+Settings: ${SETTINGS.map((setting) => setting.env).join(', ')}
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      config: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  const command = positionals.join(' ') || 'help';
+  if (values.help || command === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const env = { ...process.env };
+  if (values.port) env.NEXUS_PORT = values.port;
+  if (values.host) env.NEXUS_HOST = values.host;
+
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig({ env, ...(values.config ? { configFile: values.config } : {}) });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      return 78; // EX_CONFIG
+    }
+    throw error;
+  }
+
+  if (command === 'config check') {
+    process.stdout.write('Configuration is valid.\n');
+    return 0;
+  }
+  if (command !== 'start') {
+    process.stderr.write(`Unknown command "${command}".\n\n${USAGE}`);
+    return 64; // EX_USAGE
+  }
+  return runGateway(config);
+}
+
+async function runGateway(config: ReturnType<typeof loadConfig>): Promise<number> {
+  const logger = createLogger(config.log);
+  const gateway = await startGateway({ config, logger });
+  logger.info(
+    { url: gateway.url, tokenFile: config.web.token ? undefined : `${config.dataDir}/web-token` },
+    'web chat ready',
+  );
+  if (process.stdout.isTTY) process.stdout.write(`\n  Open ${gateway.url}/#token=${gateway.token}\n\n`);
+
+  return new Promise<number>((resolveExit) => {
+    let signals = 0;
+    const onSignal = (signal: NodeJS.Signals) => {
+      signals += 1;
+      if (signals > 1) {
+        logger.warn({ signal }, 'second signal: exiting now');
+        resolveExit(1);
+        return;
+      }
+      logger.info({ signal }, 'shutting down');
+      // A hard stop in case something refuses to close: never hang a container stop.
+      setTimeout(() => {
+        logger.error({}, 'shutdown took too long: exiting');
+        resolveExit(1);
+      }, config.core.shutdownDeadlineMs + 5000).unref();
+      gateway.close().then(
+        () => resolveExit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'error during shutdown');
+          resolveExit(1);
+        },
+      );
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}
+
+process.on('unhandledRejection', (reason) => {
+  process.stderr.write(
+    `unhandled rejection (kept running): ${reason instanceof Error ? reason.stack : String(reason)}\n`,
+  );
+});
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(
+      `nexus failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exit(1);
+  },
+);

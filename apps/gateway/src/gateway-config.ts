@@ -1,0 +1,22 @@
+/** The validated configuration the gateway runs with. */
+export interface GatewayConfig {
+  server: { host: string; port: number };
+  dataDir: string;
+  web: { token?: string; allowedOrigins?: string[]; messagesPerMinute: number; maxPayloadBytes: number };
+  model: {
+    provider?: 'openai-compatible' | 'openai' | 'anthropic';
+    baseUrl?: string;
+    apiKey?: string;
+    name?: string;
+    systemPrompt: string;
+    maxSteps: number;
+    timeoutMs: number;
+  };
+  core: {
+    maxConcurrentTurns: number;
+    maxQueuedPerConversation: number;
+    historyTokenBudget: number;
+    shutdownDeadlineMs: number;
+  };
+  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; pretty?: boolean };
+}

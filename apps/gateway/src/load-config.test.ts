@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './load-config.ts';
+
+function problemsOf(run: () => unknown): string[] {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('starts with defaults and no model provider when nothing is set', () => {
+    const config = loadConfig({ env: {} });
+    expect(config.server).toEqual({ host: '127.0.0.1', port: 8787 });
+    expect(config.model.provider).toBeUndefined();
+    expect(config.core.maxConcurrentTurns).toBe(32);
+    expect(config.web.maxPayloadBytes).toBe(65_536);
+  });
+
+  it('names the variable, the file key and the fix for a bad value', () => {
+    const problems = problemsOf(() => loadConfig({ env: { NEXUS_PORT: 'eighty' } }));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('NEXUS_PORT');
+    expect(problems[0]).toContain('server.port');
+    expect(problems[0]).toContain('"eighty"');
+    expect(problems[0]).toContain('free TCP port');
+  });
+
+  it('reports every bad key at once', () => {
+    const problems = problemsOf(() =>
+      loadConfig({ env: { NEXUS_PORT: '0', NEXUS_LOG_LEVEL: 'loud', NEXUS_MODEL_PROVIDER: 'skynet' } }),
+    );
+    expect(problems.map((problem) => problem.split(' ')[0])).toEqual([
+      'NEXUS_PORT',
+      'NEXUS_MODEL_PROVIDER',
+      'NEXUS_LOG_LEVEL',
+    ]);
+  });
+
+  it('requires what each provider needs', () => {
+    expect(
+      problemsOf(() =>
+        loadConfig({ env: { NEXUS_MODEL_PROVIDER: 'openai-compatible', NEXUS_MODEL: 'm' } }),
+      )[0],
+    ).toContain('NEXUS_MODEL_BASE_URL');
+    expect(
+      problemsOf(() => loadConfig({ env: { NEXUS_MODEL_PROVIDER: 'anthropic', NEXUS_MODEL: 'm' } }))[0],
+    ).toContain('NEXUS_MODEL_API_KEY');
+    expect(problemsOf(() => loadConfig({ env: { NEXUS_MODEL: 'gpt' } }))[0]).toContain(
+      'NEXUS_MODEL_PROVIDER',
+    );
+  });
+
+  it('never shows a secret in an error', () => {
+    const problems = problemsOf(() => loadConfig({ env: { NEXUS_WEB_TOKEN: 'short secret!' } }));
+    expect(problems[0]).toContain('NEXUS_WEB_TOKEN');
+    expect(problems[0]).not.toContain('short secret!');
+  });
+
+  it('reads a JSON file, lets the environment override it, and rejects unknown keys', () => {
+    const files: Record<string, string> = {
+      '/etc/nexus.json': JSON.stringify({ server: { port: 9000, host: '0.0.0.0' }, log: { level: 'debug' } }),
+      '/etc/typo.json': JSON.stringify({ server: { prot: 9000 } }),
+      '/etc/broken.json': '{ "server": ',
+    };
+    const readFile = (path: string) => {
+      const content = files[path];
+      if (content === undefined) throw new Error('ENOENT');
+      return content;
+    };
+    const config = loadConfig({ env: { NEXUS_PORT: '9100' }, configFile: '/etc/nexus.json', readFile });
+    expect(config.server).toEqual({ host: '0.0.0.0', port: 9100 });
+    expect(config.log.level).toBe('debug');
+    expect(problemsOf(() => loadConfig({ env: {}, configFile: '/etc/typo.json', readFile }))[0]).toContain(
+      'unknown key "server.prot"',
+    );
+    expect(problemsOf(() => loadConfig({ env: {}, configFile: '/etc/broken.json', readFile }))[0]).toContain(
+      'not valid JSON',
+    );
+  });
+
+  it('reads secrets from <NAME>_FILE', () => {
+    const config = loadConfig({
+      env: {
+        NEXUS_MODEL_PROVIDER: 'openai',
+        NEXUS_MODEL: 'gpt-4o-mini',
+        NEXUS_MODEL_API_KEY_FILE: '/run/secrets/key',
+      },
+      readFile: () => 'sk-from-file\n',
+    });
+    expect(config.model.apiKey).toBe('sk-from-file');
+  });
+});

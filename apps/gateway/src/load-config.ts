@@ -1,0 +1,169 @@
+import { readFileSync } from 'node:fs';
+import { NexusError } from '@nexus/protocol';
+import type { GatewayConfig } from './gateway-config.ts';
+import { SETTINGS, type SettingDefinition } from './settings.ts';
+
+/** Thrown when configuration is wrong; `problems` holds one line per bad key, each saying how to fix it. */
+export class ConfigError extends NexusError {
+  readonly problems: string[];
+
+  constructor(problems: string[]) {
+    super({ code: 'invalid_config', message: `Invalid configuration:\n  - ${problems.join('\n  - ')}` });
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+export interface LoadConfigOptions {
+  env: Record<string, string | undefined>;
+  /** JSON config file; environment variables override it. Defaults to `NEXUS_CONFIG`. */
+  configFile?: string;
+  readFile?: (path: string) => string;
+}
+
+/**
+ * Builds the gateway config from environment variables and an optional JSON file, validating every
+ * key. All problems are reported at once, each naming the variable, the file key and the fix.
+ */
+export function loadConfig(options: LoadConfigOptions): GatewayConfig {
+  const readFile = options.readFile ?? ((path: string) => readFileSync(path, 'utf8'));
+  const problems: string[] = [];
+  const configFile = options.configFile ?? options.env.NEXUS_CONFIG;
+  const fileValues = configFile ? readConfigFile(configFile, readFile, problems) : {};
+
+  const result: Record<string, unknown> = {};
+  for (const setting of SETTINGS) {
+    const raw = rawValue(setting, options.env, fileValues, readFile, problems);
+    if (raw === undefined || raw === '') {
+      if (setting.defaultValue !== undefined) setPath(result, setting.path, setting.defaultValue);
+      continue;
+    }
+    const parsed = setting.schema.safeParse(raw);
+    if (parsed.success) {
+      setPath(result, setting.path, parsed.data);
+    } else {
+      const reason = parsed.error.issues[0]?.message ?? 'invalid value';
+      const shown = setting.secret ? '(hidden)' : JSON.stringify(raw);
+      problems.push(
+        `${setting.env} (config key "${setting.path}"): ${reason}, got ${shown}; ${setting.hint}.`,
+      );
+    }
+  }
+
+  const config = result as unknown as GatewayConfig;
+  if (problems.length === 0) problems.push(...crossFieldProblems(config));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function readConfigFile(
+  path: string,
+  readFile: (path: string) => string,
+  problems: string[],
+): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFile(path);
+  } catch (error) {
+    problems.push(
+      `NEXUS_CONFIG: cannot read config file ${path} (${(error as Error).message}); fix the path or unset NEXUS_CONFIG.`,
+    );
+    return {};
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    problems.push(`NEXUS_CONFIG: ${path} is not valid JSON (${(error as Error).message}); fix the syntax.`);
+    return {};
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    problems.push(`NEXUS_CONFIG: ${path} must hold a JSON object such as {"server": {"port": 8787}}.`);
+    return {};
+  }
+  const flat = flatten(parsed as Record<string, unknown>);
+  const known = new Set(SETTINGS.map((setting) => setting.path));
+  for (const key of Object.keys(flat)) {
+    if (!known.has(key))
+      problems.push(
+        `${path}: unknown key "${key}"; remove it or check its spelling (see the README's settings table).`,
+      );
+  }
+  return flat;
+}
+
+function rawValue(
+  setting: SettingDefinition,
+  env: Record<string, string | undefined>,
+  fileValues: Record<string, unknown>,
+  readFile: (path: string) => string,
+  problems: string[],
+): unknown {
+  const fromEnv = env[setting.env];
+  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+  const secretFile = setting.secret ? env[`${setting.env}_FILE`] : undefined;
+  if (secretFile) {
+    try {
+      return readFile(secretFile).trim();
+    } catch (error) {
+      problems.push(
+        `${setting.env}_FILE: cannot read ${secretFile} (${(error as Error).message}); fix the path.`,
+      );
+      return undefined;
+    }
+  }
+  return fileValues[setting.path];
+}
+
+function crossFieldProblems(config: GatewayConfig): string[] {
+  const { provider, baseUrl, apiKey, name } = config.model;
+  const problems: string[] = [];
+  if (!provider) {
+    for (const [key, value] of [
+      ['NEXUS_MODEL_BASE_URL', baseUrl],
+      ['NEXUS_MODEL', name],
+    ] as const) {
+      if (value)
+        problems.push(
+          `${key} is set but NEXUS_MODEL_PROVIDER is not; set NEXUS_MODEL_PROVIDER to openai-compatible, openai or anthropic.`,
+        );
+    }
+    return problems;
+  }
+  if (!name)
+    problems.push(
+      `NEXUS_MODEL (config key "model.name") is required when NEXUS_MODEL_PROVIDER=${provider}; set it to a model id your provider serves.`,
+    );
+  if (provider === 'openai-compatible' && !baseUrl) {
+    problems.push(
+      'NEXUS_MODEL_BASE_URL (config key "model.baseUrl") is required for openai-compatible; e.g. http://127.0.0.1:11434/v1 for Ollama.',
+    );
+  }
+  if ((provider === 'openai' || provider === 'anthropic') && !apiKey) {
+    problems.push(
+      `NEXUS_MODEL_API_KEY (config key "model.apiKey") is required for ${provider}; paste the key from your provider's dashboard or use NEXUS_MODEL_API_KEY_FILE.`,
+    );
+  }
+  return problems;
+}
+
+function flatten(object: Record<string, unknown>, prefix = ''): Record<string, unknown> {
+  const flat: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(object)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value))
+      Object.assign(flat, flatten(value as Record<string, unknown>, path));
+    else flat[path] = value;
+  }
+  return flat;
+}
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let node = target;
+  for (const key of keys.slice(0, -1)) {
+    node[key] ??= {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[keys.at(-1)!] = value;
+}

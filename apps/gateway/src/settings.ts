@@ -1,0 +1,203 @@
+import { z } from 'zod';
+
+/**
+ * Every setting a user can change, in one table: the environment variable, the path in the
+ * optional JSON config file, its schema, default and a one-line description. The README's settings
+ * table is checked against this list by a test, so documentation cannot drift from code.
+ */
+export interface SettingDefinition {
+  env: string;
+  path: string;
+  schema: z.ZodType;
+  defaultValue?: unknown;
+  description: string;
+  /** How to fix a wrong value; shown in the error. */
+  hint: string;
+  /** Secrets are redacted in logs and may be read from `<ENV>_FILE`. */
+  secret?: boolean;
+}
+
+const port = z.coerce.number().int().min(1).max(65_535);
+const positiveInt = z.coerce.number().int().positive();
+const booleanText = z.union([
+  z.boolean(),
+  z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1'),
+]);
+const commaList = z.union([
+  z.array(z.string()),
+  z.string().transform((value) =>
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean),
+  ),
+]);
+
+export const SETTINGS: readonly SettingDefinition[] = [
+  {
+    env: 'NEXUS_HOST',
+    path: 'server.host',
+    schema: z.string().min(1),
+    defaultValue: '127.0.0.1',
+    description: 'Interface the HTTP server binds to. Use 0.0.0.0 only behind a reverse proxy with TLS.',
+    hint: 'set it to an IP address such as 127.0.0.1',
+  },
+  {
+    env: 'NEXUS_PORT',
+    path: 'server.port',
+    schema: port,
+    defaultValue: 8787,
+    description: 'HTTP port for the web chat, `/ws`, `/health`, `/ready` and `/metrics`.',
+    hint: 'set it to a free TCP port between 1 and 65535, e.g. 8787',
+  },
+  {
+    env: 'NEXUS_DATA_DIR',
+    path: 'dataDir',
+    schema: z.string().min(1),
+    defaultValue: '.data',
+    description: 'Directory for the SQLite files (sessions) and the generated web token.',
+    hint: 'set it to a writable directory path',
+  },
+  {
+    env: 'NEXUS_WEB_TOKEN',
+    path: 'web.token',
+    schema: z.string().regex(/^[A-Za-z0-9_-]{16,256}$/, 'expected 16–256 letters, digits, _ or -'),
+    description:
+      'Token the web client signs in with. When unset, one is generated on first start and kept in `<dataDir>/web-token`.',
+    hint: 'use at least 16 characters from A–Z, a–z, 0–9, _ and -, or unset it to have one generated',
+    secret: true,
+  },
+  {
+    env: 'NEXUS_WEB_ALLOWED_ORIGINS',
+    path: 'web.allowedOrigins',
+    schema: commaList,
+    description:
+      'Comma-separated browser origins allowed to open `/ws` (default: the gateway’s own address). Blocks cross-site WebSocket hijacking.',
+    hint: 'list full origins such as https://chat.example.com, separated by commas',
+  },
+  {
+    env: 'NEXUS_WEB_MESSAGES_PER_MINUTE',
+    path: 'web.messagesPerMinute',
+    schema: positiveInt,
+    defaultValue: 30,
+    description: 'Messages one web-socket connection may send per minute before it is told to slow down.',
+    hint: 'set it to a positive integer such as 30',
+  },
+  {
+    env: 'NEXUS_WEB_MAX_PAYLOAD_BYTES',
+    path: 'web.maxPayloadBytes',
+    schema: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(16 * 1024 * 1024),
+    defaultValue: 64 * 1024,
+    description: 'Largest web-socket frame accepted; bigger frames close the connection with 1009.',
+    hint: 'set it to a byte count between 1024 and 16777216',
+  },
+  {
+    env: 'NEXUS_MODEL_PROVIDER',
+    path: 'model.provider',
+    schema: z.enum(['openai-compatible', 'openai', 'anthropic']),
+    description:
+      'Model provider: `openai-compatible` (Ollama, vLLM, LM Studio, OpenRouter, …), `openai` or `anthropic`. Unset: Nexus starts and answers with setup instructions.',
+    hint: 'use one of openai-compatible, openai, anthropic',
+  },
+  {
+    env: 'NEXUS_MODEL_BASE_URL',
+    path: 'model.baseUrl',
+    schema: z.url(),
+    description:
+      'Base URL of the provider API, e.g. `http://127.0.0.1:11434/v1` for Ollama. Required for `openai-compatible`.',
+    hint: 'use a full URL such as http://127.0.0.1:11434/v1',
+  },
+  {
+    env: 'NEXUS_MODEL_API_KEY',
+    path: 'model.apiKey',
+    schema: z.string().min(1),
+    description:
+      'API key for the provider. Required for `openai` and `anthropic`. Also read from `NEXUS_MODEL_API_KEY_FILE`.',
+    hint: 'paste the key from your provider’s dashboard, or point NEXUS_MODEL_API_KEY_FILE at a file holding it',
+    secret: true,
+  },
+  {
+    env: 'NEXUS_MODEL',
+    path: 'model.name',
+    schema: z.string().min(1),
+    description: 'Model id, e.g. `llama3.1:8b`, `gpt-4o-mini`, `claude-sonnet-4-5`.',
+    hint: 'set it to a model id your provider serves',
+  },
+  {
+    env: 'NEXUS_SYSTEM_PROMPT',
+    path: 'model.systemPrompt',
+    schema: z.string().min(1).max(20_000),
+    defaultValue:
+      'You are Nexus, a helpful personal assistant. Answer clearly and concisely. Use Markdown when it helps.',
+    description: 'System prompt for every conversation.',
+    hint: 'set it to the instructions the assistant should follow (up to 20000 characters)',
+  },
+  {
+    env: 'NEXUS_MODEL_MAX_STEPS',
+    path: 'model.maxSteps',
+    schema: positiveInt,
+    defaultValue: 5,
+    description: 'Most model steps (calls, including tool rounds) in one reply.',
+    hint: 'set it to a positive integer such as 5',
+  },
+  {
+    env: 'NEXUS_MODEL_TIMEOUT_MS',
+    path: 'model.timeoutMs',
+    schema: positiveInt,
+    defaultValue: 120_000,
+    description: 'Wall-clock limit for one reply, in milliseconds.',
+    hint: 'set it to a positive number of milliseconds such as 120000',
+  },
+  {
+    env: 'NEXUS_MAX_CONCURRENT_TURNS',
+    path: 'core.maxConcurrentTurns',
+    schema: positiveInt,
+    defaultValue: 32,
+    description:
+      'Replies generated at the same time across all conversations (one at a time per conversation).',
+    hint: 'set it to a positive integer such as 32',
+  },
+  {
+    env: 'NEXUS_MAX_QUEUED_PER_CONVERSATION',
+    path: 'core.maxQueuedPerConversation',
+    schema: positiveInt,
+    defaultValue: 100,
+    description: 'Messages waiting in one conversation before new ones are refused as rate-limited.',
+    hint: 'set it to a positive integer such as 100',
+  },
+  {
+    env: 'NEXUS_HISTORY_TOKEN_BUDGET',
+    path: 'core.historyTokenBudget',
+    schema: positiveInt,
+    defaultValue: 3000,
+    description: 'Tokens of earlier conversation turns included in each prompt (newest first).',
+    hint: 'set it to a positive integer such as 3000',
+  },
+  {
+    env: 'NEXUS_SHUTDOWN_DEADLINE_MS',
+    path: 'core.shutdownDeadlineMs',
+    schema: positiveInt,
+    defaultValue: 8000,
+    description: 'On SIGTERM, how long in-flight replies may finish before they are aborted.',
+    hint: 'set it to a positive number of milliseconds such as 8000',
+  },
+  {
+    env: 'NEXUS_LOG_LEVEL',
+    path: 'log.level',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    defaultValue: 'info',
+    description: 'Log level. Logs are JSON lines (pretty when stdout is a terminal).',
+    hint: 'use one of fatal, error, warn, info, debug, trace, silent',
+  },
+  {
+    env: 'NEXUS_LOG_PRETTY',
+    path: 'log.pretty',
+    schema: booleanText,
+    description: 'Force pretty (true) or JSON (false) logs; default: pretty only on a terminal.',
+    hint: 'use true or false',
+  },
+];

@@ -1,0 +1,156 @@
+import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createWebSocketChannel } from '@nexus/channel-websocket';
+import { createAgent, createNexusCore, createSqliteSessionStore, type NexusCore } from '@nexus/core';
+import { type Logger, silentLogger } from '@nexus/protocol';
+import { createLanguageModel, NOT_CONFIGURED_MESSAGE } from './create-language-model.ts';
+import type { GatewayConfig } from './gateway-config.ts';
+import { GatewayMetrics } from './gateway-metrics.ts';
+import { createHttpHandler, type Readiness } from './http-handler.ts';
+import { isAllowedOrigin } from './is-same-origin.ts';
+import { loadStaticFiles } from './static-files.ts';
+import { loadOrCreateWebToken } from './web-token.ts';
+
+export interface StartGatewayOptions {
+  config: GatewayConfig;
+  logger?: Logger;
+  /** Directory of the built web client; defaults to apps/web/dist. */
+  webDistDir?: string;
+  now?: () => number;
+}
+
+export interface RunningGateway {
+  /** e.g. http://127.0.0.1:8787 */
+  url: string;
+  port: number;
+  token: string;
+  core: NexusCore;
+  metrics: GatewayMetrics;
+  /** Graceful stop: refuse new messages, let replies finish until the deadline, then close everything. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../../web/dist');
+
+/** The one composition root: builds every store, the core and the channels from config, and serves HTTP. */
+export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
+  const { config } = options;
+  const logger = options.logger ?? silentLogger;
+  const now = options.now ?? Date.now;
+  const startedAt = now();
+
+  await mkdir(config.dataDir, { recursive: true });
+  const token = await loadOrCreateWebToken(config.dataDir, config.web.token);
+  const model = createLanguageModel(config.model);
+  if (!model) logger.warn({ setup: NOT_CONFIGURED_MESSAGE }, 'no model provider configured');
+  else
+    logger.info({ provider: config.model.provider, model: config.model.name }, 'model provider configured');
+
+  const metrics = new GatewayMetrics();
+  const sessionStore = createSqliteSessionStore({ path: join(config.dataDir, 'sessions.sqlite') });
+  const agent = createAgent({
+    ...(model ? { model } : {}),
+    systemPrompt: config.model.systemPrompt,
+    maxSteps: config.model.maxSteps,
+    timeoutMs: config.model.timeoutMs,
+    notConfiguredMessage: NOT_CONFIGURED_MESSAGE,
+    logger,
+  });
+  const core = createNexusCore({
+    sessionStore,
+    agent,
+    logger,
+    maxConcurrentTurns: config.core.maxConcurrentTurns,
+    maxQueuedPerConversation: config.core.maxQueuedPerConversation,
+    historyTokenBudget: config.core.historyTokenBudget,
+    onTurnFinished: (report) => metrics.observeTurn(report),
+  });
+  const web = createWebSocketChannel({
+    token,
+    maxPayloadBytes: config.web.maxPayloadBytes,
+    messagesPerMinute: config.web.messagesPerMinute,
+    ...(config.web.allowedOrigins ? { allowedOrigins: config.web.allowedOrigins } : {}),
+    notice: () => (model ? undefined : NOT_CONFIGURED_MESSAGE),
+    logger,
+  });
+  core.registerChannel(web);
+
+  let stopping = false;
+  const readiness = (): Readiness => {
+    const webHealth = web.health();
+    return {
+      ready: !stopping && webHealth.status === 'up',
+      checks: {
+        gateway: { status: stopping ? 'stopping' : 'up' },
+        model: model
+          ? { status: 'configured' }
+          : { status: 'not_configured', detail: 'set NEXUS_MODEL_PROVIDER' },
+        web: webHealth,
+      },
+    };
+  };
+  const staticFiles = await loadStaticFiles(options.webDistDir ?? DEFAULT_WEB_DIST);
+  if (staticFiles.size === 0) logger.warn({}, 'web client not built: run `pnpm build`');
+
+  const server = createServer(
+    createHttpHandler({
+      staticFiles,
+      readiness,
+      startedAt,
+      now,
+      metrics: async () => {
+        const stats = core.stats();
+        metrics.activeTurns.set(stats.activeTurns);
+        metrics.queuedTurns.set(stats.queuedTurns);
+        metrics.webConnections.set(web.connectionCount());
+        return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
+      },
+    }),
+  );
+  server.on('upgrade', (request, socket, head) => {
+    socket.on('error', () => socket.destroy());
+    if (stopping) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    if (!isAllowedOrigin(request, config.web.allowedOrigins)) {
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    if (!web.handleUpgrade(request, socket, head))
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+  });
+
+  await new Promise<void>((resolveListen, rejectListen) => {
+    server.once('error', rejectListen);
+    server.listen(config.server.port, config.server.host, () => {
+      server.off('error', rejectListen);
+      resolveListen();
+    });
+  });
+  await web.start({ sink: core.intake });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host}:${port}`;
+  logger.info({ url }, 'nexus gateway listening');
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      stopping = true;
+      await core.shutdown({ deadlineMs: config.core.shutdownDeadlineMs });
+      await web.stop();
+      await new Promise<void>((resolveClose) => {
+        server.close(() => resolveClose());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 1000).unref();
+      });
+      logger.info({}, 'nexus gateway stopped');
+    })();
+    return closing;
+  };
+
+  return { url, port, token, core, metrics, close };
+}
