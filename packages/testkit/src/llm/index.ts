@@ -1,0 +1,15 @@
+export { hashedEmbedding } from './hashed-embedding.ts';
+export {
+  type RecordedModelRequest,
+  type ScriptedModelServer,
+  type ScriptedModelServerOptions,
+  startScriptedModelServer,
+} from './scripted-model-server.ts';
+export type {
+  ChatCompletionContentPart,
+  ChatCompletionMessage,
+  ChatCompletionRequest,
+  ScriptedResponder,
+  ScriptedResponse,
+  ScriptedToolCall,
+} from './scripted-response.ts';
