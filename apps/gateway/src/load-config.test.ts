@@ -31,7 +31,7 @@ describe('loadConfig', () => {
 
   it('reports every bad key at once', () => {
     const problems = problemsOf(() =>
-      loadConfig({ env: { NEXUS_PORT: '0', NEXUS_LOG_LEVEL: 'loud', NEXUS_MODEL_PROVIDER: 'skynet' } }),
+      loadConfig({ env: { NEXUS_PORT: '-1', NEXUS_LOG_LEVEL: 'loud', NEXUS_MODEL_PROVIDER: 'skynet' } }),
     );
     expect(problems.map((problem) => problem.split(' ')[0])).toEqual([
       'NEXUS_PORT',

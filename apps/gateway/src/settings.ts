@@ -17,7 +17,7 @@ export interface SettingDefinition {
   secret?: boolean;
 }
 
-const port = z.coerce.number().int().min(1).max(65_535);
+const port = z.coerce.number().int().min(0).max(65_535);
 const positiveInt = z.coerce.number().int().positive();
 const booleanText = z.union([
   z.boolean(),
@@ -47,8 +47,9 @@ export const SETTINGS: readonly SettingDefinition[] = [
     path: 'server.port',
     schema: port,
     defaultValue: 8787,
-    description: 'HTTP port for the web chat, `/ws`, `/health`, `/ready` and `/metrics`.',
-    hint: 'set it to a free TCP port between 1 and 65535, e.g. 8787',
+    description:
+      'HTTP port for the web chat, `/ws`, `/health`, `/ready` and `/metrics` (0 picks a free port).',
+    hint: 'set it to a free TCP port between 0 and 65535, e.g. 8787',
   },
   {
     env: 'NEXUS_DATA_DIR',

@@ -1,0 +1,39 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { GatewayConfig } from './gateway-config.ts';
+import { loadConfig } from './load-config.ts';
+import { type RunningGateway, startGateway } from './start-gateway.ts';
+
+/** Test helper: a gateway on a free port and a temporary data directory, wired to a model URL. */
+export async function startTestGateway(
+  options: { modelBaseUrl?: string; env?: Record<string, string> } = {},
+): Promise<RunningGateway & { config: GatewayConfig; dispose(): Promise<void> }> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'nexus-gateway-'));
+  const modelEnv: Record<string, string> = options.modelBaseUrl
+    ? {
+        NEXUS_MODEL_PROVIDER: 'openai-compatible',
+        NEXUS_MODEL_BASE_URL: options.modelBaseUrl,
+        NEXUS_MODEL: 'scripted',
+      }
+    : {};
+  const config = loadConfig({
+    env: {
+      NEXUS_PORT: '0',
+      NEXUS_DATA_DIR: dataDir,
+      NEXUS_WEB_MESSAGES_PER_MINUTE: '100000',
+      NEXUS_LOG_LEVEL: 'silent',
+      ...modelEnv,
+      ...options.env,
+    },
+  });
+  const gateway = await startGateway({ config });
+  return {
+    ...gateway,
+    config,
+    async dispose() {
+      await gateway.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

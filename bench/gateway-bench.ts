@@ -1,0 +1,125 @@
+// pnpm bench:gateway [--conversations 200] [--turns 10] [--connections 20]
+// Web-socket clients drive the whole gateway (a separate process, so its RSS is its own) against a
+// zero-latency scripted model in this process. Overhead = client round trip minus the model
+// server's own time for that request: everything the gateway adds (intake, lanes, SQLite, the AI
+// SDK's HTTP client, streaming, web-socket delivery).
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startScriptedModelServer } from '@nexus/testkit/llm';
+import { WebChatClient } from '@nexus/testkit/web-chat';
+import { percentile, printTable, round } from './bench-stats.ts';
+import { freePort } from './free-port.ts';
+
+const { values } = parseArgs({
+  options: {
+    conversations: { type: 'string', default: '200' },
+    turns: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '20' },
+  },
+});
+const conversations = Number(values.conversations);
+const turnsPerConversation = Number(values.turns);
+const connections = Math.min(Number(values.connections), conversations);
+const token = 'bench-token-0123456789abcdef';
+
+const model = await startScriptedModelServer();
+const dataDir = await mkdtemp(join(tmpdir(), 'nexus-bench-'));
+const port = await freePort();
+const gateway = spawn(
+  process.execPath,
+  [fileURLToPath(new URL('../apps/gateway/src/cli.ts', import.meta.url)), 'start'],
+  {
+    env: {
+      ...process.env,
+      NEXUS_PORT: String(port),
+      NEXUS_DATA_DIR: dataDir,
+      NEXUS_WEB_TOKEN: token,
+      NEXUS_MODEL_PROVIDER: 'openai-compatible',
+      NEXUS_MODEL_BASE_URL: model.baseUrl,
+      NEXUS_MODEL: 'scripted',
+      NEXUS_WEB_MESSAGES_PER_MINUTE: '1000000',
+      NEXUS_MAX_CONCURRENT_TURNS: String(Math.max(32, conversations)),
+      NEXUS_LOG_LEVEL: 'warn',
+      NEXUS_LOG_PRETTY: 'false',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  },
+);
+const url = `http://127.0.0.1:${port}`;
+for (let attempt = 0; ; attempt += 1) {
+  const ready = await fetch(`${url}/ready`).then(
+    (response) => response.ok,
+    () => false,
+  );
+  if (ready) break;
+  if (attempt > 200) throw new Error('gateway did not become ready');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
+const clients = await Promise.all(
+  Array.from({ length: connections }, () => WebChatClient.connect({ url, token })),
+);
+const roundTrips = new Map<string, number>();
+
+async function runConversation(index: number): Promise<void> {
+  const client = clients[index % connections]!;
+  for (let turn = 0; turn < turnsPerConversation; turn += 1) {
+    const text = `bench c${index} t${turn}`;
+    const started = performance.now();
+    const reply = await client.ask(`bench-${index}`, text);
+    if (reply.text !== `Echo: ${text}`) throw new Error(`unexpected reply ${JSON.stringify(reply)}`);
+    roundTrips.set(text, performance.now() - started);
+  }
+}
+
+// Warm-up: JIT, SQLite caches, keep-alive sockets.
+await Promise.all(clients.map((client, index) => client.ask(`warmup-${index}`, 'warm up')));
+model.reset();
+const startedAt = performance.now();
+await Promise.all(Array.from({ length: conversations }, (_, index) => runConversation(index)));
+const elapsedS = (performance.now() - startedAt) / 1000;
+
+const overheads: number[] = [];
+for (const request of model.chatRequests()) {
+  const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
+  const last = messages.at(-1);
+  const text = typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content);
+  const roundTrip = roundTrips.get(text);
+  if (roundTrip === undefined || request.finishedAt === undefined) continue;
+  overheads.push(roundTrip - (request.finishedAt - request.receivedAt));
+}
+
+const status = await readFile(`/proc/${gateway.pid}/status`, 'utf8').catch(() => '');
+const peakRssMb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) / 1024;
+await Promise.all(clients.map((client) => client.close()));
+gateway.kill('SIGTERM');
+await new Promise((resolve) => gateway.once('exit', resolve));
+await model.close();
+await rm(dataDir, { recursive: true, force: true });
+
+const turns = roundTrips.size;
+const result = {
+  conversations,
+  turns,
+  turns_per_s: round(turns / elapsedS, 1),
+  overhead_p50_ms: round(percentile(overheads, 50)),
+  overhead_p95_ms: round(percentile(overheads, 95)),
+  overhead_p99_ms: round(percentile(overheads, 99)),
+  peak_rss_mb: round(peakRssMb, 1),
+};
+printTable([
+  ['conversations', conversations],
+  ['web-socket connections', connections],
+  ['turns', turns],
+  ['elapsed (s)', round(elapsedS)],
+  ['turns/s', result.turns_per_s],
+  ['overhead p50 (ms)', result.overhead_p50_ms],
+  ['overhead p95 (ms)', result.overhead_p95_ms],
+  ['overhead p99 (ms)', result.overhead_p99_ms],
+  ['gateway peak RSS (MB)', result.peak_rss_mb],
+]);
+process.stdout.write(`${JSON.stringify(result)}\n`);

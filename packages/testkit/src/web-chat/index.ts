@@ -1,0 +1,1 @@
+export { type ReceivedReply, WebChatClient, type WebChatClientOptions } from './web-chat-client.ts';

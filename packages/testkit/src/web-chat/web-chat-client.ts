@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import type { ReplyEvent, ServerFrame } from '@nexus/protocol';
+import { WEB_SOCKET_SUBPROTOCOL, WEB_SOCKET_TOKEN_PROTOCOL_PREFIX } from '@nexus/protocol/web-socket-constants';
+import WebSocket from 'ws';
+
+export interface WebChatClientOptions {
+  /** Gateway base URL, e.g. http://127.0.0.1:8787 */
+  url: string;
+  token: string;
+  clientId?: string;
+  resume?: { conversationId: string; lastSeq: number };
+}
+
+export interface ReceivedReply {
+  clientMessageId: string;
+  events: ReplyEvent[];
+  /** Final text from `reply.end`, or undefined when the turn ended with an error event. */
+  text?: string;
+  error?: Extract<ReplyEvent, { type: 'error' }>;
+}
+
+/**
+ * A scripted browser stand-in speaking the web-socket protocol with the real `ws` client, for tests
+ * and benchmarks. Keeps every server frame so tests can assert on order and sequence numbers.
+ */
+export class WebChatClient {
+  readonly frames: ServerFrame[] = [];
+  readonly clientId: string;
+  private readonly socket: WebSocket;
+  private readonly waiters = new Set<{ predicate: (frame: ServerFrame) => boolean; resolve: (frame: ServerFrame) => void }>();
+  private closed: Promise<{ code: number; reason: string }>;
+
+  private constructor(socket: WebSocket, clientId: string) {
+    this.socket = socket;
+    this.clientId = clientId;
+    socket.on('message', (data) => {
+      const frame = JSON.parse(data.toString()) as ServerFrame;
+      this.frames.push(frame);
+      for (const waiter of this.waiters) {
+        if (waiter.predicate(frame)) {
+          this.waiters.delete(waiter);
+          waiter.resolve(frame);
+        }
+      }
+    });
+    this.closed = new Promise((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  }
+
+  static async connect(options: WebChatClientOptions): Promise<WebChatClient> {
+    const wsUrl = `${options.url.replace(/^http/, 'ws')}/ws`;
+    const socket = new WebSocket(wsUrl, [WEB_SOCKET_SUBPROTOCOL, `${WEB_SOCKET_TOKEN_PROTOCOL_PREFIX}${options.token}`]);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+      socket.once('unexpected-response', (_request, response) =>
+        reject(new Error(`upgrade refused with HTTP ${response.statusCode}`)),
+      );
+    });
+    const client = new WebChatClient(socket, options.clientId ?? randomUUID());
+    const welcome = client.waitFor((frame) => frame.type === 'welcome');
+    client.sendRaw(
+      JSON.stringify({
+        type: 'hello',
+        v: 1,
+        clientId: client.clientId,
+        ...(options.resume ? { resume: options.resume } : {}),
+      }),
+    );
+    await welcome;
+    return client;
+  }
+
+  sendRaw(data: string | Buffer): void {
+    this.socket.send(data);
+  }
+
+  /** Sends a message and resolves when its reply ended (reply.end or an error event). */
+  async ask(conversationId: string, text: string, clientMessageId: string = randomUUID()): Promise<ReceivedReply> {
+    const accepted = this.waitFor(
+      (frame) => (frame.type === 'accepted' || frame.type === 'error') && frame.clientMessageId === clientMessageId,
+    );
+    this.sendRaw(JSON.stringify({ type: 'message', clientMessageId, conversationId, text }));
+    const answer = await accepted;
+    if (answer.type === 'error') throw new Error(`message refused: ${answer.code} ${answer.message}`);
+    const start = this.frames.length;
+    const end = await this.waitFor(
+      (frame) =>
+        frame.type === 'event' &&
+        frame.conversationId === conversationId &&
+        (frame.event.type === 'reply.end' || frame.event.type === 'error'),
+    );
+    const events = this.frames
+      .slice(start - 1)
+      .flatMap((frame) => (frame.type === 'event' && frame.conversationId === conversationId ? [frame.event] : []));
+    if (end.type === 'event' && end.event.type === 'error') return { clientMessageId, events, error: end.event };
+    return { clientMessageId, events, text: end.type === 'event' && end.event.type === 'reply.end' ? end.event.text : '' };
+  }
+
+  /** Resolves with the first frame (already received or future) matching the predicate. */
+  waitFor(predicate: (frame: ServerFrame) => boolean, timeoutMs = 10_000): Promise<ServerFrame> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        reject(new Error(`no matching frame within ${timeoutMs} ms; last frames: ${JSON.stringify(this.frames.slice(-3))}`));
+      }, timeoutMs);
+      const waiter = {
+        predicate,
+        resolve: (frame: ServerFrame) => {
+          clearTimeout(timer);
+          resolve(frame);
+        },
+      };
+      this.waiters.add(waiter);
+    });
+  }
+
+  eventsOf(conversationId: string): { seq: number; event: ReplyEvent }[] {
+    return this.frames.flatMap((frame) =>
+      frame.type === 'event' && frame.conversationId === conversationId ? [{ seq: frame.seq, event: frame.event }] : [],
+    );
+  }
+
+  whenClosed(): Promise<{ code: number; reason: string }> {
+    return this.closed;
+  }
+
+  async close(): Promise<void> {
+    if (this.socket.readyState === WebSocket.CLOSED) return;
+    this.socket.close(1000);
+    await Promise.race([this.closed, new Promise((resolve) => setTimeout(resolve, 1000))]);
+    this.socket.terminate();
+  }
+}
