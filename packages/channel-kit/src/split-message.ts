@@ -1,0 +1,202 @@
+import { type Fence, type FenceLine, parseFenceLines } from './fence-lines.ts';
+
+export interface SplitMessageOptions {
+  /** Platform limit per message, in the unit `measure` counts. */
+  maxLength: number;
+  /** Length as the platform counts it. Default: UTF-16 code units (what Telegram and Discord count). */
+  measure?: (chunk: string) => number;
+}
+
+// Cut classes in order of preference.
+const PARAGRAPH = 0;
+const LINE = 1;
+const SENTENCE = 2;
+const WORD = 3;
+const ANY = 4;
+const CLASS_COUNT = 5;
+/** Bounds the work when `measure` is not monotonic (e.g. it measures rendered HTML). */
+const TRIES_PER_CLASS = 16;
+const SENTENCE_END = /[.!?…。！？][)\]"'”’*_]*$/;
+
+/**
+ * Splits a Markdown reply into messages that each fit the platform limit. A fenced code block
+ * that has to be cut is closed at the end of one chunk and reopened with the same info string at
+ * the start of the next, so every chunk renders on its own. Cuts prefer paragraph breaks, then
+ * line breaks, then sentence ends, then spaces, and never split a surrogate pair. An unclosed
+ * fence at the end of the text is closed. Empty or blank text yields no chunks.
+ */
+export function splitMessage(text: string, options: SplitMessageOptions): string[] {
+  const { maxLength } = options;
+  if (!(maxLength >= 1)) throw new RangeError(`splitMessage: maxLength must be >= 1, got ${maxLength}`);
+  const splitter = new Splitter(text, maxLength, options.measure ?? ((chunk) => chunk.length));
+  return splitter.split();
+}
+
+class Splitter {
+  readonly #text: string;
+  readonly #max: number;
+  readonly #measure: (chunk: string) => number;
+  readonly #lines: FenceLine[];
+
+  constructor(text: string, max: number, measure: (chunk: string) => number) {
+    this.#text = text;
+    this.#max = max;
+    this.#measure = measure;
+    this.#lines = parseFenceLines(text);
+  }
+
+  split(): string[] {
+    const chunks: string[] = [];
+    let start = this.#skipBlank(0);
+    while (start < this.#text.length) {
+      const end = this.#findCut(start);
+      const body = this.#text.slice(start, end.position);
+      if (body.trim() !== '') chunks.push(end.raw ? body : this.#build(start, end.position));
+      start = this.#skipBlank(end.position);
+    }
+    return chunks;
+  }
+
+  #fits(start: number, end: number): boolean {
+    return this.#measure(this.#build(start, end)) <= this.#max;
+  }
+
+  /** The chunk for text[start, end), with the fence open at `start` reopened and the one open at `end` closed. */
+  #build(start: number, end: number): string {
+    const opened = this.#fenceAt(start);
+    const closing = this.#fenceAt(end);
+    const body = (opened ? `${opened.openerLine}\n` : '') + this.#text.slice(start, end);
+    if (!closing) return body.trimEnd();
+    return `${body}${body.endsWith('\n') ? '' : '\n'}${closing.marker}`;
+  }
+
+  #findCut(start: number): { position: number; raw: boolean } {
+    const hard = this.#hardLimit(start);
+    if (hard <= start) return { position: this.#rawLimit(start), raw: true };
+    if (hard >= this.#text.length) return { position: hard, raw: false };
+    const candidates: number[][] = Array.from({ length: CLASS_COUNT }, () => []);
+    for (let position = hard; position > start; position -= 1) {
+      const kind = this.#classify(position);
+      if (kind !== undefined) candidates[kind]?.push(position);
+    }
+    for (const list of candidates) {
+      for (const position of list.slice(0, TRIES_PER_CLASS)) {
+        if (this.#fits(start, position)) return { position, raw: false };
+      }
+    }
+    return { position: hard, raw: false };
+  }
+
+  /** Largest allowed end such that the built chunk fits; `start` when none does. */
+  #hardLimit(start: number): number {
+    const length = this.#text.length;
+    const fitsAt = (position: number): boolean => {
+      const snapped = this.#snapDown(position);
+      return snapped > start && this.#fits(start, snapped);
+    };
+    let low = start;
+    let step = Math.max(1, Math.floor(this.#max));
+    let high = Math.min(length, start + step);
+    while (fitsAt(high)) {
+      if (high >= length) return this.#snapDown(high);
+      low = high;
+      step *= 2;
+      high = Math.min(length, start + step);
+    }
+    while (high - low > 1) {
+      const middle = low + Math.floor((high - low) / 2);
+      if (fitsAt(middle)) low = middle;
+      else high = middle;
+    }
+    return low > start ? this.#snapDown(low) : start;
+  }
+
+  /** Last resort when not even one character fits with fence wrapping: cut the raw text. */
+  #rawLimit(start: number): number {
+    let end = start;
+    for (const character of this.#text.slice(start)) {
+      const next = end + character.length;
+      if (this.#measure(this.#text.slice(start, next)) > this.#max) break;
+      end = next;
+    }
+    if (end === start) {
+      throw new RangeError(`splitMessage: maxLength ${this.#max} cannot hold a single character`);
+    }
+    return end;
+  }
+
+  #classify(position: number): number | undefined {
+    const text = this.#text;
+    if (!this.#allowed(position)) return undefined;
+    if (text[position - 1] === '\n') {
+      const line = this.#lineAt(position);
+      const previous = this.#lineAt(position - 1);
+      const fence = this.#fenceAt(position);
+      if (!fence && (this.#isBlank(previous) || previous.role === 'close' || line.role === 'open')) {
+        return PARAGRAPH;
+      }
+      // Would leave an empty code block behind or ahead of the cut.
+      if ((fence && line.role === 'close') || previous.role === 'open') return ANY;
+      return LINE;
+    }
+    const before = text[position - 1] ?? '';
+    const at = text[position] ?? '';
+    if ((before === ' ' || before === '\t') && at.trim() !== '') {
+      if (this.#fenceAt(position)) return WORD;
+      const head = text.slice(Math.max(0, position - 40), position).trimEnd();
+      return SENTENCE_END.test(head) ? SENTENCE : WORD;
+    }
+    return ANY;
+  }
+
+  /** The fence that is open for text[0, position), or undefined. Positions inside a fence line are never asked. */
+  #fenceAt(position: number): Fence | undefined {
+    const line = this.#lineAt(position);
+    if (position === line.start)
+      return line.role === 'content' || line.role === 'close' ? line.fence : undefined;
+    if (line.role === 'content' || line.role === 'open') return line.fence;
+    return undefined;
+  }
+
+  #allowed(position: number): boolean {
+    return this.#snapDown(position) === position;
+  }
+
+  /** Moves a position out of a fence delimiter line and off the middle of a surrogate pair. */
+  #snapDown(position: number): number {
+    const line = this.#lineAt(position);
+    if ((line.role === 'open' || line.role === 'close') && position > line.start && position < line.end) {
+      return line.start;
+    }
+    const code = this.#text.charCodeAt(position);
+    const previous = this.#text.charCodeAt(position - 1);
+    if (code >= 0xdc00 && code <= 0xdfff && previous >= 0xd800 && previous <= 0xdbff) return position - 1;
+    return position;
+  }
+
+  #skipBlank(position: number): number {
+    let current = position;
+    while (current < this.#text.length && !this.#fenceAt(current)) {
+      const line = this.#lineAt(current);
+      if (current !== line.start || line.role !== 'text' || !this.#isBlank(line)) break;
+      current = line.next;
+    }
+    return current;
+  }
+
+  #isBlank(line: FenceLine): boolean {
+    return line.role === 'text' && this.#text.slice(line.start, line.end).trim() === '';
+  }
+
+  #lineAt(position: number): FenceLine {
+    const lines = this.#lines;
+    let low = 0;
+    let high = lines.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if ((lines[middle]?.start ?? 0) <= position) low = middle;
+      else high = middle - 1;
+    }
+    return lines[low] as FenceLine;
+  }
+}
