@@ -1,0 +1,314 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { mentionsIn, userPayload } from './discord-fixtures.ts';
+import type { FakeGateway } from './fake-discord-gateway.ts';
+import type { FakeDiscordWorld } from './fake-discord-world.ts';
+
+export interface RecordedDiscordRequest {
+  method: string;
+  /** Path after `/api/v10`, e.g. `/channels/123/messages`. */
+  path: string;
+  query: string;
+  body: unknown;
+  authorization?: string;
+  status: number;
+  at: number;
+}
+
+export interface RateLimitInjection {
+  method: string;
+  path: string | RegExp;
+  retryAfterSeconds: number;
+  /** How many matching requests get the 429 (default 1). */
+  times?: number;
+  global?: boolean;
+}
+
+/** Who Discord would notify for a message, following its `allowed_mentions` rules. */
+export interface MessagePings {
+  everyone: boolean;
+  userIds: string[];
+  roleIds: string[];
+  repliedUser: boolean;
+}
+
+export interface FakeDiscordMessage {
+  id: string;
+  channelId: string;
+  content: string;
+  /** Every content the message had, first the one it was created with. */
+  history: string[];
+  replyToMessageId?: string;
+  pings: MessagePings;
+  /** Set when the message answers an interaction (slash command). */
+  interactionToken?: string;
+}
+
+export interface RegisteredCommand {
+  scope: 'global' | { guildId: string };
+  commands: Array<Record<string, unknown>>;
+}
+
+interface AllowedMentions {
+  parse?: string[];
+  users?: string[];
+  roles?: string[];
+  replied_user?: boolean;
+}
+
+export function pingsOf(
+  content: string,
+  allowed: AllowedMentions | undefined,
+  isReply: boolean,
+): MessagePings {
+  const mentions = mentionsIn(content);
+  const parse = allowed ? (allowed.parse ?? []) : ['everyone', 'users', 'roles'];
+  return {
+    everyone: parse.includes('everyone') && mentions.everyone,
+    userIds: parse.includes('users')
+      ? mentions.userIds
+      : mentions.userIds.filter((id) => allowed?.users?.includes(id)),
+    roleIds: parse.includes('roles')
+      ? mentions.roleIds
+      : mentions.roleIds.filter((id) => allowed?.roles?.includes(id)),
+    repliedUser: isReply && (allowed ? allowed.replied_user === true : true),
+  };
+}
+
+/** The REST half of the fake: the routes a bot uses, a request log with bodies, and 429 injection. */
+export function createFakeDiscordRest(options: {
+  world: FakeDiscordWorld;
+  gateway: FakeGateway;
+  token: string;
+  gatewayUrl: () => string;
+}) {
+  const { world, gateway } = options;
+  const requests: RecordedDiscordRequest[] = [];
+  const sent: FakeDiscordMessage[] = [];
+  const rateLimits: Array<RateLimitInjection & { remaining: number }> = [];
+  const commands: RegisteredCommand[] = [];
+  const interactionCallbacks: Array<{ interactionId: string; token: string; body: unknown }> = [];
+
+  function createBotMessage(input: {
+    channelId: string;
+    body: Record<string, unknown>;
+    interactionToken?: string;
+  }): Record<string, unknown> {
+    const content = typeof input.body.content === 'string' ? input.body.content : '';
+    const reference = input.body.message_reference as { message_id?: string } | undefined;
+    const payload = world.messagePayload({
+      channelId: input.channelId,
+      author: world.bot,
+      content,
+      ...(reference?.message_id && world.messages.has(reference.message_id)
+        ? { replyToMessageId: reference.message_id }
+        : {}),
+    });
+    if (input.interactionToken) payload.webhook_id = world.applicationId;
+    world.messages.set(payload.id as string, payload);
+    sent.push({
+      id: payload.id as string,
+      channelId: input.channelId,
+      content,
+      history: [content],
+      ...(reference?.message_id ? { replyToMessageId: reference.message_id } : {}),
+      pings: pingsOf(
+        content,
+        input.body.allowed_mentions as AllowedMentions | undefined,
+        reference?.message_id !== undefined,
+      ),
+      ...(input.interactionToken ? { interactionToken: input.interactionToken } : {}),
+    });
+    // Discord echoes the bot's own messages on the gateway; adapters must ignore them.
+    gateway.dispatch('MESSAGE_CREATE', payload);
+    return payload;
+  }
+
+  function editBotMessage(messageId: string, body: Record<string, unknown>) {
+    const payload = world.messages.get(messageId);
+    const record = sent.find((message) => message.id === messageId);
+    if (!payload || !record) return undefined;
+    if (typeof body.content === 'string') {
+      payload.content = body.content;
+      payload.edited_timestamp = world.isoNow();
+      record.content = body.content;
+      record.history.push(body.content);
+    }
+    return payload;
+  }
+
+  function route(method: string, path: string, body: Record<string, unknown>): [number, unknown] {
+    const parts = path
+      .split('/')
+      .filter(Boolean)
+      .map((part) => decodeURIComponent(part));
+    const [first, second, third, fourth, fifth] = parts;
+    if (method === 'GET' && (path === '/gateway/bot' || path === '/gateway')) {
+      return [
+        200,
+        {
+          url: options.gatewayUrl(),
+          shards: 1,
+          session_start_limit: { total: 1000, remaining: 1000, reset_after: 86_400_000, max_concurrency: 1 },
+        },
+      ];
+    }
+    if (first === 'users' && method === 'GET' && second) {
+      const user = second === '@me' ? world.bot : world.users.get(second);
+      return user ? [200, userPayload(user)] : [404, { message: 'Unknown User', code: 10013 }];
+    }
+    if (method === 'POST' && path === '/users/@me/channels') {
+      const user = world.users.get(String(body.recipient_id));
+      return user ? [200, world.directChannelFor(user)] : [400, { message: 'Unknown User', code: 10013 }];
+    }
+    if (first === 'channels' && second) {
+      const channel = world.channels.get(second);
+      if (!channel) return [404, { message: 'Unknown Channel', code: 10003 }];
+      if (method === 'GET' && !third) return [200, channel];
+      if (method === 'POST' && third === 'typing') return [204, undefined];
+      if (method === 'POST' && third === 'messages' && !fourth) {
+        return [200, createBotMessage({ channelId: second, body })];
+      }
+      if (third === 'messages' && fourth) {
+        if (method === 'PATCH') {
+          const edited = editBotMessage(fourth, body);
+          return edited ? [200, edited] : [404, { message: 'Unknown Message', code: 10008 }];
+        }
+        const message = world.messages.get(fourth);
+        if (method === 'GET' && message) return [200, message];
+        return [404, { message: 'Unknown Message', code: 10008 }];
+      }
+    }
+    if (first === 'applications' && second === world.applicationId) {
+      const scope: RegisteredCommand['scope'] = third === 'guilds' && fourth ? { guildId: fourth } : 'global';
+      if ((third === 'commands' || fifth === 'commands') && method === 'PUT') {
+        const list = (Array.isArray(body) ? body : []) as Array<Record<string, unknown>>;
+        const registered = list.map((command) => ({
+          id: world.nextId(),
+          application_id: world.applicationId,
+          version: world.nextId(),
+          type: 1,
+          options: [],
+          default_member_permissions: null,
+          ...command,
+        }));
+        commands.push({ scope, commands: registered });
+        return [200, registered];
+      }
+      if ((third === 'commands' || fifth === 'commands') && method === 'GET') {
+        return [
+          200,
+          commands.findLast((entry) => JSON.stringify(entry.scope) === JSON.stringify(scope))?.commands ?? [],
+        ];
+      }
+    }
+    if (first === 'interactions' && second && third && fourth === 'callback' && method === 'POST') {
+      interactionCallbacks.push({ interactionId: second, token: third, body });
+      return [204, undefined];
+    }
+    if (first === 'webhooks' && second === world.applicationId && third) {
+      const channelId = interactionChannels.get(third);
+      if (!channelId) return [404, { message: 'Unknown Webhook', code: 10015 }];
+      const original = sent.find((message) => message.interactionToken === third);
+      if (method === 'PATCH' && fourth === 'messages' && fifth === '@original') {
+        if (original) return [200, editBotMessage(original.id, body)];
+        return [200, createBotMessage({ channelId, body, interactionToken: third })];
+      }
+      if (method === 'POST' && !fourth) {
+        return [200, createBotMessage({ channelId, body, interactionToken: third })];
+      }
+    }
+    return [404, { message: `The fake has no route for ${method} ${path}.`, code: 0 }];
+  }
+
+  const interactionChannels = new Map<string, string>();
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://fake.invalid');
+    const method = (request.method ?? 'GET').toUpperCase();
+    const path = url.pathname.replace(/^\/api\/v10/, '');
+    const raw = await readBody(request);
+    let body: unknown;
+    if (raw.length > 0) {
+      body = (request.headers['content-type'] ?? '').includes('application/json') ? JSON.parse(raw) : raw;
+    }
+    const authorization = request.headers.authorization;
+    const record: RecordedDiscordRequest = {
+      method,
+      path,
+      query: url.search,
+      body,
+      ...(authorization ? { authorization } : {}),
+      status: 0,
+      at: Date.now(),
+    };
+    requests.push(record);
+    const finish = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
+      record.status = status;
+      response.writeHead(status, {
+        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      });
+      response.end(payload === undefined ? undefined : JSON.stringify(payload));
+    };
+
+    const limit = rateLimits.find(
+      (entry) =>
+        entry.remaining > 0 &&
+        entry.method === method &&
+        (typeof entry.path === 'string' ? entry.path === path : entry.path.test(path)),
+    );
+    if (limit) {
+      limit.remaining -= 1;
+      return finish(
+        429,
+        {
+          message: 'You are being rate limited.',
+          retry_after: limit.retryAfterSeconds,
+          global: !!limit.global,
+        },
+        {
+          'retry-after': String(limit.retryAfterSeconds),
+          'x-ratelimit-limit': '5',
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset-after': String(limit.retryAfterSeconds),
+          'x-ratelimit-bucket': 'fake-bucket',
+          'x-ratelimit-scope': limit.global ? 'global' : 'user',
+          ...(limit.global ? { 'x-ratelimit-global': 'true' } : {}),
+        },
+      );
+    }
+    const needsToken = !path.startsWith('/interactions/') && !path.startsWith('/webhooks/');
+    if (needsToken && authorization !== `Bot ${options.token}`) {
+      return finish(401, { message: '401: Unauthorized', code: 0 });
+    }
+    if (typeof body === 'string') {
+      return finish(400, { message: 'The fake accepts JSON bodies only (no file uploads).', code: 50035 });
+    }
+    const [status, payload] = route(method, path, (body ?? {}) as Record<string, unknown>);
+    finish(status, payload);
+  }
+
+  return {
+    requests,
+    sent,
+    commands,
+    interactionCallbacks,
+    handle,
+    rateLimitNext(injection: RateLimitInjection): void {
+      rateLimits.push({ ...injection, remaining: injection.times ?? 1 });
+    },
+    /** Lets webhook routes (interaction replies) find the channel an interaction came from. */
+    registerInteraction(token: string, channelId: string): void {
+      interactionChannels.set(token, channelId);
+    },
+  };
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
