@@ -1,0 +1,67 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { ChatSession } from '../chat-session.ts';
+import { randomId } from '../random-id.ts';
+import type { ChatStorage } from '../storage.ts';
+import { ChatView } from './chat-view.tsx';
+import { SignInForm } from './sign-in-form.tsx';
+
+export interface AppProps {
+  storage: ChatStorage;
+  url: string;
+  initialToken: string | undefined;
+}
+
+const rejectedTokenMessage =
+  'The gateway did not accept that token. It changes when the gateway is set up again.';
+
+export function App({ storage, url, initialToken }: AppProps) {
+  const [token, setToken] = useState(initialToken);
+  const [signInError, setSignInError] = useState<string>();
+  const session = useMemo(
+    () => (token === undefined ? undefined : new ChatSession({ url, token, storage, randomId })),
+    [token, url, storage],
+  );
+
+  useEffect(() => {
+    if (session === undefined) return;
+    session.start();
+    const flush = () => session.flush();
+    const online = () => session.reconnectNow();
+    const visibility = () => {
+      if (document.visibilityState === 'hidden') session.flush();
+      else session.reconnectNow();
+    };
+    window.addEventListener('pagehide', flush);
+    window.addEventListener('online', online);
+    document.addEventListener('visibilitychange', visibility);
+    return () => {
+      window.removeEventListener('pagehide', flush);
+      window.removeEventListener('online', online);
+      document.removeEventListener('visibilitychange', visibility);
+      session.stop();
+    };
+  }, [session]);
+
+  if (session === undefined) {
+    return (
+      <SignInForm
+        error={signInError}
+        onToken={(value) => {
+          storage.writeToken(value);
+          setSignInError(undefined);
+          setToken(value);
+        }}
+      />
+    );
+  }
+  return (
+    <ChatView
+      session={session}
+      onUnauthorized={() => {
+        storage.clearToken();
+        setSignInError(rejectedTokenMessage);
+        setToken(undefined);
+      }}
+    />
+  );
+}

@@ -1,0 +1,41 @@
+import { useLayoutEffect, useRef } from 'preact/hooks';
+import type { ChatMessage } from '../conversation-state.ts';
+import { MessageItem } from './message-item.tsx';
+
+export interface MessageListProps {
+  messages: readonly ChatMessage[];
+  onRetry: (clientMessageId: string) => void;
+}
+
+const nearBottomPixels = 80;
+
+export function MessageList({ messages, onRetry }: MessageListProps) {
+  const listRef = useRef<HTMLOListElement>(null);
+  const followRef = useRef(true);
+
+  // Follow the conversation as replies stream in, unless the reader scrolled up to read.
+  useLayoutEffect(() => {
+    const list = listRef.current;
+    if (list && followRef.current) list.scrollTop = list.scrollHeight;
+  });
+
+  return (
+    <ol
+      ref={listRef}
+      class="message-list"
+      data-testid="message-list"
+      role="log"
+      aria-live="polite"
+      aria-label="Conversation"
+      onScroll={(event) => {
+        const list = event.currentTarget;
+        followRef.current = list.scrollHeight - list.scrollTop - list.clientHeight < nearBottomPixels;
+      }}
+    >
+      {messages.length === 0 && <li class="empty">Say hello to start a conversation.</li>}
+      {messages.map((message) => (
+        <MessageItem key={`${message.role}:${message.id}`} message={message} onRetry={onRetry} />
+      ))}
+    </ol>
+  );
+}

@@ -1,0 +1,165 @@
+import type { ReplyEvent, ServerFrame } from '@nexus/protocol';
+
+export type ChatMessageRole = 'user' | 'assistant' | 'error';
+/** user: pending → sent | failed; assistant: streaming → done; error: done. */
+export type ChatMessageState = 'pending' | 'sent' | 'failed' | 'streaming' | 'done';
+
+export interface ChatMessage {
+  /** clientMessageId for user messages, replyId for replies, `error-<seq>` for error events. */
+  id: string;
+  role: ChatMessageRole;
+  text: string;
+  state: ChatMessageState;
+  /** Why a user message failed; shown beside it. */
+  failure?: string;
+  /** Whether sending the same message again may succeed (e.g. after a rate limit). */
+  retryable?: boolean;
+}
+
+export interface ConversationState {
+  conversationId: string;
+  /** Highest event seq applied; events at or below it are replays already shown. */
+  lastSeq: number;
+  messages: ChatMessage[];
+  /** What the assistant is doing now (typing, a status text); not persisted. */
+  activity?: string;
+  /** A problem not tied to one message; not persisted. */
+  alert?: string;
+}
+
+export const TYPING_ACTIVITY = 'Nexus is typing…';
+
+export function emptyConversation(conversationId: string): ConversationState {
+  return { conversationId, lastSeq: 0, messages: [] };
+}
+
+export function addUserMessage(
+  state: ConversationState,
+  message: { clientMessageId: string; text: string },
+): ConversationState {
+  const entry: ChatMessage = {
+    id: message.clientMessageId,
+    role: 'user',
+    text: message.text,
+    state: 'pending',
+  };
+  return { ...state, messages: [...state.messages, entry], alert: undefined };
+}
+
+/** Marks a failed user message as pending again, so it can be sent once more under the same id. */
+export function markPending(state: ConversationState, clientMessageId: string): ConversationState {
+  return updateMessage(state, clientMessageId, 'user', (message) => ({
+    id: message.id,
+    role: message.role,
+    text: message.text,
+    state: 'pending',
+  }));
+}
+
+/**
+ * Applies one server frame. Pure, and idempotent for events: an event whose seq is not above
+ * `lastSeq` was already applied (a resume replays from the last seq the server knows we saw).
+ */
+export function applyServerFrame(state: ConversationState, frame: ServerFrame): ConversationState {
+  switch (frame.type) {
+    case 'accepted':
+      return updateMessage(state, frame.clientMessageId, 'user', (message) => ({
+        ...message,
+        state: 'sent',
+      }));
+    case 'error':
+      if (frame.clientMessageId === undefined) return { ...state, alert: frame.message };
+      return updateMessage(state, frame.clientMessageId, 'user', (message) => ({
+        ...message,
+        state: 'failed',
+        failure: frame.message,
+        retryable: frame.retryable,
+      }));
+    case 'resumed':
+      if (frame.conversationId !== state.conversationId) return state;
+      return {
+        ...state,
+        // A server that restarted without its seq counters starts again below our lastSeq;
+        // without this, every later event would look like a replay and be dropped.
+        lastSeq: Math.min(state.lastSeq, frame.lastSeq),
+        alert: frame.complete ? state.alert : 'Some replies sent while you were away could not be restored.',
+      };
+    case 'event':
+      if (frame.conversationId !== state.conversationId || frame.seq <= state.lastSeq) return state;
+      return applyReplyEvent({ ...state, lastSeq: frame.seq }, frame.event, frame.seq);
+    default:
+      return state;
+  }
+}
+
+function applyReplyEvent(state: ConversationState, event: ReplyEvent, seq: number): ConversationState {
+  switch (event.type) {
+    case 'typing':
+      return { ...state, activity: TYPING_ACTIVITY };
+    case 'status':
+      return { ...state, activity: event.text };
+    case 'reply.start':
+      return withReply(state, event.replyId, (message) => message);
+    case 'reply.delta':
+      return withReply({ ...state, activity: undefined }, event.replyId, (message) => ({
+        ...message,
+        text: message.text + event.text,
+      }));
+    case 'reply.end':
+      return withReply({ ...state, activity: undefined }, event.replyId, (message) => ({
+        ...message,
+        text: event.text,
+        state: 'done',
+      }));
+    case 'error': {
+      const entry: ChatMessage = { id: `error-${seq}`, role: 'error', text: event.message, state: 'done' };
+      const messages = state.messages.map((message) =>
+        message.role === 'assistant' && message.state === 'streaming'
+          ? { ...message, state: 'done' as const }
+          : message,
+      );
+      return { ...state, activity: undefined, messages: [...messages, entry] };
+    }
+  }
+}
+
+function withReply(
+  state: ConversationState,
+  replyId: string,
+  change: (message: ChatMessage) => ChatMessage,
+): ConversationState {
+  const index = findLastIndex(state.messages, replyId, 'assistant');
+  if (index === -1) {
+    const created: ChatMessage = { id: replyId, role: 'assistant', text: '', state: 'streaming' };
+    return { ...state, messages: [...state.messages, change(created)] };
+  }
+  return replaceAt(state, index, change);
+}
+
+function updateMessage(
+  state: ConversationState,
+  id: string,
+  role: ChatMessageRole,
+  change: (message: ChatMessage) => ChatMessage,
+): ConversationState {
+  const index = findLastIndex(state.messages, id, role);
+  return index === -1 ? state : replaceAt(state, index, change);
+}
+
+function replaceAt(
+  state: ConversationState,
+  index: number,
+  change: (message: ChatMessage) => ChatMessage,
+): ConversationState {
+  const messages = state.messages.slice();
+  messages[index] = change(messages[index]!);
+  return { ...state, messages };
+}
+
+function findLastIndex(messages: readonly ChatMessage[], id: string, role: ChatMessageRole): number {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!;
+    if (message.id === id && message.role === role) return index;
+  }
+  return -1;
+}

@@ -1,0 +1,33 @@
+import { render } from 'preact';
+import { App } from './components/app.tsx';
+import { randomId } from './random-id.ts';
+import { ChatStorage, type KeyValueStore, memoryKeyValueStore } from './storage.ts';
+import { takeTokenFromLocation } from './token-from-location.ts';
+import { preloadMarkdown } from './use-markdown.ts';
+import { webSocketUrl } from './web-socket-url.ts';
+import './styles.css';
+
+function browserStore(): KeyValueStore {
+  try {
+    const store = window.localStorage;
+    store.getItem('nexus.probe');
+    return store;
+  } catch {
+    // Storage blocked by the browser: the chat still works, it just forgets on reload.
+    return memoryKeyValueStore();
+  }
+}
+
+preloadMarkdown().catch(() => {});
+
+const storage = new ChatStorage({ store: browserStore(), randomId });
+const tokenFromLink = takeTokenFromLocation(window.location, window.history);
+if (tokenFromLink !== undefined) storage.writeToken(tokenFromLink);
+
+const root = document.getElementById('app');
+if (root) {
+  render(
+    <App storage={storage} url={webSocketUrl(window.location)} initialToken={storage.readToken()} />,
+    root,
+  );
+}
