@@ -1,0 +1,201 @@
+import {
+  type ClientFrame,
+  type ErrorCode,
+  errorCodeSchema,
+  type IntakeResult,
+  type IntentInput,
+  type IntentSink,
+  MAX_INTENT_TEXT_CHARS,
+  toNexusError,
+  WEB_SOCKET_CLOSE_CODES,
+  WEB_SOCKET_PROTOCOL_VERSION,
+} from '@nexus/protocol';
+import { buildWebIntent } from './build-web-intent.ts';
+import type { ClientConnection } from './client-connection.ts';
+import type { ConnectionRegistry } from './connection-registry.ts';
+import type { ReplayLog } from './replay-log.ts';
+import type { ResolvedWebSocketChannelOptions } from './web-socket-channel-options.ts';
+
+type HelloFrame = Extract<ClientFrame, { type: 'hello' }>;
+type MessageFrame = Extract<ClientFrame, { type: 'message' }>;
+
+export interface ClientFrameHandlerOptions {
+  options: ResolvedWebSocketChannelOptions;
+  replayLog: ReplayLog;
+  registry: ConnectionRegistry;
+  /** The intake while the channel accepts work; undefined once it is stopping. */
+  sink: () => IntentSink | undefined;
+}
+
+/** Refusals worth retrying later with the same frame; the rest will fail the same way again. */
+const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set([
+  'rate_limited',
+  'shutting_down',
+  'timeout',
+  'channel_unavailable',
+  'memory_unavailable',
+  'model_unavailable',
+  'internal',
+]);
+
+/** What each valid client frame means: hello/welcome, message → Intent → accepted, resume → replay. */
+export class ClientFrameHandler {
+  readonly #settings: ResolvedWebSocketChannelOptions;
+  readonly #replayLog: ReplayLog;
+  readonly #registry: ConnectionRegistry;
+  readonly #sink: () => IntentSink | undefined;
+
+  constructor(options: ClientFrameHandlerOptions) {
+    this.#settings = options.options;
+    this.#replayLog = options.replayLog;
+    this.#registry = options.registry;
+    this.#sink = options.sink;
+  }
+
+  handle(connection: ClientConnection, frame: ClientFrame): void {
+    if (frame.type === 'ping') {
+      connection.sendFrame({ type: 'pong', ...(frame.t === undefined ? {} : { t: frame.t }) });
+      return;
+    }
+    if (frame.type === 'hello') {
+      this.#hello(connection, frame);
+      return;
+    }
+    const clientId = connection.clientId;
+    if (clientId === undefined) {
+      connection.sendError('bad_frame', 'send hello first', false);
+      return;
+    }
+    if (frame.type === 'resume') this.#resume(connection, clientId, frame);
+    else this.#message(connection, clientId, frame);
+  }
+
+  #hello(connection: ClientConnection, frame: HelloFrame): void {
+    if (connection.clientId !== undefined) {
+      connection.sendError('bad_frame', 'hello was already received on this connection', false);
+      return;
+    }
+    connection.greet(frame.clientId, frame.displayName);
+    this.#registry.assign(connection, frame.clientId);
+    let notice: string | undefined;
+    try {
+      notice = this.#settings.notice?.();
+    } catch (error) {
+      connection.logger.warn({ err: error }, 'notice callback failed');
+    }
+    connection.sendFrame({
+      type: 'welcome',
+      v: WEB_SOCKET_PROTOCOL_VERSION,
+      connectionId: connection.id,
+      heartbeatMs: this.#settings.heartbeatMs,
+      limits: {
+        maxFrameBytes: this.#settings.maxPayloadBytes,
+        maxTextChars: MAX_INTENT_TEXT_CHARS,
+        messagesPerMinute: this.#settings.messagesPerMinute,
+      },
+      ...(notice === undefined ? {} : { notice }),
+    });
+    if (frame.resume !== undefined) this.#resume(connection, frame.clientId, frame.resume);
+  }
+
+  #resume(
+    connection: ClientConnection,
+    clientId: string,
+    request: { conversationId: string; lastSeq: number },
+  ) {
+    const { conversationId, lastSeq } = request;
+    if (this.#replayLog.claim(conversationId, clientId) === 'forbidden') {
+      connection.sendError('unauthorized', 'this conversation belongs to another client', false);
+      return;
+    }
+    const result = this.#replayLog.replay(conversationId, lastSeq);
+    for (const frame of result.frames) connection.outbound.send(frame);
+    connection.sendFrame({
+      type: 'resumed',
+      conversationId,
+      replayed: result.frames.length,
+      complete: result.complete,
+      lastSeq: result.lastSeq,
+    });
+  }
+
+  #message(connection: ClientConnection, clientId: string, frame: MessageFrame): void {
+    const { clientMessageId } = frame;
+    if (frame.text.length > MAX_INTENT_TEXT_CHARS) {
+      const message = `text is longer than ${MAX_INTENT_TEXT_CHARS} characters`;
+      connection.sendError('payload_too_large', message, false, clientMessageId);
+      return;
+    }
+    const verdict = connection.checkMessageRate();
+    if (verdict === 'close') {
+      connection.close(WEB_SOCKET_CLOSE_CODES.rateLimited, 'message rate limit exceeded');
+      return;
+    }
+    if (verdict === 'reject') {
+      const message = `more than ${this.#settings.messagesPerMinute} messages per minute; retry later`;
+      connection.sendError('rate_limited', message, true, clientMessageId);
+      return;
+    }
+    const sink = this.#sink();
+    if (sink === undefined) {
+      connection.sendError(
+        'shutting_down',
+        'the server is shutting down; retry shortly',
+        true,
+        clientMessageId,
+      );
+      return;
+    }
+    if (this.#replayLog.claim(frame.conversationId, clientId) === 'forbidden') {
+      connection.sendError(
+        'unauthorized',
+        'this conversation belongs to another client',
+        false,
+        clientMessageId,
+      );
+      return;
+    }
+    const intent = buildWebIntent({
+      channelName: this.#settings.channelName,
+      clientId,
+      ...(connection.displayName === undefined ? {} : { displayName: connection.displayName }),
+      frame,
+      receivedAt: new Date(this.#settings.now()),
+    });
+    void this.#submit(connection, sink, intent, frame);
+  }
+
+  async #submit(connection: ClientConnection, sink: IntentSink, intent: IntentInput, frame: MessageFrame) {
+    const { clientMessageId, conversationId } = frame;
+    const logger = connection.logger.child({ conversationId });
+    let result: IntakeResult;
+    try {
+      result = await sink(intent);
+    } catch (thrown) {
+      const error = toNexusError(thrown);
+      logger.error({ err: thrown, intentId: intent.id }, 'intake failed');
+      const message = error.code === 'internal' ? 'the server could not take this message' : error.message;
+      connection.sendError(
+        error.code,
+        message,
+        error.retryable || error.code === 'internal',
+        clientMessageId,
+      );
+      return;
+    }
+    if (result.status === 'rejected') {
+      const parsed = errorCodeSchema.safeParse(result.code);
+      const code: ErrorCode = parsed.success ? parsed.data : 'invalid_intent';
+      logger.info({ intentId: intent.id, code: result.code }, 'intake rejected the message');
+      connection.sendError(code, result.message, RETRYABLE_CODES.has(code), clientMessageId);
+      return;
+    }
+    logger.debug({ intentId: intent.id, status: result.status }, 'intent taken');
+    connection.sendFrame({
+      type: 'accepted',
+      clientMessageId,
+      conversationId,
+      duplicate: result.status === 'duplicate',
+    });
+  }
+}

@@ -1,0 +1,129 @@
+import type { ReplyEvent } from '@nexus/protocol';
+import { WebSocket } from 'ws';
+
+export interface OutboundQueueOptions {
+  socket: WebSocket;
+  /** Above this many buffered bytes, deltas are merged per reply instead of sent one by one. */
+  coalesceAboveBytes: number;
+  /** Above this many buffered + held bytes the peer is too slow: `onOverflow` runs. */
+  maxBufferedBytes: number;
+  onOverflow: () => void;
+}
+
+interface HeldDelta {
+  replyId: string;
+  seq: number;
+  parts: string[];
+  chars: number;
+}
+
+const FLUSH_CHECK_MS = 20;
+
+/**
+ * Everything a connection sends goes through here. A peer that reads slower than the model
+ * writes would otherwise grow the socket buffer without bound: past a threshold, consecutive
+ * `reply.delta` events of one reply are held and merged into one frame (it carries the seq of
+ * the last merged event, so resume still works); past a hard cap the peer is dropped and can
+ * resume on a fresh socket.
+ */
+export class OutboundQueue {
+  readonly #options: OutboundQueueOptions;
+  readonly #held = new Map<string, HeldDelta>();
+  #heldChars = 0;
+  #flushTimer: NodeJS.Timeout | undefined;
+  #overflowed = false;
+
+  constructor(options: OutboundQueueOptions) {
+    this.#options = options;
+  }
+
+  get heldChars(): number {
+    return this.#heldChars;
+  }
+
+  /** Sends an already serialised frame unless the socket is closed or over the hard cap. */
+  send(frame: string): void {
+    if (!this.#writable()) return;
+    if (
+      this.#options.socket.bufferedAmount + this.#heldChars + frame.length >
+      this.#options.maxBufferedBytes
+    ) {
+      this.#overflow();
+      return;
+    }
+    this.#options.socket.send(frame);
+  }
+
+  /** Sends an `event` frame (serialised once by the caller for all sockets), merging deltas under pressure. */
+  sendEvent(conversationId: string, seq: number, event: ReplyEvent, frame: string): void {
+    if (!this.#writable()) return;
+    const held = this.#held.get(conversationId);
+    const congested = this.#options.socket.bufferedAmount > this.#options.coalesceAboveBytes;
+    if (event.type === 'reply.delta' && (held !== undefined || congested)) {
+      if (held !== undefined && held.replyId !== event.replyId) this.#release(conversationId, held);
+      const current = this.#held.get(conversationId);
+      if (current === undefined) {
+        this.#held.set(conversationId, {
+          replyId: event.replyId,
+          seq,
+          parts: [event.text],
+          chars: event.text.length,
+        });
+      } else {
+        current.seq = seq;
+        current.parts.push(event.text);
+        current.chars += event.text.length;
+      }
+      this.#heldChars += event.text.length;
+      if (this.#options.socket.bufferedAmount + this.#heldChars > this.#options.maxBufferedBytes) {
+        this.#overflow();
+        return;
+      }
+      this.#scheduleFlush();
+      return;
+    }
+    // Anything else of this conversation must not overtake the deltas held before it.
+    if (held !== undefined) this.#release(conversationId, held);
+    this.send(frame);
+  }
+
+  /** Forgets held data and timers; the socket is closing. */
+  dispose(): void {
+    this.#held.clear();
+    this.#heldChars = 0;
+    if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+  }
+
+  #writable(): boolean {
+    return !this.#overflowed && this.#options.socket.readyState === WebSocket.OPEN;
+  }
+
+  #release(conversationId: string, held: HeldDelta): void {
+    this.#held.delete(conversationId);
+    this.#heldChars -= held.chars;
+    const event: ReplyEvent = { type: 'reply.delta', replyId: held.replyId, text: held.parts.join('') };
+    this.send(JSON.stringify({ type: 'event', conversationId, seq: held.seq, event }));
+  }
+
+  #scheduleFlush(): void {
+    if (this.#flushTimer !== undefined) return;
+    this.#flushTimer = setTimeout(() => {
+      this.#flushTimer = undefined;
+      if (!this.#writable() || this.#held.size === 0) return;
+      if (this.#options.socket.bufferedAmount > this.#options.coalesceAboveBytes) {
+        this.#scheduleFlush();
+        return;
+      }
+      for (const [conversationId, held] of this.#held) this.#release(conversationId, held);
+    }, FLUSH_CHECK_MS);
+    this.#flushTimer.unref();
+  }
+
+  #overflow(): void {
+    if (this.#overflowed) return;
+    this.#overflowed = true;
+    this.dispose();
+    this.#options.onOverflow();
+  }
+}

@@ -1,0 +1,160 @@
+export interface ReplayLogOptions {
+  /** Events kept per conversation. */
+  replayLimit: number;
+  /** Conversations remembered (owner + events); the least recently used beyond this are forgotten. */
+  maxConversations: number;
+  /** Approximate bytes of frames kept across all conversations before old events are dropped. */
+  maxBytes: number;
+  /** Last sequence number issued by a previous run, so numbers keep growing across restarts. */
+  initialSeq: number;
+}
+
+export type ClaimResult = 'owned' | 'claimed' | 'forbidden';
+
+export interface ReplayResult {
+  frames: string[];
+  /** False when events after the client's `lastSeq` may be missing from what was replayed. */
+  complete: boolean;
+  lastSeq: number;
+}
+
+interface StoredEvent {
+  seq: number;
+  frame: string;
+}
+
+interface ConversationEntry {
+  ownerClientId: string;
+  events: StoredEvent[];
+  bytes: number;
+  /** Highest seq issued before this entry existed: a client that saw one ≤ this saw an older era. */
+  createdAfterSeq: number;
+  /** Highest seq dropped from `events`; 0 while nothing was dropped. */
+  droppedThroughSeq: number;
+  lastSeq: number;
+}
+
+/**
+ * Who owns each web conversation and the recent server frames of it, so a client that lost its
+ * socket can resume without gaps or duplicates. Sequence numbers come from one counter for all
+ * conversations: per conversation they strictly increase (not contiguous), and a conversation
+ * forgotten and met again never reuses a number a client may already hold.
+ */
+export class ReplayLog {
+  readonly #options: ReplayLogOptions;
+  readonly #entries = new Map<string, ConversationEntry>();
+  #lastIssuedSeq: number;
+  #totalBytes = 0;
+  #mostRecent: string | undefined;
+
+  constructor(options: ReplayLogOptions) {
+    this.#options = options;
+    this.#lastIssuedSeq = Math.max(0, Math.floor(options.initialSeq));
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get totalBytes(): number {
+    return this.#totalBytes;
+  }
+
+  owner(conversationId: string): string | undefined {
+    return this.#entries.get(conversationId)?.ownerClientId;
+  }
+
+  /** Makes `clientId` the owner of a conversation nobody holds; refuses anyone else's. */
+  claim(conversationId: string, clientId: string): ClaimResult {
+    const entry = this.#entries.get(conversationId);
+    if (entry === undefined) {
+      this.#create(conversationId, clientId);
+      return 'claimed';
+    }
+    if (entry.ownerClientId !== clientId) return 'forbidden';
+    this.#touch(conversationId, entry);
+    return 'owned';
+  }
+
+  /** Issues the next seq, stores the frame `build` makes for it, and returns both. */
+  append(conversationId: string, ownerClientId: string, build: (seq: number) => string): StoredEvent {
+    const entry = this.#entries.get(conversationId) ?? this.#create(conversationId, ownerClientId);
+    this.#touch(conversationId, entry);
+    this.#lastIssuedSeq += 1;
+    const stored = { seq: this.#lastIssuedSeq, frame: build(this.#lastIssuedSeq) };
+    entry.events.push(stored);
+    entry.lastSeq = stored.seq;
+    entry.bytes += stored.frame.length;
+    this.#totalBytes += stored.frame.length;
+    while (entry.events.length > this.#options.replayLimit) this.#dropOldest(entry);
+    this.#enforceByteBudget(entry);
+    return stored;
+  }
+
+  /** Frames after `lastSeq`, oldest first. Unknown conversations must be claimed first. */
+  replay(conversationId: string, lastSeq: number): ReplayResult {
+    const entry = this.#entries.get(conversationId);
+    if (entry === undefined) return { frames: [], complete: lastSeq === 0, lastSeq: 0 };
+    const frames: string[] = [];
+    for (const stored of entry.events) if (stored.seq > lastSeq) frames.push(stored.frame);
+    const fromOlderEra = lastSeq > 0 && lastSeq <= entry.createdAfterSeq;
+    const fromFuture = lastSeq > entry.lastSeq;
+    const complete = lastSeq >= entry.droppedThroughSeq && !fromOlderEra && !fromFuture;
+    return { frames, complete, lastSeq: entry.lastSeq };
+  }
+
+  #create(conversationId: string, ownerClientId: string): ConversationEntry {
+    const entry: ConversationEntry = {
+      ownerClientId,
+      events: [],
+      bytes: 0,
+      createdAfterSeq: this.#lastIssuedSeq,
+      droppedThroughSeq: 0,
+      lastSeq: this.#lastIssuedSeq,
+    };
+    this.#entries.set(conversationId, entry);
+    this.#mostRecent = conversationId;
+    while (this.#entries.size > this.#options.maxConversations) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest === undefined || oldest === conversationId) break;
+      this.#evict(oldest);
+    }
+    return entry;
+  }
+
+  #touch(conversationId: string, entry: ConversationEntry): void {
+    if (this.#mostRecent === conversationId) return;
+    this.#entries.delete(conversationId);
+    this.#entries.set(conversationId, entry);
+    this.#mostRecent = conversationId;
+  }
+
+  #evict(conversationId: string): void {
+    const entry = this.#entries.get(conversationId);
+    if (entry === undefined) return;
+    this.#totalBytes -= entry.bytes;
+    this.#entries.delete(conversationId);
+    if (this.#mostRecent === conversationId) this.#mostRecent = undefined;
+  }
+
+  #dropOldest(entry: ConversationEntry): void {
+    const dropped = entry.events.shift();
+    if (dropped === undefined) return;
+    entry.droppedThroughSeq = dropped.seq;
+    entry.bytes -= dropped.frame.length;
+    this.#totalBytes -= dropped.frame.length;
+  }
+
+  /** Drops the events (not the ownership) of the least recently used conversations first. */
+  #enforceByteBudget(current: ConversationEntry): void {
+    if (this.#totalBytes <= this.#options.maxBytes) return;
+    if (this.#totalBytes > current.bytes) {
+      for (const entry of this.#entries.values()) {
+        if (this.#totalBytes <= this.#options.maxBytes) return;
+        if (entry === current) continue;
+        while (entry.events.length > 0) this.#dropOldest(entry);
+      }
+    }
+    while (this.#totalBytes > this.#options.maxBytes && current.events.length > 1) this.#dropOldest(current);
+  }
+}

@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { type Logger, NexusError, silentLogger } from '@nexus/protocol';
+
+export interface WebSocketChannelOptions {
+  /** Shared secret every client presents at upgrade (sub-protocol `nexus.token.<token>` or Bearer). */
+  token: string;
+  /** HTTP path the channel answers upgrades on. Default `/ws`. */
+  path?: string;
+  /** `Intent.channel` and the prefix of intent and user ids. Default `web`. */
+  channelName?: string;
+  /** Largest inbound frame; ws closes bigger ones with 1009. Default 64 KiB. */
+  maxPayloadBytes?: number;
+  /** Ping interval; a peer that missed the previous pong is terminated. Default 30 s. */
+  heartbeatMs?: number;
+  /** Time allowed between upgrade and `hello` before close 4408. Default 5 s. */
+  helloTimeoutMs?: number;
+  /** Per-connection `message` frames per minute (burst of the same size). Default 30. */
+  messagesPerMinute?: number;
+  /** Per-connection frames per second of any kind; beyond this frames are dropped. Default 50. */
+  maxFramesPerSecond?: number;
+  /** Events kept per conversation for resume. Default 1000. */
+  replayLimit?: number;
+  /** Conversations remembered (owner and replay log), least recently used forgotten first. Default 10 000. */
+  maxConversations?: number;
+  /** Approximate size of all replay logs together; oldest events go first. Default 64 MiB. */
+  replayMaxBytes?: number;
+  /** Above this many bytes waiting for a peer, deltas are merged. Default 1 MiB. */
+  coalesceAboveBytes?: number;
+  /** Above this many bytes waiting for a peer it is closed with 4413. Default 8 MiB. */
+  maxBufferedBytes?: number;
+  /** When set, a browser Origin not listed is refused with 403 at upgrade. */
+  allowedOrigins?: string[];
+  /** Shown to each client in `welcome.notice`, e.g. how to configure a model provider. */
+  notice?: () => string | undefined;
+  /** `retryAfterMs` announced in the `shutdown` frame. Default 1000. */
+  shutdownRetryAfterMs?: number;
+  /** How long closing peers get before they are terminated. Default 2000. */
+  closeGraceMs?: number;
+  logger?: Logger;
+  now?: () => number;
+  generateId?: () => string;
+}
+
+export type ResolvedWebSocketChannelOptions = Required<
+  Omit<WebSocketChannelOptions, 'allowedOrigins' | 'notice'>
+> &
+  Pick<WebSocketChannelOptions, 'allowedOrigins' | 'notice'>;
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new NexusError({
+      code: 'not_configured',
+      message: `${name} must be a positive number, got ${value}`,
+    });
+  }
+  return value;
+}
+
+/** Applies defaults and rejects settings that would silently disable a protection. */
+export function resolveWebSocketChannelOptions(
+  options: WebSocketChannelOptions,
+): ResolvedWebSocketChannelOptions {
+  if (typeof options.token !== 'string' || options.token.length === 0) {
+    throw new NexusError({
+      code: 'not_configured',
+      message: 'the web-socket channel needs a non-empty token',
+    });
+  }
+  const path = options.path ?? '/ws';
+  if (!path.startsWith('/')) {
+    throw new NexusError({ code: 'not_configured', message: `path must start with "/", got "${path}"` });
+  }
+  return {
+    token: options.token,
+    path,
+    channelName: options.channelName ?? 'web',
+    maxPayloadBytes: positive('maxPayloadBytes', options.maxPayloadBytes, 64 * 1024),
+    heartbeatMs: positive('heartbeatMs', options.heartbeatMs, 30_000),
+    helloTimeoutMs: positive('helloTimeoutMs', options.helloTimeoutMs, 5000),
+    messagesPerMinute: positive('messagesPerMinute', options.messagesPerMinute, 30),
+    maxFramesPerSecond: positive('maxFramesPerSecond', options.maxFramesPerSecond, 50),
+    replayLimit: positive('replayLimit', options.replayLimit, 1000),
+    maxConversations: positive('maxConversations', options.maxConversations, 10_000),
+    replayMaxBytes: positive('replayMaxBytes', options.replayMaxBytes, 64 * 1024 * 1024),
+    coalesceAboveBytes: positive('coalesceAboveBytes', options.coalesceAboveBytes, 1024 * 1024),
+    maxBufferedBytes: positive('maxBufferedBytes', options.maxBufferedBytes, 8 * 1024 * 1024),
+    allowedOrigins: options.allowedOrigins,
+    notice: options.notice,
+    shutdownRetryAfterMs: positive('shutdownRetryAfterMs', options.shutdownRetryAfterMs, 1000),
+    closeGraceMs: positive('closeGraceMs', options.closeGraceMs, 2000),
+    logger: options.logger ?? silentLogger,
+    now: options.now ?? Date.now,
+    generateId: options.generateId ?? randomUUID,
+  };
+}

@@ -1,0 +1,212 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type {
+  ChannelAdapter,
+  ChannelHealth,
+  ChannelStartOptions,
+  DeliverOptions,
+  IntentSink,
+  Logger,
+} from '@nexus/protocol';
+import { NexusError, WEB_SOCKET_SUBPROTOCOL } from '@nexus/protocol';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { createUpgradeAuthorizer, type UpgradeAuthorizer } from './authorize-upgrade.ts';
+import { ClientConnection } from './client-connection.ts';
+import { ClientFrameHandler } from './client-frame-handler.ts';
+import { ConnectionRegistry } from './connection-registry.ts';
+import { ReplayLog } from './replay-log.ts';
+import {
+  type ResolvedWebSocketChannelOptions,
+  resolveWebSocketChannelOptions,
+  type WebSocketChannelOptions,
+} from './web-socket-channel-options.ts';
+
+export interface WebSocketChannel extends ChannelAdapter {
+  /**
+   * Offer an HTTP upgrade from the gateway's `node:http` server. Returns false when the path is
+   * not this channel's, leaving the socket to the caller; otherwise the socket is handled
+   * (accepted, or answered 401/403/503 and destroyed).
+   */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  /** Open sockets, including ones still waiting for `hello`. */
+  connectionCount(): number;
+}
+
+type State = 'idle' | 'started' | 'stopping' | 'stopped';
+
+const STATUS_TEXT: Record<number, string> = {
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  503: 'Service Unavailable',
+};
+/** Events handed to sockets between forced yields, so a fast producer cannot starve other clients. */
+const EVENTS_PER_YIELD = 64;
+
+function rejectUpgrade(socket: Duplex, status: number): void {
+  const body = `${STATUS_TEXT[status] ?? 'Error'}\n`;
+  socket.once('finish', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\nConnection: close\r\n` +
+      `Content-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
+
+function pathnameOf(url: string | undefined): string | undefined {
+  try {
+    return new URL(url ?? '/', 'http://localhost').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
+class WebSocketChannelAdapter implements WebSocketChannel {
+  readonly name: string;
+  readonly #options: ResolvedWebSocketChannelOptions;
+  readonly #logger: Logger;
+  readonly #authorizer: UpgradeAuthorizer;
+  readonly #replayLog: ReplayLog;
+  readonly #registry = new ConnectionRegistry();
+  readonly #frames: ClientFrameHandler;
+  #state: State = 'idle';
+  #server: WebSocketServer | undefined;
+  #sink: IntentSink | undefined;
+  #heartbeat: NodeJS.Timeout | undefined;
+
+  constructor(options: ResolvedWebSocketChannelOptions) {
+    this.#options = options;
+    this.name = options.channelName;
+    this.#logger = options.logger.child({ channel: options.channelName });
+    this.#authorizer = createUpgradeAuthorizer({
+      token: options.token,
+      allowedOrigins: options.allowedOrigins,
+    });
+    // Seeded from the clock so numbers keep growing across restarts and clients never see a reused seq.
+    this.#replayLog = new ReplayLog({
+      replayLimit: options.replayLimit,
+      maxConversations: options.maxConversations,
+      maxBytes: options.replayMaxBytes,
+      initialSeq: options.now() * 1000,
+    });
+    this.#frames = new ClientFrameHandler({
+      options,
+      replayLog: this.#replayLog,
+      registry: this.#registry,
+      sink: () => (this.#state === 'started' ? this.#sink : undefined),
+    });
+  }
+
+  async start(options: ChannelStartOptions): Promise<void> {
+    if (this.#state === 'started' || this.#state === 'stopping') {
+      throw new NexusError({ code: 'internal', message: `channel ${this.name} is already ${this.#state}` });
+    }
+    this.#sink = options.sink;
+    this.#server = new WebSocketServer({
+      noServer: true,
+      clientTracking: false,
+      perMessageDeflate: false,
+      maxPayload: this.#options.maxPayloadBytes,
+      skipUTF8Validation: true,
+      handleProtocols: (protocols) =>
+        protocols.has(WEB_SOCKET_SUBPROTOCOL) ? WEB_SOCKET_SUBPROTOCOL : false,
+    });
+    this.#heartbeat = setInterval(() => {
+      for (const connection of this.#registry.all()) connection.heartbeat();
+    }, this.#options.heartbeatMs);
+    this.#heartbeat.unref();
+    this.#state = 'started';
+    options.abortSignal?.addEventListener('abort', () => void this.stop(), { once: true });
+    this.#logger.info({ path: this.#options.path }, 'web-socket channel started');
+  }
+
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean {
+    if (pathnameOf(request.url) !== this.#options.path) return false;
+    socket.on('error', (error) => this.#logger.debug({ err: error }, 'upgrade socket error'));
+    const server = this.#server;
+    if (this.#state !== 'started' || server === undefined) {
+      rejectUpgrade(socket, 503);
+      return true;
+    }
+    const verdict = this.#authorizer.authorize(request);
+    if (!verdict.ok) {
+      this.#logger.info({ status: verdict.status, reason: verdict.reason }, 'web-socket upgrade refused');
+      rejectUpgrade(socket, verdict.status);
+      return true;
+    }
+    server.handleUpgrade(request, socket, head, (webSocket) => this.#accept(webSocket));
+    return true;
+  }
+
+  connectionCount(): number {
+    return this.#registry.size;
+  }
+
+  async deliver(options: DeliverOptions): Promise<void> {
+    const { conversation, events, abortSignal } = options;
+    const conversationId = conversation.conversationId;
+    let sinceYield = 0;
+    for await (const event of events) {
+      if (abortSignal?.aborted) break;
+      const stored = this.#replayLog.append(conversationId, conversation.senderPlatformId, (seq) =>
+        JSON.stringify({ type: 'event', conversationId, seq, event }),
+      );
+      const owner = this.#replayLog.owner(conversationId) ?? conversation.senderPlatformId;
+      for (const connection of this.#registry.ofClient(owner)) {
+        connection.outbound.sendEvent(conversationId, stored.seq, event, stored.frame);
+      }
+      sinceYield += 1;
+      if (sinceYield >= EVENTS_PER_YIELD) {
+        sinceYield = 0;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    }
+  }
+
+  async stop(options?: { abortSignal?: AbortSignal }): Promise<void> {
+    if (this.#state !== 'started') return;
+    this.#state = 'stopping';
+    if (this.#heartbeat !== undefined) clearInterval(this.#heartbeat);
+    this.#heartbeat = undefined;
+    const shutdown = JSON.stringify({ type: 'shutdown', retryAfterMs: this.#options.shutdownRetryAfterMs });
+    for (const connection of this.#registry.all()) {
+      connection.outbound.send(shutdown);
+      connection.close(1001, 'server shutting down');
+    }
+    await this.#registry.drained(this.#options.closeGraceMs + 500, options?.abortSignal);
+    for (const connection of this.#registry.all()) connection.terminate();
+    this.#server?.close();
+    this.#server = undefined;
+    this.#sink = undefined;
+    this.#state = 'stopped';
+    this.#logger.info({}, 'web-socket channel stopped');
+  }
+
+  health(): ChannelHealth {
+    if (this.#state === 'started') return { status: 'up', detail: `${this.#registry.size} connections` };
+    if (this.#state === 'stopping') return { status: 'down', detail: 'stopping' };
+    return { status: 'stopped', detail: this.#state === 'idle' ? 'not started' : 'stopped' };
+  }
+
+  #accept(webSocket: WebSocket): void {
+    const connection = new ClientConnection({
+      id: this.#options.generateId(),
+      socket: webSocket,
+      logger: this.#logger,
+      now: this.#options.now,
+      helloTimeoutMs: this.#options.helloTimeoutMs,
+      maxFramesPerSecond: this.#options.maxFramesPerSecond,
+      messagesPerMinute: this.#options.messagesPerMinute,
+      coalesceAboveBytes: this.#options.coalesceAboveBytes,
+      maxBufferedBytes: this.#options.maxBufferedBytes,
+      closeGraceMs: this.#options.closeGraceMs,
+      onFrame: (client, frame) => this.#frames.handle(client, frame),
+      onClose: (client) => this.#registry.remove(client),
+    });
+    this.#registry.add(connection);
+    if (this.#state !== 'started') connection.close(1001, 'server shutting down');
+  }
+}
+
+/** The web chat's server side: token-authenticated web sockets with resume, limits and backpressure. */
+export function createWebSocketChannel(options: WebSocketChannelOptions): WebSocketChannel {
+  return new WebSocketChannelAdapter(resolveWebSocketChannelOptions(options));
+}
