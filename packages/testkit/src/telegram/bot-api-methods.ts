@@ -1,0 +1,258 @@
+import type { Message, UserFromGetMe } from 'grammy/types';
+import { chatObject, type FakeTelegramChat, type FakeTelegramFile } from './build-message.ts';
+import { errorBody, type FailureBody } from './fake-failure.ts';
+import { parseTelegramHtml } from './parse-telegram-html.ts';
+
+const MAX_TEXT_LENGTH = 4096;
+const MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024;
+
+export interface RecordedApiCall {
+  method: string;
+  payload: Record<string, unknown>;
+  /** When the request arrived (the fake's clock). */
+  at: number;
+  /** HTTP status answered; 0 when the connection was dropped. */
+  status: number;
+  description?: string;
+}
+
+/** One message the bot sent, as people see it now (after any edits). */
+export interface BotMessage {
+  chatId: number;
+  messageId: number;
+  threadId?: number;
+  replyToMessageId?: number;
+  /** Visible text: HTML tags removed and entities decoded when sent with `parse_mode: 'HTML'`. */
+  text: string;
+  /** The text exactly as the bot sent it. */
+  sentText: string;
+  parseMode?: string;
+  /** Tags used (HTML only), e.g. `['b', 'pre', 'code']`. */
+  tags: string[];
+  edits: number;
+}
+
+type Outcome = { ok: true; result: unknown } | FailureBody;
+
+/** The Bot API methods besides updates and webhooks, over the fake's chat, message and file state. */
+export class BotApiMethods {
+  readonly #botInfo: UserFromGetMe;
+  readonly #recordCalls: boolean;
+  readonly #chats = new Map<number, FakeTelegramChat>();
+  readonly #messages = new Map<string, Message>();
+  readonly #botMessages: BotMessage[] = [];
+  readonly #lastMessageId = new Map<number, number>();
+  readonly #files = new Map<string, { file: FakeTelegramFile; content: Uint8Array }>();
+  readonly #blocked = new Set<number>();
+  readonly #calls: RecordedApiCall[] = [];
+
+  constructor(options: { botInfo: UserFromGetMe; recordCalls: boolean }) {
+    this.#botInfo = options.botInfo;
+    this.#recordCalls = options.recordCalls;
+  }
+
+  record(call: RecordedApiCall): void {
+    if (this.#recordCalls) this.#calls.push(call);
+  }
+
+  calls(method?: string): RecordedApiCall[] {
+    return method === undefined ? [...this.#calls] : this.#calls.filter((call) => call.method === method);
+  }
+
+  botMessages(chatId?: number): BotMessage[] {
+    return this.#botMessages.filter((message) => chatId === undefined || message.chatId === chatId);
+  }
+
+  nextMessageId(chatId: number): number {
+    const next = (this.#lastMessageId.get(chatId) ?? 0) + 1;
+    this.#lastMessageId.set(chatId, next);
+    return next;
+  }
+
+  rememberChat(chat: FakeTelegramChat): void {
+    this.#chats.set(chat.id, chat);
+  }
+
+  storeMessage(message: Message): void {
+    this.#messages.set(`${message.chat.id}:${message.message_id}`, message);
+  }
+
+  findMessage(chatId: number, messageId: number): Message | undefined {
+    return this.#messages.get(`${chatId}:${messageId}`);
+  }
+
+  blockChat(chatId: number): void {
+    this.#blocked.add(chatId);
+  }
+
+  addFile(options: { content: Uint8Array; filePath?: string }): FakeTelegramFile {
+    const index = this.#files.size + 1;
+    const file: FakeTelegramFile = {
+      fileId: `file-${index}`,
+      fileUniqueId: `unique-${index}`,
+      fileSize: options.content.byteLength,
+      filePath: options.filePath ?? `documents/file_${index}.bin`,
+    };
+    this.#files.set(file.fileId, { file, content: options.content });
+    return file;
+  }
+
+  fileContent(filePath: string): Uint8Array | undefined {
+    for (const entry of this.#files.values()) if (entry.file.filePath === filePath) return entry.content;
+    return undefined;
+  }
+
+  call(method: string, payload: Record<string, unknown>): Outcome {
+    switch (method) {
+      case 'getMe':
+        return { ok: true, result: this.#botInfo };
+      case 'getWebhookInfo':
+        return { ok: true, result: { url: '', has_custom_certificate: false, pending_update_count: 0 } };
+      case 'sendMessage':
+        return this.#sendMessage(payload);
+      case 'editMessageText':
+        return this.#editMessageText(payload);
+      case 'sendChatAction':
+        return this.#chatGuard(payload) ?? { ok: true, result: true };
+      case 'getFile':
+        return this.#getFile(payload);
+      case 'setMyCommands':
+      case 'deleteMessage':
+      case 'setMessageReaction':
+        return { ok: true, result: true };
+      default:
+        return errorBody(404, 'Not Found');
+    }
+  }
+
+  #chatGuard(payload: Record<string, unknown>): Outcome | undefined {
+    const chatId = Number(payload.chat_id);
+    if (!this.#chats.has(chatId)) return errorBody(400, 'Bad Request: chat not found');
+    if (this.#blocked.has(chatId)) return errorBody(403, 'Forbidden: bot was blocked by the user');
+    return undefined;
+  }
+
+  #render(payload: Record<string, unknown>): Outcome | { ok: true; text: string; tags: string[] } {
+    const sentText = typeof payload.text === 'string' ? payload.text : '';
+    let text = sentText;
+    let tags: string[] = [];
+    if (payload.parse_mode === 'HTML') {
+      const parsed = parseTelegramHtml(sentText);
+      if (!parsed.ok) return errorBody(400, parsed.description);
+      ({ text, tags } = parsed.value);
+    } else if (payload.parse_mode !== undefined) {
+      return errorBody(400, `Bad Request: unsupported parse_mode in the fake: ${payload.parse_mode}`);
+    }
+    if (text.trim().length === 0) return errorBody(400, 'Bad Request: message text is empty');
+    if (text.length > MAX_TEXT_LENGTH) return errorBody(400, 'Bad Request: message is too long');
+    return { ok: true, text, tags };
+  }
+
+  #sendMessage(payload: Record<string, unknown>): Outcome {
+    const guard = this.#chatGuard(payload);
+    if (guard) return guard;
+    const rendered = this.#render(payload);
+    if (!('text' in rendered)) return rendered;
+    const chatId = Number(payload.chat_id);
+    const reply = payload.reply_parameters as
+      | { message_id?: number; allow_sending_without_reply?: boolean }
+      | undefined;
+    const replyTarget =
+      reply?.message_id === undefined ? undefined : this.findMessage(chatId, reply.message_id);
+    if (reply?.message_id !== undefined && !replyTarget && !reply.allow_sending_without_reply) {
+      return errorBody(400, 'Bad Request: message to be replied not found');
+    }
+    const messageId = this.nextMessageId(chatId);
+    const threadId = typeof payload.message_thread_id === 'number' ? payload.message_thread_id : undefined;
+    const message = this.#messageObject(chatId, messageId, rendered.text, threadId, replyTarget);
+    this.storeMessage(message);
+    const botMessage: BotMessage = {
+      chatId,
+      messageId,
+      text: rendered.text,
+      sentText: String(payload.text),
+      tags: rendered.tags,
+      edits: 0,
+    };
+    if (threadId !== undefined) botMessage.threadId = threadId;
+    if (replyTarget) botMessage.replyToMessageId = replyTarget.message_id;
+    if (typeof payload.parse_mode === 'string') botMessage.parseMode = payload.parse_mode;
+    this.#botMessages.push(botMessage);
+    return { ok: true, result: message };
+  }
+
+  #editMessageText(payload: Record<string, unknown>): Outcome {
+    const guard = this.#chatGuard(payload);
+    if (guard) return guard;
+    const chatId = Number(payload.chat_id);
+    const target = this.#botMessages.find(
+      (message) => message.chatId === chatId && message.messageId === Number(payload.message_id),
+    );
+    if (!target) return errorBody(400, 'Bad Request: message to edit not found');
+    const rendered = this.#render(payload);
+    if (!('text' in rendered)) return rendered;
+    const parseMode = typeof payload.parse_mode === 'string' ? payload.parse_mode : undefined;
+    if (
+      rendered.text === target.text &&
+      parseMode === target.parseMode &&
+      rendered.tags.join() === target.tags.join()
+    ) {
+      return errorBody(
+        400,
+        'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+      );
+    }
+    target.text = rendered.text;
+    target.sentText = String(payload.text);
+    target.tags = rendered.tags;
+    target.edits++;
+    if (parseMode === undefined) delete target.parseMode;
+    else target.parseMode = parseMode;
+    const message = this.#messageObject(chatId, target.messageId, rendered.text, target.threadId, undefined);
+    return { ok: true, result: { ...message, edit_date: Math.floor(Date.now() / 1000) } };
+  }
+
+  #getFile(payload: Record<string, unknown>): Outcome {
+    const entry = this.#files.get(String(payload.file_id));
+    if (!entry) return errorBody(400, 'Bad Request: invalid file_id');
+    if (entry.file.fileSize > MAX_DOWNLOAD_BYTES) return errorBody(400, 'Bad Request: file is too big');
+    const { file } = entry;
+    return {
+      ok: true,
+      result: {
+        file_id: file.fileId,
+        file_unique_id: file.fileUniqueId,
+        file_size: file.fileSize,
+        file_path: file.filePath,
+      },
+    };
+  }
+
+  #messageObject(
+    chatId: number,
+    messageId: number,
+    text: string,
+    threadId: number | undefined,
+    replyTarget: Message | undefined,
+  ): Message {
+    const chat = this.#chats.get(chatId);
+    const message: Record<string, unknown> = {
+      message_id: messageId,
+      date: Math.floor(Date.now() / 1000),
+      chat: chat ? chatObject(chat) : { id: chatId, type: 'private', first_name: 'Ada' },
+      from: {
+        id: this.#botInfo.id,
+        is_bot: true,
+        first_name: this.#botInfo.first_name,
+        username: this.#botInfo.username,
+      },
+      text,
+    };
+    if (threadId !== undefined) {
+      message.message_thread_id = threadId;
+      message.is_topic_message = true;
+    }
+    if (replyTarget) message.reply_to_message = replyTarget;
+    return message as unknown as Message;
+  }
+}

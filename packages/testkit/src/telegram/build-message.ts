@@ -1,0 +1,129 @@
+import type { Chat, Message, MessageEntity, User } from 'grammy/types';
+import { detectEntities } from './detect-entities.ts';
+
+export interface FakeTelegramChat {
+  id: number;
+  type: 'private' | 'group' | 'supergroup';
+  /** Groups and supergroups. */
+  title?: string;
+  /** A supergroup with forum topics. */
+  isForum?: boolean;
+  /** Private chats: the person's first name (defaults to "Ada"). */
+  firstName?: string;
+}
+
+/** A file the fake can serve through `getFile` and `/file/bot<token>/<path>`. */
+export interface FakeTelegramFile {
+  fileId: string;
+  fileUniqueId: string;
+  fileSize: number;
+  filePath: string;
+}
+
+export interface PushMessageOptions {
+  chat: FakeTelegramChat;
+  /** The sender; private chats default to a person whose id is the chat id. */
+  from?: User;
+  text?: string;
+  caption?: string;
+  /** Defaults to what Telegram detects in the text or caption (mentions, commands, URLs). */
+  entities?: MessageEntity[];
+  /** Forum topic id (the id of the topic's first message). */
+  threadId?: number;
+  replyToMessageId?: number;
+  photo?: FakeTelegramFile;
+  document?: { file: FakeTelegramFile; fileName?: string; mimeType?: string };
+  voice?: { file: FakeTelegramFile; durationSeconds?: number; mimeType?: string };
+}
+
+export function chatObject(chat: FakeTelegramChat): Chat {
+  if (chat.type === 'private') return { id: chat.id, type: 'private', first_name: chat.firstName ?? 'Ada' };
+  if (chat.type === 'group') return { id: chat.id, type: 'group', title: chat.title ?? 'Group' };
+  return chat.isForum
+    ? { id: chat.id, type: 'supergroup', title: chat.title ?? 'Supergroup', is_forum: true }
+    : { id: chat.id, type: 'supergroup', title: chat.title ?? 'Supergroup' };
+}
+
+export function defaultSender(chat: FakeTelegramChat): User {
+  return { id: chat.type === 'private' ? chat.id : 42, is_bot: false, first_name: chat.firstName ?? 'Ada' };
+}
+
+/**
+ * Builds the message object Telegram would deliver for what a person sent. In a forum topic a
+ * message that answers nothing in particular still carries `reply_to_message` = the topic's
+ * first message, exactly as Telegram does.
+ */
+export function buildMessage(options: {
+  push: PushMessageOptions;
+  messageId: number;
+  date: number;
+  findMessage: (messageId: number) => Message | undefined;
+}): Message {
+  const { push } = options;
+  const message: Record<string, unknown> = {
+    message_id: options.messageId,
+    date: options.date,
+    chat: chatObject(push.chat),
+    from: push.from ?? defaultSender(push.chat),
+  };
+  if (push.threadId !== undefined) {
+    message.message_thread_id = push.threadId;
+    message.is_topic_message = true;
+  }
+  const replyTarget = options.findMessage(push.replyToMessageId ?? push.threadId ?? Number.NaN);
+  if (replyTarget) message.reply_to_message = withoutReply(replyTarget);
+  if (push.text !== undefined) {
+    message.text = push.text;
+    const entities = push.entities ?? detectEntities(push.text);
+    if (entities.length > 0) message.entities = entities;
+  }
+  if (push.caption !== undefined) {
+    message.caption = push.caption;
+    const entities = push.entities ?? detectEntities(push.caption);
+    if (entities.length > 0) message.caption_entities = entities;
+  }
+  if (push.photo) {
+    const file = push.photo;
+    message.photo = [
+      {
+        file_id: `${file.fileId}-thumb`,
+        file_unique_id: `${file.fileUniqueId}-thumb`,
+        width: 90,
+        height: 90,
+      },
+      {
+        file_id: file.fileId,
+        file_unique_id: file.fileUniqueId,
+        width: 1280,
+        height: 960,
+        file_size: file.fileSize,
+      },
+    ];
+  }
+  if (push.document) {
+    const { file } = push.document;
+    message.document = {
+      file_id: file.fileId,
+      file_unique_id: file.fileUniqueId,
+      file_size: file.fileSize,
+      ...(push.document.fileName === undefined ? {} : { file_name: push.document.fileName }),
+      ...(push.document.mimeType === undefined ? {} : { mime_type: push.document.mimeType }),
+    };
+  }
+  if (push.voice) {
+    const { file } = push.voice;
+    message.voice = {
+      file_id: file.fileId,
+      file_unique_id: file.fileUniqueId,
+      file_size: file.fileSize,
+      duration: push.voice.durationSeconds ?? 3,
+      mime_type: push.voice.mimeType ?? 'audio/ogg',
+    };
+  }
+  return message as unknown as Message;
+}
+
+function withoutReply(message: Message): Message {
+  const { reply_to_message: _ignored, ...rest } = message as Message & { reply_to_message?: unknown };
+  return rest as Message;
+}
