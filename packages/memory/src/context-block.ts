@@ -1,0 +1,71 @@
+import type { Memory } from './memory.ts';
+import { DAY_MS } from './memory-scoring.ts';
+import type { TokenCounter } from './token-counter.ts';
+
+export const CONTEXT_HEADER = '## Known Facts (from memory)';
+
+/** "today", "yesterday", "3 days ago", "1 week ago", "2 weeks ago", "1 month ago", "2 years ago". */
+export function formatAge(ageMs: number): string {
+  const days = Math.floor(Math.max(0, ageMs) / DAY_MS);
+  if (days === 0) return 'today';
+  if (days === 1) return 'yesterday';
+  if (days < 7) return `${days} days ago`;
+  if (days < 30) return plural(Math.floor(days / 7), 'week');
+  if (days < 365) return plural(Math.floor(days / 30), 'month');
+  return plural(Math.floor(days / 365), 'year');
+}
+
+function plural(count: number, unit: string): string {
+  return `${count} ${unit}${count === 1 ? '' : 's'} ago`;
+}
+
+/** One fact line; content is folded onto one line so a memory can never add headings or lines. */
+export function factLine(memory: Memory, now: number): string {
+  const content = memory.content.replace(/\s+/gu, ' ').trim();
+  const source = memory.source === 'user_explicit' ? 'you told me' : 'inferred';
+  return `- ${content} (${formatAge(now - memory.updatedAt)}, ${source})`;
+}
+
+export interface PackedContext {
+  context: string;
+  used: Memory[];
+  tokensUsed: number;
+  truncated: boolean;
+}
+
+/**
+ * Greedy packing: candidates in order (best first); each fact that still fits is taken, one
+ * that does not is skipped and later, shorter ones are still tried. The finished block is
+ * counted once more as a whole and trimmed if BPE merges across lines ever made it larger
+ * than the sum of its lines, so the budget holds by the tokenizer's own count.
+ */
+export function packContext(options: {
+  candidates: readonly Memory[];
+  tokenBudget: number;
+  counter: TokenCounter;
+  now: number;
+}): PackedContext {
+  const { candidates, tokenBudget, counter, now } = options;
+  if (candidates.length === 0) return { context: '', used: [], tokensUsed: 0, truncated: false };
+  const header = `${CONTEXT_HEADER}\n`;
+  let tokens = counter.count(header);
+  const used: Memory[] = [];
+  const lines: string[] = [];
+  for (const memory of candidates) {
+    const line = `${factLine(memory, now)}\n`;
+    const lineTokens = counter.count(line);
+    if (tokens + lineTokens > tokenBudget) continue;
+    tokens += lineTokens;
+    used.push(memory);
+    lines.push(line);
+  }
+  let context = used.length > 0 ? header + lines.join('') : '';
+  let tokensUsed = context ? counter.count(context) : 0;
+  while (tokensUsed > tokenBudget && lines.length > 0) {
+    lines.pop();
+    used.pop();
+    context = lines.length > 0 ? header + lines.join('') : '';
+    tokensUsed = context ? counter.count(context) : 0;
+  }
+  return { context, used, tokensUsed, truncated: used.length < candidates.length };
+}

@@ -1,0 +1,64 @@
+export { contentHash, normaliseContent } from './content-hash.ts';
+export { CONTEXT_HEADER, factLine, formatAge, type PackedContext, packContext } from './context-block.ts';
+export { cosineSimilarity, type Embedder } from './embedder.ts';
+export { lexicalTerms, queryTerms } from './lexical-terms.ts';
+export {
+  GLOBAL_USER_ID,
+  MAX_MEMORY_CONTENT_CHARS,
+  MEMORY_SCOPES,
+  type Memory,
+  type MemoryCategory,
+  type MemoryMetadata,
+  type MemoryScope,
+  type MemorySource,
+  type MemoryStats,
+  type MemoryUserStats,
+  memoryCategorySchema,
+  memoryContentSchema,
+  memoryMetadataSchema,
+  memorySchema,
+  memoryScopeSchema,
+  memorySourceSchema,
+  sessionIdSchema,
+  userIdSchema,
+} from './memory.ts';
+export {
+  type AddMemoryOptions,
+  type AddMemoryResult,
+  addMemoryOptionsSchema,
+  type ContextScopeName,
+  type ContextScopeReport,
+  type ListMemoriesOptions,
+  listMemoriesOptionsSchema,
+  type MemoryApi,
+  type MemoryContext,
+  type MemoryContextOptions,
+  type MemoryHealth,
+  type MemoryRefOptions,
+  type MemorySearchResult,
+  memoryContextOptionsSchema,
+  memoryRefOptionsSchema,
+  resetOptionsSchema,
+  type SearchMemoryOptions,
+  searchMemoryOptionsSchema,
+  sessionMemoriesOptionsSchema,
+  statsOptionsSchema,
+} from './memory-api.ts';
+export { EmbedderMismatchError, MemoryInputError, MemoryStoreError } from './memory-errors.ts';
+export { compareRanked, DAY_MS, memoryScore, type Rankable, type ScoringOptions } from './memory-scoring.ts';
+export { MemoryService, type MemoryServiceOptions } from './memory-service.ts';
+export type {
+  MemoryStore,
+  StoreListOptions,
+  StoreSearchHit,
+  StoreSearchOptions,
+  StoreWriteOptions,
+  VectorSpace,
+} from './memory-store.ts';
+export {
+  createOpenAICompatibleEmbedder,
+  type OpenAICompatibleEmbedderOptions,
+} from './openai-compatible-embedder.ts';
+export { fuseRankings, normaliseFusedScore, RRF_K } from './rank-fusion.ts';
+export { createSqliteMemoryStore, type SqliteMemoryStoreOptions } from './sqlite-memory-store.ts';
+export { approximateTokenCounter, createTokenCounter, type TokenCounter } from './token-counter.ts';

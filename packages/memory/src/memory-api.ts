@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import {
+  type Memory,
+  type MemoryCategory,
+  type MemoryScope,
+  type MemorySource,
+  type MemoryStats,
+  memoryCategorySchema,
+  memoryContentSchema,
+  memoryMetadataSchema,
+  memoryScopeSchema,
+  memorySourceSchema,
+  sessionIdSchema,
+  userIdSchema,
+} from './memory.ts';
+
+const abortSignalSchema = z.custom<AbortSignal>((value) => value instanceof AbortSignal).optional();
+
+export const addMemoryOptionsSchema = z.object({
+  /** The person; `GLOBAL_USER_ID` (or omitted) with scope `global`. */
+  userId: userIdSchema.optional(),
+  content: memoryContentSchema,
+  scope: memoryScopeSchema.default('user'),
+  category: memoryCategorySchema.default('fact'),
+  /** Defaults to `inferred`: never claim the person said something unless the caller knows. */
+  source: memorySourceSchema.default('inferred'),
+  sessionId: sessionIdSchema.optional(),
+  metadata: memoryMetadataSchema.default({}),
+  abortSignal: abortSignalSchema,
+});
+export type AddMemoryOptions = z.input<typeof addMemoryOptionsSchema>;
+
+export interface AddMemoryResult {
+  /** `unchanged`: exact duplicate (a no-op, apart from linking a new session). */
+  action: 'inserted' | 'updated' | 'unchanged';
+  /** True when the content matched an existing memory (exactly, or cosine ≥ the threshold). */
+  deduplicated: boolean;
+  memory: Memory;
+  /** The content an update replaced. */
+  previousContent?: string;
+}
+
+export const searchMemoryOptionsSchema = z.object({
+  userId: userIdSchema,
+  query: z.string().max(8_000),
+  limit: z.number().int().min(1).max(200).default(10),
+  scopes: z.array(memoryScopeSchema).min(1).optional(),
+  sessionId: sessionIdSchema.optional(),
+  abortSignal: abortSignalSchema,
+});
+export type SearchMemoryOptions = z.input<typeof searchMemoryOptionsSchema>;
+
+export interface MemorySearchResult {
+  id: string;
+  content: string;
+  /** `relevanceWeight·relevance + recencyWeight·0.5^(age/halfLife)`. */
+  score: number;
+  /** Fused lexical + dense relevance in [0, 1]. */
+  relevance: number;
+  category: MemoryCategory;
+  source: MemorySource;
+  scope: MemoryScope;
+  createdAt: number;
+  updatedAt: number;
+  metadata: Memory['metadata'];
+}
+
+export const memoryContextOptionsSchema = z.object({
+  userId: userIdSchema,
+  query: z.string().max(32_000),
+  tokenBudget: z.number().int().min(0).max(200_000).default(2_000),
+  limit: z.number().int().min(1).max(200).default(20),
+  sessionId: sessionIdSchema.optional(),
+  abortSignal: abortSignalSchema,
+});
+export type MemoryContextOptions = z.input<typeof memoryContextOptionsSchema>;
+
+export type ContextScopeName = 'global' | 'user' | 'session';
+
+export interface ContextScopeReport {
+  /** `timeout`/`error`: the scope was skipped and the block built from the others. */
+  status: 'ok' | 'timeout' | 'error' | 'skipped';
+  candidates: number;
+  durationMs: number;
+  error?: string;
+}
+
+export interface MemoryContext {
+  /** Starts with `## Known Facts (from memory)`; empty when no memory fits or matches. */
+  context: string;
+  memoriesUsed: number;
+  memoryIds: string[];
+  tokensUsed: number;
+  tokenBudget: number;
+  /** True exactly when a candidate (among the best `limit`) was left out for lack of budget. */
+  truncated: boolean;
+  scopes: Record<ContextScopeName, ContextScopeReport>;
+  durationMs: number;
+  tokenizer: string;
+}
+
+export const listMemoriesOptionsSchema = z.object({
+  userId: userIdSchema,
+  scope: memoryScopeSchema.optional(),
+  sessionId: sessionIdSchema.optional(),
+  limit: z.number().int().min(1).max(1_000).default(100),
+  offset: z.number().int().min(0).default(0),
+  abortSignal: abortSignalSchema,
+});
+export type ListMemoriesOptions = z.input<typeof listMemoriesOptionsSchema>;
+
+export const memoryRefOptionsSchema = z.object({
+  userId: userIdSchema,
+  id: z.uuid(),
+  abortSignal: abortSignalSchema,
+});
+export type MemoryRefOptions = z.input<typeof memoryRefOptionsSchema>;
+
+export const resetOptionsSchema = z.object({ userId: userIdSchema, abortSignal: abortSignalSchema });
+export const sessionMemoriesOptionsSchema = z.object({
+  sessionId: sessionIdSchema,
+  userId: userIdSchema.optional(),
+  abortSignal: abortSignalSchema,
+});
+export const statsOptionsSchema = z.object({
+  userId: userIdSchema.optional(),
+  abortSignal: abortSignalSchema,
+});
+
+export interface MemoryHealth {
+  status: 'ok';
+  /** `lexical` when no embedder is configured. */
+  search: 'hybrid' | 'lexical';
+  embedder?: string;
+  tokenizer: string;
+}
+
+/**
+ * What core calls. `MemoryService` (in process) and `createMemoryClient` (over HTTP) both
+ * implement it, so core cannot tell them apart.
+ */
+export interface MemoryApi {
+  add(options: AddMemoryOptions): Promise<AddMemoryResult>;
+  search(options: SearchMemoryOptions): Promise<MemorySearchResult[]>;
+  context(options: MemoryContextOptions): Promise<MemoryContext>;
+  list(options: ListMemoriesOptions): Promise<Memory[]>;
+  get(options: MemoryRefOptions): Promise<Memory | undefined>;
+  delete(options: MemoryRefOptions): Promise<{ deleted: boolean }>;
+  reset(options: z.input<typeof resetOptionsSchema>): Promise<{ deleted: number }>;
+  sessionMemories(options: z.input<typeof sessionMemoriesOptionsSchema>): Promise<Memory[]>;
+  stats(options?: z.input<typeof statsOptionsSchema>): Promise<MemoryStats>;
+  health(options?: { abortSignal?: AbortSignal }): Promise<MemoryHealth>;
+}

@@ -1,0 +1,325 @@
+import { randomUUID } from 'node:crypto';
+import { type Logger, silentLogger } from '@nexus/protocol';
+import { contentHash } from './content-hash.ts';
+import { packContext } from './context-block.ts';
+import { type ContextScopeRunner, runContextScopes } from './context-scopes.ts';
+import type { Embedder } from './embedder.ts';
+import { GLOBAL_USER_ID, type Memory, type MemoryStats } from './memory.ts';
+import {
+  type AddMemoryOptions,
+  type AddMemoryResult,
+  addMemoryOptionsSchema,
+  type ListMemoriesOptions,
+  listMemoriesOptionsSchema,
+  type MemoryApi,
+  type MemoryContext,
+  type MemoryContextOptions,
+  type MemoryHealth,
+  type MemoryRefOptions,
+  type MemorySearchResult,
+  memoryContextOptionsSchema,
+  memoryRefOptionsSchema,
+  resetOptionsSchema,
+  type SearchMemoryOptions,
+  searchMemoryOptionsSchema,
+  sessionMemoriesOptionsSchema,
+  statsOptionsSchema,
+} from './memory-api.ts';
+import { EmbedderMismatchError, MemoryInputError } from './memory-errors.ts';
+import { compareRanked, memoryScore, type ScoringOptions } from './memory-scoring.ts';
+import type { MemoryStore } from './memory-store.ts';
+import { parseInput } from './parse-input.ts';
+import { createTokenCounter, type TokenCounter } from './token-counter.ts';
+
+export interface MemoryServiceOptions {
+  store: MemoryStore;
+  /** Omit for lexical-only search (announced once at start, never faked with made-up vectors). */
+  embedder?: Embedder;
+  scoring?: ScoringOptions;
+  /** Cosine similarity at or above which a new memory updates an existing one (default 0.92). */
+  duplicateThreshold?: number;
+  /** Each context scope that takes longer is skipped (default 1,500 ms). */
+  scopeTimeoutMs?: number;
+  tokenCounter?: TokenCounter;
+  now?: () => number;
+  generateId?: () => string;
+  logger?: Logger;
+}
+
+type Ranked = MemorySearchResult & { memory: Memory };
+
+/** Per-person memory: dedupe on add, hybrid search, token-budgeted context. */
+export class MemoryService implements MemoryApi {
+  readonly #store: MemoryStore;
+  readonly #embedder: Embedder | undefined;
+  readonly #scoring: ScoringOptions;
+  readonly #duplicateThreshold: number;
+  readonly #scopeTimeoutMs: number;
+  readonly #now: () => number;
+  readonly #generateId: () => string;
+  readonly #logger: Logger;
+  readonly #addLanes = new Map<string, Promise<unknown>>();
+  #tokenCounter: TokenCounter | Promise<TokenCounter>;
+
+  constructor(options: MemoryServiceOptions) {
+    this.#store = options.store;
+    this.#embedder = options.embedder;
+    this.#scoring = options.scoring ?? {};
+    this.#duplicateThreshold = options.duplicateThreshold ?? 0.92;
+    this.#scopeTimeoutMs = options.scopeTimeoutMs ?? 1_500;
+    this.#now = options.now ?? Date.now;
+    this.#generateId = options.generateId ?? randomUUID;
+    this.#logger = options.logger ?? silentLogger;
+    this.#tokenCounter = options.tokenCounter ?? createTokenCounter();
+    const space = this.#store.vectorSpace;
+    if (this.#embedder && space && space.embedderId !== this.#embedder.id) {
+      throw new EmbedderMismatchError({ stored: space.embedderId, configured: this.#embedder.id });
+    }
+    if (this.#embedder && space?.dimensions !== this.#embedder.dimensions) {
+      throw new EmbedderMismatchError({
+        stored: space ? `${space.embedderId} (${space.dimensions} dimensions)` : 'no vectors',
+        configured: `${this.#embedder.id} (${this.#embedder.dimensions} dimensions)`,
+      });
+    }
+    if (!this.#embedder)
+      this.#logger.info({ search: 'lexical' }, 'memory: no embedder configured, search is lexical only');
+  }
+
+  async add(options: AddMemoryOptions): Promise<AddMemoryResult> {
+    const input = parseInput(addMemoryOptionsSchema, options);
+    const userId = input.scope === 'global' ? GLOBAL_USER_ID : input.userId;
+    if (userId === undefined)
+      throw new MemoryInputError({ field: 'userId', message: 'Invalid userId: required.' });
+    if (input.scope !== 'global' && userId === GLOBAL_USER_ID) {
+      throw new MemoryInputError({
+        field: 'userId',
+        message: `Invalid userId: "${GLOBAL_USER_ID}" is reserved for global memories.`,
+      });
+    }
+    if (input.scope === 'global' && input.userId !== undefined && input.userId !== GLOBAL_USER_ID) {
+      throw new MemoryInputError({
+        field: 'userId',
+        message: `Invalid userId: global memories belong to "${GLOBAL_USER_ID}".`,
+      });
+    }
+    if (input.scope === 'session' && input.sessionId === undefined) {
+      throw new MemoryInputError({
+        field: 'sessionId',
+        message: 'Invalid sessionId: required for scope "session".',
+      });
+    }
+    // One add at a time per person, so two concurrent copies of a fact cannot both be inserted.
+    const previous = this.#addLanes.get(userId) ?? Promise.resolve();
+    const current = previous.catch(() => undefined).then(() => this.#addInLane(userId, input));
+    this.#addLanes.set(userId, current);
+    try {
+      return await current;
+    } finally {
+      if (this.#addLanes.get(userId) === current) this.#addLanes.delete(userId);
+    }
+  }
+
+  async #addInLane(
+    userId: string,
+    input: ReturnType<typeof addMemoryOptionsSchema.parse>,
+  ): Promise<AddMemoryResult> {
+    const { abortSignal } = input;
+    const hash = contentHash(input.content);
+    const exact = await this.#store.findByHash({ userId, hash, abortSignal });
+    if (exact) {
+      if (input.sessionId)
+        await this.#store.linkSession({
+          userId,
+          memoryId: exact.id,
+          sessionId: input.sessionId,
+          abortSignal,
+        });
+      return { action: 'unchanged', deduplicated: true, memory: exact };
+    }
+    const now = this.#now();
+    const embedding = await this.#embed(input.content, abortSignal);
+    if (embedding) {
+      const [closest] = await this.#store.nearest({ userId, embedding, limit: 1, abortSignal });
+      if (closest && closest.similarity >= this.#duplicateThreshold) {
+        const previous = closest.memory;
+        const memory: Memory = {
+          ...previous,
+          content: input.content,
+          hash,
+          category: input.category,
+          // A restated fact keeps the strongest provenance it ever had.
+          source: previous.source === 'user_explicit' ? 'user_explicit' : input.source,
+          updatedAt: now,
+          metadata: { ...previous.metadata, ...input.metadata },
+        };
+        await this.#store.update({ memory, embedding, abortSignal });
+        if (input.sessionId)
+          await this.#store.linkSession({
+            userId,
+            memoryId: memory.id,
+            sessionId: input.sessionId,
+            abortSignal,
+          });
+        return { action: 'updated', deduplicated: true, memory, previousContent: previous.content };
+      }
+    }
+    const memory: Memory = {
+      id: this.#generateId(),
+      userId,
+      scope: input.scope,
+      content: input.content,
+      category: input.category,
+      source: input.source,
+      createdAt: now,
+      updatedAt: now,
+      hash,
+      metadata: input.metadata,
+    };
+    if (input.sessionId) memory.sessionId = input.sessionId;
+    await this.#store.insert({ memory, embedding, abortSignal });
+    return { action: 'inserted', deduplicated: false, memory };
+  }
+
+  async search(options: SearchMemoryOptions): Promise<MemorySearchResult[]> {
+    const input = parseInput(searchMemoryOptionsSchema, options);
+    const embedding = await this.#embed(input.query, input.abortSignal);
+    const ranked = await this.#ranked({ ...input, embedding });
+    return ranked.slice(0, input.limit).map(({ memory: _memory, ...result }) => result);
+  }
+
+  async context(options: MemoryContextOptions): Promise<MemoryContext> {
+    const started = performance.now();
+    const input = parseInput(memoryContextOptionsSchema, options);
+    const counter = await this.#tokenCounter;
+    this.#tokenCounter = counter;
+    const embedding = await this.#embed(input.query, input.abortSignal).catch((error: unknown) => {
+      this.#logger.warn({ error }, 'memory: embedding the query failed, context is lexical only');
+      return undefined;
+    });
+    const base = { query: input.query, limit: input.limit, embedding };
+    const runners: Record<'global' | 'user' | 'session', ContextScopeRunner<Ranked> | undefined> = {
+      global: (abortSignal) => this.#ranked({ ...base, userId: GLOBAL_USER_ID, abortSignal }),
+      user: (abortSignal) => this.#ranked({ ...base, userId: input.userId, scopes: ['user'], abortSignal }),
+      session: input.sessionId
+        ? (abortSignal) =>
+            this.#ranked({ ...base, userId: input.userId, sessionId: input.sessionId, abortSignal })
+        : undefined,
+    };
+    const { results, scopes } = await runContextScopes({
+      runners,
+      timeoutMs: this.#scopeTimeoutMs,
+      abortSignal: input.abortSignal,
+      logger: this.#logger,
+    });
+    const best = new Map<string, Ranked>();
+    for (const hit of results) {
+      const known = best.get(hit.id);
+      if (!known || hit.score > known.score) best.set(hit.id, hit);
+    }
+    const candidates = [...best.values()].sort(compareRanked).slice(0, input.limit);
+    const now = this.#now();
+    const packed = packContext({
+      candidates: candidates.map((hit) => hit.memory),
+      tokenBudget: input.tokenBudget,
+      counter,
+      now,
+    });
+    const memoryIds = packed.used.map((memory) => memory.id);
+    await this.#store.markUsed({ ids: memoryIds, at: now }).catch((error: unknown) => {
+      this.#logger.warn({ error }, 'memory: could not record lastUsedAt');
+    });
+    return {
+      context: packed.context,
+      memoriesUsed: packed.used.length,
+      memoryIds,
+      tokensUsed: packed.tokensUsed,
+      tokenBudget: input.tokenBudget,
+      truncated: packed.truncated,
+      scopes,
+      durationMs: performance.now() - started,
+      tokenizer: counter.name,
+    };
+  }
+
+  async list(options: ListMemoriesOptions): Promise<Memory[]> {
+    const input = parseInput(listMemoriesOptionsSchema, options);
+    return this.#store.list({ ...input, scopes: input.scope ? [input.scope] : undefined });
+  }
+
+  async get(options: MemoryRefOptions): Promise<Memory | undefined> {
+    return this.#store.get(parseInput(memoryRefOptionsSchema, options));
+  }
+
+  async delete(options: MemoryRefOptions): Promise<{ deleted: boolean }> {
+    return { deleted: await this.#store.delete(parseInput(memoryRefOptionsSchema, options)) };
+  }
+
+  async reset(options: { userId: string; abortSignal?: AbortSignal }): Promise<{ deleted: number }> {
+    return { deleted: await this.#store.reset(parseInput(resetOptionsSchema, options)) };
+  }
+
+  async sessionMemories(options: {
+    sessionId: string;
+    userId?: string;
+    abortSignal?: AbortSignal;
+  }): Promise<Memory[]> {
+    return this.#store.sessionMemories(parseInput(sessionMemoriesOptionsSchema, options));
+  }
+
+  async stats(options: { userId?: string; abortSignal?: AbortSignal } = {}): Promise<MemoryStats> {
+    return this.#store.stats(parseInput(statsOptionsSchema, options));
+  }
+
+  async health(): Promise<MemoryHealth> {
+    const counter = await this.#tokenCounter;
+    const health: MemoryHealth = {
+      status: 'ok',
+      search: this.#embedder ? 'hybrid' : 'lexical',
+      tokenizer: counter.name,
+    };
+    if (this.#embedder) health.embedder = this.#embedder.id;
+    return health;
+  }
+
+  async #ranked(options: {
+    userId: string;
+    query: string;
+    limit: number;
+    embedding: Float32Array | undefined;
+    scopes?: ReadonlyArray<Memory['scope']>;
+    sessionId?: string;
+    abortSignal?: AbortSignal;
+  }): Promise<Ranked[]> {
+    const hits = await this.#store.search({
+      userId: options.userId,
+      text: options.query,
+      embedding: options.embedding,
+      // Fetch more than asked so recency can lift a slightly less relevant, much newer memory.
+      limit: Math.min(400, Math.max(options.limit * 3, 30)),
+      scopes: options.scopes,
+      sessionId: options.sessionId,
+      abortSignal: options.abortSignal,
+    });
+    const now = this.#now();
+    const ranked: Ranked[] = hits.map(({ memory, relevance }) => ({
+      id: memory.id,
+      content: memory.content,
+      score: memoryScore(relevance, now - memory.updatedAt, this.#scoring),
+      relevance,
+      category: memory.category,
+      source: memory.source,
+      scope: memory.scope,
+      createdAt: memory.createdAt,
+      updatedAt: memory.updatedAt,
+      metadata: memory.metadata,
+      memory,
+    }));
+    return ranked.sort(compareRanked);
+  }
+
+  async #embed(text: string, abortSignal: AbortSignal | undefined): Promise<Float32Array | undefined> {
+    if (!this.#embedder || text.trim() === '') return undefined;
+    const [vector] = await this.#embedder.embed({ texts: [text], abortSignal });
+    return vector;
+  }
+}
