@@ -1,0 +1,87 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StoredTurn } from './session-store.ts';
+import { createSqliteSessionStore } from './sqlite-session-store.ts';
+
+const directories: string[] = [];
+function temporaryFile(): string {
+  const directory = mkdtempSync(join(tmpdir(), 'nexus-session-store-'));
+  directories.push(directory);
+  return join(directory, 'nested', 'sessions.db');
+}
+afterEach(() => {
+  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
+});
+
+function turn(index: number, overrides: Partial<StoredTurn> = {}): StoredTurn {
+  return {
+    conversationKey: 'web:c1',
+    channel: 'web',
+    userId: 'web:u1',
+    intentId: `intent-${index}`,
+    userText: `question ${index}`,
+    replyText: `answer ${index}`,
+    outcome: 'ok',
+    createdAt: 1_000 + index,
+    ...overrides,
+  };
+}
+
+describe('sqlite session store', () => {
+  it('returns the last turns of a conversation oldest first, and only that conversation', async () => {
+    const store = createSqliteSessionStore({ path: ':memory:' });
+    for (let index = 1; index <= 5; index++) await store.appendTurn(turn(index, { tokenCount: index }));
+    await store.appendTurn(turn(6, { conversationKey: 'web:other' }));
+    const history = await store.history({ conversationKey: 'web:c1', limit: 3 });
+    expect(history.map((stored) => stored.intentId)).toEqual(['intent-3', 'intent-4', 'intent-5']);
+    expect(history[2]).toEqual(turn(5, { tokenCount: 5 }));
+    expect(await store.history({ conversationKey: 'web:c1', limit: 0 })).toEqual([]);
+    await store.close();
+  });
+
+  it('records answered intents per channel and keeps the first copy of a repeated intent', async () => {
+    const store = createSqliteSessionStore({ path: ':memory:' });
+    await store.appendTurn(turn(1));
+    await store.appendTurn(turn(1, { replyText: 'second copy' }));
+    expect(await store.hasIntent({ channel: 'web', intentId: 'intent-1' })).toBe(true);
+    expect(await store.hasIntent({ channel: 'telegram', intentId: 'intent-1' })).toBe(false);
+    expect(await store.hasIntent({ channel: 'web', intentId: 'intent-2' })).toBe(false);
+    const history = await store.history({ conversationKey: 'web:c1', limit: 10 });
+    expect(history.map((stored) => stored.replyText)).toEqual(['answer 1']);
+    await store.close();
+  });
+
+  it('keeps turns across reopening a file, in WAL mode with the schema version recorded', async () => {
+    const path = temporaryFile();
+    const first = createSqliteSessionStore({ path });
+    await first.appendTurn(turn(1, { outcome: 'error' }));
+    await first.close();
+    const second = createSqliteSessionStore({ path });
+    expect(await second.hasIntent({ channel: 'web', intentId: 'intent-1' })).toBe(true);
+    expect((await second.history({ conversationKey: 'web:c1', limit: 5 }))[0]?.outcome).toBe('error');
+    await second.close();
+    const raw = new DatabaseSync(path);
+    expect(raw.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+    expect(raw.prepare('PRAGMA user_version').get()).toEqual({ user_version: 1 });
+    raw.close();
+  });
+
+  it('refuses a file written by a newer schema instead of damaging it', async () => {
+    const path = temporaryFile();
+    await createSqliteSessionStore({ path }).close();
+    const raw = new DatabaseSync(path);
+    raw.exec('PRAGMA user_version = 99');
+    raw.close();
+    expect(() => createSqliteSessionStore({ path })).toThrow(/newer Nexus/);
+  });
+
+  it('fails clearly after close', async () => {
+    const store = createSqliteSessionStore({ path: ':memory:' });
+    await store.close();
+    await store.close();
+    await expect(store.history({ conversationKey: 'web:c1', limit: 1 })).rejects.toThrow(/closed/);
+  });
+});

@@ -1,0 +1,145 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { NexusError } from '@nexus/protocol';
+import type { AppendTurnOptions, SessionStore, StoredTurn, TurnOutcome } from './session-store.ts';
+
+export interface SqliteSessionStoreOptions {
+  /** A file path, or ':memory:' for a store that lives as long as the process. */
+  path: string;
+  /** How long a write waits for another connection's lock before failing. */
+  busyTimeoutMs?: number;
+}
+
+/** Each entry moves the schema one version up; `PRAGMA user_version` records how far a file is. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE turns (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     channel TEXT NOT NULL,
+     intent_id TEXT NOT NULL,
+     conversation_key TEXT NOT NULL,
+     user_id TEXT NOT NULL,
+     user_text TEXT NOT NULL,
+     reply_text TEXT NOT NULL,
+     outcome TEXT NOT NULL CHECK (outcome IN ('ok', 'error', 'aborted')),
+     token_count INTEGER,
+     created_at INTEGER NOT NULL,
+     UNIQUE (channel, intent_id)
+   );
+   CREATE INDEX turns_by_conversation ON turns (conversation_key, seq);`,
+];
+
+interface TurnRow {
+  channel: string;
+  intent_id: string;
+  conversation_key: string;
+  user_id: string;
+  user_text: string;
+  reply_text: string;
+  outcome: string;
+  token_count: number | null;
+  created_at: number;
+}
+
+/**
+ * The embedded SessionStore: one SQLite file through `node:sqlite`, WAL journal so reads never
+ * wait for the writer, statements prepared once. Calls are synchronous underneath and short
+ * (indexed lookups and single-row inserts).
+ */
+export function createSqliteSessionStore(options: SqliteSessionStoreOptions): SessionStore {
+  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+  const database = new DatabaseSync(options.path);
+  database.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+  database.exec('PRAGMA journal_mode = WAL');
+  database.exec('PRAGMA synchronous = NORMAL');
+  migrate(database);
+
+  const hasIntentStatement = database.prepare(
+    'SELECT 1 AS found FROM turns WHERE channel = ? AND intent_id = ?',
+  );
+  const insertStatement = database.prepare(
+    `INSERT INTO turns (channel, intent_id, conversation_key, user_id, user_text, reply_text, outcome, token_count, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (channel, intent_id) DO NOTHING`,
+  );
+  const historyStatement = database.prepare(
+    `SELECT channel, intent_id, conversation_key, user_id, user_text, reply_text, outcome, token_count, created_at
+     FROM turns WHERE conversation_key = ? ORDER BY seq DESC LIMIT ?`,
+  );
+  let closed = false;
+
+  function ensureOpen(): void {
+    if (closed) throw new NexusError({ code: 'internal', message: 'The session store is closed.' });
+  }
+
+  return {
+    async hasIntent({ channel, intentId }) {
+      ensureOpen();
+      return hasIntentStatement.get(channel, intentId) !== undefined;
+    },
+    async appendTurn(turn: AppendTurnOptions) {
+      ensureOpen();
+      insertStatement.run(
+        turn.channel,
+        turn.intentId,
+        turn.conversationKey,
+        turn.userId,
+        turn.userText,
+        turn.replyText,
+        turn.outcome,
+        turn.tokenCount ?? null,
+        turn.createdAt,
+      );
+    },
+    async history({ conversationKey, limit }) {
+      ensureOpen();
+      if (limit <= 0) return [];
+      const rows = historyStatement.all(conversationKey, Math.floor(limit)) as unknown as TurnRow[];
+      return rows.reverse().map(toStoredTurn);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      database.close();
+    },
+  };
+}
+
+function migrate(database: DatabaseSync): void {
+  const row = database.prepare('PRAGMA user_version').get() as { user_version: number };
+  if (row.user_version > MIGRATIONS.length) {
+    throw new NexusError({
+      code: 'internal',
+      message: `The session store was written by a newer Nexus (schema ${row.user_version}, this one knows ${MIGRATIONS.length}).`,
+    });
+  }
+  for (let version = row.user_version; version < MIGRATIONS.length; version++) {
+    database.exec('BEGIN IMMEDIATE');
+    try {
+      database.exec(MIGRATIONS[version] ?? '');
+      database.exec(`PRAGMA user_version = ${version + 1}`);
+      database.exec('COMMIT');
+    } catch (error) {
+      database.exec('ROLLBACK');
+      throw new NexusError({
+        code: 'internal',
+        message: `Session store migration ${version + 1} failed.`,
+        cause: error,
+      });
+    }
+  }
+}
+
+function toStoredTurn(row: TurnRow): StoredTurn {
+  return {
+    conversationKey: row.conversation_key,
+    channel: row.channel,
+    userId: row.user_id,
+    intentId: row.intent_id,
+    userText: row.user_text,
+    replyText: row.reply_text,
+    outcome: row.outcome as TurnOutcome,
+    createdAt: row.created_at,
+    ...(row.token_count === null ? {} : { tokenCount: row.token_count }),
+  };
+}
