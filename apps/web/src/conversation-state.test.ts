@@ -1,0 +1,152 @@
+import type { ReplyEvent, ServerFrame } from '@nexus/protocol';
+import { describe, expect, it } from 'vitest';
+import {
+  addUserMessage,
+  applyServerFrame,
+  type ConversationState,
+  emptyConversation,
+  markPending,
+  TYPING_ACTIVITY,
+} from './conversation-state.ts';
+
+const event = (seq: number, replyEvent: ReplyEvent, conversationId = 'c1'): ServerFrame => ({
+  type: 'event',
+  conversationId,
+  seq,
+  event: replyEvent,
+});
+
+function applyAll(state: ConversationState, frames: ServerFrame[]): ConversationState {
+  return frames.reduce(applyServerFrame, state);
+}
+
+describe('conversation state', () => {
+  it('streams a reply: deltas append, reply.end replaces with the full text', () => {
+    let state = addUserMessage(emptyConversation('c1'), { clientMessageId: 'm1', text: 'hi' });
+    state = applyServerFrame(state, {
+      type: 'accepted',
+      clientMessageId: 'm1',
+      conversationId: 'c1',
+      duplicate: false,
+    });
+    state = applyAll(state, [
+      event(1, { type: 'typing' }),
+      event(2, { type: 'reply.start', replyId: 'r1' }),
+      event(3, { type: 'reply.delta', replyId: 'r1', text: 'Hel' }),
+    ]);
+    expect(state.messages[1]).toEqual({ id: 'r1', role: 'assistant', text: 'Hel', state: 'streaming' });
+    state = applyAll(state, [
+      event(4, { type: 'reply.delta', replyId: 'r1', text: 'lo' }),
+      event(5, { type: 'reply.end', replyId: 'r1', text: 'Hello!' }),
+    ]);
+    expect(state.messages).toEqual([
+      { id: 'm1', role: 'user', text: 'hi', state: 'sent' },
+      { id: 'r1', role: 'assistant', text: 'Hello!', state: 'done' },
+    ]);
+    expect(state.lastSeq).toBe(5);
+    expect(state.activity).toBeUndefined();
+  });
+
+  it('ignores events at or below the last seq, so a resume replay does not repeat text', () => {
+    const frames = [
+      event(1, { type: 'reply.start', replyId: 'r1' }),
+      event(2, { type: 'reply.delta', replyId: 'r1', text: 'one ' }),
+    ];
+    const once = applyAll(emptyConversation('c1'), frames);
+    const replayed = applyAll(once, [
+      ...frames,
+      event(3, { type: 'reply.delta', replyId: 'r1', text: 'two' }),
+    ]);
+    expect(replayed.messages).toEqual([{ id: 'r1', role: 'assistant', text: 'one two', state: 'streaming' }]);
+    expect(applyServerFrame(once, frames[1]!)).toBe(once);
+  });
+
+  it('ignores events of another conversation', () => {
+    const state = emptyConversation('c1');
+    expect(applyServerFrame(state, event(1, { type: 'reply.start', replyId: 'r1' }, 'c2'))).toBe(state);
+  });
+
+  it('builds the reply from reply.end alone when the deltas were never seen', () => {
+    const state = applyServerFrame(
+      emptyConversation('c1'),
+      event(9, { type: 'reply.end', replyId: 'r1', text: 'All' }),
+    );
+    expect(state.messages).toEqual([{ id: 'r1', role: 'assistant', text: 'All', state: 'done' }]);
+  });
+
+  it('shows typing and status in the activity line until the reply streams', () => {
+    let state = applyServerFrame(emptyConversation('c1'), event(1, { type: 'typing' }));
+    expect(state.activity).toBe(TYPING_ACTIVITY);
+    state = applyServerFrame(state, event(2, { type: 'status', text: 'Restoring your preferences…' }));
+    expect(state.activity).toBe('Restoring your preferences…');
+    state = applyServerFrame(state, event(3, { type: 'reply.delta', replyId: 'r1', text: 'x' }));
+    expect(state.activity).toBeUndefined();
+  });
+
+  it('adds an error event inline and ends the reply it interrupted', () => {
+    const state = applyAll(emptyConversation('c1'), [
+      event(1, { type: 'reply.delta', replyId: 'r1', text: 'partial' }),
+      event(2, {
+        type: 'error',
+        code: 'model_unavailable',
+        message: 'The model is not reachable.',
+        retryable: true,
+      }),
+    ]);
+    expect(state.messages).toEqual([
+      { id: 'r1', role: 'assistant', text: 'partial', state: 'done' },
+      { id: 'error-2', role: 'error', text: 'The model is not reachable.', state: 'done' },
+    ]);
+  });
+
+  it('marks a user message failed by an error frame, and pending again for a retry', () => {
+    let state = addUserMessage(emptyConversation('c1'), { clientMessageId: 'm1', text: 'hi' });
+    state = applyServerFrame(state, {
+      type: 'error',
+      code: 'rate_limited',
+      message: 'Slow down.',
+      retryable: true,
+      clientMessageId: 'm1',
+    });
+    expect(state.messages[0]).toEqual({
+      id: 'm1',
+      role: 'user',
+      text: 'hi',
+      state: 'failed',
+      failure: 'Slow down.',
+      retryable: true,
+    });
+    expect(markPending(state, 'm1').messages[0]).toEqual({
+      id: 'm1',
+      role: 'user',
+      text: 'hi',
+      state: 'pending',
+    });
+  });
+
+  it('shows an error frame without a message id as an alert', () => {
+    const state = applyServerFrame(emptyConversation('c1'), {
+      type: 'error',
+      code: 'bad_frame',
+      message: 'That frame was not understood.',
+      retryable: false,
+    });
+    expect(state.alert).toBe('That frame was not understood.');
+  });
+
+  it('follows a server whose seq restarted below ours, and says when a replay was incomplete', () => {
+    const before = applyServerFrame(emptyConversation('c1'), event(40, { type: 'typing' }));
+    const after = applyServerFrame(before, {
+      type: 'resumed',
+      conversationId: 'c1',
+      replayed: 0,
+      complete: false,
+      lastSeq: 3,
+    });
+    expect(after.lastSeq).toBe(3);
+    expect(after.alert).toMatch(/could not be restored/);
+    expect(
+      applyServerFrame(after, event(4, { type: 'reply.end', replyId: 'r9', text: 'new' })).messages,
+    ).toHaveLength(1);
+  });
+});
