@@ -14,8 +14,12 @@ const SENTENCE = 2;
 const WORD = 3;
 const ANY = 4;
 const CLASS_COUNT = 5;
+/** Opening lines up to this length are repeated verbatim; longer ones are not a language tag. */
+const MAX_REOPENER_LENGTH = 64;
 /** Bounds the work when `measure` is not monotonic (e.g. it measures rendered HTML). */
 const TRIES_PER_CLASS = 16;
+const FENCE_AHEAD = /[ \t]*(?:`{3}|~{3})/y;
+const FENCE_START = /[ \t]*(`{3,}|~{3,})/y;
 const SENTENCE_END = /[.!?…。！？][)\]"'”’*_]*$/;
 
 /**
@@ -28,7 +32,8 @@ const SENTENCE_END = /[.!?…。！？][)\]"'”’*_]*$/;
 export function splitMessage(text: string, options: SplitMessageOptions): string[] {
   const { maxLength } = options;
   if (!(maxLength >= 1)) throw new RangeError(`splitMessage: maxLength must be >= 1, got ${maxLength}`);
-  const splitter = new Splitter(text, maxLength, options.measure ?? ((chunk) => chunk.length));
+  const normalised = text.replace(/\r\n?/g, '\n');
+  const splitter = new Splitter(normalised, maxLength, options.measure ?? ((chunk) => chunk.length));
   return splitter.split();
 }
 
@@ -65,14 +70,25 @@ class Splitter {
   #build(start: number, end: number): string {
     const opened = this.#fenceAt(start);
     const closing = this.#fenceAt(end);
-    const body = (opened ? `${opened.openerLine}\n` : '') + this.#text.slice(start, end);
+    const body = (opened ? `${this.#reopener(opened)}\n` : '') + this.#text.slice(start, end);
     if (!closing) return body.trimEnd();
     return `${body}${body.endsWith('\n') ? '' : '\n'}${closing.marker}`;
   }
 
+  /** The opening line repeated at the top of a continuation chunk; a runaway info string is dropped. */
+  #reopener(fence: Fence): string {
+    return fence.openerLine.length <= Math.max(MAX_REOPENER_LENGTH, this.#max / 4)
+      ? fence.openerLine
+      : fence.marker;
+  }
+
   #findCut(start: number): { position: number; raw: boolean } {
-    const hard = this.#hardLimit(start);
-    if (hard <= start) return { position: this.#rawLimit(start), raw: true };
+    const hard = this.#hardLimit(start, (position) => this.#snapDown(position));
+    if (hard <= start) {
+      // Only a fence line longer than the limit gets here: cut it anywhere, still wrapped if possible.
+      const loose = this.#hardLimit(start, (position) => this.#snapSurrogate(position));
+      return loose > start ? { position: loose, raw: false } : { position: this.#rawLimit(start), raw: true };
+    }
     if (hard >= this.#text.length) return { position: hard, raw: false };
     const candidates: number[][] = Array.from({ length: CLASS_COUNT }, () => []);
     for (let position = hard; position > start; position -= 1) {
@@ -87,18 +103,21 @@ class Splitter {
     return { position: hard, raw: false };
   }
 
-  /** Largest allowed end such that the built chunk fits; `start` when none does. */
-  #hardLimit(start: number): number {
+  /**
+   * Largest end (after `snap`) such that the built chunk fits; `start` when none does. Positions
+   * that snap back to `start` count as fitting so the search stays monotonic across them.
+   */
+  #hardLimit(start: number, snap: (position: number) => number): number {
     const length = this.#text.length;
     const fitsAt = (position: number): boolean => {
-      const snapped = this.#snapDown(position);
-      return snapped > start && this.#fits(start, snapped);
+      const snapped = snap(position);
+      return snapped <= start || this.#fits(start, snapped);
     };
     let low = start;
     let step = Math.max(1, Math.floor(this.#max));
     let high = Math.min(length, start + step);
     while (fitsAt(high)) {
-      if (high >= length) return this.#snapDown(high);
+      if (high >= length) return snap(high);
       low = high;
       step *= 2;
       high = Math.min(length, start + step);
@@ -108,7 +127,8 @@ class Splitter {
       if (fitsAt(middle)) low = middle;
       else high = middle;
     }
-    return low > start ? this.#snapDown(low) : start;
+    const snapped = snap(low);
+    return Math.max(snapped, start);
   }
 
   /** Last resort when not even one character fits with fence wrapping: cut the raw text. */
@@ -162,16 +182,38 @@ class Splitter {
     return this.#snapDown(position) === position;
   }
 
-  /** Moves a position out of a fence delimiter line and off the middle of a surrogate pair. */
+  /** Moves a position out of a fence line (or one that could turn into one) and off a surrogate pair. */
   #snapDown(position: number): number {
     const line = this.#lineAt(position);
-    if ((line.role === 'open' || line.role === 'close') && position > line.start && position < line.end) {
-      return line.start;
+    let current = position;
+    if (current > line.start && current < line.end) {
+      if (this.#isAtomic(line)) return line.start;
+      // A chunk must not begin with a fence-like run taken from the middle of a line.
+      for (;;) {
+        FENCE_AHEAD.lastIndex = current;
+        if (current <= line.start || !FENCE_AHEAD.test(this.#text)) break;
+        current -= 1;
+      }
     }
+    return this.#snapSurrogate(current);
+  }
+
+  #snapSurrogate(position: number): number {
     const code = this.#text.charCodeAt(position);
     const previous = this.#text.charCodeAt(position - 1);
     if (code >= 0xdc00 && code <= 0xdfff && previous >= 0xd800 && previous <= 0xdbff) return position - 1;
     return position;
+  }
+
+  /** Lines cut only at their start: fence lines, and lines whose prefix could parse as one. */
+  #isAtomic(line: FenceLine): boolean {
+    if (line.role === 'open' || line.role === 'close') return true;
+    FENCE_START.lastIndex = line.start;
+    const run = FENCE_START.exec(this.#text)?.[1];
+    if (!run) return false;
+    if (line.role === 'text') return true;
+    const marker = line.fence?.marker ?? '';
+    return run[0] === marker[0] && run.length >= marker.length;
   }
 
   #skipBlank(position: number): number {
