@@ -1,0 +1,112 @@
+import { type Logger, silentLogger } from '@nexus/protocol';
+import { isStepCount, type LanguageModel, type ModelMessage, streamText, type ToolSet } from 'ai';
+
+export type AgentPart = { type: 'text-delta'; text: string } | { type: 'finish'; text: string };
+
+export interface AgentRunOptions {
+  /** Overrides the agent's system prompt for this run (e.g. with memory context added). */
+  system?: string;
+  history: ModelMessage[];
+  userText: string;
+  abortSignal?: AbortSignal;
+}
+
+/** Produces one reply as a stream of text deltas and a final `finish` with the whole text. */
+export interface Agent {
+  /** False when no model is set; the agent then answers with the not-configured message. */
+  readonly configured: boolean;
+  run(options: AgentRunOptions): AsyncIterable<AgentPart>;
+}
+
+export interface CreateAgentOptions {
+  model?: LanguageModel;
+  systemPrompt?: string;
+  tools?: ToolSet;
+  /** Model calls per run, tool rounds included. */
+  maxSteps?: number;
+  /** Wall-clock limit of a whole run. */
+  timeoutMs?: number;
+  /** Retries of a failed model call before the run fails. */
+  maxRetries?: number;
+  notConfiguredMessage?: string;
+  logger?: Logger;
+}
+
+export const DEFAULT_SYSTEM_PROMPT =
+  'You are Nexus, a helpful personal assistant. Answer clearly and concisely.';
+export const DEFAULT_NOT_CONFIGURED_MESSAGE =
+  'No model provider is configured yet, so I cannot answer. The operator can set one in the Nexus configuration.';
+
+/**
+ * The agent over the Vercel AI SDK. Every run has a step limit, a wall-clock limit and follows
+ * the caller's abort signal; a timeout surfaces as an error named `TimeoutError`, an abort as the
+ * signal's reason, provider failures as the SDK's errors (see `toModelError`).
+ */
+export function createAgent(options: CreateAgentOptions): Agent {
+  const model = options.model;
+  const maxSteps = options.maxSteps ?? 5;
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const maxRetries = options.maxRetries ?? 1;
+  const systemPrompt = options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
+  const notConfiguredMessage = options.notConfiguredMessage ?? DEFAULT_NOT_CONFIGURED_MESSAGE;
+  const logger = options.logger ?? silentLogger;
+
+  if (model === undefined) {
+    return {
+      configured: false,
+      async *run() {
+        yield { type: 'text-delta', text: notConfiguredMessage };
+        yield { type: 'finish', text: notConfiguredMessage };
+      },
+    };
+  }
+
+  return {
+    configured: true,
+    async *run(runOptions) {
+      const controller = new AbortController();
+      const timer = setTimeout(() => {
+        controller.abort(new DOMException(`The model run exceeded ${timeoutMs} ms.`, 'TimeoutError'));
+      }, timeoutMs);
+      const outer = runOptions.abortSignal;
+      const forwardAbort = () => controller.abort(outer?.reason);
+      if (outer?.aborted) forwardAbort();
+      outer?.addEventListener('abort', forwardAbort, { once: true });
+      try {
+        const result = streamText({
+          model,
+          instructions: runOptions.system ?? systemPrompt,
+          messages: [...runOptions.history, { role: 'user', content: runOptions.userText }],
+          ...(options.tools ? { tools: options.tools } : {}),
+          stopWhen: isStepCount(maxSteps),
+          maxRetries,
+          abortSignal: controller.signal,
+          // Errors arrive as stream parts and are reported by the caller; keep the SDK off the console.
+          onError: () => {},
+        });
+        let text = '';
+        for await (const part of result.stream) {
+          if (part.type === 'text-delta') {
+            if (part.text.length === 0) continue;
+            text += part.text;
+            yield { type: 'text-delta', text: part.text };
+          } else if (part.type === 'error') {
+            throw part.error;
+          } else if (part.type === 'abort') {
+            throw controller.signal.reason ?? new DOMException('The model run was aborted.', 'AbortError');
+          } else if (part.type === 'tool-error') {
+            logger.warn({ toolName: part.toolName, error: String(part.error) }, 'tool failed');
+          }
+        }
+        if (controller.signal.aborted) throw controller.signal.reason;
+        yield { type: 'finish', text };
+      } catch (error) {
+        // An abort often surfaces as a generic AbortError; report why the run really stopped.
+        throw controller.signal.aborted ? controller.signal.reason : error;
+      } finally {
+        clearTimeout(timer);
+        outer?.removeEventListener('abort', forwardAbort);
+      }
+    },
+  };
+}

@@ -1,0 +1,213 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type ChannelAdapter,
+  type IntakeResult,
+  type IntentSink,
+  intentSchema,
+  type Logger,
+  NexusError,
+  silentLogger,
+} from '@nexus/protocol';
+import type { Agent } from './agent.ts';
+import { createConversationLanes } from './conversation-lanes.ts';
+import { createIntentDeduplicator } from './intent-deduplicator.ts';
+import { describeFailure, MODEL_ERROR_MESSAGES } from './model-error.ts';
+import { runTurn, type TurnDependencies, type TurnReport } from './run-turn.ts';
+import type { SessionStore } from './session-store.ts';
+import { loadTokenCounter, type TokenCounter } from './token-counter.ts';
+
+export interface NexusCoreOptions {
+  sessionStore: SessionStore;
+  agent: Agent;
+  logger?: Logger;
+  /** Turns generating at once, across all conversations. */
+  maxConcurrentTurns?: number;
+  /** Turns waiting in one conversation; beyond it intake answers `rate_limited`. */
+  maxQueuedPerConversation?: number;
+  /** Tokens of history in the prompt, newest turns first. */
+  historyTokenBudget?: number;
+  historyMaxTurns?: number;
+  /** Defaults to js-tiktoken o200k_base loaded once per process; pass one to share it. */
+  tokenCounter?: TokenCounter | Promise<TokenCounter>;
+  /** How long a channel may keep delivering after the reply was generated. */
+  deliveryTimeoutMs?: number;
+  /** How long intent ids are remembered in memory (the store remembers answered ones forever). */
+  deduplicationTtlMs?: number;
+  now?: () => number;
+  generateId?: () => string;
+  onTurnFinished?: (report: TurnReport) => void;
+}
+
+export interface NexusCoreStats {
+  activeTurns: number;
+  queuedTurns: number;
+  lanes: number;
+}
+
+/** The daemon core: intake, conversation lanes, turns and their delivery, graceful shutdown. */
+export interface NexusCore {
+  /** Makes an adapter the destination of replies for its channel name. Starting it is the caller's job. */
+  registerChannel(adapter: ChannelAdapter): void;
+  /** Validates, de-duplicates and queues an intent; answers before the reply is generated. */
+  intake: IntentSink;
+  /**
+   * Stops intake, lets running and queued turns finish until shortly before the deadline, then
+   * aborts the rest (their channels get a retryable `shutting_down` error) and closes the store.
+   */
+  shutdown(options?: { deadlineMs?: number }): Promise<void>;
+  stats(): NexusCoreStats;
+  whenIdle(): Promise<void>;
+}
+
+export function createNexusCore(options: NexusCoreOptions): NexusCore {
+  const logger = options.logger ?? silentLogger;
+  const now = options.now ?? Date.now;
+  const adapters = new Map<string, ChannelAdapter>();
+  const deduplicator = createIntentDeduplicator({
+    ttlMs: options.deduplicationTtlMs ?? 10 * 60_000,
+    maxEntries: 100_000,
+    now,
+  });
+  const lanes = createConversationLanes({
+    maxConcurrent: options.maxConcurrentTurns ?? 32,
+    maxQueuedPerLane: options.maxQueuedPerConversation ?? 100,
+  });
+  const shutdownController = new AbortController();
+  const hardStopController = new AbortController();
+  const tokenCounter = Promise.resolve(options.tokenCounter ?? loadTokenCounter());
+  const dependencies: TurnDependencies = {
+    sessionStore: options.sessionStore,
+    agent: options.agent,
+    tokenCounter,
+    historyTokenBudget: options.historyTokenBudget ?? 3000,
+    historyMaxTurns: options.historyMaxTurns ?? 50,
+    now,
+    generateId: options.generateId ?? randomUUID,
+    logger,
+    shutdownSignal: shutdownController.signal,
+    hardStopSignal: hardStopController.signal,
+    deliveryTimeoutMs: options.deliveryTimeoutMs ?? 30_000,
+  };
+  let accepting = true;
+  let shutdownPromise: Promise<void> | undefined;
+
+  const intake: IntentSink = async (input) => {
+    if (!accepting) return shuttingDown();
+    const parsed = intentSchema.safeParse(input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const field = issue && issue.path.length > 0 ? issue.path.join('.') : 'intent';
+      return {
+        status: 'rejected',
+        code: 'invalid_intent',
+        message: `${field}: ${issue?.message ?? 'invalid'}`,
+      };
+    }
+    const intent = parsed.data;
+    const adapter = adapters.get(intent.channel);
+    if (!adapter) {
+      return {
+        status: 'rejected',
+        code: 'channel_unavailable',
+        message: `No channel named "${intent.channel}" is registered.`,
+      };
+    }
+    const dedupeKey = `${intent.channel}\u0000${intent.id}`;
+    if (!deduplicator.claim(dedupeKey)) return { status: 'duplicate' };
+    try {
+      if (await options.sessionStore.hasIntent({ channel: intent.channel, intentId: intent.id }))
+        return { status: 'duplicate' };
+    } catch (error) {
+      deduplicator.release(dedupeKey);
+      logger.error({ error: describeFailure(error) }, 'session store failed during intake');
+      return { status: 'rejected', code: 'internal', message: 'The session store is not available.' };
+    }
+    if (!accepting) {
+      deduplicator.release(dedupeKey);
+      return shuttingDown();
+    }
+    const enqueuedAt = now();
+    const queued = lanes.enqueue(`${intent.channel}:${intent.conversation.id}`, async () => {
+      const result = await runTurn(intent, enqueuedAt, adapter, dependencies);
+      if (result.retryableFailure) deduplicator.release(dedupeKey);
+      try {
+        options.onTurnFinished?.(result.report);
+      } catch (error) {
+        logger.warn({ error: describeFailure(error) }, 'onTurnFinished threw');
+      }
+      return { drain: result.drain };
+    });
+    if (!queued) {
+      deduplicator.release(dedupeKey);
+      return {
+        status: 'rejected',
+        code: 'rate_limited',
+        message: 'Too many messages are waiting in this conversation; please wait for the replies.',
+      };
+    }
+    return { status: 'accepted' };
+  };
+
+  async function runShutdown(deadlineMs: number): Promise<void> {
+    accepting = false;
+    const grace = Math.min(1000, deadlineMs / 4);
+    const finished = await idleWithin(deadlineMs - grace);
+    if (!finished) {
+      logger.warn({ ...statsNow() }, 'shutdown deadline near: aborting the remaining turns');
+      shutdownController.abort(
+        new NexusError({
+          code: 'shutting_down',
+          message: MODEL_ERROR_MESSAGES.shutting_down,
+          retryable: true,
+        }),
+      );
+      if (!(await idleWithin(grace / 2))) {
+        hardStopController.abort(
+          new NexusError({ code: 'shutting_down', message: 'Delivery abandoned at shutdown.' }),
+        );
+        if (!(await idleWithin(grace / 4)))
+          logger.error({ ...statsNow() }, 'turns still running at shutdown');
+      }
+    }
+    try {
+      await options.sessionStore.close();
+    } catch (error) {
+      logger.error({ error: describeFailure(error) }, 'could not close the session store');
+    }
+  }
+
+  function idleWithin(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), Math.max(0, ms));
+      lanes.whenIdle().then(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  function statsNow(): NexusCoreStats {
+    return { activeTurns: lanes.activeCount, queuedTurns: lanes.queuedCount, lanes: lanes.laneCount };
+  }
+
+  return {
+    registerChannel(adapter) {
+      adapters.set(adapter.name, adapter);
+    },
+    intake,
+    shutdown(shutdownOptions = {}) {
+      shutdownPromise ??= runShutdown(shutdownOptions.deadlineMs ?? 8000);
+      return shutdownPromise;
+    },
+    stats: statsNow,
+    whenIdle: () => lanes.whenIdle(),
+  };
+}
+
+function shuttingDown(): IntakeResult {
+  return {
+    status: 'rejected',
+    code: 'shutting_down',
+    message: 'The assistant is shutting down; try again shortly.',
+  };
+}

@@ -1,0 +1,203 @@
+import {
+  type ChannelAdapter,
+  conversationRefOf,
+  type Intent,
+  type Logger,
+  type NexusError,
+} from '@nexus/protocol';
+import type { Agent } from './agent.ts';
+import { historyWithinBudget } from './history-within-budget.ts';
+import { describeFailure, toModelError } from './model-error.ts';
+import { createReplyStream } from './reply-stream.ts';
+import type { SessionStore } from './session-store.ts';
+import type { TokenCounter } from './token-counter.ts';
+
+/** What one turn did, for metrics. Times are in milliseconds of the core's clock. */
+export interface TurnReport {
+  conversationKey: string;
+  channel: string;
+  intentId: string;
+  outcome: 'ok' | 'error' | 'aborted';
+  errorCode?: string;
+  /** From intake to the start of the turn. */
+  queuedMs: number;
+  /** From the start of the turn to the end of generation (delivery may still be running). */
+  durationMs: number;
+  /** From the start of the turn to the first text delta. */
+  firstDeltaMs?: number;
+}
+
+export interface TurnDependencies {
+  sessionStore: SessionStore;
+  agent: Agent;
+  tokenCounter: Promise<TokenCounter>;
+  historyTokenBudget: number;
+  historyMaxTurns: number;
+  now: () => number;
+  generateId: () => string;
+  logger: Logger;
+  /** Aborted when shutdown gives up waiting: running turns stop with `shutting_down`. */
+  shutdownSignal: AbortSignal;
+  /** Aborted at the very end of shutdown: deliveries still running are abandoned. */
+  hardStopSignal: AbortSignal;
+  /** How long delivery may go on after generation ended before the lane moves on. */
+  deliveryTimeoutMs: number;
+}
+
+export interface TurnResult {
+  report: TurnReport;
+  /** Resolves when the adapter finished delivering (or was given up on). */
+  drain: Promise<void>;
+  /** The turn failed in a way a retry may fix; it was not stored, so a redelivery is not a duplicate. */
+  retryableFailure: boolean;
+}
+
+/**
+ * One turn: history within the token budget, the agent's streamed reply as ReplyEvents handed
+ * to the channel while they are produced, then the turn stored. The memory-context step slots
+ * in between history and the agent run.
+ */
+export async function runTurn(
+  intent: Intent,
+  enqueuedAt: number,
+  adapter: ChannelAdapter,
+  dependencies: TurnDependencies,
+): Promise<TurnResult> {
+  const { now, sessionStore, agent } = dependencies;
+  const startedAt = now();
+  const conversationKey = `${intent.channel}:${intent.conversation.id}`;
+  const logger = dependencies.logger.child({ conversationId: conversationKey, intentId: intent.id });
+  const events = createReplyStream();
+  const deliveryController = new AbortController();
+  const stopDelivery = () => deliveryController.abort(dependencies.hardStopSignal.reason);
+  dependencies.hardStopSignal.addEventListener('abort', stopDelivery, { once: true });
+  const delivered = Promise.resolve()
+    .then(() =>
+      adapter.deliver({
+        conversation: conversationRefOf(intent),
+        events,
+        abortSignal: deliveryController.signal,
+      }),
+    )
+    .catch((error: unknown) => {
+      logger.error(
+        { channel: intent.channel, error: describeFailure(error) },
+        'channel failed to deliver the reply',
+      );
+    });
+
+  events.push({ type: 'typing' });
+  const replyId = dependencies.generateId();
+  let replyText = '';
+  let started = false;
+  let firstDeltaAt: number | undefined;
+  let failure: NexusError | undefined;
+  let tokenCounter: TokenCounter | undefined;
+  try {
+    if (dependencies.shutdownSignal.aborted) throw dependencies.shutdownSignal.reason;
+    const [turns, counter] = await Promise.all([
+      sessionStore.history({ conversationKey, limit: dependencies.historyMaxTurns }),
+      dependencies.tokenCounter,
+    ]);
+    tokenCounter = counter;
+    const history = historyWithinBudget({
+      turns,
+      tokenBudget: dependencies.historyTokenBudget,
+      tokenCounter: counter,
+    });
+    for await (const part of agent.run({
+      history: history.messages,
+      userText: intent.text,
+      abortSignal: dependencies.shutdownSignal,
+    })) {
+      if (!started) {
+        started = true;
+        events.push({ type: 'reply.start', replyId });
+      }
+      if (part.type === 'text-delta') {
+        firstDeltaAt ??= now();
+        replyText += part.text;
+        events.push({ type: 'reply.delta', replyId, text: part.text });
+      } else {
+        replyText = part.text;
+      }
+    }
+    if (!started) events.push({ type: 'reply.start', replyId });
+    events.push({ type: 'reply.end', replyId, text: replyText });
+  } catch (error) {
+    failure = toModelError(error, { shuttingDown: dependencies.shutdownSignal.aborted });
+    const level = failure.code === 'internal' ? 'error' : 'warn';
+    logger[level]({ code: failure.code, cause: describeFailure(error) }, 'turn failed');
+    events.push({
+      type: 'error',
+      code: failure.code,
+      message: failure.message,
+      retryable: failure.retryable,
+    });
+  }
+  events.end();
+  const finishedAt = now();
+
+  const retryableFailure = failure?.retryable === true;
+  if (!retryableFailure) {
+    try {
+      await sessionStore.appendTurn({
+        conversationKey,
+        channel: intent.channel,
+        userId: intent.userId,
+        intentId: intent.id,
+        userText: intent.text,
+        replyText,
+        outcome: failure ? 'error' : 'ok',
+        createdAt: finishedAt,
+        ...(tokenCounter
+          ? { tokenCount: tokenCounter.count(intent.text) + tokenCounter.count(replyText) }
+          : {}),
+      });
+    } catch (error) {
+      logger.error({ error: describeFailure(error) }, 'could not store the turn');
+    }
+  }
+
+  const report: TurnReport = {
+    conversationKey,
+    channel: intent.channel,
+    intentId: intent.id,
+    outcome: failure ? (failure.code === 'shutting_down' ? 'aborted' : 'error') : 'ok',
+    queuedMs: startedAt - enqueuedAt,
+    durationMs: finishedAt - startedAt,
+    ...(failure ? { errorCode: failure.code } : {}),
+    ...(firstDeltaAt === undefined ? {} : { firstDeltaMs: firstDeltaAt - startedAt }),
+  };
+  const drain = settleDelivery(delivered, deliveryController, dependencies.deliveryTimeoutMs, logger).finally(
+    () => {
+      dependencies.hardStopSignal.removeEventListener('abort', stopDelivery);
+    },
+  );
+  return { report, drain, retryableFailure };
+}
+
+/** Waits for the adapter, but never longer than the timeout: a stuck channel must not stall its lane. */
+function settleDelivery(
+  delivered: Promise<void>,
+  controller: AbortController,
+  timeoutMs: number,
+  logger: Logger,
+): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const giveUp = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      logger.warn({ timeoutMs }, 'channel still delivering after the timeout; moving on');
+      controller.abort();
+      giveUp();
+    }, timeoutMs);
+    controller.signal.addEventListener('abort', giveUp, { once: true });
+    delivered.then(() => {
+      controller.signal.removeEventListener('abort', giveUp);
+      giveUp();
+    });
+  });
+}
