@@ -2,6 +2,7 @@ import type { ServerFrame } from '@nexus/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ChatConnection, type ChatConnectionOptions, type ConnectionStatus } from './chat-connection.ts';
 import { type StandInGateway, startStandInGateway } from './test-support/stand-in-gateway.ts';
+import { isTokenRejected } from './token-check.ts';
 
 const token = 'secret-token';
 let gateway: StandInGateway | undefined;
@@ -18,7 +19,7 @@ function connect(overrides: Partial<ChatConnectionOptions> = {}) {
   const frames: ServerFrame[] = [];
   const statuses: ConnectionStatus[] = [];
   connection = new ChatConnection({
-    url: gateway!.url,
+    url: gateway?.url ?? 'ws://127.0.0.1:9/ws',
     token,
     clientId: 'client-1',
     resumePoint: () => undefined,
@@ -113,13 +114,35 @@ describe('ChatConnection', () => {
   });
 
   it('stops at close code 4401 and reports unauthorized instead of retrying', async () => {
-    gateway = await startStandInGateway({ token: 'another-token' });
+    gateway = await startStandInGateway({ token: 'another-token', rejectTokenWith: 'close-4401' });
     const { connection } = connect();
     connection.start();
     await vi.waitFor(() => expect(connection.status.phase).toBe('unauthorized'));
     // Backoff is 10–40 ms here: a retry would have shown up well within this wait.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(gateway.connections).toHaveLength(1);
+  });
+
+  it('after a refused handshake, asks the gateway and stops when it says the token is wrong', async () => {
+    gateway = await startStandInGateway({ token: 'another-token' });
+    const url = gateway.url;
+    const { connection } = connect({ isTokenRejected: () => isTokenRejected({ url, token }) });
+    connection.start();
+    await vi.waitFor(() => expect(connection.status.phase).toBe('unauthorized'));
+    const handshakes = gateway.rejectedHandshakes;
+    expect(handshakes).toBeGreaterThanOrEqual(1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(gateway.rejectedHandshakes).toBe(handshakes);
+  });
+
+  it('keeps reconnecting while the gateway cannot be reached', async () => {
+    const { connection } = connect({
+      url: 'ws://127.0.0.1:9/ws',
+      isTokenRejected: () => isTokenRejected({ url: 'ws://127.0.0.1:9/ws', token }),
+    });
+    connection.start();
+    await vi.waitFor(() => expect(connection.status.attempt).toBeGreaterThanOrEqual(3));
+    expect(connection.status.phase).toBe('reconnecting');
   });
 
   it('reports a token that no sub-protocol can carry as unauthorized without connecting', async () => {

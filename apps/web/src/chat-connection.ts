@@ -39,6 +39,12 @@ export interface ChatConnectionOptions {
   /** Every server frame, plus a locally made `error` frame for a queued message too large to send. */
   onFrame: (frame: ServerFrame) => void;
   onStatus: (status: ConnectionStatus) => void;
+  /**
+   * Asked after a handshake fails before opening: true when the server positively rejects the
+   * token. Browsers hide the HTTP status of a refused handshake, so a 401 at upgrade is otherwise
+   * indistinguishable from a server that is down. (A close with 4401 needs no check.)
+   */
+  isTokenRejected?: () => Promise<boolean>;
   /** Defaults to the global WebSocket (browsers, Node ≥ 22). */
   createWebSocket?: (url: string, protocols: string[]) => WebSocket;
   backoff?: BackoffOptions;
@@ -117,9 +123,13 @@ export class ChatConnection {
       return;
     }
     this.#socket = socket;
-    socket.onopen = () => this.#sendHello();
+    let opened = false;
+    socket.onopen = () => {
+      opened = true;
+      this.#sendHello();
+    };
     socket.onmessage = (event) => this.#receive(event.data);
-    socket.onclose = (event) => this.#closed(event.code);
+    socket.onclose = (event) => this.#closed(event.code, opened);
     socket.onerror = () => {};
   }
 
@@ -219,7 +229,7 @@ export class ChatConnection {
     );
   }
 
-  #closed(code: number): void {
+  #closed(code: number, opened: boolean): void {
     this.#socket = undefined;
     this.#welcomed = false;
     clearInterval(this.#heartbeatTimer);
@@ -231,6 +241,19 @@ export class ChatConnection {
     }
     if (code === WEB_SOCKET_CLOSE_CODES.rateLimited) this.#attempt = Math.max(this.#attempt, 4);
     this.#scheduleReconnect();
+    if (!opened) this.#checkToken();
+  }
+
+  #checkToken(): void {
+    this.#options.isTokenRejected?.().then(
+      (rejected) => {
+        if (!rejected || this.#phase === 'open' || this.#phase === 'stopped') return;
+        this.#clearTimers();
+        this.#abandonSocket();
+        this.#setPhase('unauthorized');
+      },
+      () => {},
+    );
   }
 
   #scheduleReconnect(): void {

@@ -9,6 +9,7 @@ import {
   markPending,
 } from './conversation-state.ts';
 import type { ChatStorage } from './storage.ts';
+import { isTokenRejected } from './token-check.ts';
 
 export interface ChatSnapshot {
   conversation: ConversationState;
@@ -27,6 +28,8 @@ export interface ChatSessionOptions {
   storage: ChatStorage;
   randomId: () => string;
   createWebSocket?: (url: string, protocols: string[]) => WebSocket;
+  /** Defaults to asking the gateway over HTTP (see token-check.ts). */
+  isTokenRejected?: () => Promise<boolean>;
   backoff?: BackoffOptions;
   random?: () => number;
   /** Storage writes are coalesced (a reply streams many deltas). Default 300 ms. */
@@ -59,6 +62,8 @@ export class ChatSession {
       onFrame: (frame) => this.#receive(frame),
       onStatus: (connection) => this.#update({ connection }),
       createWebSocket: options.createWebSocket,
+      isTokenRejected:
+        options.isTokenRejected ?? (() => isTokenRejected({ url: options.url, token: options.token })),
       backoff: options.backoff,
       random: options.random,
     });

@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ClientFrame, ServerFrame } from '@nexus/protocol';
 import {
@@ -15,6 +16,11 @@ export interface StandInGatewayOptions {
   welcome?: Partial<Welcome>;
   /** Answer `ping` frames with `pong`. Default true. */
   answerPings?: boolean;
+  /**
+   * How a wrong token is refused: `http-401` at the upgrade, as the real channel does (a browser
+   * sees only a failed handshake), or `close-4401` after accepting it. Default `http-401`.
+   */
+  rejectTokenWith?: 'http-401' | 'close-4401';
 }
 
 /** One client connection as the stand-in sees it. */
@@ -31,6 +37,8 @@ export interface StandInConnection {
 export interface StandInGateway {
   url: string;
   connections: StandInConnection[];
+  /** Handshakes answered with HTTP 401. */
+  readonly rejectedHandshakes: number;
   /** The next connection not yet taken by a previous call. */
   nextConnection(): Promise<StandInConnection>;
   close(): Promise<void>;
@@ -38,16 +46,35 @@ export interface StandInGateway {
 
 /**
  * A real `ws` server speaking the gateway side of the web-socket protocol just far enough for
- * client tests: sub-protocol token check (close 4401 on mismatch), welcome after hello, pong after
- * ping. Everything else (accepted, events, shutdown) the test sends itself.
+ * client tests: the sub-protocol token check, `GET /ws` answering 401 for a wrong bearer token
+ * (the check a page makes after a failed handshake), welcome after hello, pong after ping.
+ * Everything else (accepted, events, shutdown) the test sends itself.
  */
 export async function startStandInGateway(options: StandInGatewayOptions): Promise<StandInGateway> {
+  const tokenProtocol = WEB_SOCKET_TOKEN_PROTOCOL_PREFIX + options.token;
+  let rejectedHandshakes = 0;
+  const http = createServer((request, response) => {
+    const authorized = request.headers.authorization === `Bearer ${options.token}`;
+    response.writeHead(authorized ? 426 : 401, { 'content-type': 'text/plain' }).end();
+  });
   const server = new WebSocketServer({
-    port: 0,
-    host: '127.0.0.1',
+    noServer: true,
     handleProtocols: (protocols) => (protocols.has(WEB_SOCKET_SUBPROTOCOL) ? WEB_SOCKET_SUBPROTOCOL : false),
   });
-  await new Promise<void>((resolve) => server.once('listening', resolve));
+  http.on('upgrade', (request, socket, head) => {
+    socket.on('error', () => {});
+    const protocols = String(request.headers['sec-websocket-protocol'] ?? '').split(',');
+    if (
+      options.rejectTokenWith !== 'close-4401' &&
+      !protocols.some((entry) => entry.trim() === tokenProtocol)
+    ) {
+      rejectedHandshakes += 1;
+      socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    server.handleUpgrade(request, socket, head, (webSocket) => server.emit('connection', webSocket, request));
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const connections: StandInConnection[] = [];
   const pendingConnections = queue<StandInConnection>();
 
@@ -67,7 +94,7 @@ export async function startStandInGateway(options: StandInGatewayOptions): Promi
     connections.push(connection);
     pendingConnections.put(connection);
     socket.on('error', () => {});
-    if (!protocols.includes(WEB_SOCKET_TOKEN_PROTOCOL_PREFIX + options.token)) {
+    if (!protocols.includes(tokenProtocol)) {
       socket.close(WEB_SOCKET_CLOSE_CODES.unauthorized, 'unauthorized');
       return;
     }
@@ -92,14 +119,19 @@ export async function startStandInGateway(options: StandInGatewayOptions): Promi
     });
   });
 
-  const { port } = server.address() as AddressInfo;
+  const { port } = http.address() as AddressInfo;
   return {
     url: `ws://127.0.0.1:${port}/ws`,
     connections,
+    get rejectedHandshakes() {
+      return rejectedHandshakes;
+    },
     nextConnection: pendingConnections.take,
     close: async () => {
       for (const client of server.clients) client.terminate();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.close();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
 }
