@@ -2,7 +2,6 @@ import type { ReplyEvent, ServerFrame } from '@nexus/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, replyEvents, startHarness, TestClient } from './channel-test-harness.ts';
 
-type EventFrame = Extract<ServerFrame, { type: 'event' }>;
 type ErrorFrame = Extract<ServerFrame, { type: 'error' }>;
 
 let harness: Harness | undefined;
