@@ -102,7 +102,12 @@ export async function writeChatCompletion(options: WriteChatCompletionOptions): 
       response.write(frame);
     }
   }
-  if (scripted.dropConnection) return void response.destroy();
+  if (scripted.dropConnection) {
+    // Let the text chunks reach the client first, so it sees a stream cut after partial output.
+    await new Promise<void>((resolve) => response.write('', () => resolve()));
+    response.destroy();
+    return;
+  }
   response.end(closing.join(''));
 }
 
