@@ -1,0 +1,163 @@
+import type { Attachment, IntentInput } from '@nexus/protocol';
+import {
+  getContentType,
+  isJidBroadcast,
+  isJidGroup,
+  isJidNewsletter,
+  isJidStatusBroadcast,
+  isLidUser,
+  jidNormalizedUser,
+  normalizeMessageContent,
+  type proto,
+  type WAMessage,
+} from '@whiskeysockets/baileys';
+
+/** The bot's own identities: WhatsApp mentions it by phone-number JID or by LID. */
+export interface BotIdentity {
+  phoneJid?: string;
+  lidJid?: string;
+}
+
+export type SkipReason =
+  | 'incomplete_key'
+  | 'from_me'
+  | 'status_broadcast'
+  | 'newsletter'
+  | 'broadcast_list'
+  | 'no_content';
+
+export type MessageMapping = { intent: IntentInput; timestampSeconds: number } | { skip: SkipReason };
+
+/** Stable id of one WhatsApp message, also the de-duplication key. */
+export function whatsAppIntentId(remoteJid: string, messageId: string): string {
+  return `${remoteJid}/${messageId}`;
+}
+
+export function parseWhatsAppIntentId(
+  intentId: string,
+): { remoteJid: string; messageId: string } | undefined {
+  const slash = intentId.lastIndexOf('/');
+  if (slash <= 0 || slash === intentId.length - 1) return undefined;
+  return { remoteJid: intentId.slice(0, slash), messageId: intentId.slice(slash + 1) };
+}
+
+export function timestampSeconds(value: WAMessage['messageTimestamp']): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  const seconds = Number(value);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;
+}
+
+/** LID first: it is WhatsApp's canonical identity in v7; the phone JID is only a fallback. */
+function preferLid(...jids: (string | null | undefined)[]): string | undefined {
+  const present = jids.filter((jid): jid is string => typeof jid === 'string' && jid.length > 0);
+  const lid = present.find((jid) => isLidUser(jid));
+  const chosen = lid ?? present[0];
+  return chosen ? jidNormalizedUser(chosen) : undefined;
+}
+
+function isBot(jid: string | null | undefined, bot: BotIdentity): boolean {
+  if (!jid) return false;
+  const normalized = jidNormalizedUser(jid);
+  return normalized === bot.phoneJid || normalized === bot.lidJid;
+}
+
+type MediaKey = 'imageMessage' | 'videoMessage' | 'audioMessage' | 'documentMessage' | 'stickerMessage';
+
+function attachmentsOf(content: proto.IMessage, fileId: string): Attachment[] {
+  const media: [MediaKey, Attachment['kind']][] = [
+    ['imageMessage', 'image'],
+    ['videoMessage', 'video'],
+    ['audioMessage', content.audioMessage?.ptt ? 'voice' : 'audio'],
+    ['documentMessage', 'document'],
+    ['stickerMessage', 'sticker'],
+  ];
+  const found: Attachment[] = [];
+  for (const [key, kind] of media) {
+    const part = content[key] as
+      | { mimetype?: string | null; fileLength?: unknown; fileName?: string | null }
+      | null
+      | undefined;
+    if (!part) continue;
+    const size = Number(part.fileLength ?? Number.NaN);
+    found.push({
+      kind,
+      platformFileId: fileId,
+      ...(part.mimetype ? { mimeType: part.mimetype } : {}),
+      ...(part.fileName ? { name: part.fileName } : {}),
+      ...(Number.isFinite(size) && size >= 0 ? { sizeBytes: size } : {}),
+    });
+  }
+  return found;
+}
+
+function contextInfoOf(content: proto.IMessage): proto.IContextInfo | undefined {
+  const type = getContentType(content);
+  if (!type) return undefined;
+  const part = content[type] as { contextInfo?: proto.IContextInfo | null } | null | undefined;
+  return typeof part === 'object' && part !== null ? (part.contextInfo ?? undefined) : undefined;
+}
+
+/**
+ * Turns one upserted WhatsApp message into an Intent, or says why it is not one. Unwraps
+ * ephemeral and view-once wrappers; in groups the sender is the participant and the assistant is
+ * addressed when its phone JID or LID is mentioned or one of its messages is replied to.
+ */
+export function messageToIntent(options: {
+  message: WAMessage;
+  channel: string;
+  bot: BotIdentity;
+  now: () => number;
+}): MessageMapping {
+  const { message, bot } = options;
+  const { key } = message;
+  const remoteJid = key.remoteJid;
+  if (!remoteJid || !key.id) return { skip: 'incomplete_key' };
+  if (key.fromMe) return { skip: 'from_me' };
+  if (isJidStatusBroadcast(remoteJid)) return { skip: 'status_broadcast' };
+  if (isJidNewsletter(remoteJid)) return { skip: 'newsletter' };
+  if (isJidBroadcast(remoteJid)) return { skip: 'broadcast_list' };
+
+  const content = normalizeMessageContent(message.message);
+  if (!content) return { skip: 'no_content' };
+  const id = whatsAppIntentId(remoteJid, key.id);
+  const text =
+    content.conversation ??
+    content.extendedTextMessage?.text ??
+    content.imageMessage?.caption ??
+    content.videoMessage?.caption ??
+    content.documentMessage?.caption ??
+    '';
+  const attachments = attachmentsOf(content, id);
+  if (text.trim() === '' && attachments.length === 0) return { skip: 'no_content' };
+
+  const group = isJidGroup(remoteJid) === true;
+  const sender = group
+    ? preferLid(key.participant, key.participantAlt)
+    : preferLid(remoteJid, key.remoteJidAlt);
+  if (!sender) return { skip: 'incomplete_key' };
+  const contextInfo = contextInfoOf(content);
+  const mentioned = (contextInfo?.mentionedJid ?? []).some((jid) => isBot(jid, bot));
+  const repliedToBot = isBot(contextInfo?.participant, bot);
+  const seconds = timestampSeconds(message.messageTimestamp);
+  const receivedAtMs = seconds === undefined ? options.now() : seconds * 1000;
+
+  return {
+    timestampSeconds: seconds ?? Math.floor(receivedAtMs / 1000),
+    intent: {
+      id,
+      channel: options.channel,
+      conversation: { id: group ? remoteJid : sender, kind: group ? 'group' : 'direct' },
+      sender: {
+        platformId: sender,
+        ...(message.pushName ? { displayName: message.pushName } : {}),
+      },
+      userId: `${options.channel}:${sender}`,
+      text,
+      attachments,
+      ...(contextInfo?.stanzaId ? { replyTo: whatsAppIntentId(remoteJid, contextInfo.stanzaId) } : {}),
+      mentionsAssistant: group ? mentioned || repliedToBot : true,
+      receivedAt: new Date(receivedAtMs).toISOString(),
+      raw: message,
+    },
+  };
+}

@@ -1,0 +1,28 @@
+export {
+  type FakeWhatsAppConnection,
+  type FakeWhatsAppServer,
+  type FakeWhatsAppServerBehavior,
+  startFakeWhatsAppServer,
+} from './fake-whatsapp-server.ts';
+export {
+  createFakeWhatsAppSocket,
+  createFakeWhatsAppSocketFactory,
+  type FakeWhatsAppSocket,
+  type FakeWhatsAppSocketFactory,
+  type RecordedPresence,
+  type RecordedSend,
+  silentBaileysLogger,
+} from './fake-whatsapp-socket.ts';
+export {
+  buildDirectMessage,
+  buildEphemeralMessage,
+  buildFromMeMessage,
+  buildGroupMessage,
+  buildNewsletterMessage,
+  buildStatusBroadcastMessage,
+  buildViewOnceMessage,
+  TEST_BOT_LID,
+  TEST_BOT_PHONE_JID,
+  TEST_BOT_USER,
+  whatsAppMessageId,
+} from './whatsapp-messages.ts';

@@ -1,0 +1,152 @@
+import { randomBytes } from 'node:crypto';
+import { proto, type WAMessage } from '@whiskeysockets/baileys';
+
+/** The bot's account as Baileys reports it in `sock.user` (device suffix included). */
+export const TEST_BOT_USER = {
+  id: '15550000001:7@s.whatsapp.net',
+  lid: '210000000001:7@lid',
+  name: 'Nexus',
+} as const;
+/** Normalised identities of TEST_BOT_USER, as mentions carry them. */
+export const TEST_BOT_PHONE_JID = '15550000001@s.whatsapp.net';
+export const TEST_BOT_LID = '210000000001@lid';
+
+/** A message id shaped like WhatsApp's own (`3EB0` + hex). */
+export function whatsAppMessageId(): string {
+  return `3EB0${randomBytes(8).toString('hex').toUpperCase()}`;
+}
+
+interface CommonOptions {
+  id?: string;
+  /** Seconds, like `messageTimestamp`; defaults to now. */
+  timestampSeconds?: number;
+  pushName?: string;
+}
+
+function build(fields: {
+  key: proto.IMessageKey & {
+    participantAlt?: string;
+    remoteJidAlt?: string;
+  };
+  message: proto.IMessage;
+  common: CommonOptions;
+}): WAMessage {
+  const seconds = fields.common.timestampSeconds ?? Math.floor(Date.now() / 1000);
+  const created = proto.WebMessageInfo.create({
+    key: { id: fields.common.id ?? whatsAppMessageId(), ...fields.key },
+    messageTimestamp: seconds,
+    message: fields.message,
+    ...(fields.common.pushName ? { pushName: fields.common.pushName } : {}),
+  });
+  return created as WAMessage;
+}
+
+/** A one-to-one text message (`conversation`), as a phone sends it. */
+export function buildDirectMessage(
+  options: CommonOptions & { from: string; fromAlt?: string; text: string },
+): WAMessage {
+  return build({
+    key: {
+      remoteJid: options.from,
+      fromMe: false,
+      ...(options.fromAlt ? { remoteJidAlt: options.fromAlt } : {}),
+    },
+    message: { conversation: options.text },
+    common: options,
+  });
+}
+
+/**
+ * A group text message (`extendedTextMessage`) from `participant` (usually a LID, with the phone
+ * JID as `participantAlt`), optionally mentioning JIDs or quoting an earlier message.
+ */
+export function buildGroupMessage(
+  options: CommonOptions & {
+    group: string;
+    participant: string;
+    participantAlt?: string;
+    text: string;
+    mentionedJids?: string[];
+    quoted?: { id: string; participant: string; text?: string };
+  },
+): WAMessage {
+  const contextInfo: proto.IContextInfo = {
+    ...(options.mentionedJids ? { mentionedJid: options.mentionedJids } : {}),
+    ...(options.quoted
+      ? {
+          stanzaId: options.quoted.id,
+          participant: options.quoted.participant,
+          quotedMessage: { conversation: options.quoted.text ?? '' },
+        }
+      : {}),
+  };
+  return build({
+    key: {
+      remoteJid: options.group,
+      fromMe: false,
+      participant: options.participant,
+      ...(options.participantAlt ? { participantAlt: options.participantAlt } : {}),
+    },
+    message: { extendedTextMessage: { text: options.text, contextInfo } },
+    common: options,
+  });
+}
+
+/** A disappearing-mode message: the content sits inside `ephemeralMessage`. */
+export function buildEphemeralMessage(
+  options: CommonOptions & { from: string; text?: string; imageCaption?: string },
+): WAMessage {
+  const inner: proto.IMessage =
+    options.imageCaption === undefined
+      ? { extendedTextMessage: { text: options.text ?? '' } }
+      : { imageMessage: { caption: options.imageCaption, mimetype: 'image/jpeg', fileLength: 2048 } };
+  return build({
+    key: { remoteJid: options.from, fromMe: false },
+    message: { ephemeralMessage: { message: inner } },
+    common: options,
+  });
+}
+
+/** A view-once photo with a caption (`viewOnceMessageV2`). */
+export function buildViewOnceMessage(options: CommonOptions & { from: string; caption: string }): WAMessage {
+  return build({
+    key: { remoteJid: options.from, fromMe: false },
+    message: {
+      viewOnceMessageV2: {
+        message: { imageMessage: { caption: options.caption, mimetype: 'image/jpeg', viewOnce: true } },
+      },
+    },
+    common: options,
+  });
+}
+
+/** The echo of a message the bot's own account sent (`emitOwnEvents`). */
+export function buildFromMeMessage(options: CommonOptions & { to: string; text: string }): WAMessage {
+  return build({
+    key: { remoteJid: options.to, fromMe: true },
+    message: { conversation: options.text },
+    common: options,
+  });
+}
+
+/** A status update posted by a contact. */
+export function buildStatusBroadcastMessage(
+  options: CommonOptions & { participant: string; text: string },
+): WAMessage {
+  return build({
+    key: { remoteJid: 'status@broadcast', fromMe: false, participant: options.participant },
+    message: { extendedTextMessage: { text: options.text } },
+    common: options,
+  });
+}
+
+/** A post in a followed channel (newsletter). */
+export function buildNewsletterMessage(
+  options: CommonOptions & { newsletter: string; text: string },
+): WAMessage {
+  return build({
+    key: { remoteJid: options.newsletter, fromMe: false },
+    message: { conversation: options.text },
+    common: options,
+  });
+}
