@@ -5,5 +5,8 @@ export { hasBalancedFences } from './has-balanced-fences.ts';
 export { type KeepTypingOptions, keepTyping, type TypingHandle } from './keep-typing.ts';
 export { KeyedSerialQueue, type KeyedSerialQueueOptions } from './keyed-serial-queue.ts';
 export { QueueFullError } from './queue-full-error.ts';
+export { renderDiscordMarkdown } from './render-discord-markdown.ts';
+export { renderTelegramHtml } from './render-telegram-html.ts';
+export { renderWhatsAppText } from './render-whatsapp-text.ts';
 export { type SplitMessageOptions, splitMessage } from './split-message.ts';
 export { TtlSet, type TtlSetOptions } from './ttl-set.ts';
