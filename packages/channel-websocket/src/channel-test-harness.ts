@@ -43,7 +43,8 @@ export async function startHarness(options: Partial<WebSocketChannelOptions> = {
     return { status: 'accepted' };
   };
   const channel = createWebSocketChannel({ token: TEST_TOKEN, ...options });
-  const server = createServer((_request, response) => {
+  const server = createServer((request, response) => {
+    if (channel.handleRequest(request, response)) return;
     response.statusCode = 404;
     response.end();
   });

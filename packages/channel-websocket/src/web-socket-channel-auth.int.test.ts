@@ -90,6 +90,21 @@ describe('upgrade authentication', () => {
     expect(await refusal(TestClient.open(harness.url))).toBe(503);
   });
 
+  it('tells a plain GET with a wrong token (401) from one with the right token (426)', async () => {
+    harness = await startHarness();
+    const base = harness.url.replace('ws:', 'http:');
+    const wrong = await fetch(`${base}/ws`, { headers: { authorization: 'Bearer wrong' } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('www-authenticate')).toBe('Bearer');
+    const missing = await fetch(`${base}/ws`);
+    expect(missing.status).toBe(401);
+    const right = await fetch(`${base}/ws`, { headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+    expect(right.status).toBe(426);
+    expect(right.headers.get('upgrade')).toBe('websocket');
+    expect((await fetch(`${base}/other`)).status).toBe(404);
+    await Promise.all([wrong, missing, right].map((response) => response.body?.cancel()));
+  });
+
   it('survives a plain HTTP request and a client that vanishes mid-handshake', async () => {
     harness = await startHarness();
     const { port } = new URL(harness.url);

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type {
   ChannelAdapter,
@@ -28,6 +28,12 @@ export interface WebSocketChannel extends ChannelAdapter {
    * (accepted, or answered 401/403/503 and destroyed).
    */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  /**
+   * Answer a plain (non-upgrade) HTTP request for this channel's path: 401 for a wrong or missing
+   * token, 426 Upgrade Required otherwise. A page cannot see why a handshake failed, so the web
+   * client asks this to tell "token rejected" from "server down". Returns false for other paths.
+   */
+  handleRequest(request: IncomingMessage, response: ServerResponse): boolean;
   /** Open sockets, including ones still waiting for `hello`. */
   connectionCount(): number;
 }
@@ -133,6 +139,20 @@ class WebSocketChannelAdapter implements WebSocketChannel {
       return true;
     }
     server.handleUpgrade(request, socket, head, (webSocket) => this.#accept(webSocket));
+    return true;
+  }
+
+  handleRequest(request: IncomingMessage, response: ServerResponse): boolean {
+    if (pathnameOf(request.url) !== this.#options.path) return false;
+    const verdict = this.#authorizer.authorize(request);
+    const status = verdict.ok ? 426 : verdict.status;
+    response.writeHead(status, {
+      'content-type': 'text/plain; charset=utf-8',
+      'cache-control': 'no-store',
+      ...(verdict.ok ? { upgrade: 'websocket' } : {}),
+      ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}),
+    });
+    response.end(verdict.ok ? 'Upgrade Required\n' : `${STATUS_TEXT[status] ?? 'Error'}\n`);
     return true;
   }
 

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { ReplayLog } from './replay-log.ts';
+
+function createLog(overrides: Partial<ConstructorParameters<typeof ReplayLog>[0]> = {}): ReplayLog {
+  return new ReplayLog({
+    replayLimit: 100,
+    maxConversations: 100,
+    maxBytes: 1_000_000,
+    initialSeq: 0,
+    ...overrides,
+  });
+}
+
+function append(log: ReplayLog, conversationId: string, owner = 'alice', text = 'x'): number {
+  return log.append(conversationId, owner, (seq) => `${conversationId}#${seq}:${text}`).seq;
+}
+
+describe('ReplayLog', () => {
+  it('gives each conversation strictly increasing seqs and replays only what came after lastSeq', () => {
+    const log = createLog();
+    const a1 = append(log, 'a');
+    const b1 = append(log, 'b');
+    const a2 = append(log, 'a');
+    expect([a1, b1, a2]).toEqual([1, 2, 3]);
+    expect(log.replay('a', 0)).toEqual({ frames: ['a#1:x', 'a#3:x'], complete: true, lastSeq: 3 });
+    expect(log.replay('a', a1)).toEqual({ frames: ['a#3:x'], complete: true, lastSeq: 3 });
+    expect(log.replay('a', a2)).toEqual({ frames: [], complete: true, lastSeq: 3 });
+  });
+
+  it('keeps the newest replayLimit events and reports an incomplete replay beyond them', () => {
+    const log = createLog({ replayLimit: 2 });
+    const seqs = [append(log, 'a'), append(log, 'a'), append(log, 'a')];
+    expect(log.replay('a', 0)).toMatchObject({ frames: ['a#2:x', 'a#3:x'], complete: false });
+    expect(log.replay('a', seqs[0]!)).toMatchObject({ frames: ['a#2:x', 'a#3:x'], complete: true });
+  });
+
+  it('binds a conversation to its first client', () => {
+    const log = createLog();
+    expect(log.claim('a', 'alice')).toBe('claimed');
+    expect(log.claim('a', 'alice')).toBe('owned');
+    expect(log.claim('a', 'mallory')).toBe('forbidden');
+    append(log, 'b', 'bob');
+    expect(log.owner('b')).toBe('bob');
+    expect(log.claim('b', 'alice')).toBe('forbidden');
+  });
+
+  it('forgets the least recently used conversation beyond maxConversations', () => {
+    const log = createLog({ maxConversations: 2 });
+    append(log, 'a');
+    append(log, 'b');
+    append(log, 'a'); // a is now the most recent
+    append(log, 'c');
+    expect(log.owner('b')).toBeUndefined();
+    expect(log.owner('a')).toBe('alice');
+    expect(log.size).toBe(2);
+  });
+
+  it('never reissues a seq after forgetting a conversation, and flags clients from before', () => {
+    const log = createLog({ maxConversations: 1 });
+    const old = append(log, 'a');
+    append(log, 'b'); // evicts a
+    log.claim('a', 'alice');
+    const fresh = append(log, 'a');
+    expect(fresh).toBeGreaterThan(old);
+    expect(log.replay('a', old)).toMatchObject({ frames: [`a#${fresh}:x`], complete: false });
+  });
+
+  it('starts from initialSeq so a restarted server does not reuse numbers', () => {
+    const log = createLog({ initialSeq: 1_700_000_000_000_000 });
+    expect(append(log, 'a')).toBe(1_700_000_000_000_001);
+    expect(log.replay('a', 5)).toMatchObject({ complete: false });
+    expect(log.replay('a', 1_700_000_000_000_005)).toMatchObject({ complete: false });
+  });
+
+  it('drops the events of idle conversations first when over the byte budget, keeping their owner', () => {
+    const log = createLog({ maxBytes: 100 });
+    append(log, 'idle', 'alice', 'i'.repeat(40));
+    append(log, 'busy', 'bob', 'b'.repeat(40));
+    append(log, 'busy', 'bob', 'b'.repeat(40));
+    expect(log.totalBytes).toBeLessThanOrEqual(100);
+    expect(log.replay('idle', 0)).toMatchObject({ frames: [], complete: false });
+    expect(log.owner('idle')).toBe('alice');
+    expect(log.replay('busy', 0).frames).toHaveLength(2);
+    append(log, 'busy', 'bob', 'b'.repeat(40));
+    expect(log.replay('busy', 0).frames).toHaveLength(2);
+  });
+});
