@@ -59,6 +59,6 @@ export {
   createOpenAICompatibleEmbedder,
   type OpenAICompatibleEmbedderOptions,
 } from './openai-compatible-embedder.ts';
-export { fuseRankings, normaliseFusedScore, RRF_K } from './rank-fusion.ts';
+export { type ChannelRanking, fuseRankings, RRF_K } from './rank-fusion.ts';
 export { createSqliteMemoryStore, type SqliteMemoryStoreOptions } from './sqlite-memory-store.ts';
 export { approximateTokenCounter, createTokenCounter, type TokenCounter } from './token-counter.ts';

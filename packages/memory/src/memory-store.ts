@@ -31,9 +31,9 @@ export interface StoreSearchOptions extends StoreCallOptions {
 }
 
 /**
- * A search hit with its fused relevance in [0, 1]. Every store fuses the lexical and dense
- * rankings with the same reciprocal-rank formula (see `rank-fusion.ts`), so scores agree
- * across stores whenever their rankings agree.
+ * A search hit with its fused relevance in [0, 1]. Every store fuses its lexical (BM25) and
+ * dense (cosine) rankings with `fuseRankings`, so scores agree across stores whenever their
+ * rankings agree.
  */
 export interface StoreSearchHit {
   memory: Memory;
@@ -58,6 +58,10 @@ export interface MemoryStore {
   /** The embedder whose vectors this store holds; undefined = lexical only. */
   readonly vectorSpace: VectorSpace | undefined;
   insert(options: StoreWriteOptions): Promise<void>;
+  /** Inserts many memories in one transaction / request (bulk import, benchmarks). */
+  insertMany(
+    options: StoreCallOptions & { items: ReadonlyArray<Omit<StoreWriteOptions, 'abortSignal'>> },
+  ): Promise<void>;
   /** Replaces the memory with the same id and person (content, hash, vector, times). */
   update(options: StoreWriteOptions): Promise<void>;
   get(options: StoreCallOptions & { userId: string; id: string }): Promise<Memory | undefined>;

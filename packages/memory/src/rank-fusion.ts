@@ -5,26 +5,27 @@
  */
 export const RRF_K = 10;
 
+/** One channel's results, best first; `score` is higher-is-better in that channel's own units. */
+export type ChannelRanking = ReadonlyArray<{ id: string; score: number }>;
+
 /**
- * Fuses ranked id lists (best first), one per channel queried (an empty list still counts:
- * a dense-only match is never worth as much as a match in both channels) into a relevance in [0, 1]:
- * `Σ 1/(k + position)` over the lists an id appears in (position from 0, as Qdrant counts),
- * divided by its maximum `lists/k`. An id first in every list scores 1.
+ * Fuses one ranking per channel queried into a relevance in [0, 1]: `Σ 1/(k + position)` over
+ * the channels an id appears in, divided by its maximum `channels/k`, so an id first in every
+ * channel scores 1. Positions count from 0 and equal scores share a position (1-2-2-4), so
+ * two memories that match equally well get exactly equal relevance and the documented
+ * tie-break (stated before inferred, preference before pattern) decides between them.
+ * An empty channel still counts: a dense-only match never outweighs a match in both.
  */
-export function fuseRankings(rankings: ReadonlyArray<readonly string[]>, k = RRF_K): Map<string, number> {
+export function fuseRankings(rankings: readonly ChannelRanking[], k = RRF_K): Map<string, number> {
   const fused = new Map<string, number>();
-  const used = Math.max(1, rankings.length);
   for (const ranking of rankings) {
-    ranking.forEach((id, position) => {
-      fused.set(id, (fused.get(id) ?? 0) + 1 / (k + position));
+    let position = 0;
+    ranking.forEach((entry, index) => {
+      if (index > 0 && entry.score !== ranking[index - 1]?.score) position = index;
+      fused.set(entry.id, (fused.get(entry.id) ?? 0) + 1 / (k + position));
     });
   }
-  const maximum = used / k;
+  const maximum = Math.max(1, rankings.length) / k;
   for (const [id, value] of fused) fused.set(id, Math.min(1, value / maximum));
   return fused;
-}
-
-/** Normalises a raw fused score from a store that computed `Σ 1/(k + position)` itself. */
-export function normaliseFusedScore(score: number, lists: number, k = RRF_K): number {
-  return Math.max(0, Math.min(1, (score * k) / Math.max(1, lists)));
 }

@@ -12,7 +12,7 @@ import type {
   StoreWriteOptions,
   VectorSpace,
 } from './memory-store.ts';
-import { fuseRankings } from './rank-fusion.ts';
+import { type ChannelRanking, fuseRankings } from './rank-fusion.ts';
 import {
   type MemoryRow,
   memoryFromRow,
@@ -82,16 +82,26 @@ class SqliteMemoryStore implements MemoryStore {
 
   async insert(options: StoreWriteOptions): Promise<void> {
     this.#check(options.abortSignal);
-    const { memory } = options;
+    this.#transaction(() => this.#insert(options.memory, options.embedding));
+  }
+
+  async insertMany(options: {
+    items: ReadonlyArray<{ memory: Memory; embedding?: Float32Array }>;
+    abortSignal?: AbortSignal;
+  }): Promise<void> {
+    this.#check(options.abortSignal);
     this.#transaction(() => {
-      const result = this.#statement(
-        `INSERT INTO memories (id, user_id, scope, session_id, content, category, source, created_at,
-           updated_at, last_used_at, hash, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(...memoryValues(memory));
-      const rowid = Number(result.lastInsertRowid);
-      this.#writeIndexes(rowid, memory, options.embedding);
-      if (memory.sessionId) this.#link(memory.userId, memory.id, memory.sessionId);
+      for (const item of options.items) this.#insert(item.memory, item.embedding);
     });
+  }
+
+  #insert(memory: Memory, embedding: Float32Array | undefined): void {
+    const result = this.#statement(
+      `INSERT INTO memories (id, user_id, scope, session_id, content, category, source, created_at,
+         updated_at, last_used_at, hash, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(...memoryValues(memory));
+    this.#writeIndexes(Number(result.lastInsertRowid), memory, embedding);
+    if (memory.sessionId) this.#link(memory.userId, memory.id, memory.sessionId);
   }
 
   async update(options: StoreWriteOptions): Promise<void> {
@@ -159,28 +169,38 @@ class SqliteMemoryStore implements MemoryStore {
     const candidates = Math.min(MAX_KNN, Math.max(options.limit * 4, 40));
     const filters = filterSql(options.scopes, options.sessionId);
     const byRowid = new Map<number, Memory>();
-    const rankings: string[][] = [];
+    const rankings: ChannelRanking[] = [];
     const terms = queryTerms(options.text);
     if (terms.length > 0) {
       const match = `user_key : "${userKey(options.userId)}" AND content : (${terms.map((term) => `"${term}"`).join(' OR ')})`;
       const rows = this.#statement(
-        `SELECT m.* FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid
+        `SELECT m.*, bm25(memories_fts, 0.0, 1.0) AS lexical FROM memories_fts
+         JOIN memories m ON m.rowid = memories_fts.rowid
          WHERE memories_fts MATCH ? AND m.user_id = ?${filters.sql('m.scope', 'm.rowid')}
-         ORDER BY bm25(memories_fts, 0.0, 1.0) LIMIT ?`,
-      ).all(match, options.userId, ...filters.values, candidates) as unknown as MemoryRow[];
+         ORDER BY lexical, m.id LIMIT ?`,
+      ).all(match, options.userId, ...filters.values, candidates) as unknown as Array<
+        MemoryRow & { lexical: number }
+      >;
       for (const row of rows) byRowid.set(row.rowid, memoryFromRow(row));
-      rankings.push(rows.map((row) => row.id));
+      // FTS5's bm25() is lower-is-better; negate it so the ranking is higher-is-better.
+      rankings.push(rows.map((row) => ({ id: row.id, score: -row.lexical })));
     }
     if (options.embedding && this.#hasVectorTable) {
       const neighbours = this.#statement(
-        `SELECT rowid FROM memories_vec WHERE embedding MATCH ? AND k = ? AND user_id = ?${filters.sql('scope', 'rowid')}`,
+        `SELECT rowid, distance FROM memories_vec
+         WHERE embedding MATCH ? AND k = ? AND user_id = ?${filters.sql('scope', 'rowid')}`,
       ).all(vectorBytes(options.embedding), candidates, options.userId, ...filters.values) as Array<{
         rowid: number;
+        distance: number;
       }>;
       const missing = neighbours.map((neighbour) => neighbour.rowid).filter((rowid) => !byRowid.has(rowid));
       for (const [rowid, memory] of this.#memoriesByRowid(missing)) byRowid.set(rowid, memory);
-      const rowidToId = (rowid: number) => byRowid.get(rowid)?.id;
-      rankings.push(neighbours.flatMap((neighbour) => rowidToId(neighbour.rowid) ?? []));
+      rankings.push(
+        neighbours.flatMap((neighbour) => {
+          const id = byRowid.get(neighbour.rowid)?.id;
+          return id === undefined ? [] : [{ id, score: 1 - neighbour.distance }];
+        }),
+      );
     }
     const relevance = fuseRankings(rankings);
     const hits: StoreSearchHit[] = [];

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { compareRanked, DAY_MS, memoryScore } from './memory-scoring.ts';
+import { fuseRankings, RRF_K } from './rank-fusion.ts';
+
+describe('fuseRankings', () => {
+  it('gives 1 to the first of every channel and shares positions between equal scores', () => {
+    const fused = fuseRankings([
+      [
+        { id: 'a', score: 9 },
+        { id: 'b', score: 5 },
+        { id: 'c', score: 5 },
+        { id: 'd', score: 1 },
+      ],
+      [{ id: 'a', score: 0.9 }],
+    ]);
+    expect(fused.get('a')).toBe(1);
+    expect(fused.get('b')).toBe(fused.get('c'));
+    expect(fused.get('b')).toBeCloseTo(1 / (RRF_K + 1) / (2 / RRF_K), 12);
+    expect(fused.get('d')).toBeCloseTo(1 / (RRF_K + 3) / (2 / RRF_K), 12);
+  });
+
+  it('counts an empty channel, so a match in one channel of two is worth at most 0.5', () => {
+    expect(fuseRankings([[{ id: 'a', score: 1 }], []]).get('a')).toBe(0.5);
+  });
+});
+
+describe('memoryScore and compareRanked', () => {
+  it('mixes relevance and a 30-day half-life recency with 0.7 / 0.3 by default', () => {
+    expect(memoryScore(1, 0)).toBeCloseTo(1, 12);
+    expect(memoryScore(0.5, 30 * DAY_MS)).toBeCloseTo(0.35 + 0.15, 12);
+    expect(memoryScore(0, 60 * DAY_MS)).toBeCloseTo(0.075, 12);
+    expect(memoryScore(1, 7 * DAY_MS, { relevanceWeight: 1, recencyWeight: 0, halfLifeDays: 7 })).toBe(1);
+    expect(memoryScore(0, 7 * DAY_MS, { relevanceWeight: 0, recencyWeight: 1, halfLifeDays: 7 })).toBeCloseTo(
+      0.5,
+      12,
+    );
+  });
+
+  it('breaks ties: stated before inferred, then preference > fact > event > pattern, then newer, then id', () => {
+    const base = { score: 0.5, updatedAt: 1 };
+    const items = [
+      { ...base, id: 'p', source: 'inferred', category: 'pattern' },
+      { ...base, id: 'f', source: 'inferred', category: 'fact' },
+      { ...base, id: 'e', source: 'user_explicit', category: 'event' },
+      { ...base, id: 's', source: 'user_explicit', category: 'preference' },
+      { ...base, id: 'n', source: 'user_explicit', category: 'preference', updatedAt: 2 },
+      { ...base, id: 'top', score: 0.6, source: 'inferred', category: 'pattern' },
+    ] as const;
+    expect([...items].sort(compareRanked).map((item) => item.id)).toEqual(['top', 'n', 's', 'e', 'f', 'p']);
+  });
+});
