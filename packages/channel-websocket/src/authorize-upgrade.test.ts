@@ -19,13 +19,14 @@ describe('createUpgradeAuthorizer', () => {
   });
 
   it('refuses wrong, longer, shorter and missing tokens with 401', () => {
-    for (const headers of [
+    const cases: Array<Record<string, string>> = [
       { 'sec-websocket-protocol': 'nexus.v1, nexus.token.s3cre' },
       { 'sec-websocket-protocol': 'nexus.token.s3cret2' },
       { authorization: 'Basic s3cret' },
       { authorization: 'Bearer' },
       {},
-    ]) {
+    ];
+    for (const headers of cases) {
       expect(authorizer.authorize(request(headers))).toMatchObject({ ok: false, status: 401 });
     }
   });
