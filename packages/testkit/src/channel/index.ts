@@ -1,0 +1,7 @@
+export {
+  type CreateTestChannelOptions,
+  createTestChannel,
+  type TestChannel,
+  type TestDelivery,
+  type TestMessage,
+} from './create-test-channel.ts';
