@@ -33,6 +33,8 @@ export interface FakeGatewayOptions {
   /** Dispatches that follow READY for a fresh session (READY itself first, then GUILD_CREATEs). */
   sessionStart(sessionId: string, resumeUrl: string): Array<{ t: string; d: unknown }>;
   resumeUrl(): string;
+  /** Answers op 8 REQUEST_GUILD_MEMBERS. */
+  guildMembersChunk(request: unknown): unknown;
   nextId(): string;
 }
 
@@ -56,10 +58,12 @@ export function createFakeGateway(options: FakeGatewayOptions) {
   let socketLive = false;
   // Only the connection that was deafened stays silent; a new connection works, as after a real outage.
   let deafSocket: WebSocket | undefined;
+  let deafKeepsHeartbeats = false;
   let resumeOutcome: ResumeOutcome = 'resumed';
 
   function send(target: WebSocket, frame: GatewayFrame): void {
-    if (target === deafSocket || target.readyState !== target.OPEN) return;
+    if (target.readyState !== target.OPEN) return;
+    if (target === deafSocket && !(deafKeepsHeartbeats && frame.op === 11)) return;
     log.push({
       direction: 'sent',
       op: frame.op,
@@ -92,6 +96,8 @@ export function createFakeGateway(options: FakeGatewayOptions) {
       session = { id: options.nextId(), seq: 0, log: [] };
       socketLive = true;
       for (const event of options.sessionStart(session.id, options.resumeUrl())) dispatch(event.t, event.d);
+    } else if (frame.op === 8) {
+      dispatch('GUILD_MEMBERS_CHUNK', options.guildMembersChunk(frame.d));
     } else if (frame.op === 6) {
       stats.resumes += 1;
       const data = frame.d as { token?: string; session_id?: string; seq?: number };
@@ -166,9 +172,14 @@ export function createFakeGateway(options: FakeGatewayOptions) {
     setResumeOutcome(outcome: ResumeOutcome): void {
       resumeOutcome = outcome;
     },
-    /** The current connection stops sending anything (no ACKs, no dispatches) but stays open. */
-    deafen(): void {
+    /**
+     * The current connection stops sending anything but stays open. With `keepHeartbeats` it
+     * still ACKs heartbeats (so discord.js sees nothing wrong) while events stop: the outage a
+     * client cannot notice on its own.
+     */
+    deafen(deafOptions: { keepHeartbeats?: boolean } = {}): void {
       deafSocket = socket;
+      deafKeepsHeartbeats = deafOptions.keepHeartbeats ?? false;
     },
     close(): Promise<void> {
       for (const client of server.clients) client.terminate();

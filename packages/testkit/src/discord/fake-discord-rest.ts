@@ -41,6 +41,7 @@ export interface FakeDiscordMessage {
   pings: MessagePings;
   /** Set when the message answers an interaction (slash command). */
   interactionToken?: string;
+  deleted?: boolean;
 }
 
 export interface RegisteredCommand {
@@ -136,6 +137,14 @@ export function createFakeDiscordRest(options: {
     return payload;
   }
 
+  function deleteBotMessage(messageId: string): [number, unknown] {
+    const record = sent.find((message) => message.id === messageId);
+    if (!record || record.deleted) return [404, { message: 'Unknown Message', code: 10008 }];
+    record.deleted = true;
+    world.messages.delete(messageId);
+    return [204, undefined];
+  }
+
   function route(method: string, path: string, body: Record<string, unknown>): [number, unknown] {
     const parts = path
       .split('/')
@@ -169,6 +178,7 @@ export function createFakeDiscordRest(options: {
         return [200, createBotMessage({ channelId: second, body })];
       }
       if (third === 'messages' && fourth) {
+        if (method === 'DELETE') return deleteBotMessage(fourth);
         if (method === 'PATCH') {
           const edited = editBotMessage(fourth, body);
           return edited ? [200, edited] : [404, { message: 'Unknown Message', code: 10008 }];
@@ -212,6 +222,11 @@ export function createFakeDiscordRest(options: {
       if (method === 'PATCH' && fourth === 'messages' && fifth === '@original') {
         if (original) return [200, editBotMessage(original.id, body)];
         return [200, createBotMessage({ channelId, body, interactionToken: third })];
+      }
+      const ownMessage = sent.find((message) => message.id === fifth && message.interactionToken === third);
+      if (fourth === 'messages' && ownMessage) {
+        if (method === 'PATCH') return [200, editBotMessage(ownMessage.id, body)];
+        if (method === 'DELETE') return deleteBotMessage(ownMessage.id);
       }
       if (method === 'POST' && !fourth) {
         return [200, createBotMessage({ channelId, body, interactionToken: third })];

@@ -89,8 +89,11 @@ export interface FakeDiscord {
   /** Sends op 7 RECONNECT. */
   requestReconnect(): void;
   setResumeOutcome(outcome: ResumeOutcome): void;
-  /** The current connection goes silent (no ACKs, no events) while staying open. */
-  deafen(): void;
+  /**
+   * The current connection goes silent while staying open; with `keepHeartbeats` it still ACKs
+   * heartbeats, so only a client-side watchdog can tell.
+   */
+  deafen(options?: { keepHeartbeats?: boolean }): void;
   rateLimitNext(injection: RateLimitInjection): void;
   /** Polls `check` until it returns something truthy. */
   waitFor<T>(check: () => T | undefined | null | false, options?: { timeoutMs?: number }): Promise<T>;
@@ -107,6 +110,24 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 45_000,
     nextId: () => `session-${world.nextId()}`,
     resumeUrl: () => `ws://127.0.0.1:${port}/gateway-resume`,
+    guildMembersChunk: (request) => {
+      const { user_ids: userIds, nonce } = request as { user_ids?: string[] | string; nonce?: string };
+      const wanted = typeof userIds === 'string' ? [userIds] : (userIds ?? []);
+      const found = wanted.flatMap((id) => {
+        const user = world.users.get(id);
+        return user
+          ? [memberPayload(user, id === world.bot.id ? [world.guild.botRoleId] : [], world.isoNow())]
+          : [];
+      });
+      return {
+        guild_id: world.guild.id,
+        members: found,
+        chunk_index: 0,
+        chunk_count: 1,
+        not_found: wanted.filter((id) => !world.users.has(id)),
+        ...(nonce ? { nonce } : {}),
+      };
+    },
     sessionStart: (sessionId, resumeUrl) => [
       {
         t: 'READY',

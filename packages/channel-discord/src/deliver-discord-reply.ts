@@ -1,0 +1,136 @@
+import { createEditStreamer, type EditStreamer, keepTyping, type TypingHandle } from '@nexus/channel-kit';
+import type { Logger, ReplyEvent } from '@nexus/protocol';
+import { DiscordChannelError } from './discord-channel-error.ts';
+import type { DiscordReplyTarget } from './discord-reply-target.ts';
+
+/** Discord's limit for a bot message's `content`. */
+export const DISCORD_MAX_MESSAGE_LENGTH = 2000;
+
+export interface DeliverDiscordReplyOptions {
+  target: DiscordReplyTarget;
+  events: AsyncIterable<ReplyEvent>;
+  render: (markdown: string) => string;
+  streamEditIntervalMs: number;
+  typingIntervalMs: number;
+  logger: Logger;
+  now: () => number;
+  abortSignal?: AbortSignal;
+}
+
+interface ActiveReply {
+  replyId: string | undefined;
+  text: string;
+  streamer: EditStreamer;
+}
+
+/**
+ * Streams one turn into Discord: typing while the agent works, the reply edited in place at a
+ * throttled rate and continued in new messages past 2000 characters, a status line shown until
+ * the first words arrive, and errors turned into a short notice instead of silence.
+ */
+export async function deliverDiscordReply(options: DeliverDiscordReplyOptions): Promise<void> {
+  const { target, logger } = options;
+  let typing: TypingHandle | undefined;
+  let active: ActiveReply | undefined;
+  let messagesSent = 0;
+  let nextIndex = 0;
+  const errors: Array<Extract<ReplyEvent, { type: 'error' }>> = [];
+
+  const startTyping = () => {
+    typing ??= keepTyping({
+      send: () => target.typing(),
+      intervalMs: options.typingIntervalMs,
+      onError: (error) => logger.debug({ error: String(error) }, 'discord typing indicator failed'),
+    });
+  };
+
+  const open = (replyId: string | undefined): ActiveReply => {
+    // Each reply of the turn continues after the messages of the previous one.
+    const base = nextIndex;
+    const streamer = createEditStreamer({
+      maxLength: DISCORD_MAX_MESSAGE_LENGTH,
+      minIntervalMs: options.streamEditIntervalMs,
+      render: options.render,
+      now: options.now,
+      send: async (text, index) => {
+        const id = await target.send(text, base + index);
+        messagesSent += 1;
+        return id;
+      },
+      edit: (messageId, text) => target.edit(messageId, text),
+      remove: (messageId) => target.remove(messageId),
+      onError: (error) => logger.warn({ error: String(error) }, 'discord streaming update failed'),
+    });
+    return { replyId, text: '', streamer };
+  };
+
+  const close = async (reply: ActiveReply, finalText: string) => {
+    const ids = await reply.streamer.finish(finalText);
+    nextIndex += ids.length;
+  };
+
+  try {
+    for await (const event of options.events) {
+      if (options.abortSignal?.aborted) break;
+      switch (event.type) {
+        case 'typing':
+          startTyping();
+          break;
+        case 'status':
+          startTyping();
+          if (!active || active.text === '') {
+            active ??= open(undefined);
+            active.streamer.push(`*${event.text.replace(/\*/g, '')}*`);
+          }
+          break;
+        case 'reply.start':
+          startTyping();
+          if (active && active.replyId === undefined) active.replyId = event.replyId;
+          else if (active?.replyId !== event.replyId) {
+            if (active) await close(active, active.text);
+            active = open(event.replyId);
+          }
+          break;
+        case 'reply.delta':
+          startTyping();
+          if (!active || (active.replyId !== undefined && active.replyId !== event.replyId)) {
+            if (active) await close(active, active.text);
+            active = open(event.replyId);
+          }
+          active.replyId = event.replyId;
+          active.text += event.text;
+          active.streamer.push(active.text);
+          break;
+        case 'reply.end':
+          if (active && (active.replyId === undefined || active.replyId === event.replyId)) {
+            const reply = active;
+            active = undefined;
+            await close(reply, event.text);
+          } else {
+            const reply = open(event.replyId);
+            await close(reply, event.text);
+          }
+          break;
+        case 'error':
+          errors.push(event);
+          break;
+      }
+    }
+    if (active) {
+      // The stream ended without reply.end: keep what arrived (or clear a lone status line).
+      const reply = active;
+      active = undefined;
+      await close(reply, reply.text);
+    }
+    if (errors.length > 0 && !options.abortSignal?.aborted) {
+      const last = errors[errors.length - 1];
+      const notice =
+        messagesSent > 0 ? '⚠️ The reply was cut short.' : `⚠️ ${last?.message ?? 'Something went wrong.'}`;
+      await close(open(undefined), notice);
+    }
+  } catch (error) {
+    throw DiscordChannelError.from(error, 'deliver a reply');
+  } finally {
+    typing?.stop();
+  }
+}

@@ -1,0 +1,186 @@
+import { renderDiscordMarkdown, TtlSet } from '@nexus/channel-kit';
+import {
+  type ChannelAdapter,
+  type ChannelStartOptions,
+  type DeliverOptions,
+  type IntentInput,
+  type IntentSink,
+  type Logger,
+  NexusError,
+  silentLogger,
+} from '@nexus/protocol';
+import { type Client, type Interaction, type Message, REST } from 'discord.js';
+import { deliverDiscordReply } from './deliver-discord-reply.ts';
+import { createDiscordGatewayConnection } from './discord-gateway-connection.ts';
+import { channelReplyTarget, interactionReplyTarget } from './discord-reply-target.ts';
+import {
+  deferSlashCommand,
+  findSlashCommand,
+  registerSlashCommands,
+  slashCommandIntent,
+} from './discord-slash-commands.ts';
+import { normalizeDiscordMessage } from './normalize-discord-message.ts';
+
+export interface DiscordChannelOptions {
+  token: string;
+  /** REST base, e.g. `http://127.0.0.1:PORT/api` for a fake; the gateway URL comes from `GET /gateway/bot`. */
+  restApi?: string;
+  /** Name used in intents and conversation refs; differs only when running several bots. Default `discord`. */
+  name?: string;
+  /** Least time between two edits of a streaming reply. Default 1200 (Discord allows ~5 edits / 5 s). */
+  streamEditIntervalMs?: number;
+  /** Typing refresh; Discord shows the indicator for ~10 s. Default 8000. */
+  typingIntervalMs?: number;
+  /** No gateway events for this long while connected (and an unanswered probe) → recreate the client. 0 = off. Default 120000. */
+  watchdogMs?: number;
+  /** Register `/new`, `/memories`, `/forget-me` at start and forward them as intents. Default false. */
+  slashCommands?: boolean;
+  /** Whether the reply to a guild message pings its author (never anyone named in model text). Default true. */
+  mentionRepliedUser?: boolean;
+  /**
+   * Forward guild messages that do not address the bot (with `mentionsAssistant: false`), for
+   * a core policy to decide. Default false: the adapter drops them itself.
+   */
+  forwardUnaddressed?: boolean;
+  /** How long a login may take before it counts as failed and is retried. Default 60000. */
+  readyTimeoutMs?: number;
+  logger?: Logger;
+  now?: () => number;
+}
+
+interface PendingInteraction {
+  applicationId: string;
+  token: string;
+  ephemeral: boolean;
+  expiresAt: number;
+}
+
+// Interaction tokens are valid for 15 minutes.
+const INTERACTION_TOKEN_LIFETIME_MS = 14 * 60_000;
+
+/** A Discord bot as a ChannelAdapter: discord.js for the gateway, plain REST for replies. */
+export function createDiscordChannel(options: DiscordChannelOptions): ChannelAdapter {
+  const name = options.name ?? 'discord';
+  const logger = (options.logger ?? silentLogger).child({ channel: name });
+  const now = options.now ?? Date.now;
+  const token = options.token.replace(/^(Bot|Bearer)\s*/i, '');
+  const seen = new TtlSet({ ttlMs: 30 * 60_000, maxSize: 10_000, now });
+  const interactions = new Map<string, PendingInteraction>();
+  let sink: IntentSink | undefined;
+  let rest: REST | undefined;
+  let commandsRegistered = false;
+
+  function forward(intent: IntentInput): void {
+    const current = sink;
+    if (!current) return;
+    current(intent).then(
+      (result) => {
+        if (result.status === 'rejected') {
+          logger.info({ intentId: intent.id, code: result.code }, 'core rejected a discord message');
+        }
+      },
+      (error: unknown) => logger.error({ intentId: intent.id, error: String(error) }, 'intake failed'),
+    );
+  }
+
+  function onMessage(message: Message, client: Client<true>): void {
+    const normalized = normalizeDiscordMessage(message, {
+      channelName: name,
+      botUserId: client.user.id,
+      now,
+    });
+    if (normalized.kind === 'ignored') return;
+    const { intent } = normalized;
+    // A replayed MESSAGE_CREATE (gateway resume, recreated client) must not get a second reply.
+    if (!seen.addIfAbsent(`message:${message.id}`)) {
+      logger.debug({ messageId: message.id }, 'discord message already seen');
+      return;
+    }
+    if (!intent.mentionsAssistant && !options.forwardUnaddressed) return;
+    forward(intent);
+  }
+
+  function onInteraction(interaction: Interaction, client: Client<true>): void {
+    if (!options.slashCommands || !interaction.isChatInputCommand() || !rest) return;
+    const command = findSlashCommand(interaction.commandName);
+    if (!command || !seen.addIfAbsent(`interaction:${interaction.id}`)) return;
+    const currentRest = rest;
+    const intent = slashCommandIntent(interaction, { channelName: name, now });
+    for (const [key, pending] of interactions) if (pending.expiresAt <= now()) interactions.delete(key);
+    interactions.set(intent.id, {
+      applicationId: client.application.id,
+      token: interaction.token,
+      ephemeral: command.ephemeral,
+      expiresAt: now() + INTERACTION_TOKEN_LIFETIME_MS,
+    });
+    deferSlashCommand(currentRest, interaction, command)
+      .then(() => forward(intent))
+      .catch((error: unknown) => {
+        interactions.delete(intent.id);
+        logger.warn({ error: String(error), command: command.name }, 'could not answer a slash command');
+      });
+  }
+
+  const connection = createDiscordGatewayConnection({
+    token,
+    ...(options.restApi ? { restApi: options.restApi } : {}),
+    logger,
+    now,
+    watchdogMs: options.watchdogMs ?? 120_000,
+    readyTimeoutMs: options.readyTimeoutMs ?? 60_000,
+    onMessage,
+    onInteraction,
+    async onReady(client) {
+      if (!options.slashCommands || commandsRegistered) return;
+      await registerSlashCommands(client);
+      commandsRegistered = true;
+      logger.info({}, 'discord slash commands registered');
+    },
+  });
+
+  return {
+    name,
+    async start({ sink: intake, abortSignal }: ChannelStartOptions) {
+      sink = intake;
+      rest = new REST(options.restApi ? { api: options.restApi } : {}).setToken(token);
+      abortSignal?.addEventListener('abort', () => void connection.stop(), { once: true });
+      await connection.start();
+    },
+    async stop() {
+      sink = undefined;
+      await connection.stop();
+      rest?.clearHashSweeper();
+      rest?.clearHandlerSweeper();
+    },
+    async deliver({ conversation, events, abortSignal }: DeliverOptions) {
+      if (!rest) {
+        throw new NexusError({ code: 'channel_unavailable', message: 'The Discord channel is not started.' });
+      }
+      const interaction = interactions.get(conversation.intentId);
+      interactions.delete(conversation.intentId);
+      const replyToMessageId =
+        conversation.kind !== 'direct' && /^\d+$/.test(conversation.intentId)
+          ? conversation.intentId
+          : undefined;
+      const target = interaction
+        ? interactionReplyTarget({ rest, ...interaction })
+        : channelReplyTarget({
+            rest,
+            channelId: conversation.conversationId,
+            ...(replyToMessageId ? { replyToMessageId } : {}),
+            mentionRepliedUser: options.mentionRepliedUser ?? true,
+          });
+      await deliverDiscordReply({
+        target,
+        events,
+        render: renderDiscordMarkdown,
+        streamEditIntervalMs: options.streamEditIntervalMs ?? 1200,
+        typingIntervalMs: options.typingIntervalMs ?? 8000,
+        logger: logger.child({ conversationId: conversation.conversationId }),
+        now,
+        ...(abortSignal ? { abortSignal } : {}),
+      });
+    },
+    health: () => connection.health(),
+  };
+}
