@@ -1,6 +1,13 @@
 export { contentHash, normaliseContent } from './content-hash.ts';
 export { CONTEXT_HEADER, factLine, formatAge, type PackedContext, packContext } from './context-block.ts';
 export { cosineSimilarity, type Embedder } from './embedder.ts';
+export { createMemoryClient, type MemoryClientOptions } from './http/memory-http-client.ts';
+export {
+  createMemoryRequestHandler,
+  type MemoryHttpHandlerOptions,
+  type MemoryHttpServer,
+  startMemoryHttpServer,
+} from './http/memory-http-server.ts';
 export { lexicalTerms, queryTerms } from './lexical-terms.ts';
 export {
   GLOBAL_USER_ID,

@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MemoryApi } from '../memory-api.ts';
+import { MemoryInputError } from '../memory-errors.ts';
+import { MemoryService } from '../memory-service.ts';
+import type { MemoryStore } from '../memory-store.ts';
+import { createSqliteMemoryStore } from '../sqlite-memory-store.ts';
+import { approximateTokenCounter } from '../token-counter.ts';
+import { createMemoryClient } from './memory-http-client.ts';
+import { type MemoryHttpServer, startMemoryHttpServer } from './memory-http-server.ts';
+
+const API_KEY = 'test-key-0123456789';
+const NOW = Date.UTC(2026, 3, 1);
+
+function sequentialIds(): () => string {
+  let next = 0;
+  return () => `00000000-0000-4000-8000-${String(++next).padStart(12, '0')}`;
+}
+
+describe('memory HTTP API', () => {
+  let store: MemoryStore;
+  let service: MemoryService;
+  let server: MemoryHttpServer;
+  let seededId: string;
+
+  beforeAll(async () => {
+    store = createSqliteMemoryStore({ path: ':memory:' });
+    service = new MemoryService({
+      store,
+      now: () => NOW,
+      generateId: sequentialIds(),
+      tokenCounter: approximateTokenCounter,
+    });
+    server = await startMemoryHttpServer({ service, apiKey: API_KEY, maxBodyBytes: 65_536 });
+    seededId = (await service.add({ userId: 'ada', content: 'Prefers short answers', sessionId: 's1' }))
+      .memory.id;
+  });
+  afterAll(async () => {
+    await server.close();
+    await store.close();
+  });
+
+  async function request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+    const response = await fetch(server.url + path, {
+      method,
+      headers: { 'x-api-key': API_KEY, 'content-type': 'application/json', ...headers },
+      body: body === undefined ? null : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    return {
+      status: response.status,
+      body: (await response.json()) as { error?: { message: string; field?: string } },
+    };
+  }
+
+  const snapshot = async () => ({
+    stats: await service.stats(),
+    memories: await service.list({ userId: 'ada' }),
+  });
+
+  it('answers bad input on every route with a 4xx that says what is wrong, and changes nothing', async () => {
+    const before = await snapshot();
+    const megabyte = 'x'.repeat(1_048_576);
+    const cases: Array<[string, string, unknown, number, RegExp]> = [
+      ['POST', '/add', { content: 'x' }, 400, /userId/],
+      ['POST', '/add', { userId: 'ada', content: megabyte }, 413, /exceeds 65536 bytes/],
+      ['POST', '/add', { userId: 'ada', content: 'y'.repeat(5_000) }, 400, /content/],
+      ['POST', '/add', { userId: 'ada', content: 42 }, 400, /content/],
+      ['POST', '/add', { userId: 'ada', content: 'x', scope: 'planet' }, 400, /scope/],
+      ['POST', '/add', '{not json', 400, /not valid JSON/],
+      ['POST', '/add', '[1, 2]', 400, /JSON object/],
+      ['POST', '/search', { query: 'tea' }, 400, /userId/],
+      ['POST', '/search', { userId: 'ada', query: 'tea', limit: 'ten' }, 400, /limit/],
+      ['POST', '/context', { userId: 'ada', query: 'tea', tokenBudget: -5 }, 400, /tokenBudget/],
+      ['POST', '/context', { query: 'tea' }, 400, /userId/],
+      ['POST', '/context', { userId: 'ada', query: ['tea'] }, 400, /query/],
+      ['GET', '/memories', undefined, 400, /userId/],
+      ['GET', '/memories?userId=ada&limit=lots', undefined, 400, /limit/],
+      ['GET', `/memories/${seededId}`, undefined, 400, /userId/],
+      ['DELETE', `/memories/${seededId}`, undefined, 400, /userId/],
+      ['DELETE', '/memories/not-a-uuid?userId=ada', undefined, 400, /id/],
+      ['GET', '/sessions/s1/memories?userId=', undefined, 400, /userId/],
+      ['POST', '/reset', {}, 400, /userId/],
+      ['POST', '/reset', { userId: 7 }, 400, /userId/],
+      ['GET', '/stats?userId=', undefined, 400, /userId/],
+      ['PUT', '/add', undefined, 405, /not allowed/],
+      ['GET', '/nowhere', undefined, 404, /No route/],
+    ];
+    for (const [method, path, body, status, message] of cases) {
+      const response = await request(method, path, body);
+      expect({ method, path, status: response.status }).toEqual({ method, path, status });
+      expect(response.body.error?.message).toMatch(message);
+    }
+    const field = await request('POST', '/context', { userId: 'ada', query: 'tea', tokenBudget: -5 });
+    expect(field.body.error?.field).toBe('tokenBudget');
+    const wrongType = await request(
+      'POST',
+      '/add',
+      { userId: 'ada', content: 'x' },
+      { 'content-type': 'text/plain' },
+    );
+    expect(wrongType.status).toBe(415);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('requires the right X-API-Key on every route but /health', async () => {
+    const before = await snapshot();
+    const routes: Array<[string, string, unknown]> = [
+      ['POST', '/add', { userId: 'ada', content: 'Sneaky' }],
+      ['POST', '/search', { userId: 'ada', query: 'answers' }],
+      ['POST', '/context', { userId: 'ada', query: 'answers' }],
+      ['GET', '/memories?userId=ada', undefined],
+      ['GET', `/memories/${seededId}?userId=ada`, undefined],
+      ['DELETE', `/memories/${seededId}?userId=ada`, undefined],
+      ['GET', '/sessions/s1/memories', undefined],
+      ['POST', '/reset', { userId: 'ada' }],
+      ['GET', '/stats', undefined],
+    ];
+    for (const key of [undefined, '', 'wrong-key', `${API_KEY}x`]) {
+      for (const [method, path, body] of routes) {
+        const headers: Record<string, string> = key === undefined ? {} : { 'x-api-key': key };
+        const response = await fetch(server.url + path, {
+          method,
+          headers: { 'content-type': 'application/json', ...headers },
+          body: body === undefined ? null : JSON.stringify(body),
+        });
+        expect({ path, key, status: response.status }).toEqual({ path, key, status: 401 });
+        expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(
+          /X-API-Key/,
+        );
+      }
+    }
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('the client has the in-process interface and gives the same answers', async () => {
+    const remoteStore = createSqliteMemoryStore({ path: ':memory:' });
+    const localStore = createSqliteMemoryStore({ path: ':memory:' });
+    const options = { now: () => NOW, tokenCounter: approximateTokenCounter };
+    const remoteService = new MemoryService({ store: remoteStore, generateId: sequentialIds(), ...options });
+    const remoteServer = await startMemoryHttpServer({ service: remoteService, apiKey: API_KEY });
+    try {
+      const client: MemoryApi = createMemoryClient({ baseUrl: remoteServer.url, apiKey: API_KEY });
+      const local: MemoryApi = new MemoryService({
+        store: localStore,
+        generateId: sequentialIds(),
+        ...options,
+      });
+      const run = async (api: MemoryApi) => {
+        const added = await api.add({
+          userId: 'ada',
+          content: 'Prefers tea',
+          category: 'preference',
+          sessionId: 's1',
+        });
+        const duplicate = await api.add({ userId: 'ada', content: 'prefers tea.' });
+        await api.add({ userId: 'ada', content: 'Lives in Lisbon' });
+        await api.add({ scope: 'global', content: 'The assistant is called Nexus' });
+        const context = await api.context({ userId: 'ada', query: 'tea Lisbon Nexus', sessionId: 's1' });
+        return {
+          added,
+          duplicate,
+          search: await api.search({ userId: 'ada', query: 'tea' }),
+          context: { ...context, durationMs: 0, scopes: Object.keys(context.scopes) },
+          list: await api.list({ userId: 'ada', limit: 10 }),
+          get: await api.get({ userId: 'ada', id: added.memory.id }),
+          missing: await api.get({ userId: 'bob', id: added.memory.id }),
+          session: await api.sessionMemories({ sessionId: 's1' }),
+          stats: await api.stats(),
+          deleted: await api.delete({ userId: 'ada', id: added.memory.id }),
+          reset: await api.reset({ userId: 'ada' }),
+          health: await api.health(),
+        };
+      };
+      expect(await run(client)).toEqual(await run(local));
+      const error = await client.add({ userId: 'ada', content: '' }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(MemoryInputError);
+      expect((error as MemoryInputError).field).toBe('content');
+    } finally {
+      await remoteServer.close();
+      await remoteStore.close();
+      await localStore.close();
+    }
+  });
+});
