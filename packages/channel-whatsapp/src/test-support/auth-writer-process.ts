@@ -2,6 +2,7 @@
 // tagged with a generation number, and reports every finished generation on stdout until killed.
 // With a third argument it SIGKILLs itself right after that many key rows were written, i.e. in
 // the middle of a `keys.set` batch, the worst moment for a crash.
+import type { SQLInputValue, StatementResultingChanges } from 'node:sqlite';
 import { openWhatsAppDatabase } from '../open-whatsapp-database.ts';
 import { createSqliteAuthState } from '../sqlite-auth-state.ts';
 
@@ -17,13 +18,16 @@ if (crashAtRow !== undefined) {
   database.prepare = (sql: string) => {
     const statement = prepare(sql);
     if (!sql.startsWith('INSERT INTO wa_keys')) return statement;
-    const run = statement.run.bind(statement);
-    statement.run = (...parameters: Parameters<typeof run>) => {
+    const run = statement.run.bind(statement) as (
+      ...parameters: SQLInputValue[]
+    ) => StatementResultingChanges;
+    const counted = (...parameters: SQLInputValue[]) => {
       const result = run(...parameters);
       rows += 1;
       if (rows === crashAtRow) process.kill(process.pid, 'SIGKILL');
       return result;
     };
+    statement.run = counted as typeof statement.run;
     return statement;
   };
 }

@@ -1,0 +1,64 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { inTransaction } from './open-whatsapp-database.ts';
+
+export interface InboundCursor {
+  /** Seconds (WhatsApp `messageTimestamp`) of the newest handled message; undefined before the first link. */
+  lastHandledTimestamp(): number | undefined;
+  /** Sets the cursor when there is none yet, so history from before the first link is never answered. */
+  initialize(timestampSeconds: number): void;
+  isHandled(id: string): boolean;
+  /** Records the message as handled and moves the cursor forward (never back), in one transaction. */
+  markHandled(id: string, timestampSeconds: number): void;
+}
+
+const CURSOR_KEY = 'last_handled_timestamp';
+/** Handled ids are kept this long behind the cursor: enough to catch any redelivery. */
+const KEEP_HANDLED_SECONDS = 2 * 24 * 60 * 60;
+const PRUNE_EVERY_MARKS = 500;
+
+/**
+ * Persisted inbound position. WhatsApp redelivers messages that arrived while the socket was
+ * down as `append`; the cursor tells them apart from old history and the handled ids make
+ * "exactly once" hold across reconnects and restarts.
+ */
+export function createInboundCursor(options: { database: DatabaseSync }): InboundCursor {
+  const { database } = options;
+  const selectCursor = database.prepare('SELECT value FROM wa_meta WHERE key = ?');
+  const upsertCursor = database.prepare(
+    `INSERT INTO wa_meta (key, value) VALUES (?, ?)
+     ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+  );
+  const selectHandled = database.prepare('SELECT 1 AS found FROM wa_handled WHERE id = ?');
+  const insertHandled = database.prepare('INSERT OR IGNORE INTO wa_handled (id, timestamp_s) VALUES (?, ?)');
+  const pruneHandled = database.prepare('DELETE FROM wa_handled WHERE timestamp_s < ?');
+  let marksSincePrune = 0;
+
+  function read(): number | undefined {
+    const row = selectCursor.get(CURSOR_KEY) as { value: string } | undefined;
+    return row ? Number(row.value) : undefined;
+  }
+
+  return {
+    lastHandledTimestamp: read,
+    initialize(timestampSeconds) {
+      if (read() === undefined) upsertCursor.run(CURSOR_KEY, String(timestampSeconds));
+    },
+    isHandled(id) {
+      return selectHandled.get(id) !== undefined;
+    },
+    markHandled(id, timestampSeconds) {
+      inTransaction(database, () => {
+        insertHandled.run(id, timestampSeconds);
+        const current = read();
+        if (current === undefined || timestampSeconds > current) {
+          upsertCursor.run(CURSOR_KEY, String(timestampSeconds));
+        }
+      });
+      marksSincePrune += 1;
+      if (marksSincePrune >= PRUNE_EVERY_MARKS) {
+        marksSincePrune = 0;
+        pruneHandled.run((read() ?? 0) - KEEP_HANDLED_SECONDS);
+      }
+    },
+  };
+}

@@ -1,0 +1,93 @@
+import type { DatabaseSync } from 'node:sqlite';
+import type { KeyedSerialQueue } from '@nexus/channel-kit';
+import type { IntentSink, Logger } from '@nexus/protocol';
+import type { BaileysEventMap } from '@whiskeysockets/baileys';
+import { botIdentityOf } from './connection-supervisor.ts';
+import { createInboundCursor } from './inbound-cursor.ts';
+import { messageToIntent } from './message-to-intent.ts';
+import type { MessageStore } from './sqlite-message-store.ts';
+import type { WhatsAppSocket } from './whatsapp-socket.ts';
+
+export interface InboundHandlerOptions {
+  channel: string;
+  database: DatabaseSync;
+  messageStore: MessageStore;
+  sink: IntentSink;
+  queue: KeyedSerialQueue;
+  logger: Logger;
+  now: () => number;
+  appendMaxAgeMs: number;
+}
+
+/**
+ * Decides which upserted messages become intents. `notify` messages are live and always taken;
+ * `append` messages are taken only when newer than the last message handled before this link
+ * opened (they arrived while the socket was down), never older history. Each message id is
+ * handled once, across reconnects and restarts. Intents reach the sink in order per chat.
+ */
+export function createInboundHandler(options: InboundHandlerOptions) {
+  const { logger, messageStore, queue, now } = options;
+  const cursor = createInboundCursor({ database: options.database });
+  const inFlight = new Set<string>();
+  const pending = new Set<Promise<void>>();
+  /** Cursor as it stood when the current link opened; `append` must be at least this new. */
+  let appendThreshold: number | undefined = cursor.lastHandledTimestamp();
+
+  function acceptsAppend(seconds: number): boolean {
+    if (appendThreshold === undefined) return false;
+    if (now() - seconds * 1000 > options.appendMaxAgeMs) return false;
+    return seconds >= appendThreshold;
+  }
+
+  function handOver(intent: Parameters<IntentSink>[0], seconds: number): void {
+    inFlight.add(intent.id);
+    const task = queue
+      .run(intent.conversation.id, async () => {
+        const result = await options.sink(intent);
+        if (result.status === 'rejected') {
+          logger.warn({ intentId: intent.id, code: result.code }, 'whatsapp: intent rejected');
+        }
+        cursor.markHandled(intent.id, seconds);
+      })
+      .catch((error: unknown) => {
+        // Not marked handled: a redelivery of this message will be tried again.
+        logger.error({ err: error, intentId: intent.id }, 'whatsapp: sink failed');
+      })
+      .finally(() => {
+        inFlight.delete(intent.id);
+        pending.delete(task);
+      });
+    pending.add(task);
+  }
+
+  return {
+    onOpen(_socket: WhatsAppSocket): void {
+      cursor.initialize(Math.floor(now() / 1000));
+      appendThreshold = cursor.lastHandledTimestamp();
+    },
+    onUpsert(upsert: BaileysEventMap['messages.upsert'], socket: WhatsAppSocket): void {
+      const bot = botIdentityOf(socket);
+      for (const message of upsert.messages) {
+        const mapping = messageToIntent({ message, channel: options.channel, bot, now });
+        if ('skip' in mapping) {
+          logger.debug({ reason: mapping.skip, type: upsert.type }, 'whatsapp: message skipped');
+          continue;
+        }
+        const { intent, timestampSeconds } = mapping;
+        if (inFlight.has(intent.id) || cursor.isHandled(intent.id)) {
+          logger.debug({ intentId: intent.id }, 'whatsapp: duplicate message skipped');
+          continue;
+        }
+        if (upsert.type === 'append' && !acceptsAppend(timestampSeconds)) {
+          logger.debug({ intentId: intent.id }, 'whatsapp: history message not answered');
+          continue;
+        }
+        messageStore.put(message);
+        handOver(intent, timestampSeconds);
+      }
+    },
+    async idle(): Promise<void> {
+      while (pending.size > 0) await Promise.allSettled([...pending]);
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import { collectReply, keepTyping, renderWhatsAppText, splitMessage } from '@nexus/channel-kit';
+import { type DeliverOptions, type Logger, NexusError } from '@nexus/protocol';
+import type { ConnectionSupervisor } from './connection-supervisor.ts';
+import { parseWhatsAppIntentId } from './message-to-intent.ts';
+import type { MessageStore } from './sqlite-message-store.ts';
+import type { WhatsAppSocket } from './whatsapp-socket.ts';
+
+export interface ReplySenderOptions {
+  supervisor: Pick<ConnectionSupervisor, 'openSocket' | 'waitForOpen'>;
+  messageStore: MessageStore;
+  logger: Logger;
+  /** Minimum gap between any two sends of this account (ban mitigation). */
+  sendPacingMs: number;
+  /** WhatsApp shows `composing` for about 10 s; refresh a little sooner. */
+  typingIntervalMs: number;
+  chunkLength: number;
+  /** How long a reply waits for a closed link to come back before giving up. */
+  reconnectWaitMs: number;
+}
+
+const APOLOGY = 'Sorry, something went wrong while answering. Please try again in a moment.';
+
+/**
+ * Delivers one reply stream: `composing` kept alive while the turn runs, Markdown rendered for
+ * WhatsApp, cut into ~4000-character messages, sent one at a time with pacing across the whole
+ * account, each sent message kept for retry receipts. A send that fails because the link dropped
+ * waits for the reconnect and is tried once more.
+ */
+export function createReplySender(options: ReplySenderOptions) {
+  const { supervisor, messageStore, logger } = options;
+  let sendChain: Promise<unknown> = Promise.resolve();
+  let lastSendAt = 0;
+
+  async function socketFor(abortSignal?: AbortSignal): Promise<WhatsAppSocket> {
+    const socket =
+      supervisor.openSocket() ??
+      (await supervisor.waitForOpen({
+        timeoutMs: options.reconnectWaitMs,
+        ...(abortSignal ? { abortSignal } : {}),
+      }));
+    if (!socket) {
+      throw new NexusError({
+        code: 'channel_unavailable',
+        message: 'WhatsApp is not connected',
+        retryable: true,
+      });
+    }
+    return socket;
+  }
+
+  async function sendOnce(
+    jid: string,
+    text: string,
+    quoted: ReturnType<MessageStore['find']>,
+    abortSignal?: AbortSignal,
+  ): Promise<void> {
+    const waitMs = lastSendAt + options.sendPacingMs - Date.now();
+    if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+    let socket = await socketFor(abortSignal);
+    const send = () => socket.sendMessage(jid, { text }, quoted ? { quoted } : undefined);
+    let sent: Awaited<ReturnType<WhatsAppSocket['sendMessage']>>;
+    try {
+      sent = await send();
+    } catch (error) {
+      logger.warn({ err: error }, 'whatsapp: send failed, retrying after reconnect');
+      socket = await socketFor(abortSignal);
+      sent = await send();
+    } finally {
+      lastSendAt = Date.now();
+    }
+    if (sent) messageStore.put(sent);
+  }
+
+  /** Serialises sends across the account so pacing holds between different conversations too. */
+  function paced(task: () => Promise<void>): Promise<void> {
+    const result = sendChain.then(task);
+    sendChain = result.catch(() => {});
+    return result;
+  }
+
+  return async function deliver({ conversation, events, abortSignal }: DeliverOptions): Promise<void> {
+    const jid = conversation.conversationId;
+    const typing = keepTyping({
+      intervalMs: options.typingIntervalMs,
+      send: async () => {
+        await supervisor.openSocket()?.sendPresenceUpdate('composing', jid);
+      },
+      onError: (error) => logger.debug({ err: error }, 'whatsapp: typing update failed'),
+    });
+    let reply: Awaited<ReturnType<typeof collectReply>>;
+    try {
+      reply = await collectReply(events);
+    } finally {
+      typing.stop();
+    }
+    for (const error of reply.errors) {
+      logger.warn({ code: error.code, retryable: error.retryable }, 'whatsapp: reply ended with an error');
+    }
+    const text = reply.text.trim() === '' ? (reply.errors.length > 0 ? APOLOGY : '') : reply.text;
+    const chunks =
+      text === '' ? [] : splitMessage(renderWhatsAppText(text), { maxLength: options.chunkLength });
+    // In groups the answer quotes the question so everyone sees what it answers.
+    const original = parseWhatsAppIntentId(conversation.intentId);
+    const quoted =
+      conversation.kind === 'group' && original
+        ? messageStore.find({ remoteJid: original.remoteJid, id: original.messageId })
+        : undefined;
+    for (const [index, chunk] of chunks.entries()) {
+      if (abortSignal?.aborted) break;
+      await paced(() => sendOnce(jid, chunk, index === 0 ? quoted : undefined, abortSignal));
+    }
+    await supervisor
+      .openSocket()
+      ?.sendPresenceUpdate('paused', jid)
+      .catch(() => {});
+  };
+}
