@@ -240,7 +240,7 @@ export function createFakeDiscordRest(options: {
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://fake.invalid');
     const method = (request.method ?? 'GET').toUpperCase();
-    const path = url.pathname.replace(/^\/api\/v10/, '');
+    const path = decodeURIComponent(url.pathname).replace(/^\/api\/v10/, '');
     const raw = await readBody(request);
     let body: unknown;
     if (raw.length > 0) {
