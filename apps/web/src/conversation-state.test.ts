@@ -134,19 +134,37 @@ describe('conversation state', () => {
     expect(state.alert).toBe('That frame was not understood.');
   });
 
-  it('follows a server whose seq restarted below ours, and says when a replay was incomplete', () => {
-    const before = applyServerFrame(emptyConversation('c1'), event(40, { type: 'typing' }));
+  it('follows a server whose seq restarted below ours', () => {
+    const before = applyAll(emptyConversation('c1'), [
+      event(40, { type: 'reply.end', replyId: 'r1', text: 'done' }),
+    ]);
     const after = applyServerFrame(before, {
       type: 'resumed',
       conversationId: 'c1',
       replayed: 0,
       complete: false,
-      lastSeq: 3,
+      lastSeq: 0,
     });
-    expect(after.lastSeq).toBe(3);
-    expect(after.alert).toMatch(/could not be restored/);
+    expect(after.lastSeq).toBe(0);
+    // Nothing was on its way, so nothing was lost: no alert.
+    expect(after.alert).toBeUndefined();
     expect(
       applyServerFrame(after, event(4, { type: 'reply.end', replyId: 'r9', text: 'new' })).messages,
-    ).toHaveLength(1);
+    ).toHaveLength(2);
+  });
+
+  it('says when a reply on its way could not be replayed, and stops showing it as streaming', () => {
+    const before = applyAll(addUserMessage(emptyConversation('c1'), { clientMessageId: 'm1', text: 'hi' }), [
+      event(5, { type: 'reply.delta', replyId: 'r1', text: 'partial' }),
+    ]);
+    const after = applyServerFrame(before, {
+      type: 'resumed',
+      conversationId: 'c1',
+      replayed: 0,
+      complete: false,
+      lastSeq: 5,
+    });
+    expect(after.alert).toMatch(/could not be restored/);
+    expect(after.messages[1]).toMatchObject({ id: 'r1', state: 'done', text: 'partial' });
   });
 });

@@ -77,13 +77,11 @@ export function applyServerFrame(state: ConversationState, frame: ServerFrame): 
       }));
     case 'resumed':
       if (frame.conversationId !== state.conversationId) return state;
-      return {
-        ...state,
-        // A server that restarted without its seq counters starts again below our lastSeq;
-        // without this, every later event would look like a replay and be dropped.
-        lastSeq: Math.min(state.lastSeq, frame.lastSeq),
-        alert: frame.complete ? state.alert : 'Some replies sent while you were away could not be restored.',
-      };
+      // A server that restarted without its seq counters starts again below our lastSeq;
+      // without this, every later event would look like a replay and be dropped.
+      return frame.complete
+        ? { ...state, lastSeq: Math.min(state.lastSeq, frame.lastSeq) }
+        : incompleteResume({ ...state, lastSeq: Math.min(state.lastSeq, frame.lastSeq) });
     case 'event':
       if (frame.conversationId !== state.conversationId || frame.seq <= state.lastSeq) return state;
       return applyReplyEvent({ ...state, lastSeq: frame.seq }, frame.event, frame.seq);
@@ -121,6 +119,20 @@ function applyReplyEvent(state: ConversationState, event: ReplyEvent, seq: numbe
       return { ...state, activity: undefined, messages: [...messages, entry] };
     }
   }
+}
+
+/**
+ * The server could not replay everything after our lastSeq (it restarted, or its log moved on).
+ * That only matters when a reply was on its way: a reply left streaming will not be finished.
+ */
+function incompleteResume(state: ConversationState): ConversationState {
+  const last = state.messages.at(-1);
+  const awaitingReply = last?.state === 'sent' || last?.state === 'streaming';
+  if (!awaitingReply) return state;
+  const messages = state.messages.map((message) =>
+    message.state === 'streaming' ? { ...message, state: 'done' as const } : message,
+  );
+  return { ...state, messages, alert: 'A reply sent while you were away could not be restored.' };
 }
 
 function withReply(

@@ -1,0 +1,197 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig, type RunningGateway, startGateway } from '@nexus/gateway';
+import { launchBrowser, newPhonePage } from '@nexus/testkit/browser';
+import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
+import { build } from 'vite';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+type Browser = Awaited<ReturnType<typeof launchBrowser>>;
+type Page = Awaited<ReturnType<typeof newPhonePage>>;
+
+const webRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+let workDir: string;
+let webDistDir: string;
+let browser: Browser;
+let model: ScriptedModelServer;
+const gateways: RunningGateway[] = [];
+const pages: Page[] = [];
+
+/** A gateway on a free port (or `port`), serving the client built from this checkout. */
+async function gatewayWith(options: { model?: ScriptedModelServer; dataDir?: string; port?: number } = {}) {
+  const dataDir = options.dataDir ?? (await mkdtemp(join(workDir, 'data-')));
+  const config = loadConfig({
+    env: {
+      NEXUS_PORT: String(options.port ?? 0),
+      NEXUS_DATA_DIR: dataDir,
+      NEXUS_LOG_LEVEL: 'silent',
+      NEXUS_WEB_MESSAGES_PER_MINUTE: '1000',
+      ...(options.model
+        ? {
+            NEXUS_MODEL_PROVIDER: 'openai-compatible',
+            NEXUS_MODEL_BASE_URL: options.model.baseUrl,
+            NEXUS_MODEL: 'scripted',
+          }
+        : {}),
+    },
+  });
+  const gateway = await startGateway({ config, webDistDir });
+  gateways.push(gateway);
+  return Object.assign(gateway, { dataDir });
+}
+
+/** A phone-sized page that records script errors and CSP violations, so every test can assert none. */
+async function openPhone(): Promise<Page & { problems: string[] }> {
+  const page = await newPhonePage(browser);
+  pages.push(page);
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content.Security.Policy|Refused/i.test(message.text())) {
+      problems.push(`console: ${message.text()}`);
+    }
+  });
+  return Object.assign(page, { problems });
+}
+
+async function sendMessage(page: Page, text: string): Promise<void> {
+  await page.getByTestId('message-input').fill(text);
+  await page.getByTestId('send-button').click();
+}
+
+const trimmedText = async (locator: ReturnType<Page['locator']>) => (await locator.textContent())?.trim();
+const assistantMessages = (page: Page) => page.locator('[data-testid=message][data-role=assistant]');
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'nexus-web-chat-'));
+  webDistDir = join(workDir, 'dist');
+  // Build this checkout's client, so the test never runs against a stale dist/.
+  await build({ root: webRoot, logLevel: 'warn', build: { outDir: webDistDir, emptyOutDir: true } });
+  browser = await launchBrowser();
+  model = await startScriptedModelServer({ chunkDelayMs: 120 });
+});
+
+afterEach(async () => {
+  for (const page of pages.splice(0)) await page.close();
+  for (const gateway of gateways.splice(0)) await gateway.close();
+  model.reset();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await model?.close();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+describe('web chat in Chromium', () => {
+  it('streams a Markdown reply, keeps the conversation across a reload and carries it as history', async () => {
+    const gateway = await gatewayWith({ model });
+    const page = await openPhone();
+    await page.goto(`${gateway.url}/#token=${gateway.token}`);
+    expect(page.url()).not.toContain('token');
+    await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
+
+    model.enqueue({ chunks: ['**Lisbon** ', 'is ', 'lovely ', 'in ', 'spring.'] });
+    await sendMessage(page, 'Where should I travel?');
+    await expect
+      .poll(() => page.locator('[data-testid=message][data-role=user]').textContent())
+      .toContain('Where should I travel?');
+    const partial = await page.waitForFunction(() => {
+      const reply = document.querySelector('[data-role=assistant][data-state=streaming]');
+      return reply?.textContent?.trim() || false;
+    });
+    expect('Lisbon is lovely in spring.'.startsWith(String(await partial.jsonValue()))).toBe(true);
+    await assistantMessages(page).and(page.locator('[data-state=done]')).waitFor();
+    expect(await trimmedText(assistantMessages(page))).toBe('Lisbon is lovely in spring.');
+    expect(await assistantMessages(page).locator('strong').textContent()).toBe('Lisbon');
+
+    // Phone layout: no sideways scrolling, the input sits at the bottom of the screen.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    const input = await page.getByTestId('message-input').boundingBox();
+    expect(input!.y + input!.height).toBeGreaterThan(667 - 80);
+    expect(input!.y + input!.height).toBeLessThanOrEqual(667);
+
+    await page.reload();
+    await expect
+      .poll(async () => (await page.getByTestId('message').allTextContents()).map((text) => text.trim()))
+      .toEqual(['Where should I travel?', 'Lisbon is lovely in spring.']);
+    await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
+    await sendMessage(page, 'And in winter?');
+    await expect.poll(() => trimmedText(assistantMessages(page).nth(1))).toBe('Echo: And in winter?');
+    const history = JSON.stringify(model.chatRequests().at(-1)?.body);
+    expect(history).toContain('Where should I travel?');
+    expect(history).toContain('**Lisbon** is lovely in spring.');
+    expect(page.problems).toEqual([]);
+  });
+
+  it('shows HTML and script from the model as text and runs none of it', async () => {
+    const gateway = await gatewayWith({ model });
+    const page = await openPhone();
+    await page.goto(`${gateway.url}/#token=${gateway.token}`);
+    const attack =
+      'Look <img src=x onerror="window.__xss=1"> <script>window.__xss=2</script> ' +
+      '[click](javascript:window.__xss=3) <a href="javascript:window.__xss=4">a</a> ![i](http://127.0.0.1:9/x.png)';
+    model.enqueue({ text: attack });
+    await sendMessage(page, '<b onmouseover="window.__xss=5">hi</b>');
+    await assistantMessages(page).and(page.locator('[data-state=done]')).waitFor();
+
+    expect(await assistantMessages(page).textContent()).toContain('<img src=x onerror="window.__xss=1">');
+    expect(await assistantMessages(page).textContent()).toContain('<script>window.__xss=2</script>');
+    expect(await page.locator('[data-role=user]').textContent()).toBe(
+      '<b onmouseover="window.__xss=5">hi</b>',
+    );
+    const list = page.getByTestId('message-list');
+    expect(await list.locator('img, script, b, a[href^="javascript"]').count()).toBe(0);
+    expect(await page.evaluate(() => (window as { __xss?: unknown }).__xss)).toBeUndefined();
+    expect(page.problems).toEqual([]);
+  });
+
+  it('shows the notice to configure a model provider when none is configured', async () => {
+    const gateway = await gatewayWith();
+    const page = await openPhone();
+    await page.goto(`${gateway.url}/#token=${gateway.token}`);
+    await expect.poll(() => page.getByTestId('notice').textContent()).toContain('NEXUS_MODEL_PROVIDER');
+    await sendMessage(page, 'hello?');
+    await expect
+      .poll(() => assistantMessages(page).textContent())
+      .toContain('No model provider is configured');
+    expect(page.problems).toEqual([]);
+  });
+
+  it('asks for a token when there is none, and connects with the one pasted', async () => {
+    const gateway = await gatewayWith({ model });
+    const page = await openPhone();
+    await page.goto(gateway.url);
+    await page.getByTestId('token-input').fill(gateway.token);
+    await page.getByTestId('sign-in-button').click();
+    await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
+    await page.reload();
+    await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
+    expect(page.problems).toEqual([]);
+  });
+
+  it('reconnects after a gateway restart and sends what was typed while it was down', async () => {
+    const first = await gatewayWith({ model });
+    const page = await openPhone();
+    await page.goto(`${first.url}/#token=${first.token}`);
+    await sendMessage(page, 'before the restart');
+    await assistantMessages(page).and(page.locator('[data-state=done]')).waitFor();
+
+    await first.close();
+    await page.locator('[data-testid=status-line][data-phase=reconnecting]').waitFor();
+    await sendMessage(page, 'typed while offline');
+    await page.locator('[data-role=user][data-state=pending]').waitFor();
+    expect(await page.getByTestId('status-line').textContent()).toContain(
+      '1 message will be sent when connected',
+    );
+
+    await gatewayWith({ model, dataDir: first.dataDir, port: first.port });
+    await expect
+      .poll(() => trimmedText(assistantMessages(page).nth(1)), { timeout: 20_000 })
+      .toBe('Echo: typed while offline');
+    expect(await page.locator('[data-role=user][data-state=pending]').count()).toBe(0);
+    expect(page.problems).toEqual([]);
+  });
+});
