@@ -97,7 +97,7 @@ export function createConnectionSupervisor(options: ConnectionSupervisorOptions)
       socket = options.socketFactory(options.socketConfig());
     } catch (error) {
       logger.error({ err: error }, 'whatsapp: could not create a socket');
-      scheduleReconnect(undefined, false);
+      scheduleReconnect(undefined, false, error instanceof Error ? error.message : String(error));
       return;
     }
     attach(socket);
@@ -235,10 +235,10 @@ export function createConnectionSupervisor(options: ConnectionSupervisorOptions)
       return;
     }
     logger.warn({ statusCode, message: error?.message }, 'whatsapp: connection closed');
-    scheduleReconnect(statusCode, decision.delay === 'immediate');
+    scheduleReconnect(statusCode, decision.delay === 'immediate', error?.message);
   }
 
-  function scheduleReconnect(statusCode: number | undefined, immediate: boolean): void {
+  function scheduleReconnect(statusCode: number | undefined, immediate: boolean, detail?: string): void {
     const useImmediate = immediate && immediateRestarts < MAX_IMMEDIATE_RESTARTS;
     let delay = 0;
     if (useImmediate) {
@@ -250,6 +250,7 @@ export function createConnectionSupervisor(options: ConnectionSupervisorOptions)
     setState({
       status: 'reconnecting',
       nextAttemptInMs: delay,
+      ...(detail ? { detail } : {}),
       lastDisconnect: {
         ...(statusCode === undefined ? {} : { statusCode }),
         at: new Date(now()).toISOString(),
