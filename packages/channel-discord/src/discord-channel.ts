@@ -70,17 +70,24 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
   let rest: REST | undefined;
   let commandsRegistered = false;
 
-  function forward(intent: IntentInput): void {
+  function forward(intent: IntentInput, onRejected?: (message: string) => Promise<void>): void {
     const current = sink;
     if (!current) return;
-    current(intent).then(
-      (result) => {
-        if (result.status === 'rejected') {
+    current(intent)
+      .then(
+        async (result) => {
+          if (result.status !== 'rejected') return;
           logger.info({ intentId: intent.id, code: result.code }, 'core rejected a discord message');
-        }
-      },
-      (error: unknown) => logger.error({ intentId: intent.id, error: String(error) }, 'intake failed'),
-    );
+          await onRejected?.(result.message);
+        },
+        (error: unknown) => logger.error({ intentId: intent.id, error: String(error) }, 'intake failed'),
+      )
+      .catch((error: unknown) =>
+        logger.warn(
+          { intentId: intent.id, error: String(error) },
+          'could not tell the sender about a rejection',
+        ),
+      );
   }
 
   function onMessage(message: Message, client: Client<true>): void {
@@ -107,14 +114,20 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
     const currentRest = rest;
     const intent = slashCommandIntent(interaction, { channelName: name, now });
     for (const [key, pending] of interactions) if (pending.expiresAt <= now()) interactions.delete(key);
-    interactions.set(intent.id, {
+    const pending: PendingInteraction = {
       applicationId: client.application.id,
       token: interaction.token,
       ephemeral: command.ephemeral,
       expiresAt: now() + INTERACTION_TOKEN_LIFETIME_MS,
-    });
+    };
+    interactions.set(intent.id, pending);
+    // Without an answer the deferred reply would say "thinking…" until the token expires.
+    const answerRejection = async (message: string) => {
+      interactions.delete(intent.id);
+      await interactionReplyTarget({ rest: currentRest, ...pending }).send(`⚠️ ${message}`, 0);
+    };
     deferSlashCommand(currentRest, interaction, command)
-      .then(() => forward(intent))
+      .then(() => forward(intent, answerRejection))
       .catch((error: unknown) => {
         interactions.delete(intent.id);
         logger.warn({ error: String(error), command: command.name }, 'could not answer a slash command');

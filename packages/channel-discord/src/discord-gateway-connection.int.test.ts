@@ -121,4 +121,16 @@ describe('discord gateway connection', () => {
     expect(patch?.authorization).toBeUndefined();
     expect(patch?.body).toMatchObject({ allowed_mentions: { parse: [] }, flags: 64 });
   });
+
+  it('answers a slash command that core rejects instead of leaving it "thinking"', async () => {
+    const fake = await setUp();
+    const channel = track(createTestChannel(fake, { slashCommands: true }));
+    await channel.start({
+      sink: async () => ({ status: 'rejected', code: 'rate_limited', message: 'Slow down a little.' }),
+    });
+    fake.injectSlashCommand({ name: 'new', direct: true });
+    const notice = await fake.waitFor(() => fake.sentMessages[0]);
+    expect(notice.content).toBe('⚠️ Slow down a little.');
+    expect(fake.interactionCallbacks[0]?.body).toEqual({ type: 5 });
+  });
 });
