@@ -35,6 +35,11 @@ export interface FakeTelegram {
   readonly botInfo: UserFromGetMe;
   /** Queues a raw update; `update_id` is assigned unless given (to replay an old one). */
   pushUpdate(update: Omit<Update, 'update_id'> & { update_id?: number }): number;
+  /**
+   * Sends an update that was already delivered once more, to the next poll whatever its offset
+   * (or to the webhook): what Telegram does when a confirmation or webhook answer got lost.
+   */
+  replayUpdate(updateId: number): void;
   /** Queues a message a person sent, built as Telegram would build it. */
   pushMessage(options: PushMessageOptions): PushedMessage;
   /** Registers a file for `getFile` and download. */
@@ -178,6 +183,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
         timeoutSeconds: Number(payload.timeout ?? 0),
         response,
       });
+      notifyChange();
       return;
     }
     if (method === 'setWebhook') {
@@ -206,10 +212,13 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
+  const history = new Map<number, Update>();
   const pushUpdate: FakeTelegram['pushUpdate'] = (update) => {
     const updateId = update.update_id ?? nextUpdateId++;
     nextUpdateId = Math.max(nextUpdateId, updateId + 1);
-    queue.push({ ...update, update_id: updateId } as Update);
+    const full = { ...update, update_id: updateId } as Update;
+    history.set(updateId, full);
+    queue.push(full);
     if (webhook) deliverToWebhook();
     notifyChange();
     return updateId;
@@ -220,6 +229,13 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     token,
     botInfo,
     pushUpdate,
+    replayUpdate(updateId) {
+      const update = history.get(updateId);
+      if (!update) throw new Error(`fake Telegram: no update ${updateId} to replay`);
+      queue.replay(update);
+      if (webhook) deliverToWebhook();
+      notifyChange();
+    },
     pushMessage(push) {
       const messageId = methods.nextMessageId(push.chat.id);
       methods.rememberChat(push.chat);

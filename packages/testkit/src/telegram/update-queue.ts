@@ -23,6 +23,7 @@ export interface UpdateQueueOptions {
 export class UpdateQueue {
   readonly #options: UpdateQueueOptions;
   #updates: Update[] = [];
+  #replays: Update[] = [];
   readonly #polls = new Set<LongPoll>();
   readonly #servedAt = new Map<number, number>();
   #stallRemaining = 0;
@@ -32,7 +33,7 @@ export class UpdateQueue {
   }
 
   get pendingCount(): number {
-    return this.#updates.length;
+    return this.#updates.length + this.#replays.length;
   }
 
   push(update: Update): void {
@@ -40,15 +41,23 @@ export class UpdateQueue {
     for (const poll of this.#polls) if (!poll.stalled) this.#answerIfAny(poll);
   }
 
+  /** Serves an update again to the next poll whatever its offset, as after a lost confirmation. */
+  replay(update: Update): void {
+    this.#replays.push(update);
+    for (const poll of this.#polls) if (!poll.stalled) this.#answerIfAny(poll);
+  }
+
   /** Removes and returns the queued updates (webhook delivery takes them this way). */
   take(): Update[] {
-    const taken = this.#updates;
+    const taken = [...this.#replays, ...this.#updates];
+    this.#replays = [];
     this.#updates = [];
     return taken;
   }
 
   clear(): void {
     this.#updates = [];
+    this.#replays = [];
   }
 
   servedAt(updateId: number): number | undefined {
@@ -113,8 +122,10 @@ export class UpdateQueue {
   }
 
   #answerIfAny(poll: LongPoll): boolean {
-    const ready = this.#updates.filter((update) => update.update_id >= poll.offset).slice(0, poll.limit);
+    const fresh = this.#updates.filter((update) => update.update_id >= poll.offset);
+    const ready = [...this.#replays, ...fresh].slice(0, poll.limit);
     if (ready.length === 0) return false;
+    this.#replays = this.#replays.filter((update) => !ready.includes(update));
     const at = this.#options.now();
     for (const update of ready)
       if (!this.#servedAt.has(update.update_id)) this.#servedAt.set(update.update_id, at);

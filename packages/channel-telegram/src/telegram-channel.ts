@@ -1,0 +1,296 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { autoRetry } from '@grammyjs/auto-retry';
+import { sequentialize } from '@grammyjs/runner';
+import {
+  type ChannelAdapter,
+  type ChannelHealth,
+  type ChannelStartOptions,
+  type DeliverOptions,
+  type IntentSink,
+  type Logger,
+  silentLogger,
+} from '@nexus/protocol';
+import { Bot, type Context, webhookCallback } from 'grammy';
+import { BlockedConversations } from './blocked-conversations.ts';
+import { conversationIdOf, parseConversationId } from './conversation-address.ts';
+import { type DeliveryOutcome, deliverReply } from './deliver-reply.ts';
+import { type DownloadedFile, downloadFile } from './download-file.ts';
+import { normaliseMessage } from './normalise-message.ts';
+import { PollingSupervisor } from './polling-supervisor.ts';
+import { retryNetworkErrors } from './retry-network-errors.ts';
+import { type TelegramChannelOptions, validateTelegramOptions } from './telegram-channel-options.ts';
+import { classifyTelegramFailure, TelegramConfigError } from './telegram-errors.ts';
+import { TelegramSender } from './telegram-sender.ts';
+import { UpdateGate } from './update-gate.ts';
+
+const DEFAULT_API_ROOT = 'https://api.telegram.org';
+const ALLOWED_UPDATES: ('message' | 'my_chat_member')[] = ['message', 'my_chat_member'];
+
+/**
+ * Telegram through grammY: long polling (runner, ordered per chat and forum topic) or a webhook,
+ * intents de-duplicated by `update_id` across restarts, replies streamed by editing a draft.
+ */
+export class TelegramChannel implements ChannelAdapter {
+  readonly name: string;
+  readonly #options: TelegramChannelOptions;
+  readonly #bot: Bot;
+  readonly #logger: Logger;
+  readonly #now: () => number;
+  readonly #gate: UpdateGate;
+  readonly #blocked: BlockedConversations;
+  readonly #sender: TelegramSender;
+  readonly #supervisor: PollingSupervisor | undefined;
+  readonly #webhook: ((request: IncomingMessage, response: ServerResponse) => Promise<void>) | undefined;
+  #sink: IntentSink | undefined;
+  #running = false;
+  #health: ChannelHealth = { status: 'stopped', detail: 'not started' };
+
+  constructor(options: TelegramChannelOptions) {
+    validateTelegramOptions(options);
+    this.#options = options;
+    this.name = options.name ?? 'telegram';
+    this.#logger = (options.logger ?? silentLogger).child({ channel: this.name });
+    this.#now = options.now ?? Date.now;
+    const pollTimeoutSeconds = options.pollingTimeoutSeconds ?? 30;
+    this.#bot = new Bot(options.token, {
+      client: {
+        apiRoot: options.apiRoot ?? DEFAULT_API_ROOT,
+        timeoutSeconds: Math.max(60, pollTimeoutSeconds + 30),
+      },
+      ...(options.botInfo ? { botInfo: options.botInfo } : {}),
+    });
+    this.#gate = new UpdateGate({ store: options.updateStore, logger: this.#logger, now: this.#now });
+    this.#blocked = new BlockedConversations({
+      onChange: (chatId, blocked) => {
+        this.#logger.info(
+          { chatId, blocked },
+          blocked ? 'telegram: chat blocked the bot' : 'telegram: chat unblocked',
+        );
+        options.onBlockedChange?.({ conversationId: conversationIdOf({ chatId }), blocked });
+      },
+    });
+    if (options.mode !== 'webhook') {
+      this.#supervisor = new PollingSupervisor({
+        bot: this.#bot,
+        timeoutSeconds: pollTimeoutSeconds,
+        stallMs: options.pollingStallMs ?? 90_000,
+        allowedUpdates: ALLOWED_UPDATES,
+        concurrency: options.concurrency ?? 100,
+        logger: this.#logger,
+        now: this.#now,
+        onHealth: (health) => this.#setHealth(health),
+        ...(options.random ? { random: options.random } : {}),
+      });
+      this.#bot.api.config.use(this.#supervisor.observe);
+    }
+    this.#bot.api.config.use(
+      autoRetry({
+        maxRetryAttempts: options.retry?.maxAttempts ?? 3,
+        maxDelaySeconds: options.retry?.maxDelaySeconds ?? 30,
+        rethrowHttpErrors: true,
+      }),
+      retryNetworkErrors({ maxRetries: options.retry?.networkRetries ?? 2 }),
+    );
+    this.#sender = new TelegramSender({ api: this.#bot.api, logger: this.#logger });
+    this.#installMiddleware();
+    if (options.mode === 'webhook' && options.webhook) {
+      this.#webhook = webhookCallback(this.#bot, 'http', {
+        secretToken: options.webhook.secretToken,
+        onTimeout: 'return',
+        timeoutMilliseconds: 10_000,
+      });
+    }
+  }
+
+  /**
+   * Node `http` request listener for webhook mode: answers the configured path (checking the
+   * secret token) and 404 elsewhere. Intake only enqueues, so Telegram gets its answer quickly.
+   */
+  readonly webhookHandler = (request: IncomingMessage, response: ServerResponse): void => {
+    const path = (request.url ?? '').split('?', 1)[0];
+    if (!this.#webhook || path !== this.#options.webhook?.path || request.method !== 'POST') {
+      response.writeHead(404).end();
+      return;
+    }
+    this.#webhook(request, response).catch((error: unknown) => {
+      this.#logger.error({ err: error }, 'telegram: webhook request failed');
+      if (!response.headersSent) response.writeHead(500).end();
+    });
+  };
+
+  async start(options: ChannelStartOptions): Promise<void> {
+    this.#sink = options.sink;
+    this.#running = true;
+    this.#setHealth({ status: 'connecting' });
+    await this.#gate.load();
+    try {
+      await this.#bot.init();
+    } catch (error) {
+      if (classifyTelegramFailure(error) === 'unauthorized') {
+        this.#setHealth({ status: 'down', detail: 'Telegram rejected the bot token (401 Unauthorized)' });
+        throw new TelegramConfigError('Telegram rejected the bot token (401 Unauthorized)');
+      }
+      // Unreachable now: polling keeps trying (runner calls init again) instead of failing the daemon.
+      this.#logger.warn({ err: error }, 'telegram: getMe failed; will keep trying');
+    }
+    options.abortSignal?.addEventListener('abort', () => void this.stop(), { once: true });
+    if (this.#supervisor) {
+      this.#supervisor.start();
+      return;
+    }
+    const webhook = this.#options.webhook;
+    if (webhook?.url) {
+      await this.#bot.api.setWebhook(webhook.url, {
+        secret_token: webhook.secretToken,
+        allowed_updates: ALLOWED_UPDATES,
+      });
+    }
+    this.#setHealth({ status: 'up', detail: 'webhook' });
+  }
+
+  async stop(_options?: { abortSignal?: AbortSignal }): Promise<void> {
+    this.#running = false;
+    await this.#supervisor?.stop();
+    await this.#gate.flush();
+    this.#sink = undefined;
+    this.#health = { status: 'stopped' };
+    this.#options.onHealthChange?.({ status: 'stopped' });
+  }
+
+  async deliver(options: DeliverOptions): Promise<void> {
+    await this.deliverWithOutcome(options);
+  }
+
+  /** `deliver`, returning what happened (for callers and tests that need to know). */
+  async deliverWithOutcome(options: DeliverOptions): Promise<DeliveryOutcome> {
+    const address = parseConversationId(options.conversation.conversationId);
+    if (!address) {
+      this.#logger.error(
+        { conversationId: options.conversation.conversationId },
+        'telegram: not a Telegram conversation id',
+      );
+      for await (const _event of options.events) {
+        // Read to the end so the producer finishes its turn.
+      }
+      return { status: 'failed', messageIds: [] };
+    }
+    return deliverReply({
+      sender: this.#sender,
+      address,
+      conversation: options.conversation,
+      events: options.events,
+      streamEditIntervalMs: this.#options.streamEditIntervalMs ?? 1_000,
+      typingIntervalMs: this.#options.typingIntervalMs ?? 4_000,
+      blocked: this.#blocked,
+      logger: this.#logger.child({ conversationId: options.conversation.conversationId }),
+      now: this.#now,
+      ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+    });
+  }
+
+  health(): ChannelHealth {
+    return { ...this.#health };
+  }
+
+  /** Fetches an attachment's bytes on demand, refusing files over `maxAttachmentBytes`. */
+  downloadAttachment(options: {
+    platformFileId: string;
+    abortSignal?: AbortSignal;
+  }): Promise<DownloadedFile> {
+    return downloadFile({
+      api: this.#bot.api,
+      apiRoot: this.#options.apiRoot ?? DEFAULT_API_ROOT,
+      token: this.#options.token,
+      fetch: this.#options.fetch ?? globalThis.fetch,
+      platformFileId: options.platformFileId,
+      maxBytes: this.#options.maxAttachmentBytes ?? 20 * 1024 * 1024,
+      ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+    });
+  }
+
+  isBlocked(conversationId: string): boolean {
+    const address = parseConversationId(conversationId);
+    return address !== undefined && this.#blocked.has(address.chatId);
+  }
+
+  stats(): { pollingRestarts: number; blockedChats: number[]; updateMark: number | undefined } {
+    return {
+      pollingRestarts: this.#supervisor?.restarts ?? 0,
+      blockedChats: this.#blocked.list(),
+      updateMark: this.#gate.mark,
+    };
+  }
+
+  #setHealth(health: ChannelHealth): void {
+    if (!this.#running) return;
+    const changed = health.status !== this.#health.status || health.detail !== this.#health.detail;
+    this.#health = health;
+    if (changed) this.#options.onHealthChange?.({ ...health });
+  }
+
+  #installMiddleware(): void {
+    const bot = this.#bot;
+    bot.catch((error) => this.#logger.error({ err: error.error }, 'telegram: update handling failed'));
+    bot.use(async (context, next) => {
+      const updateId = context.update.update_id;
+      if (!this.#gate.begin(updateId)) {
+        this.#logger.debug({ updateId }, 'telegram: duplicate update skipped');
+        return;
+      }
+      try {
+        await next();
+      } finally {
+        this.#gate.finish(updateId);
+      }
+    });
+    bot.use(sequentialize(sequenceKeyOf));
+    bot.on('message', (context) => this.#onMessage(context));
+    bot.on('my_chat_member', (context) => {
+      const { chat, new_chat_member: member } = context.myChatMember;
+      if (member.status === 'kicked' || member.status === 'left') this.#blocked.mark(chat.id, this.#now());
+      else this.#blocked.clear(chat.id);
+    });
+  }
+
+  async #onMessage(context: Context): Promise<void> {
+    const message = context.message;
+    const sink = this.#sink;
+    if (!message || !sink) return;
+    this.#blocked.clear(message.chat.id);
+    const intent = normaliseMessage({
+      message,
+      bot: context.me,
+      channel: this.name,
+      receivedAt: new Date(this.#now()),
+      raw: context.update,
+    });
+    if (!intent) return;
+    const wanted = this.#options.shouldHandle
+      ? await this.#options.shouldHandle(intent)
+      : intent.conversation.kind === 'direct' ||
+        this.#options.groupPolicy === 'all' ||
+        intent.mentionsAssistant;
+    if (!wanted) return;
+    const result = await sink(intent);
+    if (result.status === 'rejected') {
+      this.#logger.info(
+        { intentId: intent.id, code: result.code },
+        `telegram: intent rejected: ${result.message}`,
+      );
+    }
+  }
+}
+
+/** Per chat, and per forum topic inside a chat: the order people expect answers in. */
+function sequenceKeyOf(context: Context): string | undefined {
+  const chatId = context.chat?.id;
+  if (chatId === undefined) return undefined;
+  const message = context.message;
+  return message?.is_topic_message && message.message_thread_id !== undefined
+    ? `${chatId}:topic:${message.message_thread_id}`
+    : String(chatId);
+}
+
+export function createTelegramChannel(options: TelegramChannelOptions): TelegramChannel {
+  return new TelegramChannel(options);
+}
