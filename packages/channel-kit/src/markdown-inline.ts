@@ -7,78 +7,20 @@ export type MarkdownInline =
 
 const PUNCTUATION = /[!-/:-@[-`{-~]/;
 const WORD_CHARACTER = /[\p{L}\p{N}]/u;
-const AUTOLINK = /^<((?:https?|mailto):[^\s<>]+)>/i;
-/** Bounds how far a delimiter looks for its partner, so hostile input stays linear-ish. */
-const SEARCH_WINDOW = 4096;
+const WHITESPACE = /\s/;
+const AUTOLINK = /<((?:https?|mailto):[^\s<>]+)>/iy;
+const DESTINATION =
+  /\(\s*(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()<>]*\)[^\s()<>]*)*)(?:\s+("[^"]*"|'[^']*'|\([^)]*\)))?\s*\)/y;
+/** Deeper nesting than this is shown as literal text; it only happens with hostile input. */
+const MAX_DEPTH = 12;
 
 /**
  * A small, forgiving inline parser (code spans, emphasis, strike, links, autolinks, escapes).
- * Unclosed delimiters, as in a reply that is still streaming, are kept as literal text.
+ * Unclosed delimiters, as in a reply that is still streaming, are kept as literal text. Partners
+ * are found through indexes built in one pass, so hostile input stays near linear.
  */
 export function parseMarkdownInline(text: string): MarkdownInline[] {
-  const nodes: MarkdownInline[] = [];
-  let buffer = '';
-  const flush = (): void => {
-    if (buffer) nodes.push({ type: 'text', value: buffer });
-    buffer = '';
-  };
-  let index = 0;
-  while (index < text.length) {
-    const character = text[index] as string;
-    if (character === '\\' && PUNCTUATION.test(text[index + 1] ?? '')) {
-      buffer += text[index + 1];
-      index += 2;
-      continue;
-    }
-    if (character === '`') {
-      const run = runLength(text, index, '`');
-      const close = findCodeClose(text, index + run, run);
-      if (close === -1) {
-        buffer += '`'.repeat(run);
-        index += run;
-        continue;
-      }
-      flush();
-      nodes.push({ type: 'code', value: trimCode(text.slice(index + run, close)) });
-      index = close + run;
-      continue;
-    }
-    if (character === '[' || (character === '!' && text[index + 1] === '[')) {
-      const link = parseLink(text, character === '!' ? index + 1 : index);
-      if (link) {
-        flush();
-        nodes.push({ type: 'link', url: link.url, children: parseMarkdownInline(link.label) });
-        index = link.end;
-        continue;
-      }
-    }
-    if (character === '<') {
-      const autolink = AUTOLINK.exec(text.slice(index, index + 2048));
-      if (autolink?.[1]) {
-        flush();
-        nodes.push({ type: 'link', url: autolink[1], children: [{ type: 'text', value: autolink[1] }] });
-        index += autolink[0].length;
-        continue;
-      }
-    }
-    if (character === '*' || character === '_' || character === '~') {
-      const run = runLength(text, index, character);
-      const span = parseDelimited(text, index, run, character);
-      if (span) {
-        flush();
-        nodes.push({ type: span.type, children: parseMarkdownInline(span.inner) });
-        index = span.end;
-        continue;
-      }
-      buffer += character.repeat(run);
-      index += run;
-      continue;
-    }
-    buffer += character;
-    index += 1;
-  }
-  flush();
-  return nodes;
+  return parseAt(text, 0);
 }
 
 /** Concatenated text of inline nodes, formatting dropped. */
@@ -90,20 +32,205 @@ export function plainInlineText(nodes: MarkdownInline[]): string {
     .join('');
 }
 
+function parseAt(text: string, depth: number): MarkdownInline[] {
+  if (depth >= MAX_DEPTH) return text ? [{ type: 'text', value: text }] : [];
+  const index = indexInline(text);
+  const nodes: MarkdownInline[] = [];
+  let buffer = '';
+  const flush = (): void => {
+    if (buffer) nodes.push({ type: 'text', value: buffer });
+    buffer = '';
+  };
+  let position = 0;
+  while (position < text.length) {
+    const character = text[position] as string;
+    if (character === '\\' && index.escaped[position + 1]) {
+      buffer += text[position + 1];
+      position += 2;
+      continue;
+    }
+    if (character === '`') {
+      const run = runLength(text, position, '`');
+      const end = index.codeSpans.get(position);
+      if (end === undefined) {
+        buffer += '`'.repeat(run);
+        position += run;
+        continue;
+      }
+      flush();
+      nodes.push({ type: 'code', value: trimCode(text.slice(position + run, end - run)) });
+      position = end;
+      continue;
+    }
+    if (character === '[' || (character === '!' && text[position + 1] === '[')) {
+      const open = character === '!' ? position + 1 : position;
+      const link = matchLink(text, open, index.brackets.get(open));
+      if (link) {
+        flush();
+        nodes.push({ type: 'link', url: link.url, children: parseAt(link.label, depth + 1) });
+        position = link.end;
+        continue;
+      }
+    }
+    if (character === '<') {
+      AUTOLINK.lastIndex = position;
+      const autolink = AUTOLINK.exec(text);
+      if (autolink?.[1]) {
+        flush();
+        nodes.push({ type: 'link', url: autolink[1], children: [{ type: 'text', value: autolink[1] }] });
+        position += autolink[0].length;
+        continue;
+      }
+    }
+    if ((character === '*' || character === '_' || character === '~') && !index.escaped[position]) {
+      const run = runLength(text, position, character);
+      const span = matchDelimited(text, position, run, character, index.closers);
+      if (span) {
+        flush();
+        nodes.push({ type: span.type, children: parseAt(span.inner, depth + 1) });
+        position = span.end;
+        continue;
+      }
+      buffer += character.repeat(run);
+      position += run;
+      continue;
+    }
+    buffer += character;
+    position += 1;
+  }
+  flush();
+  return nodes;
+}
+
+interface InlineIndex {
+  /** escaped[i] is 1 when character i is escaped by a backslash. */
+  escaped: Uint8Array;
+  /** Opening backtick run → position after its closing run. */
+  codeSpans: Map<number, number>;
+  /** '[' → matching ']', outside code spans. */
+  brackets: Map<number, number>;
+  /** `<char><size>` → positions (ascending) where a closing delimiter of that size can start. */
+  closers: Map<string, number[]>;
+}
+
+function indexInline(text: string): InlineIndex {
+  const escaped = new Uint8Array(text.length + 1);
+  const codeSpans = new Map<number, number>();
+  const brackets = new Map<number, number>();
+  const closers = new Map<string, number[]>();
+  const runsByLength = new Map<number, number[]>();
+  for (let position = 0; position < text.length; ) {
+    const run = runLength(text, position, '`');
+    if (run === 0) {
+      position += 1;
+      continue;
+    }
+    const list = runsByLength.get(run) ?? [];
+    list.push(position);
+    runsByLength.set(run, list);
+    position += run;
+  }
+  const stack: number[] = [];
+  let position = 0;
+  while (position < text.length) {
+    const character = text[position] as string;
+    if (character === '\\' && PUNCTUATION.test(text[position + 1] ?? '')) {
+      escaped[position + 1] = 1;
+      position += 2;
+      continue;
+    }
+    if (character === '`') {
+      const run = runLength(text, position, '`');
+      const close = firstAtOrAfter(runsByLength.get(run) ?? [], position + run);
+      if (close !== undefined && runLength(text, close, '`') === run) {
+        codeSpans.set(position, close + run);
+        position = close + run;
+      } else {
+        position += run;
+      }
+      continue;
+    }
+    if (character === '[') stack.push(position);
+    else if (character === ']') {
+      const open = stack.pop();
+      if (open !== undefined) brackets.set(open, position);
+    } else if (character === '*' || character === '_' || character === '~') {
+      const run = runLength(text, position, character);
+      const before = text[position - 1] ?? '';
+      const after = text[position + run] ?? '';
+      const rightFlanking = before !== '' && !WHITESPACE.test(before);
+      if (rightFlanking && !(character === '_' && WORD_CHARACTER.test(after))) {
+        for (const size of character === '~' ? [2] : [1, 2]) {
+          if (run === size || (run > size && size === 2 && character !== '~')) {
+            const key = `${character}${size}`;
+            const list = closers.get(key) ?? [];
+            list.push(position + run - size);
+            closers.set(key, list);
+          }
+        }
+      }
+      position += run;
+      continue;
+    }
+    position += 1;
+  }
+  return { escaped, codeSpans, brackets, closers };
+}
+
+function matchDelimited(
+  text: string,
+  start: number,
+  run: number,
+  character: string,
+  closers: Map<string, number[]>,
+): { type: 'strong' | 'emphasis' | 'strike'; inner: string; end: number } | undefined {
+  const after = text[start + Math.min(run, 2)] ?? '';
+  if (character === '_' && WORD_CHARACTER.test(text[start - 1] ?? '')) return undefined;
+  const sizes = character === '~' ? (run === 2 ? [2] : []) : [...new Set([Math.min(run, 2), 1])];
+  for (const size of sizes) {
+    // Surplus delimiter characters stay inside: `***a***` is strong around emphasis.
+    const first = text[start + size] ?? '';
+    if (first === '' || WHITESPACE.test(first) || (size === 2 && WHITESPACE.test(after))) continue;
+    const close = firstAtOrAfter(closers.get(`${character}${size}`) ?? [], start + size + 1);
+    if (close === undefined) continue;
+    const type = character === '~' ? 'strike' : size === 2 ? 'strong' : 'emphasis';
+    return { type, inner: text.slice(start + size, close), end: close + size };
+  }
+  return undefined;
+}
+
+function matchLink(
+  text: string,
+  open: number,
+  close: number | undefined,
+): { label: string; url: string; end: number } | undefined {
+  if (close === undefined || text[close + 1] !== '(') return undefined;
+  const label = text.slice(open + 1, close);
+  if (label.includes('\n\n')) return undefined;
+  DESTINATION.lastIndex = close + 1;
+  const destination = DESTINATION.exec(text);
+  if (!destination) return undefined;
+  const raw = destination[1] ?? '';
+  const url = raw.startsWith('<') ? raw.slice(1, -1) : raw;
+  if (url === '') return undefined;
+  return { label, url, end: close + 1 + destination[0].length };
+}
+
+function firstAtOrAfter(sorted: number[], minimum: number): number | undefined {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((sorted[middle] as number) < minimum) low = middle + 1;
+    else high = middle;
+  }
+  return sorted[low];
+}
+
 function runLength(text: string, start: number, character: string): number {
   let end = start;
   while (text[end] === character) end += 1;
   return end - start;
-}
-
-function findCodeClose(text: string, from: number, run: number): number {
-  let index = text.indexOf('`'.repeat(run), from);
-  while (index !== -1) {
-    const length = runLength(text, index, '`');
-    if (length === run) return index;
-    index = text.indexOf('`'.repeat(run), index + length);
-  }
-  return -1;
 }
 
 function trimCode(value: string): string {
@@ -111,84 +238,4 @@ function trimCode(value: string): string {
   return flat.length > 2 && flat.startsWith(' ') && flat.endsWith(' ') && flat.trim() !== ''
     ? flat.slice(1, -1)
     : flat;
-}
-
-function parseDelimited(
-  text: string,
-  start: number,
-  run: number,
-  character: string,
-): { type: 'strong' | 'emphasis' | 'strike'; inner: string; end: number } | undefined {
-  const sizes = character === '~' ? (run === 2 ? [2] : []) : [...new Set([Math.min(run, 2), 1])];
-  for (const size of sizes) {
-    // Surplus delimiter characters stay inside: `***a***` is strong around emphasis.
-    const open = start;
-    const after = text[open + size] ?? '';
-    if (after === '' || /\s/.test(after)) continue;
-    if (character === '_' && WORD_CHARACTER.test(text[start - 1] ?? '')) continue;
-    const close = findDelimiterClose(text, open + size + 1, character, size);
-    if (close === -1) continue;
-    const type = character === '~' ? 'strike' : size === 2 ? 'strong' : 'emphasis';
-    return { type, inner: text.slice(open + size, close), end: close + size };
-  }
-  return undefined;
-}
-
-/** Finds a closing run for a delimiter of `size`, skipping code spans and escapes. */
-function findDelimiterClose(text: string, from: number, character: string, size: number): number {
-  let index = from;
-  const limit = Math.min(text.length, from + SEARCH_WINDOW);
-  while (index < limit) {
-    const current = text[index];
-    if (current === '\\') {
-      index += 2;
-      continue;
-    }
-    if (current === '`') {
-      const run = runLength(text, index, '`');
-      const close = findCodeClose(text, index + run, run);
-      index = close === -1 ? index + run : close + run;
-      continue;
-    }
-    if (current !== character) {
-      index += 1;
-      continue;
-    }
-    const run = runLength(text, index, character);
-    const before = text[index - 1] ?? '';
-    const next = text[index + run] ?? '';
-    const rightFlanking = before !== '' && !/\s/.test(before);
-    const wordAfter = character === '_' && WORD_CHARACTER.test(next);
-    if (rightFlanking && !wordAfter && (run === size || (run > size && size === 2))) {
-      return index + run - size;
-    }
-    index += run;
-  }
-  return -1;
-}
-
-function parseLink(text: string, start: number): { label: string; url: string; end: number } | undefined {
-  let depth = 0;
-  let index = start;
-  const limit = Math.min(text.length, start + SEARCH_WINDOW);
-  for (; index < limit; index += 1) {
-    const character = text[index];
-    if (character === '\\') index += 1;
-    else if (character === '[') depth += 1;
-    else if (character === ']') {
-      depth -= 1;
-      if (depth === 0) break;
-    } else if (character === '\n' && text[index + 1] === '\n') return undefined;
-  }
-  if (depth !== 0 || text[index + 1] !== '(') return undefined;
-  const label = text.slice(start + 1, index);
-  const destination =
-    /^\(\s*(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()<>]*\)[^\s()<>]*)*)(?:\s+("[^"]*"|'[^']*'|\([^)]*\)))?\s*\)/.exec(
-      text.slice(index + 1, index + 4096),
-    );
-  if (!destination) return undefined;
-  const raw = destination[1] ?? '';
-  const url = raw.startsWith('<') ? raw.slice(1, -1) : raw;
-  if (url === '') return undefined;
-  return { label, url, end: index + 1 + destination[0].length };
 }

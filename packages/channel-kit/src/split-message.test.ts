@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parseFenceLines } from './fence-lines.ts';
 import { hasBalancedFences } from './has-balanced-fences.ts';
+import { renderTelegramHtml } from './render-telegram-html.ts';
 import { splitMessage } from './split-message.ts';
 import { randomMarkdown, seededRandom } from './test-support/random-markdown.ts';
 
 const utf8Bytes = (chunk: string): number => Buffer.byteLength(chunk, 'utf8');
+const telegramHtmlLength = (chunk: string): number => renderTelegramHtml(chunk).length;
+const measures = [undefined, utf8Bytes, telegramHtmlLength];
 
 /** Non-space content outside fence delimiter lines, to compare input and output. */
 function content(text: string): string {
@@ -114,6 +117,19 @@ describe('splitMessage', () => {
     expect(splitMessage('one\r\n\r\ntwo', { maxLength: 4 })).toEqual(['one', 'two']);
   });
 
+  it('fills chunks close to the limit when only word breaks are available', () => {
+    const random = seededRandom(11);
+    const words = Array.from({ length: 3000 }, () => 'abcdefghij'.slice(0, 1 + Math.floor(random() * 10)));
+    const text = words.join(' ');
+    for (const measure of measures) {
+      const chunks = splitMessage(text, { maxLength: 500, measure });
+      for (const chunk of chunks.slice(0, -1)) {
+        expect((measure ?? ((value: string) => value.length))(chunk)).toBeGreaterThan(480);
+      }
+      expect(chunks.join(' ')).toBe(text);
+    }
+  });
+
   it('rejects a limit that cannot hold anything', () => {
     expect(() => splitMessage('abc', { maxLength: 0 })).toThrow(RangeError);
     expect(() => splitMessage('😀', { maxLength: 1 })).toThrow(RangeError);
@@ -123,8 +139,9 @@ describe('splitMessage', () => {
     for (let seed = 1; seed <= 500; seed += 1) {
       const random = seededRandom(seed);
       const text = randomMarkdown(random);
-      const maxLength = 30 + Math.floor(random() * 500);
-      const measure = seed % 3 === 0 ? utf8Bytes : undefined;
+      const measure = measures[seed % measures.length];
+      // Rendered HTML adds up to ~50 characters of <pre><code class=…> around a code chunk.
+      const maxLength = (measure === telegramHtmlLength ? 100 : 30) + Math.floor(random() * 500);
       const chunks = splitMessage(text, { maxLength, measure });
       const context = { seed, maxLength };
       for (const chunk of chunks) {

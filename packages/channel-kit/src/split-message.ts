@@ -13,11 +13,11 @@ const LINE = 1;
 const SENTENCE = 2;
 const WORD = 3;
 const ANY = 4;
-const CLASS_COUNT = 5;
 /** Opening lines up to this length are repeated verbatim; longer ones are not a language tag. */
 const MAX_REOPENER_LENGTH = 64;
 /** Bounds the work when `measure` is not monotonic (e.g. it measures rendered HTML). */
 const TRIES_PER_CLASS = 16;
+const SECANT_STEPS = 6;
 const FENCE_AHEAD = /[ \t]*(?:`{3}|~{3})/y;
 const FENCE_START = /[ \t]*(`{3,}|~{3,})/y;
 const SENTENCE_END = /[.!?…。！？][)\]"'”’*_]*$/;
@@ -33,7 +33,7 @@ export function splitMessage(text: string, options: SplitMessageOptions): string
   const { maxLength } = options;
   if (!(maxLength >= 1)) throw new RangeError(`splitMessage: maxLength must be >= 1, got ${maxLength}`);
   const normalised = text.replace(/\r\n?/g, '\n');
-  const splitter = new Splitter(normalised, maxLength, options.measure ?? ((chunk) => chunk.length));
+  const splitter = new Splitter(normalised, maxLength, options.measure);
   return splitter.split();
 }
 
@@ -42,11 +42,14 @@ class Splitter {
   readonly #max: number;
   readonly #measure: (chunk: string) => number;
   readonly #lines: FenceLine[];
+  /** How close to the exact limit the search must get; looser for custom (costly) measures. */
+  readonly #tolerance: number;
 
-  constructor(text: string, max: number, measure: (chunk: string) => number) {
+  constructor(text: string, max: number, measure: ((chunk: string) => number) | undefined) {
     this.#text = text;
     this.#max = max;
-    this.#measure = measure;
+    this.#measure = measure ?? ((chunk) => chunk.length);
+    this.#tolerance = measure ? Math.max(1, Math.floor(max / 256)) : 1;
     this.#lines = parseFenceLines(text);
   }
 
@@ -90,13 +93,19 @@ class Splitter {
       return loose > start ? { position: loose, raw: false } : { position: this.#rawLimit(start), raw: true };
     }
     if (hard >= this.#text.length) return { position: hard, raw: false };
-    const candidates: number[][] = Array.from({ length: CLASS_COUNT }, () => []);
+    // Only positions after whitespace can be preferred cuts; any other position is no better
+    // than `hard`, the largest one that fits.
+    const candidates: number[][] = Array.from({ length: ANY }, () => []);
+    const text = this.#text;
     for (let position = hard; position > start; position -= 1) {
+      const before = text.charCodeAt(position - 1);
+      if (before !== 10 && before !== 32 && before !== 9) continue;
       const kind = this.#classify(position);
-      if (kind !== undefined) candidates[kind]?.push(position);
+      const list = kind === undefined ? undefined : candidates[kind];
+      if (list && list.length < TRIES_PER_CLASS) list.push(position);
     }
     for (const list of candidates) {
-      for (const position of list.slice(0, TRIES_PER_CLASS)) {
+      for (const position of list) {
         if (this.#fits(start, position)) return { position, raw: false };
       }
     }
@@ -109,26 +118,34 @@ class Splitter {
    */
   #hardLimit(start: number, snap: (position: number) => number): number {
     const length = this.#text.length;
-    const fitsAt = (position: number): boolean => {
+    const sizeAt = (position: number): number => {
       const snapped = snap(position);
-      return snapped <= start || this.#fits(start, snapped);
+      return snapped <= start ? 0 : this.#measure(this.#build(start, snapped));
     };
-    let low = start;
-    let step = Math.max(1, Math.floor(this.#max));
-    let high = Math.min(length, start + step);
-    while (fitsAt(high)) {
-      if (high >= length) return snap(high);
-      low = high;
-      step *= 2;
-      high = Math.min(length, start + step);
+    let low = start; // fits
+    let high = length + 1; // does not fit
+    let guess = Math.min(length, start + Math.max(1, Math.floor(this.#max)));
+    // Secant steps first: measured size grows about in proportion to the text taken, so a few
+    // measurements land close to the limit even when `measure` renders (and is expensive).
+    for (let step = 0; step < SECANT_STEPS && high - low > this.#tolerance; step += 1) {
+      const size = sizeAt(guess);
+      if (size <= this.#max) {
+        low = guess;
+        if (guess >= length) break;
+      } else {
+        high = guess;
+      }
+      const estimate =
+        size > 0 ? start + Math.floor(((guess - start) * this.#max * 0.995) / size) : 2 * guess - start;
+      guess = Math.min(length, high - 1, Math.max(low + 1, estimate));
+      if (guess <= low) break;
     }
-    while (high - low > 1) {
+    while (high - low > this.#tolerance && low < length) {
       const middle = low + Math.floor((high - low) / 2);
-      if (fitsAt(middle)) low = middle;
+      if (sizeAt(middle) <= this.#max) low = middle;
       else high = middle;
     }
-    const snapped = snap(low);
-    return Math.max(snapped, start);
+    return Math.max(snap(low), start);
   }
 
   /** Last resort when not even one character fits with fence wrapping: cut the raw text. */
