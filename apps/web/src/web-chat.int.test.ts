@@ -146,6 +146,17 @@ describe('web chat in Chromium', () => {
     expect(await list.locator('img, script, b, a[href^="javascript"]').count()).toBe(0);
     expect(await page.evaluate(() => (window as { __xss?: unknown }).__xss)).toBeUndefined();
     expect(page.problems).toEqual([]);
+
+    // Second line of defence: the page's CSP refuses inline script, whoever adds it.
+    const policy = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
+    expect(policy).toContain("script-src 'self'");
+    await page.evaluate(() => {
+      const script = document.createElement('script');
+      script.textContent = 'window.__inline = 1';
+      document.body.append(script);
+    });
+    expect(await page.evaluate(() => (window as { __inline?: unknown }).__inline)).toBeUndefined();
+    await expect.poll(() => page.problems.join('\n')).toMatch(/Content Security Policy/);
   });
 
   it('shows the notice to configure a model provider when none is configured', async () => {
