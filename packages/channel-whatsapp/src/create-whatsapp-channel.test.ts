@@ -71,7 +71,7 @@ describe('WhatsApp channel on a fake socket', () => {
 
   it('in a group: marks mentions by LID or phone JID, and quotes the question in the answer', async () => {
     const factory = createFakeWhatsAppSocketFactory({ user: { ...TEST_BOT_USER } });
-    const channel = harness.channel(factory);
+    const channel = harness.channel(factory, { forwardUnaddressed: true });
     const { sink, intents } = createRecordingSink();
     await channel.start({ sink });
     const socket = await factory.socket(0);
@@ -108,6 +108,26 @@ describe('WhatsApp channel on a fake socket', () => {
     const type = getContentType(content ?? undefined);
     expect(type).toBe('extendedTextMessage');
     expect(content?.extendedTextMessage?.contextInfo?.stanzaId).toBe(byLid.key.id);
+  });
+
+  it('drops group messages that do not address the assistant unless asked to forward them', async () => {
+    const factory = createFakeWhatsAppSocketFactory({ user: { ...TEST_BOT_USER } });
+    const channel = harness.channel(factory);
+    const { sink, intents } = createRecordingSink();
+    await channel.start({ sink });
+    const socket = await factory.socket(0);
+    socket.open();
+    socket.receive([
+      buildGroupMessage({ group: GROUP, participant: BOB_LID, text: 'lunch?' }),
+      buildGroupMessage({
+        group: GROUP,
+        participant: ALICE_LID,
+        text: '@15550000001 join us?',
+        mentionedJids: [TEST_BOT_PHONE_JID],
+      }),
+    ]);
+    await channel.idle();
+    expect(intents.map((intent) => intent.text)).toEqual(['join us?']);
   });
 
   it('splits a long reply into ~4000-character messages, in order', async () => {

@@ -50,6 +50,11 @@ export interface WhatsAppChannelOptions {
   reconnectWaitMs?: number;
   /** Offline (`append`) messages older than this are history, not answered; default 24 h. */
   appendMaxAgeMs?: number;
+  /**
+   * Forward group messages that do not address the assistant (`mentionsAssistant: false`) for a
+   * core access policy to decide. Default false: the adapter drops them itself.
+   */
+  forwardUnaddressed?: boolean;
   /** Extra Baileys socket options (timeouts, browser); auth, logger and getMessage are ours. */
   socketConfig?: Partial<WhatsAppSocketConfig>;
   logger?: Logger;
@@ -99,6 +104,7 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
       logger,
       now,
       appendMaxAgeMs: options.appendMaxAgeMs ?? 24 * 60 * 60 * 1000,
+      forwardUnaddressed: options.forwardUnaddressed ?? false,
     });
     const supervisor = createConnectionSupervisor({
       socketFactory: options.socketFactory ?? makeWASocket,

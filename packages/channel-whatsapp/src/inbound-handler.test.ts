@@ -61,7 +61,7 @@ describe('append after a reconnect', () => {
     const whileDownGroup = buildGroupMessage({
       group: GROUP,
       participant: ALICE,
-      text: '@bot ping',
+      text: '@210000000001 ping',
       mentionedJids: [TEST_BOT_LID],
       timestampSeconds: seconds(),
     });
@@ -75,7 +75,7 @@ describe('append after a reconnect', () => {
     second.receive(offlineBatch, 'append');
     second.receive([whileDownGroup], 'notify');
     await channel.idle();
-    expect(intents.map((intent) => intent.text)).toEqual(['live one', 'are you there?', '@bot ping']);
+    expect(intents.map((intent) => intent.text)).toEqual(['live one', 'are you there?', 'ping']);
     expect(intents[2]?.mentionsAssistant).toBe(true);
 
     // A restart on the same auth file remembers both the cursor and the handled ids.
@@ -96,7 +96,7 @@ describe('append after a reconnect', () => {
     expect(intents.map((intent) => intent.text)).toEqual([
       'live one',
       'are you there?',
-      '@bot ping',
+      'ping',
       'sent during the restart',
     ]);
   });

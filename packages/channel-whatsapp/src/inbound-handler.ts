@@ -17,6 +17,8 @@ export interface InboundHandlerOptions {
   logger: Logger;
   now: () => number;
   appendMaxAgeMs: number;
+  /** Hand group messages that do not address the assistant to the sink too (for a core policy). */
+  forwardUnaddressed: boolean;
 }
 
 /**
@@ -74,6 +76,10 @@ export function createInboundHandler(options: InboundHandlerOptions) {
           continue;
         }
         const { intent, timestampSeconds } = mapping;
+        if (!intent.mentionsAssistant && !options.forwardUnaddressed) {
+          // Group chatter not meant for the assistant; nothing to remember either.
+          continue;
+        }
         if (inFlight.has(intent.id) || cursor.isHandled(intent.id)) {
           logger.debug({ intentId: intent.id }, 'whatsapp: duplicate message skipped');
           continue;

@@ -74,6 +74,7 @@ describe('messageToIntent', () => {
     expect(parsed.conversation).toEqual({ id: GROUP, kind: 'group' });
     expect(parsed.sender.platformId).toBe(ALICE_LID);
     expect(parsed.mentionsAssistant).toBe(true);
+    expect(parsed.text).toBe('what time is it?');
   });
 
   it('detects a mention by phone JID, even with a device suffix', () => {
@@ -84,6 +85,7 @@ describe('messageToIntent', () => {
       mentionedJids: ['15550000001:7@s.whatsapp.net'],
     });
     expect(intentOf(message).parsed.mentionsAssistant).toBe(true);
+    expect(intentOf(message).parsed.text).toBe('hi');
   });
 
   it('treats a reply to one of the assistant’s messages as addressed', () => {
@@ -106,6 +108,7 @@ describe('messageToIntent', () => {
       mentionedJids: ['310000000003@lid', '15550000003@s.whatsapp.net'],
     });
     expect(intentOf(message).parsed.mentionsAssistant).toBe(false);
+    expect(intentOf(message).parsed.text).toBe('@bob see this');
   });
 
   it('unwraps ephemeral text and ephemeral image captions', () => {

@@ -55,6 +55,23 @@ function preferLid(...jids: (string | null | undefined)[]): string | undefined {
   return chosen ? jidNormalizedUser(chosen) : undefined;
 }
 
+/**
+ * WhatsApp writes a mention as `@<user>` in the text (phone digits or LID number); the model
+ * should read the question, not the assistant's own number.
+ */
+function withoutBotMentions(text: string, bot: BotIdentity): string {
+  const users = [bot.phoneJid, bot.lidJid]
+    .map((jid) => jid?.split('@')[0])
+    .filter((user): user is string => Boolean(user));
+  if (users.length === 0) return text;
+  const pattern = new RegExp(`@(?:${users.join('|')})(?![0-9])`, 'g');
+  const stripped = text
+    .replace(pattern, '')
+    .replace(/[ \t]{2,}/g, ' ')
+    .trim();
+  return stripped === '' ? text : stripped;
+}
+
 function isBot(jid: string | null | undefined, bot: BotIdentity): boolean {
   if (!jid) return false;
   const normalized = jidNormalizedUser(jid);
@@ -152,7 +169,7 @@ export function messageToIntent(options: {
         ...(message.pushName ? { displayName: message.pushName } : {}),
       },
       userId: `${options.channel}:${sender}`,
-      text,
+      text: mentioned ? withoutBotMentions(text, bot) : text,
       attachments,
       ...(contextInfo?.stanzaId ? { replyTo: whatsAppIntentId(remoteJid, contextInfo.stanzaId) } : {}),
       mentionsAssistant: group ? mentioned || repliedToBot : true,
