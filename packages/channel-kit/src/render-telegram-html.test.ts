@@ -45,6 +45,9 @@ describe('renderTelegramHtml', () => {
     );
     expect(renderTelegramHtml('[click](javascript:alert(1))')).toBe('click (javascript:alert(1))');
     expect(renderTelegramHtml('[x](tg://user?id=1)')).toBe('x (tg://user?id=1)');
+    expect(renderTelegramHtml('[`npm i` **now**](https://npmjs.com)')).toBe(
+      '<a href="https://npmjs.com">npm i <b>now</b></a>',
+    );
     expect(renderTelegramHtml('<https://example.com>')).toBe(
       '<a href="https://example.com">https://example.com</a>',
     );

@@ -62,7 +62,8 @@ function renderNode(node: MarkdownInline, context: InlineContext): string {
     case 'text':
       return escapeHtml(node.value);
     case 'code':
-      return `<code>${escapeHtml(node.value)}</code>`;
+      // Telegram lets only bold/italic/strike nest with other entities, so no code inside a link.
+      return context.insideLink ? escapeHtml(node.value) : `<code>${escapeHtml(node.value)}</code>`;
     case 'strong': {
       const inner = renderInline(node.children, { ...context, insideBold: true });
       return context.insideBold ? inner : `<b>${inner}</b>`;
