@@ -162,12 +162,13 @@ export async function deliverReply(options: DeliverReplyOptions): Promise<Delive
           streamer.push(streamed);
           break;
         case 'reply.end':
-          await finishReply(event.text);
+          // Typing stops first: an indicator that outlives the final text looks like more is coming.
           stopTyping();
+          await finishReply(event.text);
           break;
         case 'error':
-          await finishReply(streamed);
           stopTyping();
+          await finishReply(streamed);
           await finishReply(`⚠️ ${event.message}`);
           break;
         case 'status':

@@ -85,6 +85,10 @@ export class BotApiMethods {
     this.#blocked.add(chatId);
   }
 
+  unblockChat(chatId: number): void {
+    this.#blocked.delete(chatId);
+  }
+
   addFile(options: { content: Uint8Array; filePath?: string }): FakeTelegramFile {
     const index = this.#files.size + 1;
     const file: FakeTelegramFile = {

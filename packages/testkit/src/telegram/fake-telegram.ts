@@ -48,10 +48,18 @@ export interface FakeTelegram {
   calls(method?: string): RecordedApiCall[];
   /** The bot's messages in sending order, with their current (edited) text. */
   botMessages(chatId?: number): BotMessage[];
-  /** The next `times` calls of `method` fail this way instead of running. */
-  failNext(method: string, failure: FakeTelegramFailure, options?: { times?: number }): void;
+  /**
+   * The next `times` calls of `method` (only those whose payload satisfies `when`, if given)
+   * fail this way instead of running.
+   */
+  failNext(
+    method: string,
+    failure: FakeTelegramFailure,
+    options?: { times?: number; when?: (payload: Record<string, unknown>) => boolean },
+  ): void;
   /** Every later call that targets this chat answers 403 "bot was blocked by the user". */
   blockChat(chatId: number): void;
+  unblockChat(chatId: number): void;
   /**
    * Open long polls are never answered from now on, nor are the next `newRequests` polls
    * (default: all until `resumeGetUpdates`): a connection that died without an error.
@@ -95,7 +103,16 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
   const notifyChange = () => {
     for (const listener of changeListeners) listener();
   };
-  const failures = new Map<string, FakeTelegramFailure[]>();
+  const failures = new Map<
+    string,
+    { failure: FakeTelegramFailure; when?: (payload: Record<string, unknown>) => boolean }[]
+  >();
+  const takeFailure = (method: string, payload: Record<string, unknown>): FakeTelegramFailure | undefined => {
+    const list = failures.get(method) ?? [];
+    const index = list.findIndex((entry) => entry.when === undefined || entry.when(payload));
+    if (index === -1) return undefined;
+    return list.splice(index, 1)[0]?.failure;
+  };
   const queue = new UpdateQueue({ now, writeJson });
   const methods = new BotApiMethods({ botInfo, recordCalls: options.recordCalls ?? true });
   let nextUpdateId = 100_001;
@@ -159,7 +176,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     const method = match[2]!;
     const payload = await readPayload(request, url);
     const at = now();
-    const failure = failures.get(method)?.shift();
+    const failure = takeFailure(method, payload);
     if (failure) {
       if (failure.kind === 'drop_connection') {
         record({ method, payload, at, status: 0, description: 'connection dropped' });
@@ -254,10 +271,13 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     botMessages: (chatId) => methods.botMessages(chatId),
     failNext(method, failure, failOptions = {}) {
       const list = failures.get(method) ?? [];
-      for (let index = 0; index < (failOptions.times ?? 1); index++) list.push(failure);
+      for (let index = 0; index < (failOptions.times ?? 1); index++) {
+        list.push(failOptions.when ? { failure, when: failOptions.when } : { failure });
+      }
       failures.set(method, list);
     },
     blockChat: (chatId) => methods.blockChat(chatId),
+    unblockChat: (chatId) => methods.unblockChat(chatId),
     stallGetUpdates(stallOptions = {}) {
       queue.stall(stallOptions.newRequests ?? Number.POSITIVE_INFINITY);
     },
