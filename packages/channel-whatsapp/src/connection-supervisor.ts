@@ -1,16 +1,11 @@
 import { Boom } from '@hapi/boom';
 import { backoffDelay } from '@nexus/channel-kit';
 import type { Logger } from '@nexus/protocol';
-import {
-  type BaileysEventMap,
-  type ConnectionState,
-  DisconnectReason,
-  isLidUser,
-  jidNormalizedUser,
-} from '@whiskeysockets/baileys';
+import { type BaileysEventMap, type ConnectionState, DisconnectReason } from '@whiskeysockets/baileys';
 import type { WhatsAppLinkState } from './link-state.ts';
-import type { BotIdentity } from './message-to-intent.ts';
+import { botIdentityOf } from './message-to-intent.ts';
 import { disconnectStatusCode, reconnectDecision } from './reconnect-decision.ts';
+import { startSocketWatchdog } from './socket-watchdog.ts';
 import type { SqliteAuthState } from './sqlite-auth-state.ts';
 import type { WhatsAppSocket, WhatsAppSocketConfig, WhatsAppSocketFactory } from './whatsapp-socket.ts';
 
@@ -30,7 +25,7 @@ export interface ConnectionSupervisorOptions {
   onQr: (qr: string) => void;
   onPairingCode: (code: string) => void;
   onLinkState: (state: WhatsAppLinkState) => void;
-  onOpen: (socket: WhatsAppSocket) => void;
+  onOpen: () => void;
   onMessages: (upsert: BaileysEventMap['messages.upsert'], socket: WhatsAppSocket) => void;
 }
 
@@ -46,16 +41,6 @@ export interface ConnectionSupervisor {
 
 /** Immediate restarts allowed in a row before even `restartRequired` waits for backoff. */
 const MAX_IMMEDIATE_RESTARTS = 3;
-
-export function botIdentityOf(socket: WhatsAppSocket): BotIdentity {
-  const ids = [socket.user?.id, socket.user?.lid].filter((jid): jid is string => Boolean(jid));
-  const identity: BotIdentity = {};
-  for (const jid of ids) {
-    if (isLidUser(jid)) identity.lidJid = jidNormalizedUser(jid);
-    else identity.phoneJid = jidNormalizedUser(jid);
-  }
-  return identity;
-}
 
 /**
  * Owns the socket lifecycle: one socket at a time, a new one per reconnect with its predecessor's
@@ -104,11 +89,20 @@ export function createConnectionSupervisor(options: ConnectionSupervisorOptions)
   }
 
   function attach(socket: WhatsAppSocket): void {
-    let lastActivity = now();
     let pairingRequested = false;
-    const touch = (): void => {
-      lastActivity = now();
-    };
+    const watchdog = startSocketWatchdog({
+      silenceMs: options.watchdogMs,
+      now,
+      onSilent: (silentMs) => {
+        logger.warn({ silentMs }, 'whatsapp: no transport activity, replacing the socket');
+        const error = new Boom(`No transport activity for ${silentMs} ms`, {
+          statusCode: DisconnectReason.connectionLost,
+        });
+        retire(socket, error);
+        void Promise.resolve(socket.end(error)).catch(() => {});
+      },
+    });
+    const touch = (): void => watchdog.touch();
     const onConnection = (update: Partial<ConnectionState>): void => {
       touch();
       handleConnectionUpdate(socket, update, () => {
@@ -119,7 +113,12 @@ export function createConnectionSupervisor(options: ConnectionSupervisorOptions)
     };
     const onCreds = (): void => {
       touch();
-      options.auth.saveCreds();
+      try {
+        options.auth.saveCreds();
+      } catch (error) {
+        // Never throw into Baileys' emitter; the next creds.update writes the whole object again.
+        logger.error({ err: error }, 'whatsapp: could not save credentials');
+      }
     };
     const onUpsert = (upsert: BaileysEventMap['messages.upsert']): void => {
       touch();
@@ -130,22 +129,10 @@ export function createConnectionSupervisor(options: ConnectionSupervisorOptions)
     socket.ev.on('messages.upsert', onUpsert);
     const transportEvents = ['message', 'ping', 'pong', 'open'];
     for (const event of transportEvents) socket.ws?.on(event, touch);
-    const checkEveryMs = Math.max(20, Math.min(options.watchdogMs / 4, 10_000));
-    const watchdog = setInterval(() => {
-      const silentMs = now() - lastActivity;
-      if (silentMs < options.watchdogMs) return;
-      logger.warn({ silentMs }, 'whatsapp: no transport activity, replacing the socket');
-      const error = new Boom(`No transport activity for ${silentMs} ms`, {
-        statusCode: DisconnectReason.connectionLost,
-      });
-      retire(socket, error);
-      void Promise.resolve(socket.end(error)).catch(() => {});
-    }, checkEveryMs);
-    watchdog.unref?.();
     current = {
       socket,
       detach() {
-        clearInterval(watchdog);
+        watchdog.stop();
         socket.ev.off('connection.update', onConnection);
         socket.ev.off('creds.update', onCreds);
         socket.ev.off('messages.upsert', onUpsert);
@@ -182,7 +169,7 @@ export function createConnectionSupervisor(options: ConnectionSupervisorOptions)
       open = true;
       openedAt = now();
       immediateRestarts = 0;
-      const identity = botIdentityOf(socket);
+      const identity = botIdentityOf(socket.user);
       setState({
         status: 'open',
         account: {
@@ -191,7 +178,7 @@ export function createConnectionSupervisor(options: ConnectionSupervisorOptions)
         },
       });
       logger.info({ account: identity }, 'whatsapp: link open');
-      options.onOpen(socket);
+      options.onOpen();
       settleWaiters(socket);
     }
     if (update.connection === 'close') retire(socket, update.lastDisconnect?.error);

@@ -150,6 +150,37 @@ describe('WhatsApp channel on a fake socket', () => {
     expect(texts.join('\n\n').replace(/\s+/g, ' ').trim()).toBe(long.replace(/\s+/g, ' ').trim());
   });
 
+  it('keeps sent messages so Baileys can answer retry receipts through getMessage', async () => {
+    const factory = createFakeWhatsAppSocketFactory({ user: { ...TEST_BOT_USER } });
+    const channel = harness.channel(factory);
+    const { sink, intents } = createRecordingSink();
+    await channel.start({ sink });
+    const socket = await factory.socket(0);
+    socket.open();
+    socket.receive([buildDirectMessage({ from: ALICE_LID, text: 'hi' })]);
+    await channel.idle();
+    await channel.deliver({
+      conversation: conversationRefOf(intentSchema.parse(intents[0])),
+      events: textReply('kept for retries'),
+    });
+    const sentKey = socket.sent[0]?.message.key;
+    const getMessage = factory.configs[0]?.getMessage;
+    if (!sentKey || !getMessage) throw new Error('nothing sent or no getMessage');
+    const content = await getMessage(sentKey);
+    expect(textOf({ message: content })).toBe('kept for retries');
+    // The same lookup works after a restart, from SQLite.
+    await channel.stop();
+    const secondFactory = createFakeWhatsAppSocketFactory({ user: { ...TEST_BOT_USER } });
+    const second = harness.channel(secondFactory);
+    await second.start({ sink });
+    await secondFactory.socket(0);
+    const restored = await secondFactory.configs[0]?.getMessage?.(sentKey);
+    expect(textOf({ message: restored })).toBe('kept for retries');
+    expect(
+      await secondFactory.configs[0]?.getMessage?.({ remoteJid: ALICE_LID, id: 'UNKNOWN' }),
+    ).toBeUndefined();
+  });
+
   it('sends an apology when the turn failed without any text', async () => {
     const factory = createFakeWhatsAppSocketFactory({ user: { ...TEST_BOT_USER } });
     const channel = harness.channel(factory);

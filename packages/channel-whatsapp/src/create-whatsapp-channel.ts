@@ -137,7 +137,7 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
         lastState = state;
         options.onLinkState?.(state);
       },
-      onOpen: (socket) => inbound.onOpen(socket),
+      onOpen: () => inbound.onOpen(),
       onMessages: (upsert, socket) => inbound.onUpsert(upsert, socket),
     });
     const deliver = createReplySender({

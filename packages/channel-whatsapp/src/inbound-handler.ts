@@ -1,10 +1,9 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { KeyedSerialQueue } from '@nexus/channel-kit';
 import type { IntentSink, Logger } from '@nexus/protocol';
-import type { BaileysEventMap } from '@whiskeysockets/baileys';
-import { botIdentityOf } from './connection-supervisor.ts';
+import type { BaileysEventMap, MessageUpsertType, WAMessage } from '@whiskeysockets/baileys';
 import { createInboundCursor } from './inbound-cursor.ts';
-import { messageToIntent } from './message-to-intent.ts';
+import { type BotIdentity, botIdentityOf, messageToIntent } from './message-to-intent.ts';
 import type { MessageStore } from './sqlite-message-store.ts';
 import type { WhatsAppSocket } from './whatsapp-socket.ts';
 
@@ -62,34 +61,43 @@ export function createInboundHandler(options: InboundHandlerOptions) {
     pending.add(task);
   }
 
+  function take(message: WAMessage, type: MessageUpsertType, bot: BotIdentity): void {
+    const mapping = messageToIntent({ message, channel: options.channel, bot, now });
+    if ('skip' in mapping) {
+      logger.debug({ reason: mapping.skip, type }, 'whatsapp: message skipped');
+      return;
+    }
+    const { intent, timestampSeconds } = mapping;
+    if (!intent.mentionsAssistant && !options.forwardUnaddressed) {
+      // Group chatter not meant for the assistant; nothing to remember either.
+      return;
+    }
+    if (inFlight.has(intent.id) || cursor.isHandled(intent.id)) {
+      logger.debug({ intentId: intent.id }, 'whatsapp: duplicate message skipped');
+      return;
+    }
+    if (type === 'append' && !acceptsAppend(timestampSeconds)) {
+      logger.debug({ intentId: intent.id }, 'whatsapp: history message not answered');
+      return;
+    }
+    messageStore.put(message);
+    handOver(intent, timestampSeconds);
+  }
+
   return {
-    onOpen(_socket: WhatsAppSocket): void {
+    onOpen(): void {
       cursor.initialize(Math.floor(now() / 1000));
       appendThreshold = cursor.lastHandledTimestamp();
     },
     onUpsert(upsert: BaileysEventMap['messages.upsert'], socket: WhatsAppSocket): void {
-      const bot = botIdentityOf(socket);
+      const bot = botIdentityOf(socket.user);
       for (const message of upsert.messages) {
-        const mapping = messageToIntent({ message, channel: options.channel, bot, now });
-        if ('skip' in mapping) {
-          logger.debug({ reason: mapping.skip, type: upsert.type }, 'whatsapp: message skipped');
-          continue;
+        try {
+          take(message, upsert.type, bot);
+        } catch (error) {
+          // Never throw into Baileys' emitter: one bad message must not stop the others.
+          logger.error({ err: error, messageId: message.key.id }, 'whatsapp: inbound message failed');
         }
-        const { intent, timestampSeconds } = mapping;
-        if (!intent.mentionsAssistant && !options.forwardUnaddressed) {
-          // Group chatter not meant for the assistant; nothing to remember either.
-          continue;
-        }
-        if (inFlight.has(intent.id) || cursor.isHandled(intent.id)) {
-          logger.debug({ intentId: intent.id }, 'whatsapp: duplicate message skipped');
-          continue;
-        }
-        if (upsert.type === 'append' && !acceptsAppend(timestampSeconds)) {
-          logger.debug({ intentId: intent.id }, 'whatsapp: history message not answered');
-          continue;
-        }
-        messageStore.put(message);
-        handOver(intent, timestampSeconds);
       }
     },
     async idle(): Promise<void> {

@@ -18,6 +18,17 @@ export interface BotIdentity {
   lidJid?: string;
 }
 
+/** The bot's identities from `sock.user` (`id` is usually the phone JID, `lid` the LID). */
+export function botIdentityOf(user: { id?: string; lid?: string } | undefined): BotIdentity {
+  const identity: BotIdentity = {};
+  for (const jid of [user?.id, user?.lid]) {
+    if (!jid) continue;
+    if (isLidUser(jid)) identity.lidJid = jidNormalizedUser(jid);
+    else identity.phoneJid = jidNormalizedUser(jid);
+  }
+  return identity;
+}
+
 export type SkipReason =
   | 'incomplete_key'
   | 'from_me'
