@@ -72,6 +72,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     token,
     maxPayloadBytes: config.web.maxPayloadBytes,
     messagesPerMinute: config.web.messagesPerMinute,
+    // Raw frames per second stay well above the message rate so a burst of legitimate messages is
+    // answered (rate_limited) rather than dropped by the flood guard.
+    maxFramesPerSecond: Math.max(50, Math.ceil(config.web.messagesPerMinute / 60) * 4),
     ...(config.web.allowedOrigins ? { allowedOrigins: config.web.allowedOrigins } : {}),
     notice: () => (model ? undefined : NOT_CONFIGURED_MESSAGE),
     logger,
@@ -95,21 +98,23 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const staticFiles = await loadStaticFiles(options.webDistDir ?? DEFAULT_WEB_DIST);
   if (staticFiles.size === 0) logger.warn({}, 'web client not built: run `pnpm build`');
 
-  const server = createServer(
-    createHttpHandler({
-      staticFiles,
-      readiness,
-      startedAt,
-      now,
-      metrics: async () => {
-        const stats = core.stats();
-        metrics.activeTurns.set(stats.activeTurns);
-        metrics.queuedTurns.set(stats.queuedTurns);
-        metrics.webConnections.set(web.connectionCount());
-        return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
-      },
-    }),
-  );
+  const handleHttp = createHttpHandler({
+    staticFiles,
+    readiness,
+    startedAt,
+    now,
+    metrics: async () => {
+      const stats = core.stats();
+      metrics.activeTurns.set(stats.activeTurns);
+      metrics.queuedTurns.set(stats.queuedTurns);
+      metrics.webConnections.set(web.connectionCount());
+      return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
+    },
+  });
+  // A plain GET on the socket path lets the web client check its token before upgrading.
+  const server = createServer((request, response) => {
+    if (!web.handleRequest(request, response)) handleHttp(request, response);
+  });
   server.on('upgrade', (request, socket, head) => {
     socket.on('error', () => socket.destroy());
     if (stopping) {

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ReplyEvent, ServerFrame } from '@nexus/protocol';
-import { WEB_SOCKET_SUBPROTOCOL, WEB_SOCKET_TOKEN_PROTOCOL_PREFIX } from '@nexus/protocol/web-socket-constants';
+import {
+  WEB_SOCKET_SUBPROTOCOL,
+  WEB_SOCKET_TOKEN_PROTOCOL_PREFIX,
+} from '@nexus/protocol/web-socket-constants';
 import WebSocket from 'ws';
 
 export interface WebChatClientOptions {
@@ -17,6 +20,8 @@ export interface ReceivedReply {
   /** Final text from `reply.end`, or undefined when the turn ended with an error event. */
   text?: string;
   error?: Extract<ReplyEvent, { type: 'error' }>;
+  /** The server recognised the message id and will not answer it again. */
+  duplicate?: boolean;
 }
 
 /**
@@ -27,8 +32,20 @@ export class WebChatClient {
   readonly frames: ServerFrame[] = [];
   readonly clientId: string;
   private readonly socket: WebSocket;
-  private readonly waiters = new Set<{ predicate: (frame: ServerFrame) => boolean; resolve: (frame: ServerFrame) => void }>();
+  private readonly waiters = new Set<{
+    predicate: (frame: ServerFrame) => boolean;
+    resolve: (frame: ServerFrame) => void;
+  }>();
   private closed: Promise<{ code: number; reason: string }>;
+  private readonly pendingReplies = new Map<
+    string,
+    {
+      clientMessageId: string;
+      events: ReplyEvent[];
+      resolve: (reply: ReceivedReply) => void;
+      reject: (error: Error) => void;
+    }[]
+  >();
 
   private constructor(socket: WebSocket, clientId: string) {
     this.socket = socket;
@@ -36,6 +53,7 @@ export class WebChatClient {
     socket.on('message', (data) => {
       const frame = JSON.parse(data.toString()) as ServerFrame;
       this.frames.push(frame);
+      this.trackReply(frame);
       for (const waiter of this.waiters) {
         if (waiter.predicate(frame)) {
           this.waiters.delete(waiter);
@@ -43,12 +61,17 @@ export class WebChatClient {
         }
       }
     });
-    this.closed = new Promise((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    this.closed = new Promise((resolve) =>
+      socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
   }
 
   static async connect(options: WebChatClientOptions): Promise<WebChatClient> {
     const wsUrl = `${options.url.replace(/^http/, 'ws')}/ws`;
-    const socket = new WebSocket(wsUrl, [WEB_SOCKET_SUBPROTOCOL, `${WEB_SOCKET_TOKEN_PROTOCOL_PREFIX}${options.token}`]);
+    const socket = new WebSocket(wsUrl, [
+      WEB_SOCKET_SUBPROTOCOL,
+      `${WEB_SOCKET_TOKEN_PROTOCOL_PREFIX}${options.token}`,
+    ]);
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());
       socket.once('error', reject);
@@ -74,26 +97,53 @@ export class WebChatClient {
     this.socket.send(data);
   }
 
-  /** Sends a message and resolves when its reply ended (reply.end or an error event). */
-  async ask(conversationId: string, text: string, clientMessageId: string = randomUUID()): Promise<ReceivedReply> {
-    const accepted = this.waitFor(
-      (frame) => (frame.type === 'accepted' || frame.type === 'error') && frame.clientMessageId === clientMessageId,
-    );
+  /**
+   * Sends a message and resolves when its reply ended (reply.end or an error event). Replies within
+   * a conversation come in the order messages were sent, and events may overtake `accepted`, so
+   * replies are matched to asks in FIFO order per conversation.
+   */
+  async ask(
+    conversationId: string,
+    text: string,
+    clientMessageId: string = randomUUID(),
+  ): Promise<ReceivedReply> {
+    const pending = this.pendingReplies.get(conversationId) ?? [];
+    this.pendingReplies.set(conversationId, pending);
+    const reply = new Promise<ReceivedReply>((resolve, reject) => {
+      pending.push({ clientMessageId, events: [], resolve, reject });
+    });
     this.sendRaw(JSON.stringify({ type: 'message', clientMessageId, conversationId, text }));
-    const answer = await accepted;
-    if (answer.type === 'error') throw new Error(`message refused: ${answer.code} ${answer.message}`);
-    const start = this.frames.length;
-    const end = await this.waitFor(
-      (frame) =>
-        frame.type === 'event' &&
-        frame.conversationId === conversationId &&
-        (frame.event.type === 'reply.end' || frame.event.type === 'error'),
-    );
-    const events = this.frames
-      .slice(start - 1)
-      .flatMap((frame) => (frame.type === 'event' && frame.conversationId === conversationId ? [frame.event] : []));
-    if (end.type === 'event' && end.event.type === 'error') return { clientMessageId, events, error: end.event };
-    return { clientMessageId, events, text: end.type === 'event' && end.event.type === 'reply.end' ? end.event.text : '' };
+    return reply;
+  }
+
+  private trackReply(frame: ServerFrame): void {
+    if (frame.type === 'event') {
+      const current = this.pendingReplies.get(frame.conversationId)?.[0];
+      if (!current) return;
+      current.events.push(frame.event);
+      if (frame.event.type === 'reply.end' || frame.event.type === 'error') {
+        this.pendingReplies.get(frame.conversationId)!.shift();
+        current.resolve({
+          clientMessageId: current.clientMessageId,
+          events: current.events,
+          ...(frame.event.type === 'reply.end' ? { text: frame.event.text } : { error: frame.event }),
+        });
+      }
+      return;
+    }
+    const refused = frame.type === 'error' && frame.clientMessageId !== undefined;
+    const duplicate = frame.type === 'accepted' && frame.duplicate;
+    if (!refused && !duplicate) return;
+    for (const [conversationId, pending] of this.pendingReplies) {
+      const index = pending.findIndex((entry) => entry.clientMessageId === frame.clientMessageId);
+      if (index === -1) continue;
+      const [entry] = pending.splice(index, 1);
+      if (refused && frame.type === 'error')
+        entry!.reject(new Error(`message refused: ${frame.code} ${frame.message}`));
+      else entry!.resolve({ clientMessageId: entry!.clientMessageId, events: [], duplicate: true });
+      if (pending.length === 0) this.pendingReplies.delete(conversationId);
+      return;
+    }
   }
 
   /** Resolves with the first frame (already received or future) matching the predicate. */
@@ -101,7 +151,11 @@ export class WebChatClient {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters.delete(waiter);
-        reject(new Error(`no matching frame within ${timeoutMs} ms; last frames: ${JSON.stringify(this.frames.slice(-3))}`));
+        reject(
+          new Error(
+            `no matching frame within ${timeoutMs} ms; last frames: ${JSON.stringify(this.frames.slice(-3))}`,
+          ),
+        );
       }, timeoutMs);
       const waiter = {
         predicate,
@@ -116,7 +170,9 @@ export class WebChatClient {
 
   eventsOf(conversationId: string): { seq: number; event: ReplyEvent }[] {
     return this.frames.flatMap((frame) =>
-      frame.type === 'event' && frame.conversationId === conversationId ? [{ seq: frame.seq, event: frame.event }] : [],
+      frame.type === 'event' && frame.conversationId === conversationId
+        ? [{ seq: frame.seq, event: frame.event }]
+        : [],
     );
   }
 
