@@ -106,7 +106,7 @@ describe('connection policy, socket by socket', () => {
     auth.creds.registered = true;
     first.ev.emit('creds.update', { registered: true });
     first.close(closeWith(DisconnectReason.loggedOut));
-    await settle(20);
+    await channel.stop();
     const database = openWhatsAppDatabase(harness.authPath);
     expect(database.prepare('SELECT COUNT(*) AS count FROM wa_creds').get()).toEqual({ count: 0 });
     database.close();
@@ -156,6 +156,23 @@ describe('connection policy, socket by socket', () => {
     expect(first.ended).toBe(true);
     expect(factory.sockets).toHaveLength(1);
     expect(channel.health()).toEqual({ status: 'stopped' });
+  });
+});
+
+describe('one process per account', () => {
+  it('a second channel on the same auth file cannot start while the first runs', async () => {
+    const { channel } = await startLinked();
+    const intruder = harness.channel(createFakeWhatsAppSocketFactory(), { lockWaitMs: 50 });
+    await expect(intruder.start({ sink: createRecordingSink().sink })).rejects.toMatchObject({
+      code: 'channel_unavailable',
+      retryable: true,
+    });
+    expect(intruder.health()).toEqual({ status: 'stopped' });
+    await channel.stop();
+    const factory = createFakeWhatsAppSocketFactory();
+    const successor = harness.channel(factory);
+    await successor.start({ sink: createRecordingSink().sink });
+    await factory.socket(0);
   });
 });
 

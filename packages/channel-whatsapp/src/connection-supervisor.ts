@@ -57,6 +57,7 @@ export function createConnectionSupervisor(options: ConnectionSupervisorOptions)
   let immediateRestarts = 0;
   let openedAt: number | undefined;
   let reconnectTimer: NodeJS.Timeout | undefined;
+  let pendingClear: Promise<void> | undefined;
   let linkState: WhatsAppLinkState = { status: 'idle', updatedAt: new Date(now()).toISOString() };
   const openWaiters = new Set<(socket: WhatsAppSocket | undefined) => void>();
 
@@ -215,7 +216,7 @@ export function createConnectionSupervisor(options: ConnectionSupervisorOptions)
       });
       // The server forgot this device: the stored credentials can never log in again.
       if (decision.reason === 'logged_out') {
-        void options.auth.clear().catch((clearError: unknown) => {
+        pendingClear = options.auth.clear().catch((clearError: unknown) => {
           logger.error({ err: clearError }, 'whatsapp: could not clear the dead credentials');
         });
       }
@@ -267,6 +268,7 @@ export function createConnectionSupervisor(options: ConnectionSupervisorOptions)
         // Never `logout()` here: that would unlink the device.
         await Promise.resolve(last.socket.end(undefined)).catch(() => {});
       }
+      await pendingClear;
       setState({ status: 'idle' });
     },
     openSocket() {

@@ -55,6 +55,8 @@ export interface WhatsAppChannelOptions {
    * core access policy to decide. Default false: the adapter drops them itself.
    */
   forwardUnaddressed?: boolean;
+  /** How long `start` waits for another process to release the auth file; default 2000 ms. */
+  lockWaitMs?: number;
   /** Extra Baileys socket options (timeouts, browser); auth, logger and getMessage are ours. */
   socketConfig?: Partial<WhatsAppSocketConfig>;
   logger?: Logger;
@@ -77,6 +79,22 @@ interface Running {
   abortCleanup: () => void;
 }
 
+function openLockedDatabase(path: string, lockWaitMs: number): DatabaseSync {
+  try {
+    return openWhatsAppDatabase(path, { exclusive: true, timeoutMs: lockWaitMs });
+  } catch (error) {
+    const busy = error instanceof Error && /locked|busy/i.test(error.message);
+    throw new NexusError({
+      code: 'channel_unavailable',
+      message: busy
+        ? `WhatsApp auth file ${path} is in use by another process; run one gateway per account`
+        : `Cannot open WhatsApp auth file ${path}: ${error instanceof Error ? error.message : String(error)}`,
+      retryable: busy,
+      cause: error,
+    });
+  }
+}
+
 /**
  * WhatsApp through Baileys (an unofficial client of WhatsApp Web: the account can be banned;
  * reply only to inbound messages). One instance per account and per auth file: two processes
@@ -91,7 +109,7 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
   const deliveries = new Set<Promise<void>>();
 
   function begin(sink: IntentSink): Running {
-    const database = openWhatsAppDatabase(options.authPath);
+    const database = openLockedDatabase(options.authPath, options.lockWaitMs ?? 2_000);
     const baileysLogger = toBaileysLogger(logger);
     const auth = createSqliteAuthState({ database, logger: baileysLogger });
     const messageStore = createSqliteMessageStore({ database, now });

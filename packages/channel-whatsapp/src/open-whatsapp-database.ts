@@ -39,13 +39,34 @@ CREATE TABLE IF NOT EXISTS wa_meta (
  * Opens (and creates) the one SQLite file that holds a WhatsApp account: credentials, signal
  * keys, recent messages for retries and the inbound cursor. WAL with `synchronous=FULL` so a
  * committed key write survives a crash or power loss; losing one would break the session.
+ *
+ * `exclusive` keeps the file locked by this connection until it closes: a second process on the
+ * same account would make WhatsApp replace one session with the other in a loop (440) and race
+ * on the signal keys, so it must fail to open instead.
  */
-export function openWhatsAppDatabase(path: string): DatabaseSync {
+export function openWhatsAppDatabase(
+  path: string,
+  options: { exclusive?: boolean; timeoutMs?: number } = {},
+): DatabaseSync {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const database = new DatabaseSync(path, { timeout: 5_000 });
-  database.exec('PRAGMA journal_mode = WAL');
-  database.exec('PRAGMA synchronous = FULL');
-  database.exec(schema);
+  const database = new DatabaseSync(path, { timeout: options.timeoutMs ?? 5_000 });
+  try {
+    // Must precede the first WAL access so no shared-memory index is ever used.
+    if (options.exclusive) database.exec('PRAGMA locking_mode = EXCLUSIVE');
+    database.exec('PRAGMA journal_mode = WAL');
+    database.exec('PRAGMA synchronous = FULL');
+    database.exec(schema);
+    // The lock is taken by the first write and then held.
+    database
+      .prepare(
+        `INSERT INTO wa_meta (key, value) VALUES ('opened_at', ?)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      )
+      .run(new Date().toISOString());
+  } catch (error) {
+    database.close();
+    throw error;
+  }
   return database;
 }
 
