@@ -1,0 +1,3 @@
+export { guard, toStoreError } from './qdrant-errors.ts';
+export { openQdrantMemoryStore, type QdrantMemoryStoreOptions } from './qdrant-memory-store.ts';
+export { type SparseVector, sparseDocumentVector, sparseQueryVector, termIndex } from './sparse-bm25.ts';

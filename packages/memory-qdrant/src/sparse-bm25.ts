@@ -1,0 +1,51 @@
+import { lexicalTerms } from '@nexus/memory';
+
+export interface SparseVector {
+  indices: number[];
+  values: number[];
+}
+
+/** BM25 term-frequency saturation and length normalisation; Qdrant's IDF modifier adds the IDF. */
+const K1 = 1.2;
+const B = 0.75;
+/** Typical memory length in terms; memories are one-line facts, so a fixed average is close enough. */
+const AVERAGE_LENGTH = 12;
+
+/**
+ * The document side of BM25 as a sparse vector: for each term, `tf·(k1+1) / (tf + k1·(1−b+b·len/avg))`.
+ * With the collection's `modifier: idf`, Qdrant multiplies in each term's IDF at query time, so
+ * the dot product with a query of ones is the BM25 score.
+ */
+export function sparseDocumentVector(text: string): SparseVector {
+  const terms = lexicalTerms(text);
+  const frequencies = new Map<number, number>();
+  for (const term of terms) {
+    const index = termIndex(term);
+    frequencies.set(index, (frequencies.get(index) ?? 0) + 1);
+  }
+  const lengthNorm = 1 - B + (B * terms.length) / AVERAGE_LENGTH;
+  const indices = [...frequencies.keys()];
+  return {
+    indices,
+    values: indices.map((index) => {
+      const frequency = frequencies.get(index) ?? 0;
+      return (frequency * (K1 + 1)) / (frequency + K1 * lengthNorm);
+    }),
+  };
+}
+
+/** The query side: each distinct term once, weight 1. */
+export function sparseQueryVector(text: string): SparseVector {
+  const indices = [...new Set(lexicalTerms(text).map(termIndex))].slice(0, 64);
+  return { indices, values: indices.map(() => 1) };
+}
+
+/** FNV-1a of the term: a stable u32 index, no vocabulary to keep in sync. */
+export function termIndex(term: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < term.length; index++) {
+    hash ^= term.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
