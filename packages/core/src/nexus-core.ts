@@ -27,7 +27,7 @@ export interface NexusCoreOptions {
   /** Tokens of history in the prompt, newest turns first. */
   historyTokenBudget?: number;
   historyMaxTurns?: number;
-  /** Defaults to js-tiktoken o200k_base loaded once per process; pass one to share it. */
+  /** Defaults to the o200k_base tokenizer loaded once per process; pass one to share it. */
   tokenCounter?: TokenCounter | Promise<TokenCounter>;
   /** How long a channel may keep delivering after the reply was generated. */
   deliveryTimeoutMs?: number;

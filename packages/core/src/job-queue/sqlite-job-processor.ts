@@ -1,0 +1,226 @@
+import {
+  isPermanentJobError,
+  type JobHandler,
+  type JobProcessor,
+  jobBackoffDelayMs,
+  jobFailureReason,
+  type Logger,
+  NexusError,
+} from '@nexus/protocol';
+import type { ClaimedJob, SqliteJobStore } from './sqlite-job-store.ts';
+
+export interface SqliteJobProcessorOptions {
+  store: SqliteJobStore;
+  name: string;
+  handler: JobHandler;
+  concurrency: number;
+  leaseMs: number;
+  pollIntervalMs: number;
+  maxLeaseExpiries: number;
+  closeTimeoutMs: number;
+  now: () => number;
+  generateToken: () => string;
+  logger: Logger;
+  onStopped: () => void;
+}
+
+export interface SqliteJobProcessor extends JobProcessor {
+  /** Look for work now (a job was enqueued or retried in this process). */
+  wake(): void;
+}
+
+type Outcome = { kind: 'done' } | { kind: 'failed'; error: unknown } | { kind: 'abandoned' };
+
+interface Execution {
+  job: ClaimedJob;
+  settled: Promise<void>;
+  /** Stop waiting for the handler: on shutdown the job is handed back, on a lost lease it is left alone. */
+  abandon(reason: 'shutdown' | 'lease-lost'): void;
+}
+
+/**
+ * One `process()` call: a pump that leases up to `concurrency` jobs when woken (same-process
+ * enqueue, a finished handler, the next delayed job falling due) or every poll interval (work
+ * from other processes, expired leases), renews leases while handlers run, and records outcomes.
+ */
+export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): SqliteJobProcessor {
+  const { store, name, logger, now } = options;
+  const executions = new Map<number, Execution>();
+  let pollTimer: NodeJS.Timeout | undefined;
+  let pumpScheduled = false;
+  let stopping = false;
+  let stopped: Promise<void> | undefined;
+
+  const renewTimer = setInterval(renewLeases, Math.max(1, Math.floor(options.leaseMs / 3)));
+  renewTimer.unref();
+
+  function schedule(): void {
+    if (pumpScheduled || stopping) return;
+    pumpScheduled = true;
+    setImmediate(pump);
+  }
+
+  function pump(): void {
+    pumpScheduled = false;
+    if (stopping) return;
+    clearTimeout(pollTimer);
+    let delay = options.pollIntervalMs;
+    try {
+      const free = options.concurrency - executions.size;
+      if (free > 0) {
+        const time = now();
+        const { claimed, recovered } = store.claim({
+          name,
+          limit: free,
+          token: options.generateToken(),
+          now: time,
+          leaseUntil: time + options.leaseMs,
+          maxLeaseExpiries: options.maxLeaseExpiries,
+        });
+        for (const job of recovered) {
+          if (job.parked) logger.error({ jobId: job.id }, 'job parked: its lease expired too often');
+          else logger.warn({ jobId: job.id }, 'job lease expired (worker lost); it will run again');
+        }
+        for (const job of claimed) start(job);
+        if (claimed.length === free) {
+          schedule();
+          return;
+        }
+        const next = store.nextRunAt(name);
+        if (next !== undefined) delay = Math.min(delay, Math.max(1, next - now()));
+      }
+    } catch (error) {
+      logger.error({ err: error }, 'job queue poll failed; retrying at the next interval');
+    }
+    pollTimer = setTimeout(pump, delay);
+  }
+
+  function start(job: ClaimedJob): void {
+    const controller = new AbortController();
+    let abandonWith: ((outcome: Outcome) => void) | undefined;
+    const abandoned = new Promise<Outcome>((resolve) => {
+      abandonWith = resolve;
+    });
+    const handled = invoke(options.handler, {
+      id: job.id,
+      name: job.name,
+      payload: job.payload,
+      attempt: job.attemptsStarted,
+      abortSignal: controller.signal,
+    });
+    const execution: Execution = {
+      job,
+      settled: Promise.race([handled, abandoned]).then((outcome) => {
+        executions.delete(job.seq);
+        record(job, outcome);
+        schedule();
+      }),
+      abandon(reason) {
+        if (controller.signal.aborted) return;
+        if (reason === 'shutdown') {
+          controller.abort(
+            new NexusError({ code: 'shutting_down', message: 'The job queue is closing.', retryable: true }),
+          );
+          if (!tryStore(() => store.release(job))) logger.warn({ jobId: job.id }, 'lease lost before release');
+        } else {
+          controller.abort(
+            new NexusError({ code: 'timeout', message: 'The job lease was lost.', retryable: true }),
+          );
+        }
+        abandonWith?.({ kind: 'abandoned' });
+      },
+    };
+    executions.set(job.seq, execution);
+  }
+
+  function record(job: ClaimedJob, outcome: Outcome): void {
+    const jobLogger = logger.child({ jobId: job.id, attempt: job.attemptsStarted });
+    if (outcome.kind === 'abandoned') return;
+    const time = now();
+    let kept: boolean;
+    if (outcome.kind === 'done') {
+      kept = tryStore(() => store.complete(job, time));
+    } else {
+      const reason = jobFailureReason(outcome.error);
+      const failures = job.attemptsFailed + 1;
+      if (isPermanentJobError(outcome.error) || failures >= job.maxAttempts) {
+        kept = tryStore(() => store.park(job, time, reason));
+        if (kept) jobLogger.error({ err: outcome.error, failures }, 'job parked');
+      } else {
+        const runAt = time + jobBackoffDelayMs(job.backoff, failures);
+        kept = tryStore(() => store.retryLater(job, runAt, reason));
+        if (kept) jobLogger.warn({ err: outcome.error, failures, runAt }, 'job failed; will retry');
+      }
+    }
+    if (!kept) jobLogger.warn({ outcome: outcome.kind }, 'job lease lost before its outcome was stored');
+  }
+
+  function tryStore(write: () => boolean): boolean {
+    try {
+      return write();
+    } catch (error) {
+      logger.error({ err: error }, 'job queue write failed; the lease will expire and the job run again');
+      return false;
+    }
+  }
+
+  function renewLeases(): void {
+    const leaseUntil = now() + options.leaseMs;
+    for (const execution of executions.values()) {
+      let renewed: boolean;
+      try {
+        renewed = store.renew(execution.job, leaseUntil);
+      } catch (error) {
+        logger.warn({ err: error, jobId: execution.job.id }, 'lease renewal failed; trying again');
+        continue;
+      }
+      if (!renewed) {
+        logger.warn({ jobId: execution.job.id }, 'job lease lost to another worker; aborting the handler');
+        execution.abandon('lease-lost');
+      }
+    }
+  }
+
+  async function stop(stopOptions?: { timeoutMs?: number }): Promise<void> {
+    stopping = true;
+    clearTimeout(pollTimer);
+    stopped ??= (async () => {
+      const pending = [...executions.values()].map((execution) => execution.settled);
+      if (pending.length > 0 && !(await settlesWithin(Promise.all(pending), timeoutOf(stopOptions)))) {
+        for (const execution of executions.values()) execution.abandon('shutdown');
+        await Promise.all(pending);
+      }
+      clearInterval(renewTimer);
+      options.onStopped();
+    })();
+    return stopped;
+  }
+
+  function timeoutOf(stopOptions: { timeoutMs?: number } | undefined): number {
+    return Math.max(0, stopOptions?.timeoutMs ?? options.closeTimeoutMs);
+  }
+
+  schedule();
+  return { wake: schedule, stop };
+}
+
+async function invoke(handler: JobHandler, job: Parameters<JobHandler>[0]): Promise<Outcome> {
+  try {
+    await handler(job);
+    return { kind: 'done' };
+  } catch (error) {
+    return { kind: 'failed', error };
+  }
+}
+
+async function settlesWithin(promise: Promise<unknown>, timeoutMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise.then(() => true), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

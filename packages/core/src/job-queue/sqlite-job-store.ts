@@ -1,0 +1,332 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import type { JobBackoff, JobCounts, ParkedJob } from '@nexus/protocol';
+
+/** Each entry moves the schema one version up; `PRAGMA user_version` records how far a file is. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE jobs (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     name TEXT NOT NULL,
+     id TEXT NOT NULL,
+     payload TEXT NOT NULL,
+     status TEXT NOT NULL CHECK (status IN ('waiting', 'active', 'completed', 'parked')),
+     run_at INTEGER NOT NULL,
+     max_attempts INTEGER NOT NULL,
+     backoff_type TEXT NOT NULL CHECK (backoff_type IN ('exponential', 'fixed')),
+     backoff_delay_ms INTEGER NOT NULL,
+     attempts_started INTEGER NOT NULL DEFAULT 0,
+     attempts_failed INTEGER NOT NULL DEFAULT 0,
+     lease_expiries INTEGER NOT NULL DEFAULT 0,
+     lease_token TEXT,
+     lease_until INTEGER,
+     last_error TEXT,
+     created_at INTEGER NOT NULL,
+     finished_at INTEGER,
+     UNIQUE (name, id)
+   );
+   CREATE INDEX jobs_ready ON jobs (name, status, run_at);
+   CREATE INDEX jobs_finished ON jobs (status, finished_at);`,
+];
+
+export const LEASE_LOST_REASON = 'The job lost its lease more often than allowed (its worker crashed or stalled).';
+
+/** A job this process now holds the lease of. */
+export interface ClaimedJob {
+  seq: number;
+  id: string;
+  name: string;
+  payload: unknown;
+  attemptsStarted: number;
+  attemptsFailed: number;
+  maxAttempts: number;
+  backoff: JobBackoff;
+  leaseToken: string;
+}
+
+export interface NewJob {
+  name: string;
+  id: string;
+  payloadJson: string;
+  runAt: number;
+  maxAttempts: number;
+  backoff: JobBackoff;
+  createdAt: number;
+}
+
+/** A job whose lease ran out, as handled by `recoverExpiredLeases`. */
+export interface RecoveredJob {
+  id: string;
+  parked: boolean;
+}
+
+interface ClaimRow {
+  seq: number;
+  id: string;
+  name: string;
+  payload: string;
+  run_at: number;
+  attempts_started: number;
+  attempts_failed: number;
+  max_attempts: number;
+  backoff_type: 'exponential' | 'fixed';
+  backoff_delay_ms: number;
+}
+
+interface ParkedRow {
+  id: string;
+  name: string;
+  payload: string;
+  attempts_failed: number;
+  last_error: string | null;
+  finished_at: number;
+}
+
+/**
+ * The jobs table and every statement on it. Every state change is one statement, guarded by
+ * the lease token where a worker acts on a job, so a worker that lost its lease can never
+ * overwrite what the new holder did. Calls are synchronous and short (indexed, few rows).
+ */
+export class SqliteJobStore {
+  readonly #database: DatabaseSync;
+  readonly #statements;
+
+  constructor(options: { path: string; busyTimeoutMs: number }) {
+    if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+    const database = new DatabaseSync(options.path);
+    database.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
+    database.exec('PRAGMA journal_mode = WAL');
+    database.exec('PRAGMA synchronous = NORMAL');
+    migrate(database);
+    this.#database = database;
+    this.#statements = {
+      insert: database.prepare(
+        `INSERT INTO jobs (name, id, payload, status, run_at, max_attempts, backoff_type, backoff_delay_ms, created_at)
+         VALUES (?, ?, ?, 'waiting', ?, ?, ?, ?, ?)
+         ON CONFLICT (name, id) DO NOTHING`,
+      ),
+      recover: database.prepare(
+        `UPDATE jobs SET
+           lease_expiries = lease_expiries + 1,
+           status = CASE WHEN lease_expiries + 1 > :maxLeaseExpiries THEN 'parked' ELSE 'waiting' END,
+           attempts_failed = CASE WHEN lease_expiries + 1 > :maxLeaseExpiries THEN attempts_failed + 1 ELSE attempts_failed END,
+           finished_at = CASE WHEN lease_expiries + 1 > :maxLeaseExpiries THEN :now ELSE NULL END,
+           last_error = CASE WHEN lease_expiries + 1 > :maxLeaseExpiries THEN :reason ELSE last_error END,
+           lease_token = NULL, lease_until = NULL
+         WHERE name = :name AND status = 'active' AND lease_until <= :now
+         RETURNING id, status`,
+      ),
+      claim: database.prepare(
+        `UPDATE jobs SET status = 'active', attempts_started = attempts_started + 1,
+           lease_token = :token, lease_until = :leaseUntil
+         WHERE seq IN (
+           SELECT seq FROM jobs WHERE name = :name AND status = 'waiting' AND run_at <= :now
+           ORDER BY run_at, seq LIMIT :limit)
+         RETURNING seq, id, name, payload, run_at, attempts_started, attempts_failed, max_attempts,
+           backoff_type, backoff_delay_ms`,
+      ),
+      renew: database.prepare(
+        `UPDATE jobs SET lease_until = ? WHERE seq = ? AND lease_token = ? AND status = 'active'`,
+      ),
+      complete: database.prepare(
+        `UPDATE jobs SET status = 'completed', finished_at = ?, lease_token = NULL, lease_until = NULL
+         WHERE seq = ? AND lease_token = ? AND status = 'active'`,
+      ),
+      retry: database.prepare(
+        `UPDATE jobs SET status = 'waiting', attempts_failed = attempts_failed + 1, run_at = ?, last_error = ?,
+           lease_token = NULL, lease_until = NULL
+         WHERE seq = ? AND lease_token = ? AND status = 'active'`,
+      ),
+      park: database.prepare(
+        `UPDATE jobs SET status = 'parked', attempts_failed = attempts_failed + 1, finished_at = ?, last_error = ?,
+           lease_token = NULL, lease_until = NULL
+         WHERE seq = ? AND lease_token = ? AND status = 'active'`,
+      ),
+      release: database.prepare(
+        `UPDATE jobs SET status = 'waiting', lease_token = NULL, lease_until = NULL
+         WHERE seq = ? AND lease_token = ? AND status = 'active'`,
+      ),
+      nextRunAt: database.prepare(
+        `SELECT MIN(run_at) AS next FROM jobs WHERE name = ? AND status = 'waiting'`,
+      ),
+      parked: database.prepare(
+        `SELECT id, name, payload, attempts_failed, last_error, finished_at FROM jobs
+         WHERE status = 'parked' AND (:name IS NULL OR name = :name)
+         ORDER BY finished_at DESC, seq DESC LIMIT :limit`,
+      ),
+      retryParked: database.prepare(
+        `UPDATE jobs SET status = 'waiting', run_at = :now, attempts_failed = 0, lease_expiries = 0,
+           finished_at = NULL
+         WHERE id = :id AND status = 'parked' AND (:name IS NULL OR name = :name)
+         RETURNING name`,
+      ),
+      counts: database.prepare(
+        `SELECT
+           COALESCE(SUM(status = 'waiting' AND run_at <= :now), 0) AS waiting,
+           COALESCE(SUM(status = 'waiting' AND run_at > :now), 0) AS delayed,
+           COALESCE(SUM(status = 'active'), 0) AS active,
+           COALESCE(SUM(status = 'parked'), 0) AS parked,
+           COALESCE(SUM(status = 'completed'), 0) AS completed
+         FROM jobs WHERE (:name IS NULL OR name = :name)`,
+      ),
+      prune: database.prepare(`DELETE FROM jobs WHERE status = 'completed' AND finished_at < ?`),
+    };
+  }
+
+  /** False when a job with this name and id is already known (the idempotency check). */
+  insert(job: NewJob): boolean {
+    const result = this.#statements.insert.run(
+      job.name,
+      job.id,
+      job.payloadJson,
+      job.runAt,
+      job.maxAttempts,
+      job.backoff.type,
+      job.backoff.delayMs,
+      job.createdAt,
+    );
+    return Number(result.changes) > 0;
+  }
+
+  /**
+   * Hands back jobs whose worker stopped renewing their lease, then leases up to `limit` ready
+   * jobs, oldest due first, all in one write transaction so two processes never take the same job.
+   */
+  claim(options: {
+    name: string;
+    limit: number;
+    token: string;
+    now: number;
+    leaseUntil: number;
+    maxLeaseExpiries: number;
+  }): { claimed: ClaimedJob[]; recovered: RecoveredJob[] } {
+    this.#database.exec('BEGIN IMMEDIATE');
+    try {
+      const recovered = this.#statements.recover.all({
+        name: options.name,
+        now: options.now,
+        maxLeaseExpiries: options.maxLeaseExpiries,
+        reason: LEASE_LOST_REASON,
+      }) as unknown as { id: string; status: string }[];
+      const rows = this.#statements.claim.all({
+        name: options.name,
+        now: options.now,
+        limit: options.limit,
+        token: options.token,
+        leaseUntil: options.leaseUntil,
+      }) as unknown as ClaimRow[];
+      this.#database.exec('COMMIT');
+      rows.sort((left, right) => left.run_at - right.run_at || left.seq - right.seq);
+      return {
+        recovered: recovered.map((row) => ({ id: row.id, parked: row.status === 'parked' })),
+        claimed: rows.map((row) => ({
+          seq: row.seq,
+          id: row.id,
+          name: row.name,
+          payload: JSON.parse(row.payload),
+          attemptsStarted: row.attempts_started,
+          attemptsFailed: row.attempts_failed,
+          maxAttempts: row.max_attempts,
+          backoff: { type: row.backoff_type, delayMs: row.backoff_delay_ms },
+          leaseToken: options.token,
+        })),
+      };
+    } catch (error) {
+      if (this.#database.isTransaction) this.#database.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  /** Each method below returns false when the lease was lost (another worker holds the job now). */
+  renew(job: ClaimedJob, leaseUntil: number): boolean {
+    return changed(this.#statements.renew.run(leaseUntil, job.seq, job.leaseToken));
+  }
+
+  complete(job: ClaimedJob, now: number): boolean {
+    return changed(this.#statements.complete.run(now, job.seq, job.leaseToken));
+  }
+
+  retryLater(job: ClaimedJob, runAt: number, reason: string): boolean {
+    return changed(this.#statements.retry.run(runAt, reason, job.seq, job.leaseToken));
+  }
+
+  park(job: ClaimedJob, now: number, reason: string): boolean {
+    return changed(this.#statements.park.run(now, reason, job.seq, job.leaseToken));
+  }
+
+  /** Gives the job back untouched (no attempt used) so it runs again, first in line. */
+  release(job: ClaimedJob): boolean {
+    return changed(this.#statements.release.run(job.seq, job.leaseToken));
+  }
+
+  nextRunAt(name: string): number | undefined {
+    const row = this.#statements.nextRunAt.get(name) as { next: number | null } | undefined;
+    return row?.next ?? undefined;
+  }
+
+  parked(options: { name: string | undefined; limit: number }): ParkedJob[] {
+    const rows = this.#statements.parked.all({
+      name: options.name ?? null,
+      limit: options.limit,
+    }) as unknown as ParkedRow[];
+    return rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      payload: JSON.parse(row.payload),
+      attempts: row.attempts_failed,
+      reason: row.last_error ?? '',
+      failedAt: row.finished_at,
+    }));
+  }
+
+  /** The names of the jobs put back in line. */
+  retryParked(options: { id: string; name: string | undefined; now: number }): string[] {
+    const rows = this.#statements.retryParked.all({
+      id: options.id,
+      name: options.name ?? null,
+      now: options.now,
+    }) as unknown as { name: string }[];
+    return rows.map((row) => row.name);
+  }
+
+  counts(options: { name: string | undefined; now: number }): JobCounts {
+    const row = this.#statements.counts.get({ name: options.name ?? null, now: options.now }) as unknown as
+      | JobCounts
+      | undefined;
+    return {
+      waiting: Number(row?.waiting ?? 0),
+      active: Number(row?.active ?? 0),
+      delayed: Number(row?.delayed ?? 0),
+      parked: Number(row?.parked ?? 0),
+      completed: Number(row?.completed ?? 0),
+    };
+  }
+
+  pruneCompleted(finishedBefore: number): number {
+    return Number(this.#statements.prune.run(finishedBefore).changes);
+  }
+
+  close(): void {
+    if (this.#database.isOpen) this.#database.close();
+  }
+}
+
+function changed(result: { changes: number | bigint }): boolean {
+  return Number(result.changes) > 0;
+}
+
+/** Reads the version inside the write transaction so two processes opening a new file at once agree. */
+function migrate(database: DatabaseSync): void {
+  database.exec('BEGIN IMMEDIATE');
+  try {
+    const row = database.prepare('PRAGMA user_version').get() as { user_version: number } | undefined;
+    for (let index = row?.user_version ?? 0; index < MIGRATIONS.length; index += 1) {
+      database.exec(MIGRATIONS[index]!);
+      database.exec(`PRAGMA user_version = ${index + 1}`);
+    }
+    database.exec('COMMIT');
+  } catch (error) {
+    database.exec('ROLLBACK');
+    throw error;
+  }
+}
