@@ -68,6 +68,7 @@ export interface FakeTelegram {
   resumeGetUpdates(): void;
   /** When `getUpdates` first returned this update (the fake's clock). */
   updateServedAt(updateId: number): number | undefined;
+  /** Updates not yet confirmed by a later getUpdates offset, or not yet answered by the webhook. */
   readonly pendingUpdateCount: number;
   /** Calls `listener` with every recorded call as it arrives; returns the unsubscribe function. */
   onApiCall(listener: (call: RecordedApiCall) => void): () => void;
@@ -126,17 +127,28 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
   };
 
   let delivering = false;
+  /** Updates taken from the queue for the webhook and not yet answered with 2xx. */
+  let webhookUnanswered = 0;
   const deliverToWebhook = () => {
     if (delivering) return;
     delivering = true;
     webhookDelivery = (async () => {
       try {
-        for (let attempt = 0; webhook && queue.pendingCount > 0 && attempt < 50; attempt++) {
+        let failures = 0;
+        while (webhook && queue.pendingCount > 0 && failures < 50) {
           const target = webhook;
           const updates = queue.take();
+          webhookUnanswered += updates.length;
           for (const [index, update] of updates.entries()) {
-            if (await postUpdate(target, update)) continue;
-            for (const rest of updates.slice(index)) queue.push(rest);
+            if (await postUpdate(target, update)) {
+              webhookUnanswered--;
+              notifyChange();
+              continue;
+            }
+            const rest = updates.slice(index);
+            webhookUnanswered -= rest.length;
+            for (const again of rest) queue.push(again);
+            failures++;
             await new Promise((resolve) => setTimeout(resolve, 50));
             break;
           }
@@ -284,7 +296,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     resumeGetUpdates: () => queue.resume(),
     updateServedAt: (updateId) => queue.servedAt(updateId),
     get pendingUpdateCount() {
-      return queue.pendingCount;
+      return queue.pendingCount + webhookUnanswered;
     },
     onApiCall(listener) {
       listeners.add(listener);
