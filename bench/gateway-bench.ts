@@ -1,4 +1,4 @@
-// pnpm bench:gateway [--conversations 200] [--turns 10] [--connections 20]
+// pnpm bench:gateway [--conversations 200] [--turns 10] [--connections 20] [--cpu-prof-dir dir]
 // Web-socket clients drive the whole gateway (a separate process, so its RSS is its own) against a
 // zero-latency scripted model in this process. Overhead = client round trip minus the model
 // server's own time for that request: everything the gateway adds (intake, lanes, SQLite, the AI
@@ -19,6 +19,8 @@ const { values } = parseArgs({
     conversations: { type: 'string', default: '200' },
     turns: { type: 'string', default: '10' },
     connections: { type: 'string', default: '20' },
+    /** Writes a V8 CPU profile of the gateway process into this directory. */
+    'cpu-prof-dir': { type: 'string' },
   },
 });
 const conversations = Number(values.conversations);
@@ -29,9 +31,10 @@ const token = 'bench-token-0123456789abcdef';
 const model = await startScriptedModelServer();
 const dataDir = await mkdtemp(join(tmpdir(), 'nexus-bench-'));
 const port = await freePort();
+const profileArgs = values['cpu-prof-dir'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof-dir']] : [];
 const gateway = spawn(
   process.execPath,
-  [fileURLToPath(new URL('../apps/gateway/src/cli.ts', import.meta.url)), 'start'],
+  [...profileArgs, fileURLToPath(new URL('../apps/gateway/src/cli.ts', import.meta.url)), 'start'],
   {
     env: {
       ...process.env,
