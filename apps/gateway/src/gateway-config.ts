@@ -18,5 +18,8 @@ export interface GatewayConfig {
     historyTokenBudget: number;
     shutdownDeadlineMs: number;
   };
+  telegram: { botToken?: string; apiRoot?: string };
+  discord: { botToken?: string; apiUrl?: string };
+  whatsapp: { enabled: boolean; pairingPhone?: string };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; pretty?: boolean };
 }

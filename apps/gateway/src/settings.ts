@@ -187,6 +187,56 @@ export const SETTINGS: readonly SettingDefinition[] = [
     hint: 'set it to a positive number of milliseconds such as 8000',
   },
   {
+    env: 'NEXUS_TELEGRAM_BOT_TOKEN',
+    path: 'telegram.botToken',
+    schema: z.string().regex(/^\d+:[A-Za-z0-9_-]+$/, 'expected a bot token such as 123456:ABC-DEF…'),
+    description:
+      'Telegram bot token from @BotFather. Setting it turns the Telegram channel on (long polling).',
+    hint: 'copy the token @BotFather gave you (digits, a colon, then letters), or unset it to turn Telegram off',
+    secret: true,
+  },
+  {
+    env: 'NEXUS_TELEGRAM_API_ROOT',
+    path: 'telegram.apiRoot',
+    schema: z.url().refine((value) => !value.endsWith('/'), 'must not end with /'),
+    description:
+      'Bot API server root, for a self-hosted Telegram Bot API server. Default: https://api.telegram.org.',
+    hint: 'use a URL without a trailing slash, e.g. http://127.0.0.1:8081',
+  },
+  {
+    env: 'NEXUS_DISCORD_BOT_TOKEN',
+    path: 'discord.botToken',
+    schema: z.string().min(20),
+    description:
+      'Discord bot token (Developer Portal → Bot; enable the Message Content intent). Setting it turns the Discord channel on.',
+    hint: 'copy the bot token from the Discord Developer Portal, or unset it to turn Discord off',
+    secret: true,
+  },
+  {
+    env: 'NEXUS_DISCORD_API_URL',
+    path: 'discord.apiUrl',
+    schema: z.url(),
+    description:
+      'Discord REST API root, only for testing against a stand-in. Default: https://discord.com/api.',
+    hint: 'use a URL such as http://127.0.0.1:3000/api',
+  },
+  {
+    env: 'NEXUS_WHATSAPP_ENABLED',
+    path: 'whatsapp.enabled',
+    schema: booleanText,
+    defaultValue: false,
+    description:
+      'Turn the WhatsApp channel on (a linked device through Baileys). The QR code to link it is printed in the log on first start.',
+    hint: 'use true or false',
+  },
+  {
+    env: 'NEXUS_WHATSAPP_PAIRING_PHONE',
+    path: 'whatsapp.pairingPhone',
+    schema: z.string().regex(/^\d{6,15}$/, 'expected the phone number in international format, digits only'),
+    description: 'Link WhatsApp with a pairing code for this phone number instead of a QR code.',
+    hint: 'write the number with country code and digits only, e.g. 351912345678',
+  },
+  {
     env: 'NEXUS_LOG_LEVEL',
     path: 'log.level',
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),

@@ -7,6 +7,7 @@ import { createWebSocketChannel } from '@nexus/channel-websocket';
 import { createAgent, createNexusCore, createSqliteSessionStore, type NexusCore } from '@nexus/core';
 import { type Logger, silentLogger } from '@nexus/protocol';
 import { createLanguageModel, NOT_CONFIGURED_MESSAGE } from './create-language-model.ts';
+import { createPlatformChannels } from './create-platform-channels.ts';
 import type { GatewayConfig } from './gateway-config.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
 import { createHttpHandler, type Readiness } from './http-handler.ts';
@@ -80,6 +81,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     logger,
   });
   core.registerChannel(web);
+  const platformChannels = createPlatformChannels(config, logger);
+  for (const channel of platformChannels) core.registerChannel(channel);
 
   let stopping = false;
   const readiness = (): Readiness => {
@@ -92,6 +95,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
           ? { status: 'configured' }
           : { status: 'not_configured', detail: 'set NEXUS_MODEL_PROVIDER' },
         web: webHealth,
+        ...Object.fromEntries(platformChannels.map((channel) => [channel.name, channel.health()])),
       },
     };
   };
@@ -137,6 +141,16 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     });
   });
   await web.start({ sink: core.intake });
+  // Platform channels start in the background: one that cannot connect (or waits to be linked) is
+  // logged and reported by /ready, and never delays or stops the web chat.
+  const platformStarts = Promise.all(
+    platformChannels.map((channel) =>
+      channel.start({ sink: core.intake }).then(
+        () => logger.info({ channel: channel.name }, 'channel started'),
+        (error: unknown) => logger.error({ channel: channel.name, err: error }, 'channel failed to start'),
+      ),
+    ),
+  );
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host}:${port}`;
   logger.info({ url }, 'nexus gateway listening');
@@ -146,7 +160,14 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     closing ??= (async () => {
       stopping = true;
       await core.shutdown({ deadlineMs: config.core.shutdownDeadlineMs });
-      await web.stop();
+      await Promise.race([
+        platformStarts,
+        new Promise((resolveWait) => setTimeout(resolveWait, 2000).unref()),
+      ]);
+      await Promise.all([
+        web.stop(),
+        ...platformChannels.map((channel) => channel.stop().catch(() => undefined)),
+      ]);
       await new Promise<void>((resolveClose) => {
         server.close(() => resolveClose());
         server.closeIdleConnections();
