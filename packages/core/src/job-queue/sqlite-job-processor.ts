@@ -121,7 +121,8 @@ export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): Sql
           controller.abort(
             new NexusError({ code: 'shutting_down', message: 'The job queue is closing.', retryable: true }),
           );
-          if (!tryStore(() => store.release(job))) logger.warn({ jobId: job.id }, 'lease lost before release');
+          if (!tryStore(() => store.release(job)))
+            logger.warn({ jobId: job.id }, 'lease lost before release');
         } else {
           controller.abort(
             new NexusError({ code: 'timeout', message: 'The job lease was lost.', retryable: true }),

@@ -29,7 +29,8 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX jobs_finished ON jobs (status, finished_at);`,
 ];
 
-export const LEASE_LOST_REASON = 'The job lost its lease more often than allowed (its worker crashed or stalled).';
+export const LEASE_LOST_REASON =
+  'The job lost its lease more often than allowed (its worker crashed or stalled).';
 
 /** A job this process now holds the lease of. */
 export interface ClaimedJob {
