@@ -1,0 +1,167 @@
+/**
+ * pnpm bench:memory — the embedded store, lexical only and with a fixed 384-dimension test
+ * embedder (hashed bag of words, in process): add throughput, then search and context latency
+ * at 1k, 10k and 100k memories for one person among 1,000 people. The last line is JSON.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  contentHash,
+  createSqliteMemoryStore,
+  createTokenCounter,
+  type Embedder,
+  type Memory,
+  MemoryService,
+} from '../src/index.ts';
+import { createHashedEmbedder, seededRandom } from '../src/testing/index.ts';
+
+const PEOPLE = 1_000;
+const OTHERS_EACH = 20;
+const SCALES = [1_000, 10_000, 100_000];
+const QUERIES = 200;
+const ADDS = 4_000;
+const ADD_BATCH = 100;
+const VOCABULARY = (
+  'tea coffee morning evening jazz piano trains harbour garden dog cat bicycle marathon dutch spanish ' +
+  'recipe pasta spicy vegan allergy peanuts doctor nurse teacher kyoto lisbon winter summer books poetry ' +
+  'chess football budget savings sister brother birthday concert hiking sushi cycling painting rent office'
+).split(' ');
+const random = seededRandom(1);
+const word = () => VOCABULARY[Math.floor(random() * VOCABULARY.length)] ?? 'tea';
+const sentence = (index: number) => `Likes ${word()} and ${word()} with ${word()} ${word()} ${index}`;
+
+/** Measures the embedder's own time, so latencies can be reported without it. */
+function timed(embedder: Embedder): Embedder & { spentMs: number } {
+  const wrapper = {
+    id: embedder.id,
+    dimensions: embedder.dimensions,
+    spentMs: 0,
+    async embed(options: Parameters<Embedder['embed']>[0]) {
+      const started = performance.now();
+      const vectors = await embedder.embed(options);
+      wrapper.spentMs += performance.now() - started;
+      return vectors;
+    },
+  };
+  return wrapper;
+}
+
+function percentile(values: number[], fraction: number): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] ?? 0;
+}
+
+const round = (value: number) => Math.round(value * 100) / 100;
+const tokenCounter = await createTokenCounter();
+const rows: string[][] = [];
+const figures: Record<string, number> = {};
+
+for (const config of ['lexical', 'hybrid-384'] as const) {
+  const embedder = config === 'hybrid-384' ? timed(createHashedEmbedder({ dimensions: 384 })) : undefined;
+  for (const scale of SCALES) {
+    const directory = mkdtempSync(join(tmpdir(), 'nexus-memory-bench-'));
+    const vectors = embedder ? { embedderId: embedder.id, dimensions: 384 } : undefined;
+    const store = createSqliteMemoryStore({ path: join(directory, 'memory.sqlite'), vectors });
+    const now = Date.now();
+    const load = async (userId: string, count: number) => {
+      for (let start = 0; start < count; start += 5_000) {
+        const texts = Array.from({ length: Math.min(5_000, count - start) }, (_, offset) =>
+          sentence(start + offset),
+        );
+        const embeddings = embedder ? await embedder.embed({ texts }) : [];
+        const items = texts.map((content, index) => {
+          const memory: Memory = {
+            id: randomUUID(),
+            userId,
+            scope: 'user',
+            content,
+            category: 'fact',
+            source: 'inferred',
+            createdAt: now - index * 60_000,
+            updatedAt: now - index * 60_000,
+            hash: contentHash(content),
+            metadata: {},
+          };
+          return { memory, embedding: embeddings[index] };
+        });
+        await store.insertMany({ items });
+      }
+    };
+    for (let person = 1; person < PEOPLE; person++) await load(`person-${person}`, OTHERS_EACH);
+    await load('person-0', scale);
+    const service = new MemoryService({ store, embedder, tokenCounter });
+
+    const searchTimes: number[] = [];
+    const contextTimes: number[] = [];
+    for (let query = 0; query < QUERIES; query++) {
+      const text = `${word()} ${word()} ${word()}`;
+      let spent = embedder?.spentMs ?? 0;
+      let started = performance.now();
+      await service.search({ userId: 'person-0', query: text, limit: 10 });
+      searchTimes.push(performance.now() - started - ((embedder?.spentMs ?? 0) - spent));
+      spent = embedder?.spentMs ?? 0;
+      started = performance.now();
+      await service.context({ userId: 'person-0', query: text, sessionId: 'bench-session' });
+      contextTimes.push(performance.now() - started - ((embedder?.spentMs ?? 0) - spent));
+    }
+    const label = scale >= 1_000 ? `${scale / 1_000}k` : String(scale);
+    rows.push([
+      config,
+      label,
+      ...[0.5, 0.95, 0.99].map((fraction) => String(round(percentile(searchTimes, fraction)))),
+      ...[0.5, 0.95, 0.99].map((fraction) => String(round(percentile(contextTimes, fraction)))),
+    ]);
+    if (config === 'hybrid-384') {
+      figures[`context_p95_ms_${label}`] = round(percentile(contextTimes, 0.95));
+      if (scale === 10_000) figures.search_p95_ms_10k = round(percentile(searchTimes, 0.95));
+    }
+
+    if (scale === SCALES[0]) {
+      // Add throughput through MemoryService (hash check, embed, near-duplicate KNN, insert),
+      // in batches of concurrent adds spread over people, as extraction jobs arrive.
+      const spentBefore = embedder?.spentMs ?? 0;
+      const started = performance.now();
+      for (let batch = 0; batch < ADDS / ADD_BATCH; batch++) {
+        await Promise.all(
+          Array.from({ length: ADD_BATCH }, (_, index) =>
+            service.add({
+              userId: `person-${1 + ((batch * ADD_BATCH + index) % (PEOPLE - 1))}`,
+              content: `New fact ${batch} ${index} ${word()} ${word()}`,
+            }),
+          ),
+        );
+      }
+      const elapsedMs = performance.now() - started - ((embedder?.spentMs ?? 0) - spentBefore);
+      const perSecond = Math.round((ADDS / elapsedMs) * 1_000);
+      rows.push([config, 'add', `${perSecond}/s`, '', '', '', '', '']);
+      if (config === 'hybrid-384') figures.add_per_s = perSecond;
+    }
+    await store.close();
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+const header = ['config', 'memories', 'search p50', 'p95', 'p99', 'context p50', 'p95', 'p99'];
+const widths = header.map((title, column) =>
+  Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+);
+const format = (row: string[]) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ');
+console.log(
+  `memory bench: one person among ${PEOPLE} people (${OTHERS_EACH} memories each), ${QUERIES} queries, ms`,
+);
+console.log(
+  `tokenizer ${tokenCounter.name}; embedder time excluded (hashed bag of words, 384 dims, in process)`,
+);
+console.log(format(header));
+for (const row of rows) console.log(format(row));
+console.log(
+  JSON.stringify({
+    add_per_s: figures.add_per_s,
+    context_p95_ms_1k: figures.context_p95_ms_1k,
+    context_p95_ms_10k: figures.context_p95_ms_10k,
+    context_p95_ms_100k: figures.context_p95_ms_100k,
+    search_p95_ms_10k: figures.search_p95_ms_10k,
+  }),
+);
