@@ -1,0 +1,249 @@
+import { randomUUID } from 'node:crypto';
+import {
+  assertJobName,
+  DEFAULT_JOB_CLOSE_TIMEOUT_MS,
+  type JobCounts,
+  type JobProcessor,
+  type JobQueue,
+  type Logger,
+  NexusError,
+  normaliseConcurrency,
+  normaliseEnqueueOptions,
+  type ParkedJob,
+  silentLogger,
+} from '@nexus/protocol';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { startBullMqJobProcessor } from './bullmq-job-processor.ts';
+import { decodeJobId, encodeJobId } from './job-id-codec.ts';
+
+export interface BullMqJobQueueOptions {
+  /** A Redis URL (this queue opens and closes its connections) or a client you own and close. */
+  connection: { url: string } | Redis;
+  /** Key prefix, so several deployments or test runs can share one Redis. Default 'nexus'. */
+  prefix?: string;
+  /** How long a worker's lock on a job lasts without renewal (BullMQ renews it at half). */
+  lockDurationMs?: number;
+  /** How often workers look for jobs whose lock expired (crashed or stalled workers). */
+  stalledIntervalMs?: number;
+  /** Lock expiries a job survives before it is parked. */
+  maxStalledCount?: number;
+  /** How long completed jobs are kept, and so how long their jobId de-duplicates. */
+  keepCompletedMs?: number;
+  /** Default deadline of `close()` and `stop()` for running handlers. */
+  closeTimeoutMs?: number;
+  /** Commands retried this often while Redis is unreachable before enqueue and reads fail. */
+  maxRetriesPerRequest?: number;
+  generateId?: () => string;
+  logger?: Logger;
+}
+
+/**
+ * JobQueue on Redis through BullMQ 5: one BullMQ queue per job name (`{prefix}:{name}:…`),
+ * failed jobs are the parked ones (kept, never removed), completed ones kept for
+ * `keepCompletedMs`. Used when workers run in other processes or on other machines.
+ */
+export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
+  const prefix = options.prefix ?? 'nexus';
+  if (prefix === '' || prefix.includes(':')) {
+    throw new NexusError({ code: 'invalid_config', message: `prefix must be non-empty without ':'.` });
+  }
+  const logger = (options.logger ?? silentLogger).child({ component: 'bullmq-job-queue' });
+  const generateId = options.generateId ?? randomUUID;
+  const keepCompletedSeconds = Math.ceil((options.keepCompletedMs ?? 24 * 60 * 60 * 1000) / 1000);
+  const closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_JOB_CLOSE_TIMEOUT_MS;
+  const owned: Redis[] = [];
+  const track = (client: Redis): Redis => {
+    client.on('error', (error) => logger.warn({ err: error }, 'Redis connection error'));
+    owned.push(client);
+    return client;
+  };
+  const commands = clientFor(options, { maxRetriesPerRequest: options.maxRetriesPerRequest ?? 3 }, track);
+  const namesKey = `${prefix}::job-names`;
+  const queues = new Map<string, Queue>();
+  const registered = new Set<string>();
+  const processors = new Set<JobProcessor>();
+  let workerConnection: Redis | undefined;
+  let closed: Promise<void> | undefined;
+
+  function ensureOpen(): void {
+    if (closed) throw new NexusError({ code: 'shutting_down', message: 'The job queue is closed.' });
+  }
+
+  function queueFor(name: string): Queue {
+    let queue = queues.get(name);
+    if (!queue) {
+      queue = new Queue(name, { connection: commands, prefix });
+      queue.on('error', (error) => logger.warn({ err: error, jobName: name }, 'job queue error'));
+      queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  async function register(name: string): Promise<void> {
+    if (registered.has(name)) return;
+    await commands.sadd(namesKey, name);
+    registered.add(name);
+  }
+
+  async function namesOf(name: string | undefined): Promise<string[]> {
+    if (name !== undefined) return [name];
+    return (await commands.smembers(namesKey)).sort();
+  }
+
+  return {
+    async enqueue(enqueueOptions) {
+      enqueueOptions.abortSignal?.throwIfAborted();
+      ensureOpen();
+      const job = normaliseEnqueueOptions(enqueueOptions);
+      const jobId = job.jobId ?? generateId();
+      const encodedId = encodeJobId(jobId);
+      return reachRedis('enqueue a job', async () => {
+        await register(job.name);
+        const queue = queueFor(job.name);
+        // BullMQ ignores an add whose jobId exists without saying so; the check makes the answer
+        // exact except when two enqueues of the same new id race (one job is stored either way).
+        if ((await commands.exists(queue.toKey(encodedId))) === 1) return { jobId, deduplicated: true };
+        await queue.add(job.name, JSON.parse(job.payloadJson), {
+          jobId: encodedId,
+          attempts: job.attempts,
+          backoff: { type: job.backoff.type, delay: job.backoff.delayMs },
+          ...(job.delayMs > 0 ? { delay: job.delayMs } : {}),
+          removeOnComplete: { age: keepCompletedSeconds },
+          removeOnFail: false,
+        });
+        return { jobId, deduplicated: false };
+      });
+    },
+
+    process(processOptions) {
+      ensureOpen();
+      assertJobName(processOptions.name);
+      if (typeof processOptions.handler !== 'function') {
+        throw new NexusError({ code: 'invalid_config', message: 'process() needs a handler function.' });
+      }
+      const concurrency = normaliseConcurrency(processOptions.concurrency);
+      workerConnection ??= clientFor(options, { maxRetriesPerRequest: null }, track);
+      register(processOptions.name).catch((error: unknown) =>
+        logger.warn({ err: error, jobName: processOptions.name }, 'could not record the job name'),
+      );
+      const processor = startBullMqJobProcessor({
+        name: processOptions.name,
+        handler: processOptions.handler,
+        concurrency,
+        connection: workerConnection,
+        prefix,
+        lockDurationMs: options.lockDurationMs ?? 30_000,
+        stalledIntervalMs: options.stalledIntervalMs ?? 30_000,
+        maxStalledCount: options.maxStalledCount ?? 1,
+        closeTimeoutMs,
+        logger: logger.child({ jobName: processOptions.name }),
+        onStopped: () => processors.delete(processor),
+      });
+      processors.add(processor);
+      return processor;
+    },
+
+    async parked(parkedOptions) {
+      parkedOptions?.abortSignal?.throwIfAborted();
+      ensureOpen();
+      const limit = Math.max(1, Math.floor(parkedOptions?.limit ?? 100));
+      return reachRedis('list parked jobs', async () => {
+        const parked: ParkedJob[] = [];
+        for (const name of await namesOf(parkedOptions?.name)) {
+          for (const job of await queueFor(name).getFailed(0, limit - 1)) {
+            parked.push({
+              id: decodeJobId(job.id ?? ''),
+              name,
+              payload: job.data,
+              attempts: job.attemptsMade,
+              reason: job.failedReason ?? '',
+              failedAt: job.finishedOn ?? job.processedOn ?? job.timestamp,
+            });
+          }
+        }
+        return parked.sort((left, right) => right.failedAt - left.failedAt).slice(0, limit);
+      });
+    },
+
+    async retryParked(retryOptions) {
+      retryOptions.abortSignal?.throwIfAborted();
+      ensureOpen();
+      const encodedId = encodeJobId(retryOptions.jobId);
+      return reachRedis('retry a parked job', async () => {
+        let retried = false;
+        for (const name of await namesOf(retryOptions.name)) {
+          const job = await queueFor(name).getJob(encodedId);
+          if (!job || !(await job.isFailed())) continue;
+          await job.retry('failed', { resetAttemptsMade: true });
+          retried = true;
+        }
+        return { retried };
+      });
+    },
+
+    async counts(countOptions) {
+      countOptions?.abortSignal?.throwIfAborted();
+      ensureOpen();
+      return reachRedis('count jobs', async () => {
+        const total: JobCounts = { waiting: 0, active: 0, delayed: 0, parked: 0, completed: 0 };
+        for (const name of await namesOf(countOptions?.name)) {
+          const counts = await queueFor(name).getJobCounts(
+            'waiting',
+            'paused',
+            'prioritized',
+            'active',
+            'delayed',
+            'failed',
+            'completed',
+          );
+          total.waiting += (counts.waiting ?? 0) + (counts.paused ?? 0) + (counts.prioritized ?? 0);
+          total.active += counts.active ?? 0;
+          total.delayed += counts.delayed ?? 0;
+          total.parked += counts.failed ?? 0;
+          total.completed += counts.completed ?? 0;
+        }
+        return total;
+      });
+    },
+
+    close(closeOptions) {
+      closed ??= (async () => {
+        await Promise.all([...processors].map((processor) => processor.stop(closeOptions)));
+        await Promise.all([...queues.values()].map((queue) => queue.close()));
+        await Promise.all(owned.map((client) => client.quit().catch(() => client.disconnect())));
+      })();
+      return closed;
+    },
+  };
+}
+
+/** Opens a client for `options.connection`, or reuses the caller's when its settings fit. */
+function clientFor(
+  options: BullMqJobQueueOptions,
+  settings: { maxRetriesPerRequest: number | null },
+  track: (client: Redis) => Redis,
+): Redis {
+  const connection = options.connection;
+  if (connection instanceof Redis) {
+    if (settings.maxRetriesPerRequest !== null || connection.options.maxRetriesPerRequest === null) {
+      return connection;
+    }
+    return track(connection.duplicate({ maxRetriesPerRequest: null }));
+  }
+  return track(new Redis(connection.url, settings));
+}
+
+async function reachRedis<T>(action: string, operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (error instanceof NexusError) throw error;
+    throw new NexusError({
+      code: 'internal',
+      retryable: true,
+      message: `Could not ${action} on Redis: ${error instanceof Error ? error.message : String(error)}`,
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,1 @@
+export { type BullMqJobQueueOptions, createBullMqJobQueue } from './bullmq-job-queue.ts';
