@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { describeJobQueueContract } from '@nexus/testkit/queue';
+import { type ActiveJob, NexusError } from '@nexus/protocol';
+import { describeJobQueueContract, waitFor } from '@nexus/testkit/queue';
 import { Redis } from 'ioredis';
-import { beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BullMqJobQueueOptions, createBullMqJobQueue } from './bullmq-job-queue.ts';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -41,25 +42,68 @@ beforeAll(async () => {
   }
 });
 
+async function deleteKeys(): Promise<void> {
+  const client = new Redis(REDIS_URL);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await client.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    await client.quit();
+  }
+}
+
 describeJobQueueContract({
   name: 'BullMQ on Redis',
   create: async () => createBullMqJobQueue(options),
-  cleanup: async () => {
-    const client = new Redis(REDIS_URL);
-    try {
-      let cursor = '0';
-      do {
-        const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-        cursor = next;
-        if (keys.length > 0) await client.del(...keys);
-      } while (cursor !== '0');
-    } finally {
-      await client.quit();
-    }
-  },
+  cleanup: deleteKeys,
   worker: {
     module: fileURLToPath(new URL('./bullmq-job-queue.ts', import.meta.url)),
     exportName: 'createBullMqJobQueue',
     options,
   },
+});
+
+describe('BullMQ job queue specifics', () => {
+  afterAll(deleteKeys);
+
+  it('works on a caller-owned ioredis client and leaves it open on close', async () => {
+    const client = new Redis(REDIS_URL);
+    const queue = createBullMqJobQueue({ connection: client, prefix });
+    try {
+      const seen: ActiveJob[] = [];
+      queue.process({ name: 'owned-client', handler: async (job) => void seen.push(job) });
+      const { jobId } = await queue.enqueue({ name: 'owned-client', payload: { ok: true } });
+      await waitFor(async () => (await queue.counts({ name: 'owned-client' })).completed === 1, {
+        description: 'the job to complete',
+      });
+      expect(seen.map((job) => job.id)).toEqual([jobId]);
+      await queue.close();
+      expect(client.status).toBe('ready');
+      expect(await client.ping()).toBe('PONG');
+    } finally {
+      await queue.close();
+      await client.quit();
+    }
+  });
+
+  it('fails enqueue with a retryable error when Redis cannot be reached', async () => {
+    const queue = createBullMqJobQueue({
+      connection: { url: 'redis://127.0.0.1:1' },
+      prefix,
+      maxRetriesPerRequest: 1,
+    });
+    try {
+      const failure = await queue
+        .enqueue({ name: 'unreachable', payload: {} })
+        .catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(NexusError);
+      expect(failure).toMatchObject({ retryable: true, message: expect.stringContaining('Redis') });
+    } finally {
+      await queue.close();
+    }
+  });
 });

@@ -211,7 +211,7 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
       closed ??= (async () => {
         await Promise.all([...processors].map((processor) => processor.stop(closeOptions)));
         await Promise.all([...queues.values()].map((queue) => queue.close()));
-        await Promise.all(owned.map((client) => client.quit().catch(() => client.disconnect())));
+        await Promise.all(owned.map(closeClient));
       })();
       return closed;
     },
@@ -232,6 +232,15 @@ function clientFor(
     return track(connection.duplicate({ maxRetriesPerRequest: null }));
   }
   return track(new Redis(connection.url, settings));
+}
+
+/** QUIT lets pending replies arrive; a client that is not connected is just dropped. */
+async function closeClient(client: Redis): Promise<void> {
+  if (client.status !== 'ready') {
+    client.disconnect();
+    return;
+  }
+  await client.quit().catch(() => client.disconnect());
 }
 
 async function reachRedis<T>(action: string, operation: () => Promise<T>): Promise<T> {

@@ -2,8 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeJobQueueContract } from '@nexus/testkit/queue';
+import { type ActiveJob, type JobQueue, NexusError } from '@nexus/protocol';
+import { describeJobQueueContract, sleep, waitFor } from '@nexus/testkit/queue';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createSqliteJobQueue, type SqliteJobQueueOptions } from './sqlite-job-queue.ts';
+import { LEASE_LOST_REASON } from './sqlite-job-store.ts';
 
 const directory = mkdtempSync(join(tmpdir(), 'nexus-job-queue-'));
 // A short lease so a SIGKILLed worker's job comes back within a second.
@@ -22,4 +25,108 @@ describeJobQueueContract({
     exportName: 'createSqliteJobQueue',
     options,
   },
+});
+
+describe('SQLite job queue specifics', () => {
+  const opened: JobQueue[] = [];
+  let fileNumber = 0;
+  function open(extra: Partial<SqliteJobQueueOptions> & { path: string }): JobQueue {
+    const queue = createSqliteJobQueue({ leaseMs: 300, pollIntervalMs: 50, ...extra });
+    opened.push(queue);
+    return queue;
+  }
+  function freshPath(): string {
+    fileNumber += 1;
+    return join(directory, `specific-${fileNumber}.sqlite`);
+  }
+  const countsOf = (queue: JobQueue) => queue.counts({ name: 'work' });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((queue) => queue.close({ timeoutMs: 0 })));
+  });
+  afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('wakes processors of the same file at once on enqueue, without waiting for the poll', async () => {
+    const path = freshPath();
+    const worker = open({ path, pollIntervalMs: 60_000 });
+    const producer = open({ path, pollIntervalMs: 60_000 });
+    const seen: string[] = [];
+    worker.process({ name: 'work', handler: async (job) => void seen.push(job.id) });
+    await sleep(50);
+    const { jobId } = await producer.enqueue({ name: 'work', payload: {} });
+    await waitFor(() => seen.length === 1, { description: 'the job to run', timeoutMs: 2_000 });
+    expect(seen).toEqual([jobId]);
+    await producer.enqueue({ name: 'work', payload: {}, delayMs: 200 });
+    await waitFor(() => seen.length === 2, {
+      description: 'the delayed job to run when due',
+      timeoutMs: 2_000,
+    });
+  });
+
+  it('aborts a handler whose lease another worker took, and ignores its outcome', async () => {
+    const path = freshPath();
+    const slow = open({ path });
+    let slowSignal: AbortSignal | undefined;
+    slow.process({
+      name: 'work',
+      handler: async (job) => {
+        slowSignal = job.abortSignal;
+        await new Promise((resolve) => job.abortSignal.addEventListener('abort', resolve));
+      },
+    });
+    const { jobId } = await slow.enqueue({ name: 'work', payload: {} });
+    await waitFor(() => slowSignal !== undefined, { description: 'the first worker to start' });
+    // A worker whose clock runs a minute ahead sees the lease as expired and takes the job.
+    const ahead = open({ path, now: () => Date.now() + 60_000 });
+    const seen: ActiveJob[] = [];
+    ahead.process({ name: 'work', handler: async (job) => void seen.push(job) });
+    await waitFor(() => slowSignal?.aborted === true, { description: 'the first handler to be aborted' });
+    expect(slowSignal?.reason).toBeInstanceOf(NexusError);
+    await waitFor(async () => (await countsOf(slow)).completed === 1, { description: 'completion' });
+    expect(seen.map((job) => [job.id, job.attempt])).toEqual([[jobId, 2]]);
+  });
+
+  it('parks a job whose lease expired more often than allowed', async () => {
+    const path = freshPath();
+    const stuck = open({ path });
+    stuck.process({ name: 'work', handler: () => new Promise(() => {}) });
+    const { jobId } = await stuck.enqueue({ name: 'work', payload: { poison: true } });
+    await waitFor(async () => (await countsOf(stuck)).active === 1, { description: 'the job to start' });
+    const ahead = open({ path, now: () => Date.now() + 60_000, maxLeaseExpiries: 0 });
+    const calls: string[] = [];
+    ahead.process({ name: 'work', handler: async (job) => void calls.push(job.id) });
+    await waitFor(async () => (await countsOf(stuck)).parked === 1, { description: 'the job to be parked' });
+    expect(await stuck.parked({ name: 'work' })).toMatchObject([
+      { id: jobId, payload: { poison: true }, attempts: 1, reason: LEASE_LOST_REASON },
+    ]);
+    expect(calls).toEqual([]);
+  });
+
+  it('forgets completed jobs after keepCompletedMs, so their jobId can be used again', async () => {
+    let clock = Date.UTC(2026, 0, 1);
+    const queue = open({ path: freshPath(), keepCompletedMs: 1_000, now: () => clock });
+    const seen: unknown[] = [];
+    queue.process({ name: 'work', handler: async (job) => void seen.push(job.payload) });
+    await queue.enqueue({ name: 'work', payload: 1, jobId: 'daily-summary' });
+    await waitFor(async () => (await countsOf(queue)).completed === 1, { description: 'completion' });
+    expect(await queue.enqueue({ name: 'work', payload: 2, jobId: 'daily-summary' })).toMatchObject({
+      deduplicated: true,
+    });
+    clock += 120_000;
+    await queue.enqueue({ name: 'other', payload: 'prunes on the way' });
+    expect(await countsOf(queue)).toMatchObject({ completed: 0 });
+    expect(await queue.enqueue({ name: 'work', payload: 3, jobId: 'daily-summary' })).toMatchObject({
+      deduplicated: false,
+    });
+    await waitFor(() => seen.length === 2, { description: 'the reused id to run' });
+    expect(seen).toEqual([1, 3]);
+  });
+
+  it('refuses work after close with a clear error', async () => {
+    const queue = open({ path: freshPath() });
+    await queue.close();
+    await expect(queue.enqueue({ name: 'work', payload: {} })).rejects.toMatchObject({
+      code: 'shutting_down',
+    });
+    expect(() => queue.process({ name: 'work', handler: async () => {} })).toThrow(NexusError);
+  });
 });

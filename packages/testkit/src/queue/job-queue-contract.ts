@@ -20,6 +20,8 @@ export interface JobQueueContractOptions {
   skip?: { test: string; reason: string }[];
   /** How long a crashed worker's job may take to become visible again. Default 15 s. */
   recoveryTimeoutMs?: number;
+  /** A handler duration several times the lease (lock) `create()` configures. Default 2 s. */
+  longRunningMs?: number;
 }
 
 /** Longer than any poll interval: a job that would run twice shows up within it. */
@@ -329,6 +331,26 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
         parked: 0,
         completed: 1,
       });
+    });
+
+    testCase('renews the lease of a long-running handler, so no other worker takes its job', async () => {
+      const first = await create();
+      const second = await create();
+      const name = uniqueName('long-running');
+      const runs: { attempt: number; aborted: boolean }[] = [];
+      const handler = async (job: ActiveJob) => {
+        await sleep(options.longRunningMs ?? 2_000);
+        runs.push({ attempt: job.attempt, aborted: job.abortSignal.aborted });
+      };
+      first.process({ name, handler });
+      second.process({ name, handler });
+      await first.enqueue({ name, payload: {} });
+      await waitFor(async () => (await countsOf(first, name)).completed === 1, {
+        description: 'the long-running job to complete',
+        timeoutMs: (options.longRunningMs ?? 2_000) + 10_000,
+      });
+      await sleep(SETTLE_MS);
+      expect(runs).toEqual([{ attempt: 1, aborted: false }]);
     });
 
     testCase('close() aborts a handler that outlives the deadline; the job runs again later', async () => {
