@@ -51,7 +51,7 @@ export interface TelegramChannelOptions {
   botInfo?: UserFromGetMe;
   logger?: Logger;
   now?: () => number;
-  /** Used for file downloads. Default `globalThis.fetch`. */
+  /** Used for Bot API calls and file downloads. Default `globalThis.fetch`. */
   fetch?: typeof globalThis.fetch;
   random?: () => number;
 }

@@ -15,6 +15,8 @@ import { BlockedConversations } from './blocked-conversations.ts';
 import { conversationIdOf, parseConversationId } from './conversation-address.ts';
 import { type DeliveryOutcome, deliverReply } from './deliver-reply.ts';
 import { type DownloadedFile, downloadFile } from './download-file.ts';
+import { nativeFetchForGrammy } from './native-fetch.ts';
+import { nodeHttpFetch } from './node-http-fetch.ts';
 import { normaliseMessage } from './normalise-message.ts';
 import { PollingSupervisor } from './polling-supervisor.ts';
 import { retryNetworkErrors } from './retry-network-errors.ts';
@@ -56,6 +58,7 @@ export class TelegramChannel implements ChannelAdapter {
       client: {
         apiRoot: options.apiRoot ?? DEFAULT_API_ROOT,
         timeoutSeconds: Math.max(60, pollTimeoutSeconds + 30),
+        fetch: options.fetch ? nativeFetchForGrammy(options.fetch) : nodeHttpFetch(),
       },
       ...(options.botInfo ? { botInfo: options.botInfo } : {}),
     });

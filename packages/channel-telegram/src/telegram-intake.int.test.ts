@@ -129,6 +129,30 @@ describe('Telegram intake over real long polling', () => {
   });
 });
 
+describe('HTTP transport', () => {
+  it('uses an injected fetch for Bot API calls, long polling and downloads', async () => {
+    const paths: string[] = [];
+    const counting: typeof fetch = (input, init) => {
+      paths.push(new URL(String(input)).pathname);
+      return fetch(input, init);
+    };
+    harness = await startTelegramHarness({
+      channel: { fetch: counting },
+      reply: () => textReply('via fetch'),
+    });
+    const file = harness.fake.addFile({
+      content: new TextEncoder().encode('bytes'),
+      filePath: 'documents/c.txt',
+    });
+    harness.fake.pushMessage({ chat: privateChat, text: 'hi' });
+    await harness.fake.waitFor(() => harness.fake.botMessages(privateChat.id)[0]);
+    const downloaded = await harness.channel.downloadAttachment({ platformFileId: file.fileId });
+    expect(new TextDecoder().decode(downloaded.bytes)).toBe('bytes');
+    const methods = new Set(paths.map((path) => path.split('/').at(-1)));
+    expect([...methods]).toEqual(expect.arrayContaining(['getUpdates', 'sendMessage', 'getFile', 'c.txt']));
+  });
+});
+
 describe('update de-duplication', () => {
   let fake: FakeTelegram;
   let folder: string;
