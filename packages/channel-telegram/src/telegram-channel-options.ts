@@ -20,8 +20,13 @@ export interface TelegramChannelOptions {
   name?: string;
   mode?: 'polling' | 'webhook';
   webhook?: TelegramWebhookOptions;
-  /** Least time between two edits of a streamed draft. Default 1000. */
+  /** Least time between two edits of a streamed draft in a private chat. Default 1000. */
   streamEditIntervalMs?: number;
+  /**
+   * The same in groups, where Telegram allows about 20 messages a minute per chat and edits
+   * count. Default 3000.
+   */
+  groupStreamEditIntervalMs?: number;
   /** Typing indicator refresh while a reply is produced (Telegram shows it ~5 s). Default 4000. */
   typingIntervalMs?: number;
   /** Long-poll timeout for getUpdates. Default 30. */
@@ -73,6 +78,7 @@ export function validateTelegramOptions(options: TelegramChannelOptions): void {
   }
   for (const [key, value] of Object.entries({
     streamEditIntervalMs: options.streamEditIntervalMs,
+    groupStreamEditIntervalMs: options.groupStreamEditIntervalMs,
     typingIntervalMs: options.typingIntervalMs,
     maxAttachmentBytes: options.maxAttachmentBytes,
   })) {

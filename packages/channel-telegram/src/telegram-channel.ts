@@ -15,7 +15,7 @@ import { BlockedConversations } from './blocked-conversations.ts';
 import { conversationIdOf, parseConversationId } from './conversation-address.ts';
 import { type DeliveryOutcome, deliverReply } from './deliver-reply.ts';
 import { type DownloadedFile, downloadFile } from './download-file.ts';
-import { nativeFetchForGrammy } from './native-fetch.ts';
+import { nativeFetchForGrammy } from './native-fetch-for-grammy.ts';
 import { nodeHttpFetch } from './node-http-fetch.ts';
 import { normaliseMessage } from './normalise-message.ts';
 import { PollingSupervisor } from './polling-supervisor.ts';
@@ -182,7 +182,10 @@ export class TelegramChannel implements ChannelAdapter {
       address,
       conversation: options.conversation,
       events: options.events,
-      streamEditIntervalMs: this.#options.streamEditIntervalMs ?? 1_000,
+      streamEditIntervalMs:
+        options.conversation.kind === 'direct'
+          ? (this.#options.streamEditIntervalMs ?? 1_000)
+          : (this.#options.groupStreamEditIntervalMs ?? 3_000),
       typingIntervalMs: this.#options.typingIntervalMs ?? 4_000,
       blocked: this.#blocked,
       logger: this.#logger.child({ conversationId: options.conversation.conversationId }),
