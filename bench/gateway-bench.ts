@@ -45,7 +45,6 @@ const gateway = spawn(
       NEXUS_MODEL_BASE_URL: model.baseUrl,
       NEXUS_MODEL: 'scripted',
       NEXUS_WEB_MESSAGES_PER_MINUTE: '1000000',
-      NEXUS_MAX_CONCURRENT_TURNS: String(Math.max(32, conversations)),
       NEXUS_LOG_LEVEL: 'warn',
       NEXUS_LOG_PRETTY: 'false',
     },
@@ -96,6 +95,11 @@ for (const request of model.chatRequests()) {
   overheads.push(roundTrip - (request.finishedAt - request.receivedAt));
 }
 
+const metricsText = await (await fetch(`${url}/metrics`)).text();
+const metric = (name: string) =>
+  Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(metricsText)?.[1] ?? Number.NaN) / 1048576;
+const heapUsedMb = metric('nexus_nodejs_heap_size_used_bytes');
+const externalMb = metric('nexus_nodejs_external_memory_bytes');
 const status = await readFile(`/proc/${gateway.pid}/status`, 'utf8').catch(() => '');
 const peakRssMb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) / 1024;
 await Promise.all(clients.map((client) => client.close()));
@@ -124,5 +128,7 @@ printTable([
   ['overhead p95 (ms)', result.overhead_p95_ms],
   ['overhead p99 (ms)', result.overhead_p99_ms],
   ['gateway peak RSS (MB)', result.peak_rss_mb],
+  ['gateway heap used at end (MB)', round(heapUsedMb, 1)],
+  ['gateway external memory at end (MB)', round(externalMb, 1)],
 ]);
 process.stdout.write(`${JSON.stringify(result)}\n`);

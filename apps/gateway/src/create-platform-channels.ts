@@ -1,17 +1,19 @@
 import { join } from 'node:path';
-import { createDiscordChannel } from '@nexus/channel-discord';
-import { createFileUpdateStore, createTelegramChannel } from '@nexus/channel-telegram';
-import { createWhatsAppChannel } from '@nexus/channel-whatsapp';
 import type { ChannelAdapter, Logger } from '@nexus/protocol';
 import type { GatewayConfig } from './gateway-config.ts';
 
 /**
  * The chat platforms the configuration turns on. Each is optional: a token (or the WhatsApp
- * switch) enables it, and nothing about the others changes.
+ * switch) enables it, and nothing about the others changes. Platform libraries are imported only
+ * when their channel is on: discord.js and Baileys alone cost tens of megabytes of memory.
  */
-export function createPlatformChannels(config: GatewayConfig, logger: Logger): ChannelAdapter[] {
+export async function createPlatformChannels(
+  config: GatewayConfig,
+  logger: Logger,
+): Promise<ChannelAdapter[]> {
   const channels: ChannelAdapter[] = [];
   if (config.telegram.botToken) {
+    const { createFileUpdateStore, createTelegramChannel } = await import('@nexus/channel-telegram');
     channels.push(
       createTelegramChannel({
         token: config.telegram.botToken,
@@ -22,6 +24,7 @@ export function createPlatformChannels(config: GatewayConfig, logger: Logger): C
     );
   }
   if (config.discord.botToken) {
+    const { createDiscordChannel } = await import('@nexus/channel-discord');
     channels.push(
       createDiscordChannel({
         token: config.discord.botToken,
@@ -31,6 +34,7 @@ export function createPlatformChannels(config: GatewayConfig, logger: Logger): C
     );
   }
   if (config.whatsapp.enabled) {
+    const { createWhatsAppChannel } = await import('@nexus/channel-whatsapp');
     channels.push(
       createWhatsAppChannel({
         authPath: join(config.dataDir, 'whatsapp.sqlite'),

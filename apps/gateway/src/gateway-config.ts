@@ -21,5 +21,9 @@ export interface GatewayConfig {
   telegram: { botToken?: string; apiRoot?: string };
   discord: { botToken?: string; apiUrl?: string };
   whatsapp: { enabled: boolean; pairingPhone?: string };
+  /** Which parts run in this process; `worker` and `gateway` need `redis.url`. */
+  role: 'all' | 'gateway' | 'worker';
+  redis: { url?: string; prefix: string };
+  worker: { concurrency: number; jobLockMs: number; stalledCheckMs: number };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; pretty?: boolean };
 }

@@ -18,6 +18,8 @@ describe('loadConfig', () => {
     expect(config.model.provider).toBeUndefined();
     expect(config.core.maxConcurrentTurns).toBe(32);
     expect(config.web.maxPayloadBytes).toBe(65_536);
+    expect(config.telegram).toEqual({});
+    expect(config.whatsapp).toEqual({ enabled: false });
   });
 
   it('names the variable, the file key and the fix for a bad value', () => {

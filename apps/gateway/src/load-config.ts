@@ -33,6 +33,7 @@ export function loadConfig(options: LoadConfigOptions): GatewayConfig {
 
   const result: Record<string, unknown> = {};
   for (const setting of SETTINGS) {
+    ensureParents(result, setting.path);
     const raw = rawValue(setting, options.env, fileValues, readFile, problems);
     if (raw === undefined || raw === '') {
       if (setting.defaultValue !== undefined) setPath(result, setting.path, setting.defaultValue);
@@ -156,6 +157,15 @@ function flatten(object: Record<string, unknown>, prefix = ''): Record<string, u
     else flat[path] = value;
   }
   return flat;
+}
+
+/** Every settings group exists even when none of its keys is set, so `config.telegram.botToken` is safe. */
+function ensureParents(target: Record<string, unknown>, path: string): void {
+  let node = target;
+  for (const key of path.split('.').slice(0, -1)) {
+    node[key] ??= {};
+    node = node[key] as Record<string, unknown>;
+  }
 }
 
 function setPath(target: Record<string, unknown>, path: string, value: unknown): void {

@@ -237,6 +237,58 @@ export const SETTINGS: readonly SettingDefinition[] = [
     hint: 'write the number with country code and digits only, e.g. 351912345678',
   },
   {
+    env: 'NEXUS_ROLE',
+    path: 'role',
+    schema: z.enum(['all', 'gateway', 'worker']),
+    defaultValue: 'all',
+    description:
+      'What this process runs: `all` (gateway and worker in one), `gateway` (channels, people, sessions; agent runs go to workers through Redis) or `worker` (agent runs from Redis). Same as `nexus start --role`.',
+    hint: 'use one of all, gateway, worker',
+  },
+  {
+    env: 'NEXUS_REDIS_URL',
+    path: 'redis.url',
+    schema: z.url().regex(/^rediss?:\/\//, 'expected a redis:// or rediss:// URL'),
+    description:
+      'Redis for agent-run jobs and reply streams between gateway and workers. Required by the `gateway` and `worker` roles; with `all`, setting it lets extra workers share the load. Also read from `NEXUS_REDIS_URL_FILE`.',
+    hint: 'use a URL such as redis://127.0.0.1:6379 (redis://:password@host:6379 with a password)',
+    secret: true,
+  },
+  {
+    env: 'NEXUS_REDIS_PREFIX',
+    path: 'redis.prefix',
+    schema: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'expected 1–32 letters, digits, _ or -'),
+    defaultValue: 'nexus',
+    description: 'Prefix of every Redis key, so several Nexus deployments can share one Redis.',
+    hint: 'use 1–32 letters, digits, _ or -, such as nexus',
+  },
+  {
+    env: 'NEXUS_WORKER_CONCURRENCY',
+    path: 'worker.concurrency',
+    schema: positiveInt,
+    defaultValue: 16,
+    description:
+      'Agent runs one worker process handles at the same time (roles `worker` and `all` with Redis).',
+    hint: 'set it to a positive integer such as 16',
+  },
+  {
+    env: 'NEXUS_JOB_LOCK_MS',
+    path: 'worker.jobLockMs',
+    schema: z.coerce.number().int().min(1000),
+    defaultValue: 10_000,
+    description:
+      'Lease a worker holds on a running job, renewed at half. When a worker dies, its agent runs move to another worker after at most this plus `NEXUS_JOB_STALLED_CHECK_MS`.',
+    hint: 'set it to at least 1000 milliseconds, e.g. 10000',
+  },
+  {
+    env: 'NEXUS_JOB_STALLED_CHECK_MS',
+    path: 'worker.stalledCheckMs',
+    schema: z.coerce.number().int().min(500),
+    defaultValue: 5000,
+    description: 'How often workers look for jobs whose lease expired (a worker that died mid-run).',
+    hint: 'set it to at least 500 milliseconds, e.g. 5000',
+  },
+  {
     env: 'NEXUS_LOG_LEVEL',
     path: 'log.level',
     schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),

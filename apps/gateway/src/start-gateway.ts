@@ -81,7 +81,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     logger,
   });
   core.registerChannel(web);
-  const platformChannels = createPlatformChannels(config, logger);
+  const platformChannels = await createPlatformChannels(config, logger);
   for (const channel of platformChannels) core.registerChannel(channel);
 
   let stopping = false;
