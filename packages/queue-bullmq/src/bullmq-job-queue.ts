@@ -147,6 +147,7 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
     async parked(parkedOptions) {
       parkedOptions?.abortSignal?.throwIfAborted();
       ensureOpen();
+      if (parkedOptions?.name !== undefined) assertJobName(parkedOptions.name);
       const limit = Math.max(1, Math.floor(parkedOptions?.limit ?? 100));
       return reachRedis('list parked jobs', async () => {
         const parked: ParkedJob[] = [];
@@ -169,6 +170,7 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
     async retryParked(retryOptions) {
       retryOptions.abortSignal?.throwIfAborted();
       ensureOpen();
+      if (retryOptions.name !== undefined) assertJobName(retryOptions.name);
       const encodedId = encodeJobId(retryOptions.jobId);
       return reachRedis('retry a parked job', async () => {
         let retried = false;
@@ -185,6 +187,7 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
     async counts(countOptions) {
       countOptions?.abortSignal?.throwIfAborted();
       ensureOpen();
+      if (countOptions?.name !== undefined) assertJobName(countOptions.name);
       return reachRedis('count jobs', async () => {
         const total: JobCounts = { waiting: 0, active: 0, delayed: 0, parked: 0, completed: 0 };
         for (const name of await namesOf(countOptions?.name)) {

@@ -150,6 +150,7 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
     async parked(parkedOptions) {
       parkedOptions?.abortSignal?.throwIfAborted();
       ensureOpen();
+      if (parkedOptions?.name !== undefined) assertJobName(parkedOptions.name);
       const limit = Math.max(1, Math.floor(parkedOptions?.limit ?? 100));
       return store.parked({ name: parkedOptions?.name, limit });
     },
@@ -157,6 +158,7 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
     async retryParked(retryOptions) {
       retryOptions.abortSignal?.throwIfAborted();
       ensureOpen();
+      if (retryOptions.name !== undefined) assertJobName(retryOptions.name);
       const names = store.retryParked({ id: retryOptions.jobId, name: retryOptions.name, now: now() });
       for (const name of new Set(names)) wake(name);
       return { retried: names.length > 0 };
@@ -165,6 +167,7 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
     async counts(countOptions) {
       countOptions?.abortSignal?.throwIfAborted();
       ensureOpen();
+      if (countOptions?.name !== undefined) assertJobName(countOptions.name);
       return store.counts({ name: countOptions?.name, now: now() });
     },
 

@@ -434,6 +434,8 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
       await expect(queue.enqueue({ name, payload: {}, attempts: 0 })).rejects.toThrow(/attempts/);
       await expect(queue.enqueue({ name, payload: {}, jobId: '' })).rejects.toThrow(/jobId/);
       expect(() => queue.process({ name, concurrency: 0, handler: async () => {} })).toThrow(/concurrency/);
+      await expect(queue.counts({ name: 'a:b' })).rejects.toMatchObject({ code: 'invalid_config' });
+      await expect(queue.parked({ name: 'a b' })).rejects.toMatchObject({ code: 'invalid_config' });
       expect(await countsOf(queue, name)).toEqual({
         waiting: 0,
         active: 0,
