@@ -1,0 +1,58 @@
+# syntax=docker/dockerfile:1
+# Nexus image: the gateway app with only its production dependencies, the web client built in,
+# running as the unprivileged `node` user. See docs/deployment.md.
+#
+# Node runs our TypeScript sources directly (type stripping), and Node refuses to strip types in
+# files under node_modules. `pnpm deploy` copies workspace packages into node_modules, so the
+# image keeps the workspace layout instead: packages/*/src beside a production-only install
+# (`--prod --filter-prod`), exactly the closure of @nexus/gateway.
+
+ARG NODE_IMAGE=node:24.21.0-trixie-slim
+
+# ---- pnpm and the dependency store, from the lockfile alone (cached until it changes) --------
+FROM ${NODE_IMAGE} AS store
+ENV CI=true npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false
+RUN npm install --global pnpm@12.21.0 && npm cache clean --force
+WORKDIR /src
+COPY pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
+RUN pnpm config set store-dir /pnpm-store && pnpm fetch
+
+# ---- the browser client: apps/web/dist ---------------------------------------------------------
+FROM store AS web
+COPY . .
+RUN pnpm install --offline --frozen-lockfile --filter @nexus/web --filter @nexus/protocol \
+  && pnpm --filter @nexus/web build
+
+# ---- production dependencies of the gateway, and the sources of every package it uses --------
+FROM store AS prod
+COPY . .
+RUN pnpm install --offline --frozen-lockfile --prod --filter-prod '@nexus/gateway...' \
+  && mkdir /out \
+  && cp -a package.json pnpm-workspace.yaml node_modules /out/ \
+  && pnpm --filter-prod '@nexus/gateway...' exec sh -c \
+    'dest="/out/${PWD#/src/}"; mkdir -p "$dest" && cp -a package.json src "$dest"/ && if [ -d node_modules ]; then cp -a node_modules "$dest"/; fi' \
+  && find /out/packages /out/apps -name '*.test.ts' -delete \
+  && find /out/node_modules/.pnpm -type f \
+    \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' -o -name '*.md' -o -name '*.markdown' \) \
+    -delete
+
+# ---- runtime ------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    NEXUS_HOST=0.0.0.0 \
+    NEXUS_PORT=8787 \
+    NEXUS_DATA_DIR=/data \
+    NEXUS_LOG_PRETTY=false
+WORKDIR /app
+# Sources and dependencies stay owned by root: the process can read them, never change them.
+COPY --from=prod /out/ ./
+COPY --from=web /src/apps/web/dist/ ./apps/web/dist/
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 8787
+# Slim images have no curl: Node's own fetch probes /health (gateway and worker roles both serve it).
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.NEXUS_PORT||8787)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["node", "apps/gateway/src/cli.ts"]
+CMD ["start"]

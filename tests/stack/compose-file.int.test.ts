@@ -1,0 +1,156 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { SETTINGS } from '../../apps/gateway/src/settings.ts';
+import { COMPOSE_VARIABLES, renderEnvExample } from './env-example.ts';
+
+// docker-compose.yml is checked the way an operator relies on it: every image pinned, state in
+// named volumes, a healthcheck on every service, start order by health, every Nexus setting
+// passed through and documented in .env.example, and Debian's docker-compose accepts the file.
+
+const root = new URL('../../', import.meta.url);
+const run = promisify(execFile);
+
+interface ComposeService {
+  image?: string;
+  build?: unknown;
+  profiles?: string[];
+  command?: string[] | string;
+  environment?: Record<string, string>;
+  volumes?: string[];
+  healthcheck?: { test?: string[] | string; disable?: boolean };
+  depends_on?: Record<string, { condition?: string }>;
+}
+
+interface ComposeFile {
+  services: Record<string, ComposeService>;
+  volumes?: Record<string, unknown>;
+}
+
+/** Compose interpolation with nothing set: `${NAME:-default}` → default, `${NAME}` → ''. */
+function withDefaults(value: string): string {
+  return value.replace(/\$\{([A-Z0-9_]+)(?::?-([^}]*))?\}/g, (_match, _name, fallback) => fallback ?? '');
+}
+
+/** An image reference is pinned when it names a tag other than `latest`, or a digest. */
+function pinningProblem(image: string): string | undefined {
+  if (image.includes('@sha256:')) return undefined;
+  const lastSegment = image.split('/').at(-1) ?? image;
+  const tag = lastSegment.includes(':') ? lastSegment.split(':').at(-1) : undefined;
+  if (!tag) return `image "${image}" has no tag`;
+  if (tag === 'latest') return `image "${image}" uses latest`;
+  return undefined;
+}
+
+async function loadCompose(): Promise<{ text: string; compose: ComposeFile }> {
+  const text = await readFile(new URL('docker-compose.yml', root), 'utf8');
+  return { text, compose: parse(text, { merge: true }) as ComposeFile };
+}
+
+async function findDockerCompose(): Promise<boolean> {
+  try {
+    await run('docker-compose', ['version']);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('docker-compose.yml', () => {
+  it('pins every image to a tag that is not latest', async () => {
+    const { compose } = await loadCompose();
+    const problems: string[] = [];
+    for (const [name, service] of Object.entries(compose.services)) {
+      if (!service.image) problems.push(`${name}: no image`);
+      else {
+        const problem = pinningProblem(withDefaults(service.image));
+        if (problem) problems.push(`${name}: ${problem}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(pinningProblem('redis')).toContain('no tag');
+    expect(pinningProblem('qdrant/qdrant:latest')).toContain('latest');
+    expect(pinningProblem('localhost:5000/nexus')).toContain('no tag');
+  });
+
+  it('keeps state in named volumes and gives every service a healthcheck', async () => {
+    const { compose } = await loadCompose();
+    const declared = Object.keys(compose.volumes ?? {});
+    const problems: string[] = [];
+    for (const [name, service] of Object.entries(compose.services)) {
+      const test = service.healthcheck?.test;
+      if (!test || service.healthcheck?.disable || (Array.isArray(test) && test[0] === 'NONE'))
+        problems.push(`${name}: no healthcheck`);
+      for (const volume of service.volumes ?? []) {
+        const source = volume.split(':')[0] ?? '';
+        if (!declared.includes(source)) problems.push(`${name}: volume "${volume}" is not a named volume`);
+      }
+    }
+    expect(problems).toEqual([]);
+    for (const stateful of ['nexus', 'redis', 'qdrant', 'ollama']) {
+      expect(compose.services[stateful]?.volumes?.length, stateful).toBeGreaterThan(0);
+    }
+  });
+
+  it('starts Nexus after Redis and Qdrant are healthy, with Redis keeping an append-only file', async () => {
+    const { compose } = await loadCompose();
+    const { nexus, worker, redis } = compose.services;
+    for (const service of [nexus, worker]) {
+      expect(service?.depends_on).toMatchObject({
+        redis: { condition: 'service_healthy' },
+        qdrant: { condition: 'service_healthy' },
+      });
+    }
+    expect(nexus?.profiles).toBeUndefined();
+    expect(nexus?.command).toEqual(['start', '--role', 'all']);
+    expect(worker?.profiles).toEqual(['workers']);
+    expect(worker?.command).toEqual(['start', '--role', 'worker']);
+    expect(compose.services.ollama?.profiles).toEqual(['ollama']);
+    expect([redis?.command ?? []].flat().join(' ')).toContain('--appendonly yes');
+  });
+
+  it('passes every Nexus setting through, and documents every variable in .env.example', async () => {
+    const { text, compose } = await loadCompose();
+    const environment = Object.keys(compose.services.nexus?.environment ?? {});
+    const expected = SETTINGS.flatMap((setting) =>
+      setting.secret ? [setting.env, `${setting.env}_FILE`] : [setting.env],
+    ).filter((name) => name !== 'NEXUS_ROLE'); // the command line sets the role per service
+    expect(
+      expected.filter((name) => !environment.includes(name)),
+      'add these to x-nexus-environment in docker-compose.yml',
+    ).toEqual([]);
+    expect(
+      environment.filter((name) => !expected.includes(name)),
+      'unknown settings in docker-compose.yml',
+    ).toEqual([]);
+
+    const envExample = await readFile(new URL('.env.example', root), 'utf8');
+    expect(envExample, 'regenerate with `node tests/stack/env-example.ts --write`').toBe(renderEnvExample());
+    const referenced = new Set([...text.matchAll(/\$\{([A-Z0-9_]+)/g)].map((match) => match[1]!));
+    const documented = new Set([...envExample.matchAll(/^# ([A-Z0-9_]+)=/gm)].map((match) => match[1]!));
+    expect([...referenced].filter((name) => !documented.has(name))).toEqual([]);
+    expect(COMPOSE_VARIABLES.map((variable) => variable.name)).toContain('COMPOSE_PROFILES');
+  });
+
+  it('passes `docker-compose config` (Debian docker-compose, no engine needed)', async () => {
+    if (!(await findDockerCompose())) {
+      if (process.env.NEXUS_SKIP_COMPOSE_CONFIG === '1') return;
+      throw new Error(
+        'docker-compose is not installed, so docker-compose.yml cannot be validated. Install it with `apt-get install -y docker-compose` (.ci/run does), or set NEXUS_SKIP_COMPOSE_CONFIG=1 to skip this check locally.',
+      );
+    }
+    const { stdout } = await run('docker-compose', ['-f', 'docker-compose.yml', 'config'], {
+      cwd: root.pathname,
+      // Only the defaults in the file, not whatever .env or the shell of this machine holds.
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
+    const resolved = parse(stdout) as ComposeFile;
+    expect(Object.keys(resolved.services).sort()).toEqual(['nexus', 'ollama', 'qdrant', 'redis', 'worker']);
+    for (const [name, service] of Object.entries(resolved.services)) {
+      expect(pinningProblem(service.image ?? ''), name).toBeUndefined();
+    }
+    expect(resolved.services.nexus?.environment?.NEXUS_REDIS_URL).toBe('redis://redis:6379');
+  });
+});
