@@ -1,13 +1,26 @@
 import { type Logger, silentLogger } from '@nexus/protocol';
 import { isStepCount, type LanguageModel, type ModelMessage, streamText, type ToolSet } from 'ai';
 
-export type AgentPart = { type: 'text-delta'; text: string } | { type: 'finish'; text: string };
+export type AgentPart =
+  | { type: 'text-delta'; text: string }
+  | { type: 'finish'; text: string; usage?: AgentUsage };
+
+/** Tokens a run used over all its steps, as the provider reported them. */
+export interface AgentUsage {
+  inputTokens?: number | undefined;
+  outputTokens?: number | undefined;
+  totalTokens?: number | undefined;
+}
 
 export interface AgentRunOptions {
-  /** Overrides the agent's system prompt for this run (e.g. with memory context added). */
+  /** Overrides the agent's system prompt for this run (e.g. a subagent's own prompt). */
   system?: string;
+  /** Appended to the system prompt, ahead of history: the memory block of this turn. */
+  systemContext?: string;
   history: ModelMessage[];
   userText: string;
+  /** Tools for this run only (bound to the person speaking), added to the agent's own. */
+  tools?: ToolSet;
   abortSignal?: AbortSignal;
 }
 
@@ -73,11 +86,13 @@ export function createAgent(options: CreateAgentOptions): Agent {
       if (outer?.aborted) forwardAbort();
       outer?.addEventListener('abort', forwardAbort, { once: true });
       try {
+        const base = runOptions.system ?? systemPrompt;
+        const tools = runOptions.tools ? { ...options.tools, ...runOptions.tools } : options.tools;
         const result = streamText({
           model,
-          instructions: runOptions.system ?? systemPrompt,
+          instructions: runOptions.systemContext ? `${base}\n\n${runOptions.systemContext}` : base,
           messages: [...runOptions.history, { role: 'user', content: runOptions.userText }],
-          ...(options.tools ? { tools: options.tools } : {}),
+          ...(tools && Object.keys(tools).length > 0 ? { tools } : {}),
           stopWhen: isStepCount(maxSteps),
           maxRetries,
           abortSignal: controller.signal,
@@ -85,6 +100,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
           onError: () => {},
         });
         let text = '';
+        let usage: AgentUsage | undefined;
         for await (const part of result.stream) {
           if (part.type === 'text-delta') {
             if (part.text.length === 0) continue;
@@ -96,10 +112,13 @@ export function createAgent(options: CreateAgentOptions): Agent {
             throw controller.signal.reason ?? new DOMException('The model run was aborted.', 'AbortError');
           } else if (part.type === 'tool-error') {
             logger.warn({ toolName: part.toolName, error: String(part.error) }, 'tool failed');
+          } else if (part.type === 'finish') {
+            const { inputTokens, outputTokens, totalTokens } = part.totalUsage;
+            usage = { inputTokens, outputTokens, totalTokens };
           }
         }
         if (controller.signal.aborted) throw controller.signal.reason;
-        yield { type: 'finish', text };
+        yield usage ? { type: 'finish', text, usage } : { type: 'finish', text };
       } catch (error) {
         // An abort often surfaces as a generic AbortError; report why the run really stopped.
         throw controller.signal.aborted ? controller.signal.reason : error;

@@ -2,20 +2,70 @@ export {
   type Agent,
   type AgentPart,
   type AgentRunOptions,
+  type AgentUsage,
   type CreateAgentOptions,
   createAgent,
   DEFAULT_NOT_CONFIGURED_MESSAGE,
   DEFAULT_SYSTEM_PROMPT,
 } from './agent.ts';
+export { type ExtractionReport, extractMemories } from './extraction/extract-memories.ts';
+export {
+  enqueueMemoryExtraction,
+  extractionJobId,
+  MEMORY_EXTRACT_JOB,
+  type MemoryExtractionPayload,
+  memoryExtractionPayloadSchema,
+} from './extraction/memory-extraction-job.ts';
+export {
+  type MemoryExtractionWorkerOptions,
+  startMemoryExtractionWorker,
+} from './extraction/memory-extraction-worker.ts';
+export { parseModelJson } from './extraction/parse-model-json.ts';
 export { type HistoryWithinBudget, historyWithinBudget } from './history-within-budget.ts';
+export { KNOWN_FACTS_HEADER, SESSION_SUMMARY_HEADER } from './memory-step/fact-lines.ts';
+export type {
+  MemoryAddRequest,
+  MemoryAddResult,
+  MemoryContextRequest,
+  MemoryContextResult,
+  MemoryListRequest,
+  MemoryPort,
+  MemoryRecord,
+  MemorySearchHit,
+  MemorySearchRequest,
+} from './memory-step/memory-port.ts';
+export {
+  type MemoryStepReport,
+  type MemoryStepResult,
+  runMemoryStep,
+} from './memory-step/run-memory-step.ts';
+export {
+  DEFAULT_MEMORY_STATUS_TEXT,
+  type TurnMemoryOptions,
+} from './memory-step/turn-memory.ts';
 export { describeFailure, MODEL_ERROR_MESSAGES, toModelError } from './model-error.ts';
 export { createNexusCore, type NexusCore, type NexusCoreOptions, type NexusCoreStats } from './nexus-core.ts';
 export type { TurnReport } from './run-turn.ts';
 export type { AppendTurnOptions, SessionStore, StoredTurn, TurnOutcome } from './session-store.ts';
+export {
+  SESSION_SUMMARY_JOB,
+  type SessionSummaryPayload,
+  scheduleSessionSummary,
+} from './session-summary/session-summary-job.ts';
+export {
+  type SessionSummaryWorkerOptions,
+  startSessionSummaryWorker,
+} from './session-summary/session-summary-worker.ts';
 export { createSqliteSessionStore, type SqliteSessionStoreOptions } from './sqlite-session-store.ts';
+export {
+  DEFAULT_SUBAGENT_SETTINGS,
+  type SubagentSettings,
+  type TurnToolName,
+} from './subagents/subagent-settings.ts';
 export {
   approximateTokenCounter,
   loadTokenCounter,
   type TokenCounter,
   type TokenizerEncoding,
 } from './token-counter.ts';
+export { createMemoryTools, type MemoryToolsOptions } from './tools/memory-tools.ts';

@@ -11,9 +11,11 @@ import {
 import type { Agent } from './agent.ts';
 import { createConversationLanes } from './conversation-lanes.ts';
 import { createIntentDeduplicator } from './intent-deduplicator.ts';
+import { resolveTurnMemory, type TurnMemoryOptions } from './memory-step/turn-memory.ts';
 import { describeFailure, MODEL_ERROR_MESSAGES } from './model-error.ts';
 import { runTurn, type TurnDependencies, type TurnReport } from './run-turn.ts';
 import type { SessionStore } from './session-store.ts';
+import { resolveSubagentSettings, type SubagentSettings } from './subagents/subagent-settings.ts';
 import { loadTokenCounter, type TokenCounter } from './token-counter.ts';
 
 export interface NexusCoreOptions {
@@ -36,6 +38,10 @@ export interface NexusCoreOptions {
   now?: () => number;
   generateId?: () => string;
   onTurnFinished?: (report: TurnReport) => void;
+  /** Memory in the loop: context before each reply, memory tools, extraction and summaries after. */
+  memory?: TurnMemoryOptions;
+  /** Gives the agent `delegate`; unset fields take `DEFAULT_SUBAGENT_SETTINGS`. */
+  subagents?: Partial<SubagentSettings>;
 }
 
 export interface NexusCoreStats {
@@ -87,6 +93,8 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     shutdownSignal: shutdownController.signal,
     hardStopSignal: hardStopController.signal,
     deliveryTimeoutMs: options.deliveryTimeoutMs ?? 30_000,
+    ...(options.memory ? { memory: resolveTurnMemory(options.memory) } : {}),
+    ...(options.subagents ? { subagents: resolveSubagentSettings(options.subagents) } : {}),
   };
   let accepting = true;
   let shutdownPromise: Promise<void> | undefined;

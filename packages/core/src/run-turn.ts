@@ -7,10 +7,14 @@ import {
 } from '@nexus/protocol';
 import type { Agent } from './agent.ts';
 import { historyWithinBudget } from './history-within-budget.ts';
+import type { MemoryStepReport } from './memory-step/run-memory-step.ts';
+import { enqueueAfterTurn, loadTurnMemory, type TurnMemory } from './memory-step/turn-memory.ts';
 import { describeFailure, toModelError } from './model-error.ts';
 import { createReplyStream } from './reply-stream.ts';
 import type { SessionStore } from './session-store.ts';
+import { DEFAULT_SUBAGENT_SETTINGS, type SubagentSettings } from './subagents/subagent-settings.ts';
 import type { TokenCounter } from './token-counter.ts';
+import { createSubagentFanOut, createTurnTools } from './tools/create-turn-tools.ts';
 
 /** What one turn did, for metrics. Times are in milliseconds of the core's clock. */
 export interface TurnReport {
@@ -25,6 +29,8 @@ export interface TurnReport {
   durationMs: number;
   /** From the start of the turn to the first text delta. */
   firstDeltaMs?: number;
+  /** What the memory step did, when memory is configured. */
+  memory?: MemoryStepReport;
 }
 
 export interface TurnDependencies {
@@ -42,6 +48,9 @@ export interface TurnDependencies {
   hardStopSignal: AbortSignal;
   /** How long delivery may go on after generation ended before the lane moves on. */
   deliveryTimeoutMs: number;
+  memory?: TurnMemory;
+  /** Set: the agent gets `delegate`. */
+  subagents?: SubagentSettings;
 }
 
 export interface TurnResult {
@@ -54,8 +63,9 @@ export interface TurnResult {
 
 /**
  * One turn: history within the token budget, the agent's streamed reply as ReplyEvents handed
- * to the channel while they are produced, then the turn stored. The memory-context step slots
- * in between history and the agent run.
+ * to the channel while they are produced, then the turn stored and the memory jobs enqueued.
+ * The memory step runs right after history is read, under its own deadline; its block goes into
+ * the system prompt, ahead of history.
  */
 export async function runTurn(
   intent: Intent,
@@ -93,21 +103,59 @@ export async function runTurn(
   let firstDeltaAt: number | undefined;
   let failure: NexusError | undefined;
   let tokenCounter: TokenCounter | undefined;
+  let memoryReport: MemoryStepReport | undefined;
   try {
     if (dependencies.shutdownSignal.aborted) throw dependencies.shutdownSignal.reason;
-    const [turns, counter] = await Promise.all([
-      sessionStore.history({ conversationKey, limit: dependencies.historyMaxTurns }),
+    const historyLoaded = sessionStore.history({ conversationKey, limit: dependencies.historyMaxTurns });
+    const memory = dependencies.memory;
+    const [turns, counter, memoryStep] = await Promise.all([
+      historyLoaded,
       dependencies.tokenCounter,
+      memory
+        ? Promise.all([historyLoaded, dependencies.tokenCounter]).then(([loadedTurns, loadedCounter]) =>
+            loadTurnMemory({
+              memory,
+              intent,
+              conversationKey,
+              turns: loadedTurns,
+              onSlow: () => events.push({ type: 'status', text: memory.statusText }),
+              tokenCounter: loadedCounter,
+              now,
+              logger,
+              abortSignal: dependencies.shutdownSignal,
+            }),
+          )
+        : undefined,
     ]);
     tokenCounter = counter;
+    memoryReport = memoryStep?.report;
     const history = historyWithinBudget({
       turns,
       tokenBudget: dependencies.historyTokenBudget,
       tokenCounter: counter,
     });
+    const tools =
+      memory?.tools || dependencies.subagents
+        ? createTurnTools(
+            {
+              ...(memory?.tools ? { memory: memory.port } : {}),
+              ...(dependencies.subagents ? { agent } : {}),
+              subagents: dependencies.subagents ?? DEFAULT_SUBAGENT_SETTINGS,
+              userId: intent.userId,
+              sessionId: conversationKey,
+              memoryBudgetMs: memory?.budgetMs ?? 0,
+              tokenCounter: counter,
+              now,
+              logger,
+            },
+            { depth: 0, fanOut: createSubagentFanOut(dependencies.subagents ?? DEFAULT_SUBAGENT_SETTINGS) },
+          )
+        : undefined;
     for await (const part of agent.run({
       history: history.messages,
       userText: intent.text,
+      ...(memoryStep?.block ? { systemContext: memoryStep.block } : {}),
+      ...(tools && Object.keys(tools).length > 0 ? { tools } : {}),
       abortSignal: dependencies.shutdownSignal,
     })) {
       if (!started) {
@@ -158,6 +206,9 @@ export async function runTurn(
       logger.error({ error: describeFailure(error) }, 'could not store the turn');
     }
   }
+  if (!failure && dependencies.memory && agent.configured && intent.text.trim() !== '') {
+    await enqueueAfterTurn({ memory: dependencies.memory, intent, conversationKey, replyText, logger });
+  }
 
   const report: TurnReport = {
     conversationKey,
@@ -168,6 +219,7 @@ export async function runTurn(
     durationMs: finishedAt - startedAt,
     ...(failure ? { errorCode: failure.code } : {}),
     ...(firstDeltaAt === undefined ? {} : { firstDeltaMs: firstDeltaAt - startedAt }),
+    ...(memoryReport ? { memory: memoryReport } : {}),
   };
   const drain = settleDelivery(delivered, deliveryController, dependencies.deliveryTimeoutMs, logger).finally(
     () => {

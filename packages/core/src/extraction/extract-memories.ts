@@ -1,0 +1,170 @@
+import type { Logger } from '@nexus/protocol';
+import type { LanguageModel } from 'ai';
+import { factAge } from '../memory-step/fact-lines.ts';
+import type { MemoryPort, MemorySearchHit } from '../memory-step/memory-port.ts';
+import { askModelForJson } from './ask-model-for-json.ts';
+import {
+  calendarDate,
+  type ExtractedFact,
+  extractedFactsSchema,
+  factExtractionInstructions,
+  factExtractionPrompt,
+  MEMORY_DECISION_INSTRUCTIONS,
+  type MemoryDecision,
+  memoryDecisionPrompt,
+  memoryDecisionsSchema,
+} from './extraction-prompts.ts';
+import type { MemoryExtractionPayload } from './memory-extraction-job.ts';
+
+export interface ExtractionReport {
+  facts: number;
+  added: number;
+  updated: number;
+  deleted: number;
+  unchanged: number;
+  /** False when nothing similar was stored, so every fact was added without asking the model. */
+  decisionCall: boolean;
+}
+
+export interface ExtractMemoriesOptions {
+  payload: MemoryExtractionPayload;
+  memory: MemoryPort;
+  model: LanguageModel;
+  now: () => number;
+  logger: Logger;
+  abortSignal?: AbortSignal;
+}
+
+const SIMILAR_PER_FACT = 5;
+
+/**
+ * Extraction for one turn: facts from the exchange, then for each fact its most similar stored
+ * memories and an ADD / UPDATE / DELETE / NONE decision. Stored memories are shown to the model as
+ * small numbers and mapped back here, so a model can never touch an id it was not shown. Safe to
+ * run again for the same turn: the memory service's exact-duplicate check makes a repeated ADD a
+ * no-op, and the second run sees what the first one already wrote.
+ */
+export async function extractMemories(options: ExtractMemoriesOptions): Promise<ExtractionReport> {
+  const { payload, memory, model, abortSignal } = options;
+  const signal = abortSignal ? { abortSignal } : {};
+  const occurredAt = Date.parse(payload.occurredAt);
+  const today = calendarDate(new Date(Number.isFinite(occurredAt) ? occurredAt : options.now()));
+  const { facts } = await askModelForJson({
+    model,
+    step: 'fact extraction',
+    instructions: factExtractionInstructions(today),
+    prompt: factExtractionPrompt(payload.userText, payload.replyText),
+    schema: extractedFactsSchema,
+    ...signal,
+  });
+  const report: ExtractionReport = {
+    facts: facts.length,
+    added: 0,
+    updated: 0,
+    deleted: 0,
+    unchanged: 0,
+    decisionCall: false,
+  };
+  if (facts.length === 0) return report;
+
+  const similar = await Promise.all(
+    facts.map((fact) =>
+      memory.search({
+        userId: payload.userId,
+        query: fact.content,
+        limit: SIMILAR_PER_FACT,
+        scopes: ['user'],
+        ...signal,
+      }),
+    ),
+  );
+  const stored = distinctHits(similar.flat());
+  let decisions: MemoryDecision[];
+  if (stored.length === 0) {
+    decisions = facts.map((_, index) => ({ fact: index + 1, action: 'ADD' }));
+  } else {
+    report.decisionCall = true;
+    const now = options.now();
+    const answer = await askModelForJson({
+      model,
+      step: 'memory decisions',
+      instructions: MEMORY_DECISION_INSTRUCTIONS,
+      prompt: memoryDecisionPrompt(
+        facts,
+        stored.map((hit) => ({
+          content: hit.content,
+          category: hit.category,
+          age: factAge(now - hit.updatedAt),
+        })),
+      ),
+      schema: memoryDecisionsSchema.superRefine((value, context) => {
+        value.decisions.forEach((decision, index) => {
+          const problem = decisionProblem(decision, facts.length, stored.length);
+          if (problem) context.addIssue({ code: 'custom', path: ['decisions', index], message: problem });
+        });
+      }),
+      ...signal,
+    });
+    decisions = answer.decisions;
+  }
+
+  const touched = new Set<number>();
+  for (const decision of decisions) {
+    const fact = decision.fact === undefined ? undefined : facts[decision.fact - 1];
+    const target = decision.memory === undefined ? undefined : stored[decision.memory - 1];
+    if (target) {
+      if (touched.has(decision.memory!)) continue;
+      touched.add(decision.memory!);
+    }
+    if (decision.action === 'ADD' && fact) {
+      const result = await addFact(options, fact, decision.content ?? fact.content);
+      if (result.action === 'inserted' || result.action === 'updated') report.added += 1;
+      else report.unchanged += 1;
+    } else if (decision.action === 'UPDATE' && target) {
+      const content = decision.content ?? fact?.content ?? target.content;
+      const result = await addFact(
+        options,
+        fact ?? { content, category: target.category, source: target.source },
+        content,
+      );
+      if (result.memory.id !== target.id)
+        await memory.delete({ userId: payload.userId, id: target.id, ...signal });
+      report.updated += 1;
+    } else if (decision.action === 'DELETE' && target) {
+      const { deleted } = await memory.delete({ userId: payload.userId, id: target.id, ...signal });
+      if (deleted) report.deleted += 1;
+    } else {
+      report.unchanged += 1;
+    }
+  }
+  return report;
+}
+
+function addFact(options: ExtractMemoriesOptions, fact: ExtractedFact, content: string) {
+  return options.memory.add({
+    userId: options.payload.userId,
+    content,
+    category: fact.category,
+    source: fact.source,
+    scope: 'user',
+    sessionId: options.payload.sessionId,
+    metadata: { via: 'extraction', intentId: options.payload.intentId },
+    ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+  });
+}
+
+function decisionProblem(decision: MemoryDecision, facts: number, stored: number): string | undefined {
+  if (decision.fact !== undefined && decision.fact > facts) return `there is no fact ${decision.fact}`;
+  if (decision.memory !== undefined && decision.memory > stored)
+    return `there is no stored memory [${decision.memory}]`;
+  if (decision.action === 'ADD' && decision.fact === undefined) return 'ADD needs "fact"';
+  if ((decision.action === 'UPDATE' || decision.action === 'DELETE') && decision.memory === undefined)
+    return `${decision.action} needs "memory"`;
+  return undefined;
+}
+
+function distinctHits(hits: MemorySearchHit[]): MemorySearchHit[] {
+  const byId = new Map<string, MemorySearchHit>();
+  for (const hit of hits) if (!byId.has(hit.id)) byId.set(hit.id, hit);
+  return [...byId.values()];
+}

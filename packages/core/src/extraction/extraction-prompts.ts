@@ -1,0 +1,72 @@
+import { z } from 'zod';
+
+export const MAX_FACTS_PER_TURN = 5;
+const categorySchema = z.enum(['preference', 'fact', 'pattern', 'event']);
+const sourceSchema = z.enum(['user_explicit', 'inferred']);
+
+export const extractedFactsSchema = z.object({
+  facts: z
+    .array(
+      z.object({
+        content: z.string().trim().min(1).max(500),
+        category: categorySchema,
+        source: sourceSchema,
+      }),
+    )
+    .max(MAX_FACTS_PER_TURN),
+});
+export type ExtractedFact = z.infer<typeof extractedFactsSchema>['facts'][number];
+
+/** "2026-11-22 (Sunday)" in UTC: the model resolves "tomorrow" and "last week" against it. */
+export function calendarDate(at: Date): string {
+  const weekday = at.toLocaleDateString('en-GB', { weekday: 'long', timeZone: 'UTC' });
+  return `${at.toISOString().slice(0, 10)} (${weekday})`;
+}
+
+export function factExtractionInstructions(today: string): string {
+  return `You extract lasting facts about a person from one exchange between them and an assistant, for the assistant's long-term memory.
+Today's date is ${today}. Turn relative dates ("tomorrow", "next Friday", "last week") into absolute dates.
+Rules:
+- Only facts about the person who wrote the message, from what they said. Never facts about the assistant or other people in the chat, and nothing taken only from the assistant's reply.
+- At most ${MAX_FACTS_PER_TURN} facts; fewer is better. None for greetings, questions, small talk or anything that will not matter later.
+- Each fact is one short sentence without a subject, in the third person ("Is vegetarian", "Lives in Lisbon"), written in the same language as the person's message.
+- category: "preference" (likes, dislikes, how they want to be answered), "fact" (where they live, work, family, diet, other stable facts), "pattern" (habits, routines), "event" (something with a date that happened or will happen).
+- source: "user_explicit" when the person said it directly, "inferred" when you concluded it.
+Answer with JSON only, no prose: {"facts":[{"content":"...","category":"fact","source":"user_explicit"}]}`;
+}
+
+export function factExtractionPrompt(userText: string, replyText: string): string {
+  return `The person wrote:\n<<<\n${userText}\n>>>\n\nThe assistant replied:\n<<<\n${replyText}\n>>>`;
+}
+
+export const memoryDecisionsSchema = z.object({
+  decisions: z.array(
+    z.object({
+      fact: z.number().int().min(1).optional(),
+      action: z.enum(['ADD', 'UPDATE', 'DELETE', 'NONE']),
+      memory: z.number().int().min(1).optional(),
+      content: z.string().trim().min(1).max(500).optional(),
+    }),
+  ),
+});
+export type MemoryDecision = z.infer<typeof memoryDecisionsSchema>['decisions'][number];
+
+export const MEMORY_DECISION_INSTRUCTIONS = `You keep a person's long-term memory up to date. You get new facts about the person and the stored memories most similar to them, each memory with a number in brackets.
+Decide for each new fact:
+- ADD: it is new information; store it.
+- UPDATE: it changes or refines a stored memory about the same thing (they moved, changed their mind, more detail); give that memory's number and the new content that replaces it.
+- DELETE: a stored memory is no longer true and nothing should replace it; give that memory's number.
+- NONE: it is already stored with the same meaning, or not worth keeping.
+A newer fact always wins over a stored memory it contradicts: never keep both. Write content in the language of the fact.
+Use only the numbers shown. Answer with JSON only, no prose: {"decisions":[{"fact":1,"action":"ADD"},{"fact":2,"action":"UPDATE","memory":3,"content":"..."},{"fact":3,"action":"DELETE","memory":1},{"fact":4,"action":"NONE"}]}`;
+
+export function memoryDecisionPrompt(
+  facts: readonly ExtractedFact[],
+  stored: ReadonlyArray<{ content: string; category: string; age: string }>,
+): string {
+  const factLines = facts.map((fact, index) => `${index + 1}. ${fact.content} (${fact.category})`);
+  const storedLines = stored.map(
+    (memory, index) => `[${index + 1}] ${memory.content} (${memory.category}, ${memory.age})`,
+  );
+  return `New facts:\n${factLines.join('\n')}\n\nStored memories:\n${storedLines.join('\n')}`;
+}

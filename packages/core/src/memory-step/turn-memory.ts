@@ -1,0 +1,159 @@
+import type { Intent, JobQueue, Logger } from '@nexus/protocol';
+import { enqueueMemoryExtraction } from '../extraction/memory-extraction-job.ts';
+import { describeFailure } from '../model-error.ts';
+import type { StoredTurn } from '../session-store.ts';
+import { scheduleSessionSummary } from '../session-summary/session-summary-job.ts';
+import type { TokenCounter } from '../token-counter.ts';
+import type { MemoryPort } from './memory-port.ts';
+import { type MemoryStepReport, type MemoryStepResult, runMemoryStep } from './run-memory-step.ts';
+
+/** Memory in the loop, as `createNexusCore` takes it. Only `port` is required. */
+export interface TurnMemoryOptions {
+  port: MemoryPort;
+  /** Where `memory.extract` and `memory.summarize` jobs go; without it nothing is learned after a turn. */
+  jobQueue?: JobQueue;
+  /** Deadline of the memory step; what answered by then is used. Default 2000 ms. */
+  budgetMs?: number;
+  /** A slower memory step sends a `status` event. Default 300 ms. */
+  statusAfterMs?: number;
+  statusText?: string;
+  /** Tokens of memory context in the prompt. Default 2000. */
+  tokenBudget?: number;
+  /** Memories considered for the context. Default 20. */
+  limit?: number;
+  /** Extra tokens for the person's standing facts at the start of a conversation. Default 400. */
+  profileTokenBudget?: number;
+  profileLimit?: number;
+  /** A direct conversation quiet for this long is summarised; 0 turns summaries off. Default 30 min. */
+  summaryIdleMs?: number;
+  /** `remember`, `recall`, `forget` for the agent. Default true. */
+  tools?: boolean;
+  /** Called once per turn with what the memory step did (metrics). */
+  onMemoryStep?: (report: MemoryStepReport & { channel: string }) => void;
+}
+
+export type TurnMemory = Required<Omit<TurnMemoryOptions, 'jobQueue' | 'onMemoryStep'>> &
+  Pick<TurnMemoryOptions, 'jobQueue' | 'onMemoryStep'>;
+
+export const DEFAULT_MEMORY_STATUS_TEXT = 'Restoring your preferences…';
+
+export function resolveTurnMemory(options: TurnMemoryOptions): TurnMemory {
+  return {
+    budgetMs: 2000,
+    statusAfterMs: 300,
+    statusText: DEFAULT_MEMORY_STATUS_TEXT,
+    tokenBudget: 2000,
+    limit: 20,
+    profileTokenBudget: 400,
+    profileLimit: 10,
+    summaryIdleMs: 30 * 60_000,
+    tools: true,
+    ...definedOnly(options),
+  } as TurnMemory;
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as Partial<T>;
+}
+
+/**
+ * The memory block of one turn. A person's first turn in a conversation, or the first after a
+ * quiet period, also gets their standing facts; a resumed conversation gets its stored summary.
+ */
+export async function loadTurnMemory(options: {
+  memory: TurnMemory;
+  intent: Intent;
+  conversationKey: string;
+  turns: StoredTurn[];
+  onSlow: () => void;
+  tokenCounter: TokenCounter;
+  now: () => number;
+  logger: Logger;
+  abortSignal: AbortSignal;
+}): Promise<MemoryStepResult> {
+  const { memory, intent } = options;
+  const lastTurnAt = options.turns.at(-1)?.createdAt;
+  const resumed =
+    lastTurnAt !== undefined &&
+    memory.summaryIdleMs > 0 &&
+    options.now() - lastTurnAt >= memory.summaryIdleMs;
+  // In a group, someone's first message still counts as their start of the conversation.
+  const spokeBefore = options.turns.some((turn) => turn.userId === intent.userId);
+  const result = await runMemoryStep({
+    memory: memory.port,
+    userId: intent.userId,
+    query: intent.text,
+    sessionId: options.conversationKey,
+    budgetMs: memory.budgetMs,
+    statusAfterMs: memory.statusAfterMs,
+    onSlow: options.onSlow,
+    tokenBudget: memory.tokenBudget,
+    limit: memory.limit,
+    includeProfile: !spokeBefore || resumed,
+    includeSessionSummary: resumed,
+    profileTokenBudget: memory.profileTokenBudget,
+    profileLimit: memory.profileLimit,
+    tokenCounter: options.tokenCounter,
+    now: options.now,
+    logger: options.logger,
+    abortSignal: options.abortSignal,
+  });
+  try {
+    memory.onMemoryStep?.({ ...result.report, channel: intent.channel });
+  } catch (error) {
+    options.logger.warn({ error: describeFailure(error) }, 'onMemoryStep threw');
+  }
+  return result;
+}
+
+/**
+ * After an answered turn: the extraction job, and the summary job for when the conversation goes
+ * quiet. Never throws: a queue that is down costs the learning of one turn, logged, not the reply.
+ */
+export async function enqueueAfterTurn(options: {
+  memory: TurnMemory;
+  intent: Intent;
+  conversationKey: string;
+  replyText: string;
+  logger: Logger;
+}): Promise<void> {
+  const { memory, intent } = options;
+  const queue = memory.jobQueue;
+  if (!queue) return;
+  const abortSignal = AbortSignal.timeout(5_000);
+  const jobs: Promise<unknown>[] = [
+    enqueueMemoryExtraction({
+      queue,
+      abortSignal,
+      payload: {
+        userId: intent.userId,
+        sessionId: options.conversationKey,
+        channel: intent.channel,
+        conversationId: intent.conversation.id,
+        conversationKind: intent.conversation.kind,
+        intentId: intent.id,
+        userText: intent.text,
+        replyText: options.replyText,
+        occurredAt: intent.receivedAt,
+      },
+    }),
+  ];
+  // Group chats are not summarised: a summary would carry other people's words into one person's memory.
+  if (memory.summaryIdleMs > 0 && intent.conversation.kind === 'direct') {
+    jobs.push(
+      scheduleSessionSummary({
+        queue,
+        abortSignal,
+        idleMs: memory.summaryIdleMs,
+        payload: { userId: intent.userId, sessionId: options.conversationKey, lastIntentId: intent.id },
+      }),
+    );
+  }
+  for (const outcome of await Promise.allSettled(jobs)) {
+    if (outcome.status === 'rejected')
+      options.logger.error(
+        { error: describeFailure(outcome.reason) },
+        'could not enqueue memory jobs for this turn',
+      );
+  }
+}

@@ -1,0 +1,106 @@
+import {
+  type JobProcessor,
+  type JobQueue,
+  type Logger,
+  PermanentJobError,
+  silentLogger,
+} from '@nexus/protocol';
+import { generateText, type LanguageModel } from 'ai';
+import type { MemoryPort } from '../memory-step/memory-port.ts';
+import { isSummary, SESSION_SUMMARY_KIND } from '../memory-step/run-memory-step.ts';
+import { describeFailure } from '../model-error.ts';
+import type { SessionStore, StoredTurn } from '../session-store.ts';
+import { SESSION_SUMMARY_JOB, sessionSummaryPayloadSchema } from './session-summary-job.ts';
+
+export interface SessionSummaryWorkerOptions {
+  queue: JobQueue;
+  memory: MemoryPort;
+  model: LanguageModel;
+  /** Where the conversation is read from: the summary worker runs where the sessions live. */
+  sessionStore: SessionStore;
+  /** Turns summarised at most (the newest). Default 30. */
+  maxTurns?: number;
+  logger?: Logger;
+}
+
+export const SESSION_SUMMARY_INSTRUCTIONS = `You write a short summary of a conversation between a person and an assistant, so the assistant can pick it up again later.
+In at most 5 sentences, say what was discussed, what was decided or promised, and what is still open. Write in the language of the conversation. Plain text only, no headings, no lists.`;
+
+const MAX_SUMMARY_CHARS = 2_000;
+
+/**
+ * Handles `memory.summarize`: when a conversation went quiet, stores a short summary of it as a
+ * session-scope memory (replacing the previous one), which the memory step brings back when the
+ * conversation resumes. Idempotent: a summary already written for the same last turn is kept.
+ */
+export function startSessionSummaryWorker(options: SessionSummaryWorkerOptions): JobProcessor {
+  const logger = (options.logger ?? silentLogger).child({ component: 'session-summary' });
+  const maxTurns = options.maxTurns ?? 30;
+  return options.queue.process({
+    name: SESSION_SUMMARY_JOB,
+    concurrency: 1,
+    handler: async (job) => {
+      const parsed = sessionSummaryPayloadSchema.safeParse(job.payload);
+      if (!parsed.success) {
+        throw new PermanentJobError({
+          code: 'invalid_intent',
+          message: `memory.summarize: invalid payload: ${parsed.error.issues[0]?.message ?? 'unknown shape'}`,
+        });
+      }
+      const { userId, sessionId, lastIntentId } = parsed.data;
+      const abortSignal = job.abortSignal;
+      const jobLogger = logger.child({ jobId: job.id, conversationId: sessionId });
+      const turns = await options.sessionStore.history({ conversationKey: sessionId, limit: maxTurns });
+      if (turns.at(-1)?.intentId !== lastIntentId) {
+        jobLogger.debug({}, 'conversation went on after this job was scheduled; a later job summarises it');
+        return;
+      }
+      const previous = (
+        await options.memory.list({ userId, scope: 'session', sessionId, limit: 20, abortSignal })
+      ).filter(isSummary);
+      if (previous.some((memory) => memory.metadata.throughIntentId === lastIntentId)) return;
+      const transcript = transcriptOf(
+        turns.filter((turn) => turn.outcome === 'ok' && turn.userId === userId),
+      );
+      if (!transcript) return;
+      let summary: string;
+      try {
+        const result = await generateText({
+          model: options.model,
+          instructions: SESSION_SUMMARY_INSTRUCTIONS,
+          messages: [{ role: 'user', content: transcript }],
+          temperature: 0,
+          maxOutputTokens: 400,
+          maxRetries: 1,
+          abortSignal,
+        });
+        summary = result.text.trim().slice(0, MAX_SUMMARY_CHARS);
+      } catch (error) {
+        jobLogger.warn({ error: describeFailure(error) }, 'session summary: model call failed');
+        throw error;
+      }
+      if (!summary) return;
+      const added = await options.memory.add({
+        userId,
+        scope: 'session',
+        sessionId,
+        content: summary,
+        category: 'event',
+        source: 'inferred',
+        metadata: { kind: SESSION_SUMMARY_KIND, throughIntentId: lastIntentId },
+        abortSignal,
+      });
+      for (const old of previous) {
+        if (old.id !== added.memory.id) await options.memory.delete({ userId, id: old.id, abortSignal });
+      }
+      jobLogger.info({ turns: turns.length, characters: summary.length }, 'session summary stored');
+    },
+  });
+}
+
+function transcriptOf(turns: StoredTurn[]): string {
+  return turns
+    .map((turn) => `Person: ${turn.userText}\nAssistant: ${turn.replyText}`)
+    .join('\n\n')
+    .slice(-24_000);
+}

@@ -1,0 +1,136 @@
+import type { Logger } from '@nexus/protocol';
+import type { ToolSet } from 'ai';
+import type { AgentUsage } from '../agent.ts';
+import { failureMessage } from '../extraction/failure-message.ts';
+import { runMemoryStep } from '../memory-step/run-memory-step.ts';
+import type { SubagentFanOut, TurnToolsContext } from '../tools/create-turn-tools.ts';
+
+export type SubagentOutcome =
+  | { status: 'ok'; text: string; usage?: AgentUsage }
+  | { status: 'timeout' | 'error' | 'refused'; error: string; text: string };
+
+/**
+ * One subagent run: its own prompt, a small memory block for the task (same person), the tool
+ * subset, a timeout, and the parent's abort signal. An abort of the parent is rethrown (the whole
+ * reply stops); a timeout or model failure becomes a result the parent model can work with.
+ */
+export async function runSubagent(options: {
+  task: string;
+  depth: number;
+  context: TurnToolsContext;
+  fanOut: SubagentFanOut;
+  tools: ToolSet;
+  abortSignal?: AbortSignal;
+  logger: Logger;
+}): Promise<SubagentOutcome> {
+  const { context, fanOut, logger } = options;
+  const settings = context.subagents;
+  const agent = context.agent;
+  if (!agent) return { status: 'refused', error: 'Subagents are not available.', text: '' };
+  if (fanOut.started >= settings.maxPerTurn) {
+    logger.warn({ maxPerTurn: settings.maxPerTurn }, 'subagent refused: too many in this reply');
+    return {
+      status: 'refused',
+      error: `At most ${settings.maxPerTurn} helpers per reply; do the rest yourself.`,
+      text: '',
+    };
+  }
+  fanOut.started += 1;
+  await fanOut.slots.acquire();
+  const startedAt = context.now();
+  const controller = new AbortController();
+  const parent = options.abortSignal;
+  const followParent = () => controller.abort(parent?.reason);
+  if (parent?.aborted) followParent();
+  parent?.addEventListener('abort', followParent, { once: true });
+  const timer = setTimeout(() => {
+    controller.abort(
+      new DOMException(`The helper did not finish within ${settings.timeoutMs} ms.`, 'TimeoutError'),
+    );
+  }, settings.timeoutMs);
+  let text = '';
+  let usage: AgentUsage | undefined;
+  let memoriesUsed = 0;
+  let outcome: SubagentOutcome;
+  try {
+    let block = '';
+    if (context.memory && !controller.signal.aborted) {
+      const step = await runMemoryStep({
+        memory: context.memory,
+        userId: context.userId,
+        query: options.task,
+        sessionId: context.sessionId,
+        budgetMs: Math.min(context.memoryBudgetMs, settings.timeoutMs),
+        tokenBudget: settings.memoryTokenBudget,
+        limit: settings.memoryLimit,
+        includeProfile: false,
+        includeSessionSummary: false,
+        profileTokenBudget: 0,
+        profileLimit: 0,
+        tokenCounter: context.tokenCounter,
+        now: context.now,
+        logger,
+        abortSignal: controller.signal,
+      });
+      block = step.block;
+      memoriesUsed = step.report.memoriesUsed;
+    }
+    if (controller.signal.aborted) throw controller.signal.reason;
+    for await (const part of agent.run({
+      system: settings.systemPrompt,
+      ...(block ? { systemContext: block } : {}),
+      history: [],
+      userText: options.task,
+      tools: options.tools,
+      abortSignal: controller.signal,
+    })) {
+      if (part.type === 'text-delta') text += part.text;
+      else {
+        text = part.text;
+        usage = part.usage;
+      }
+    }
+    outcome = usage ? { status: 'ok', text, usage } : { status: 'ok', text };
+  } catch (error) {
+    if (parent?.aborted) {
+      logSubagent(logger, { outcome: 'aborted', startedAt, context, usage, memoriesUsed });
+      throw parent.reason ?? error;
+    }
+    const timedOut = controller.signal.aborted;
+    outcome = {
+      status: timedOut ? 'timeout' : 'error',
+      error: timedOut
+        ? `The helper did not finish within ${settings.timeoutMs} ms.`
+        : `The helper failed: ${failureMessage(error)}`,
+      text,
+    };
+  } finally {
+    clearTimeout(timer);
+    parent?.removeEventListener('abort', followParent);
+    fanOut.slots.release();
+  }
+  logSubagent(logger, { outcome: outcome.status, startedAt, context, usage, memoriesUsed });
+  return outcome;
+}
+
+function logSubagent(
+  logger: Logger,
+  details: {
+    outcome: string;
+    startedAt: number;
+    context: TurnToolsContext;
+    usage: AgentUsage | undefined;
+    memoriesUsed: number;
+  },
+): void {
+  const level = details.outcome === 'ok' ? 'info' : 'warn';
+  logger[level](
+    {
+      outcome: details.outcome,
+      durationMs: details.context.now() - details.startedAt,
+      memoriesUsed: details.memoriesUsed,
+      usage: details.usage ?? {},
+    },
+    'subagent finished',
+  );
+}

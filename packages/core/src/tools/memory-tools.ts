@@ -1,0 +1,102 @@
+import type { Logger } from '@nexus/protocol';
+import { type ToolSet, tool } from 'ai';
+import { z } from 'zod';
+import { factAge } from '../memory-step/fact-lines.ts';
+import type { MemoryPort } from '../memory-step/memory-port.ts';
+
+export interface MemoryToolsOptions {
+  memory: MemoryPort;
+  /** The person speaking. The tools take no user id from the model: this one is the only one used. */
+  userId: string;
+  /** The conversation, so what is remembered here is linked to it. */
+  sessionId: string;
+  now: () => number;
+  logger: Logger;
+}
+
+/**
+ * `remember`, `recall` and `forget`, bound to one person for one run. Memories are shown to the
+ * model as small numbers (`#1`, `#2`) that `forget` maps back: the model never sees or invents
+ * memory ids, and can only forget what it recalled for this person.
+ */
+export function createMemoryTools(options: MemoryToolsOptions): ToolSet {
+  const { memory, userId, sessionId, logger } = options;
+  const handles = new Map<number, string>();
+  const handleOf = new Map<string, number>();
+  const handleFor = (id: string): number => {
+    let handle = handleOf.get(id);
+    if (handle === undefined) {
+      handle = handles.size + 1;
+      handles.set(handle, id);
+      handleOf.set(id, handle);
+    }
+    return handle;
+  };
+
+  return {
+    remember: tool({
+      description:
+        'Store a lasting fact or preference about the person you are talking to, when they ask you to remember it or state it clearly. One short sentence in their language, in the third person (e.g. "Prefers metric units").',
+      inputSchema: z.object({
+        content: z.string().trim().min(1).max(500),
+        category: z.enum(['preference', 'fact', 'pattern', 'event']).default('fact'),
+      }),
+      execute: async ({ content, category }, { abortSignal }) => {
+        const result = await memory.add({
+          userId,
+          content,
+          category,
+          source: 'user_explicit',
+          scope: 'user',
+          sessionId,
+          metadata: { via: 'remember' },
+          ...(abortSignal ? { abortSignal } : {}),
+        });
+        logger.info({ tool: 'remember', action: result.action }, 'memory tool used');
+        return { stored: true, memory: `#${handleFor(result.memory.id)}`, action: result.action };
+      },
+    }),
+    recall: tool({
+      description:
+        'Search what you remember about the person you are talking to. Returns numbered memories (#1, #2, …) that `forget` accepts.',
+      inputSchema: z.object({
+        query: z.string().trim().min(1).max(1000),
+        limit: z.number().int().min(1).max(20).default(5),
+      }),
+      execute: async ({ query, limit }, { abortSignal }) => {
+        const hits = await memory.search({
+          userId,
+          query,
+          limit,
+          scopes: ['user', 'global'],
+          ...(abortSignal ? { abortSignal } : {}),
+        });
+        const now = options.now();
+        logger.info({ tool: 'recall', found: hits.length }, 'memory tool used');
+        return {
+          memories: hits.map((hit) => ({
+            memory: `#${handleFor(hit.id)}`,
+            content: hit.content,
+            category: hit.category,
+            told: hit.source === 'user_explicit' ? 'by the person' : 'inferred',
+            age: factAge(now - hit.updatedAt),
+          })),
+        };
+      },
+    }),
+    forget: tool({
+      description:
+        'Forget a memory about the person you are talking to, by its number from `recall` (e.g. "#2"). Call `recall` first.',
+      inputSchema: z.object({ memory: z.union([z.string(), z.number()]) }),
+      execute: async ({ memory: reference }, { abortSignal }) => {
+        const handle = Number(String(reference).replace(/^#/u, ''));
+        const id = Number.isInteger(handle) ? handles.get(handle) : undefined;
+        if (!id)
+          return { forgotten: false, reason: `No recalled memory ${String(reference)}; call recall first.` };
+        const { deleted } = await memory.delete({ userId, id, ...(abortSignal ? { abortSignal } : {}) });
+        logger.info({ tool: 'forget', deleted }, 'memory tool used');
+        return { forgotten: deleted };
+      },
+    }),
+  };
+}
