@@ -25,6 +25,36 @@ export {
   intentSchema,
   MAX_INTENT_TEXT_CHARS,
 } from './intent.ts';
+export {
+  type ActiveJob,
+  assertJobName,
+  type CloseJobQueueOptions,
+  type CountJobsOptions,
+  DEFAULT_JOB_ATTEMPTS,
+  DEFAULT_JOB_BACKOFF,
+  DEFAULT_JOB_CLOSE_TIMEOUT_MS,
+  type EnqueueJobOptions,
+  type EnqueueJobResult,
+  isPermanentJobError,
+  type JobBackoff,
+  type JobCounts,
+  JobError,
+  type JobErrorOptions,
+  type JobHandler,
+  type JobProcessor,
+  type JobQueue,
+  jobBackoffDelayMs,
+  jobFailureReason,
+  type ListParkedJobsOptions,
+  type NormalisedEnqueueOptions,
+  normaliseConcurrency,
+  normaliseEnqueueOptions,
+  type ParkedJob,
+  PermanentJobError,
+  type ProcessJobsOptions,
+  type RetryParkedJobOptions,
+  type RetryParkedJobResult,
+} from './job-queue.ts';
 export { type Logger, silentLogger } from './logger.ts';
 export { type ReplyEvent, type ReplyEventType, replyEventSchema } from './reply-event.ts';
 export {
