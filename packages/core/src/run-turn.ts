@@ -12,9 +12,9 @@ import { enqueueAfterTurn, loadTurnMemory, type TurnMemory } from './memory-step
 import { describeFailure, toModelError } from './model-error.ts';
 import { createReplyStream } from './reply-stream.ts';
 import type { SessionStore } from './session-store.ts';
-import { DEFAULT_SUBAGENT_SETTINGS, type SubagentSettings } from './subagents/subagent-settings.ts';
+import type { SubagentSettings } from './subagents/subagent-settings.ts';
 import type { TokenCounter } from './token-counter.ts';
-import { createSubagentFanOut, createTurnTools } from './tools/create-turn-tools.ts';
+import { toolsForTurn } from './tools/create-turn-tools.ts';
 
 /** What one turn did, for metrics. Times are in milliseconds of the core's clock. */
 export interface TurnReport {
@@ -134,28 +134,21 @@ export async function runTurn(
       tokenBudget: dependencies.historyTokenBudget,
       tokenCounter: counter,
     });
-    const tools =
-      memory?.tools || dependencies.subagents
-        ? createTurnTools(
-            {
-              ...(memory?.tools ? { memory: memory.port } : {}),
-              ...(dependencies.subagents ? { agent } : {}),
-              subagents: dependencies.subagents ?? DEFAULT_SUBAGENT_SETTINGS,
-              userId: intent.userId,
-              sessionId: conversationKey,
-              memoryBudgetMs: memory?.budgetMs ?? 0,
-              tokenCounter: counter,
-              now,
-              logger,
-            },
-            { depth: 0, fanOut: createSubagentFanOut(dependencies.subagents ?? DEFAULT_SUBAGENT_SETTINGS) },
-          )
-        : undefined;
+    const tools = toolsForTurn({
+      ...(memory ? { memory } : {}),
+      ...(dependencies.subagents ? { subagents: dependencies.subagents } : {}),
+      agent,
+      userId: intent.userId,
+      sessionId: conversationKey,
+      tokenCounter: counter,
+      now,
+      logger,
+    });
     for await (const part of agent.run({
       history: history.messages,
       userText: intent.text,
       ...(memoryStep?.block ? { systemContext: memoryStep.block } : {}),
-      ...(tools && Object.keys(tools).length > 0 ? { tools } : {}),
+      ...(tools ? { tools } : {}),
       abortSignal: dependencies.shutdownSignal,
     })) {
       if (!started) {

@@ -2,9 +2,14 @@ import type { Logger } from '@nexus/protocol';
 import type { ToolSet } from 'ai';
 import type { Agent } from '../agent.ts';
 import type { MemoryPort } from '../memory-step/memory-port.ts';
+import type { TurnMemory } from '../memory-step/turn-memory.ts';
 import { createSemaphore, type Semaphore } from '../semaphore.ts';
 import { createDelegateTool } from '../subagents/delegate-tool.ts';
-import type { SubagentSettings, TurnToolName } from '../subagents/subagent-settings.ts';
+import {
+  DEFAULT_SUBAGENT_SETTINGS,
+  type SubagentSettings,
+  type TurnToolName,
+} from '../subagents/subagent-settings.ts';
 import type { TokenCounter } from '../token-counter.ts';
 import { createMemoryTools } from './memory-tools.ts';
 
@@ -12,6 +17,8 @@ import { createMemoryTools } from './memory-tools.ts';
 export interface TurnToolsContext {
   /** Without it there are no memory tools, and subagents get no memory block. */
   memory?: MemoryPort;
+  /** `remember`, `recall`, `forget` (when `memory` is set). */
+  memoryTools: boolean;
   /** Without it there is no `delegate`. */
   agent?: Agent;
   subagents: SubagentSettings;
@@ -44,7 +51,7 @@ export function createTurnTools(
 ): ToolSet {
   const allowed = new Set<TurnToolName>(options.allowed ?? ['remember', 'recall', 'forget', 'delegate']);
   const tools: ToolSet = {};
-  if (context.memory) {
+  if (context.memory && context.memoryTools) {
     const memoryTools = createMemoryTools({
       memory: context.memory,
       userId: context.userId,
@@ -66,4 +73,36 @@ export function createTurnTools(
     });
   }
   return tools;
+}
+
+/** The tools of a main run, from the core's memory and subagent settings; undefined when there are none. */
+export function toolsForTurn(options: {
+  memory?: TurnMemory;
+  subagents?: SubagentSettings;
+  agent: Agent;
+  userId: string;
+  sessionId: string;
+  tokenCounter: TokenCounter;
+  now: () => number;
+  logger: Logger;
+}): ToolSet | undefined {
+  const { memory, subagents } = options;
+  if (!memory?.tools && !subagents) return undefined;
+  const settings = subagents ?? DEFAULT_SUBAGENT_SETTINGS;
+  const tools = createTurnTools(
+    {
+      ...(memory ? { memory: memory.port } : {}),
+      memoryTools: memory?.tools ?? false,
+      ...(subagents ? { agent: options.agent } : {}),
+      subagents: settings,
+      userId: options.userId,
+      sessionId: options.sessionId,
+      memoryBudgetMs: memory?.budgetMs ?? 0,
+      tokenCounter: options.tokenCounter,
+      now: options.now,
+      logger: options.logger,
+    },
+    { depth: 0, fanOut: createSubagentFanOut(settings) },
+  );
+  return Object.keys(tools).length > 0 ? tools : undefined;
 }
