@@ -1,0 +1,119 @@
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { JobQueue } from '@nexus/protocol';
+import {
+  type ChatCompletionRequest,
+  type ScriptedModelServer,
+  startScriptedModelServer,
+} from '@nexus/testkit/llm';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createAgent } from '../agent.ts';
+import { createSqliteJobQueue } from '../job-queue/sqlite-job-queue.ts';
+import { createInMemoryMemory } from '../memory-step/testing/in-memory-memory.ts';
+import { createNexusCore, type NexusCore } from '../nexus-core.ts';
+import { createSqliteSessionStore } from '../sqlite-session-store.ts';
+import { createRecordingChannel, testIntent } from '../testing/recording-channel.ts';
+import { SESSION_SUMMARY_JOB } from './session-summary-job.ts';
+import { startSessionSummaryWorker } from './session-summary-worker.ts';
+
+let server: ScriptedModelServer;
+let queue: JobQueue;
+const cores: NexusCore[] = [];
+const IDLE_MS = 150;
+
+beforeEach(async () => {
+  server = await startScriptedModelServer();
+  queue = createSqliteJobQueue({ path: ':memory:', pollIntervalMs: 10 });
+});
+afterEach(async () => {
+  await Promise.all(cores.splice(0).map((core) => core.shutdown({ deadlineMs: 1000 })));
+  await queue.close({ timeoutMs: 1000 });
+  await server.close();
+});
+
+const systemOf = (request: ChatCompletionRequest) => String(request.messages[0]?.content ?? '');
+const summaryRequests = () =>
+  server
+    .chatRequests()
+    .map((request) => request.body as ChatCompletionRequest)
+    .filter((request) => systemOf(request).includes('You write a short summary'));
+
+async function until(condition: () => boolean | Promise<boolean>, description: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${description}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function setUp() {
+  const memory = createInMemoryMemory();
+  const sessionStore = createSqliteSessionStore({ path: ':memory:' });
+  const model = createOpenAICompatible({ baseURL: server.baseUrl, name: 'scripted' })('scripted-model');
+  server.setResponder((request) =>
+    systemOf(request).includes('You write a short summary')
+      ? { text: 'They planned a weekend trip to Porto by train.' }
+      : { text: 'Sounds good.' },
+  );
+  const channel = createRecordingChannel();
+  const core = createNexusCore({
+    sessionStore,
+    agent: createAgent({ model, systemPrompt: 'You are a test.' }),
+    memory: { port: memory.port, jobQueue: queue, summaryIdleMs: IDLE_MS, tools: false },
+  });
+  core.registerChannel(channel.adapter);
+  cores.push(core);
+  startSessionSummaryWorker({ queue, memory: memory.port, model, sessionStore });
+  const completed = async () => (await queue.counts({ name: SESSION_SUMMARY_JOB })).completed;
+  return { core, memory, completed };
+}
+
+describe('session summaries', () => {
+  it('stores a summary when the conversation goes quiet and brings it back when it resumes', async () => {
+    const { core, memory, completed } = setUp();
+
+    await core.intake(testIntent({ id: 'm1', text: 'let us plan a weekend in Porto by train' }));
+    await core.whenIdle();
+    await until(async () => (await completed()) === 1, 'the summary job');
+
+    const [summary] = memory.memoriesOf('test:person-1').filter((item) => item.scope === 'session');
+    expect(summary).toMatchObject({
+      content: 'They planned a weekend trip to Porto by train.',
+      sessionId: 'test:conversation-1',
+      category: 'event',
+      metadata: { kind: 'session-summary', throughIntentId: 'm1' },
+    });
+    expect(JSON.stringify(summaryRequests()[0]?.messages)).toContain(
+      'Person: let us plan a weekend in Porto by train\\nAssistant: Sounds good.',
+    );
+
+    await core.intake(testIntent({ id: 'm2', text: 'where were we?' }));
+    await core.whenIdle();
+    const resumed = server.chatRequests().at(-1)?.body as ChatCompletionRequest;
+    expect(systemOf(resumed)).toContain(
+      '## Earlier in this conversation\nThey planned a weekend trip to Porto by train.',
+    );
+  });
+
+  it('summarises once, after the last turn, when messages keep coming', async () => {
+    const { core, memory, completed } = setUp();
+
+    await core.intake(testIntent({ id: 'm1', text: 'first' }));
+    await core.intake(testIntent({ id: 'm2', text: 'second' }));
+    await core.whenIdle();
+    await until(async () => (await completed()) === 2, 'both summary jobs');
+
+    expect(summaryRequests()).toHaveLength(1);
+    const summaries = memory.memoriesOf('test:person-1').filter((item) => item.scope === 'session');
+    expect(summaries.map((item) => item.metadata.throughIntentId)).toEqual(['m2']);
+  });
+
+  it('does not summarise group conversations', async () => {
+    const { core } = setUp();
+    await core.intake({
+      ...testIntent({ id: 'g1', text: 'hello group' }),
+      conversation: { id: 'g', kind: 'group' },
+    });
+    await core.whenIdle();
+    expect(await queue.counts({ name: SESSION_SUMMARY_JOB })).toMatchObject({ waiting: 0, delayed: 0 });
+  });
+});
