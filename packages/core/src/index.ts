@@ -1,3 +1,26 @@
+export { createAccessControl } from './access/access-control.ts';
+export { ACCESS_SCHEMA_VERSION } from './access/access-database.ts';
+export type {
+  AccessControl,
+  AccessDecision,
+  AccessMemoryPort,
+  AccessReply,
+} from './access/access-decision.ts';
+export { AccessError, type AccessErrorReason } from './access/access-error.ts';
+export { ACCESS_MESSAGES } from './access/access-messages.ts';
+export {
+  type AccessControlOptions,
+  type AccessRateLimits,
+  DEFAULT_RATE_LIMITS,
+  DIRECT_MESSAGE_POLICIES,
+  type DirectMessagePolicy,
+} from './access/access-options.ts';
+export { type AccessStore, type AccessStoreOptions, createAccessStore } from './access/access-store.ts';
+export { type IdentityRef, identityKey, parseIdentityKey } from './access/identity-key.ts';
+export type { Identity, IdentityStore, Person } from './access/identity-store.ts';
+export type { LinkCode, LinkCodeStore } from './access/link-code-store.ts';
+export type { PairingRequest, PairingStore } from './access/pairing-store.ts';
+export type { BucketLimits } from './access/rate-limiter.ts';
 export {
   type Agent,
   type AgentPart,

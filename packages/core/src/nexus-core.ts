@@ -2,12 +2,15 @@ import { randomUUID } from 'node:crypto';
 import {
   type ChannelAdapter,
   type IntakeResult,
+  type Intent,
   type IntentSink,
   intentSchema,
   type Logger,
   NexusError,
   silentLogger,
 } from '@nexus/protocol';
+import type { AccessControl, AccessDecision } from './access/access-decision.ts';
+import { answerWithoutModel } from './access/answer-without-model.ts';
 import type { Agent } from './agent.ts';
 import { createConversationLanes } from './conversation-lanes.ts';
 import { createIntentDeduplicator } from './intent-deduplicator.ts';
@@ -38,6 +41,8 @@ export interface NexusCoreOptions {
   now?: () => number;
   generateId?: () => string;
   onTurnFinished?: (report: TurnReport) => void;
+  /** The access step between de-duplication and the lanes; without it every intent becomes a turn. */
+  access?: AccessControl;
   /** Memory in the loop: context before each reply, memory tools, extraction and summaries after. */
   memory?: TurnMemoryOptions;
   /** Gives the agent `delegate`; unset fields take `DEFAULT_SUBAGENT_SETTINGS`. */
@@ -82,7 +87,9 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
   const hardStopController = new AbortController();
   const tokenCounter = Promise.resolve(options.tokenCounter ?? loadTokenCounter());
   const dependencies: TurnDependencies = {
-    sessionStore: options.sessionStore,
+    sessionStore: options.access
+      ? options.access.scopeSessionStore(options.sessionStore)
+      : options.sessionStore,
     agent: options.agent,
     tokenCounter,
     historyTokenBudget: options.historyTokenBudget ?? 3000,
@@ -130,13 +137,29 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
       logger.error({ error: describeFailure(error) }, 'session store failed during intake');
       return { status: 'rejected', code: 'internal', message: 'The session store is not available.' };
     }
+    const decision = await decideAccess(intent);
+    if ('status' in decision) {
+      if (decision.status === 'rejected') deduplicator.release(dedupeKey);
+      return decision;
+    }
     if (!accepting) {
       deduplicator.release(dedupeKey);
       return shuttingDown();
     }
     const enqueuedAt = now();
     const queued = lanes.enqueue(`${intent.channel}:${intent.conversation.id}`, async () => {
-      const result = await runTurn(intent, enqueuedAt, adapter, dependencies);
+      if (decision.action === 'reply') {
+        return answerWithoutModel({
+          intent: decision.intent,
+          reply: decision.reply,
+          adapter,
+          replyId: dependencies.generateId(),
+          logger,
+          hardStopSignal: hardStopController.signal,
+          deliveryTimeoutMs: dependencies.deliveryTimeoutMs,
+        });
+      }
+      const result = await runTurn(decision.intent, enqueuedAt, adapter, dependencies);
       if (result.retryableFailure) deduplicator.release(dedupeKey);
       try {
         options.onTurnFinished?.(result.report);
@@ -155,6 +178,23 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     }
     return { status: 'accepted' };
   };
+
+  /** Runs the access step; a refusal or a silent drop comes back as the intake result. */
+  async function decideAccess(
+    intent: Intent,
+  ): Promise<Exclude<AccessDecision, { action: 'reject' | 'ignore' }> | IntakeResult> {
+    if (!options.access) return { action: 'turn', intent };
+    try {
+      const decision = await options.access.check(intent);
+      if (decision.action === 'reject')
+        return { status: 'rejected', code: decision.code, message: decision.message };
+      if (decision.action === 'ignore') return { status: 'accepted' };
+      return decision;
+    } catch (error) {
+      logger.error({ error: describeFailure(error) }, 'access check failed during intake');
+      return { status: 'rejected', code: 'internal', message: 'The access store is not available.' };
+    }
+  }
 
   async function runShutdown(deadlineMs: number): Promise<void> {
     accepting = false;

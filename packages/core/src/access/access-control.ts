@@ -1,0 +1,159 @@
+import type { Intent } from '@nexus/protocol';
+import { runCommand } from './access-commands.ts';
+import type { AccessControl, AccessDecision } from './access-decision.ts';
+import { ACCESS_MESSAGES } from './access-messages.ts';
+import {
+  type AccessControlOptions,
+  type DirectMessagePolicy,
+  type ResolvedAccessOptions,
+  resolveAccessOptions,
+} from './access-options.ts';
+import { withConversationGenerations } from './generational-session-store.ts';
+import { type IdentityRef, identityKey } from './identity-key.ts';
+import type { Identity } from './identity-store.ts';
+import { enterLinkCode } from './link-flow.ts';
+import { createNoticeThrottle, type NoticeThrottle } from './notice-throttle.ts';
+import { type ParsedCommand, parseCommand } from './parse-command.ts';
+import { createRateLimiter } from './rate-limiter.ts';
+import { replyWith } from './reply-with.ts';
+
+/**
+ * The access step of intake. Decides, without calling the model, whether a message becomes a
+ * turn: direct-message policy per channel, group allowlist and mention gating, commands, rate
+ * limits. It also resolves the sender to their person, so memory follows linked identities.
+ */
+export function createAccessControl(input: AccessControlOptions): AccessControl {
+  const options = resolveAccessOptions(input);
+  const throttle = createNoticeThrottle({ intervalMs: options.noticeIntervalMs, now: options.now });
+  const limiter = options.rateLimits
+    ? createRateLimiter({ ...options.rateLimits, now: options.now })
+    : undefined;
+  const exempt = new Set(options.rateLimits ? (options.rateLimits.exemptChannels ?? []) : []);
+  const context = { options, throttle, forgetPending: new Map<string, number>() };
+
+  function allowed(intent: Intent, identity: Identity, command: ParsedCommand | undefined): AccessDecision {
+    const resolved: Intent = { ...intent, userId: identity.userId };
+    if (command) return runCommand(context, resolved, identity, command);
+    if (!limiter || exempt.has(intent.channel)) return { action: 'turn', intent: resolved };
+    const rate = limiter.take(identity.userId);
+    if (rate.allowed) return { action: 'turn', intent: resolved };
+    options.logger.info(
+      { userId: identity.userId, limit: rate.limit },
+      'rate limited: answered without the model',
+    );
+    return replyWith(
+      resolved,
+      rate.limit === 'person'
+        ? ACCESS_MESSAGES.rateLimitedPerson(rate.retryAfterMs)
+        : ACCESS_MESSAGES.rateLimitedGlobal(rate.retryAfterMs),
+    );
+  }
+
+  function ensureIdentity(intent: Intent, sender: IdentityRef): Identity {
+    return options.store.identities.ensure({
+      ...sender,
+      ...(intent.sender.displayName === undefined ? {} : { displayName: intent.sender.displayName }),
+    });
+  }
+
+  function direct(intent: Intent, sender: IdentityRef, command: ParsedCommand | undefined): AccessDecision {
+    const policy: DirectMessagePolicy =
+      options.directMessagePolicies[intent.channel] ?? options.defaultDirectMessagePolicy;
+    if (policy === 'disabled')
+      return { action: 'reject', code: 'unauthorized', message: ACCESS_MESSAGES.directDisabled() };
+    const known = options.store.identities.find(sender);
+    if (
+      policy === 'open' ||
+      known?.approved ||
+      matches(options.allowlist, sender.channel, sender.platformId)
+    ) {
+      const identity = known ?? ensureIdentity(intent, sender);
+      options.store.conversations.rememberOwner({
+        conversationKey: `${intent.channel}:${intent.conversation.id}`,
+        userId: identity.userId,
+      });
+      return allowed(intent, identity, command);
+    }
+    if (command?.name === 'link' && command.argument !== '') {
+      return enterLinkCode(options, throttle, intent, sender, command.argument);
+    }
+    if (policy === 'allowlist')
+      return { action: 'reject', code: 'unauthorized', message: ACCESS_MESSAGES.allowlistOnly() };
+    return pairing(options, throttle, intent, sender);
+  }
+
+  function group(intent: Intent, sender: IdentityRef, command: ParsedCommand | undefined): AccessDecision {
+    const addressed =
+      intent.mentionsAssistant || (command !== undefined && command.addressedTo === undefined);
+    if (!addressed) return { action: 'ignore', reason: 'not addressed in a group' };
+    if (!matches(options.groupAllowlist, intent.channel, intent.conversation.id)) {
+      return { action: 'reject', code: 'unauthorized', message: ACCESS_MESSAGES.groupNotAllowed() };
+    }
+    const identity = options.store.identities.find(sender) ?? ensureIdentity(intent, sender);
+    return allowed(intent, identity, command);
+  }
+
+  return {
+    async check(intent) {
+      const sender = { channel: intent.channel, platformId: intent.sender.platformId };
+      const command = parseCommand(intent.text);
+      return intent.conversation.kind === 'direct'
+        ? direct(intent, sender, command)
+        : group(intent, sender, command);
+    },
+    scopeSessionStore(store) {
+      return withConversationGenerations(store, options.store.conversations);
+    },
+  };
+}
+
+/** Whether `<channel>:<id>` is listed, directly or through `<channel>:*` or `*`. */
+function matches(list: readonly string[], channel: string, id: string): boolean {
+  if (list.length === 0) return false;
+  return list.includes(`${channel}:${id}`) || list.includes(`${channel}:*`) || list.includes('*');
+}
+
+/** An unknown sender under the `pairing` policy: one code per sender, a few per channel at a time. */
+function pairing(
+  options: ResolvedAccessOptions,
+  throttle: NoticeThrottle,
+  intent: Intent,
+  sender: IdentityRef,
+): AccessDecision {
+  const { store, now } = options;
+  const senderKey = identityKey(sender);
+  const rejectedAt = store.pairing.lastRejectedAt(sender);
+  if (rejectedAt !== undefined && now() - rejectedAt < options.rejectedCooldownMs) {
+    return { action: 'reject', code: 'unauthorized', message: ACCESS_MESSAGES.pairingDeclined() };
+  }
+  let request = store.pairing.pendingFor(sender);
+  if (!request) {
+    if (store.pairing.countPending({ channel: sender.channel }) >= options.maxPendingPairingPerChannel) {
+      return notice(throttle, intent, senderKey, ACCESS_MESSAGES.pairingBusy());
+    }
+    request = store.pairing.create({
+      ...sender,
+      code: options.generateCode(),
+      ttlMs: options.pairingCodeTtlMs,
+      ...(intent.sender.displayName === undefined ? {} : { displayName: intent.sender.displayName }),
+    });
+    options.logger.info(
+      { sender: senderKey, code: request.code },
+      `pairing requested: approve with \`nexus pairing approve ${request.code}\``,
+    );
+    throttle.take(senderKey);
+    return replyWith(intent, ACCESS_MESSAGES.pairing(request.code, options.pairingCodeTtlMs));
+  }
+  return notice(
+    throttle,
+    intent,
+    senderKey,
+    ACCESS_MESSAGES.pairing(request.code, request.expiresAt - now()),
+  );
+}
+
+/** Tells the sender once per interval; in between the message is refused quietly (no bot spam). */
+function notice(throttle: NoticeThrottle, intent: Intent, senderKey: string, text: string): AccessDecision {
+  if (throttle.take(senderKey)) return replyWith(intent, text);
+  return { action: 'reject', code: 'unauthorized', message: text };
+}

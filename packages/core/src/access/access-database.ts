@@ -1,0 +1,120 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { NexusError } from '@nexus/protocol';
+
+/** Each entry moves the schema one version up; `PRAGMA user_version` records how far a file is. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE people (
+     id TEXT PRIMARY KEY,
+     display_name TEXT,
+     approved_at INTEGER,
+     approved_by TEXT,
+     created_at INTEGER NOT NULL
+   );
+   CREATE TABLE identities (
+     channel TEXT NOT NULL,
+     platform_id TEXT NOT NULL,
+     person_id TEXT NOT NULL REFERENCES people (id),
+     home_person_id TEXT NOT NULL REFERENCES people (id),
+     display_name TEXT,
+     created_at INTEGER NOT NULL,
+     PRIMARY KEY (channel, platform_id)
+   );
+   CREATE INDEX identities_by_person ON identities (person_id);
+   CREATE TABLE pairing_requests (
+     code TEXT PRIMARY KEY,
+     channel TEXT NOT NULL,
+     platform_id TEXT NOT NULL,
+     display_name TEXT,
+     status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'rejected')),
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     decided_at INTEGER
+   );
+   CREATE INDEX pairing_by_sender ON pairing_requests (channel, platform_id, status);
+   CREATE INDEX pairing_by_status ON pairing_requests (status, channel, expires_at);
+   CREATE TABLE link_codes (
+     code TEXT PRIMARY KEY,
+     person_id TEXT NOT NULL REFERENCES people (id),
+     issued_channel TEXT NOT NULL,
+     issued_platform_id TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     claimed_channel TEXT,
+     claimed_platform_id TEXT,
+     claimed_at INTEGER
+   );
+   CREATE INDEX link_codes_by_claimer ON link_codes (claimed_channel, claimed_platform_id);
+   CREATE TABLE code_attempts (
+     subject TEXT PRIMARY KEY,
+     failures INTEGER NOT NULL,
+     window_started_at INTEGER NOT NULL,
+     locked_until INTEGER
+   );
+   CREATE TABLE conversations (
+     conversation_key TEXT PRIMARY KEY,
+     generation INTEGER NOT NULL DEFAULT 0,
+     person_id TEXT,
+     updated_at INTEGER NOT NULL
+   );
+   CREATE INDEX conversations_by_person ON conversations (person_id);`,
+];
+
+export interface OpenAccessDatabaseOptions {
+  /** A file path, or ':memory:'. */
+  path: string;
+  /** How long a write waits for another connection's lock (the CLI and the gateway share the file). */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * Opens (and migrates) the access database: people, identities, pairing requests, link codes.
+ * WAL journal, so the owner's CLI can read and write while the gateway runs.
+ */
+export function openAccessDatabase(options: OpenAccessDatabaseOptions): DatabaseSync {
+  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+  const database = new DatabaseSync(options.path);
+  database.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+  database.exec('PRAGMA journal_mode = WAL');
+  database.exec('PRAGMA synchronous = NORMAL');
+  database.exec('PRAGMA foreign_keys = ON');
+  migrate(database);
+  return database;
+}
+
+/** The schema version this code writes; `nexus doctor` compares a file against it. */
+export const ACCESS_SCHEMA_VERSION = MIGRATIONS.length;
+
+function migrate(database: DatabaseSync): void {
+  const row = database.prepare('PRAGMA user_version').get() as { user_version: number };
+  if (row.user_version > MIGRATIONS.length) {
+    throw new NexusError({
+      code: 'internal',
+      message: `The access store was written by a newer Nexus (schema ${row.user_version}, this one knows ${MIGRATIONS.length}).`,
+    });
+  }
+  for (let version = row.user_version; version < MIGRATIONS.length; version++) {
+    inTransaction(database, () => {
+      database.exec(MIGRATIONS[version] ?? '');
+      database.exec(`PRAGMA user_version = ${version + 1}`);
+    });
+  }
+}
+
+/**
+ * Runs `work` in one write transaction, taken at once so two processes never deadlock upgrading a
+ * read lock. Inside an open transaction it simply runs, so store methods compose.
+ */
+export function inTransaction<T>(database: DatabaseSync, work: () => T): T {
+  if (database.isTransaction) return work();
+  database.exec('BEGIN IMMEDIATE');
+  try {
+    const result = work();
+    database.exec('COMMIT');
+    return result;
+  } catch (error) {
+    database.exec('ROLLBACK');
+    throw error;
+  }
+}

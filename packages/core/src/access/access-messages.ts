@@ -1,0 +1,72 @@
+/** Everything access control says to people, in one place so wording stays consistent. */
+
+function minutes(ms: number): string {
+  const count = Math.max(1, Math.round(ms / 60_000));
+  return count === 1 ? '1 minute' : `${count} minutes`;
+}
+
+function seconds(ms: number): string {
+  const count = Math.max(1, Math.ceil(ms / 1000));
+  if (count >= 90) return minutes(ms);
+  return count === 1 ? '1 second' : `${count} seconds`;
+}
+
+export const ACCESS_MESSAGES = {
+  pairing: (code: string, validForMs: number) =>
+    `Hi! This assistant is private, so I can't answer you yet.\n\nYour pairing code is **${code}**. Send it to the owner of this assistant; once they approve it, write to me again. The code is valid for ${minutes(validForMs)}.`,
+  pairingBusy: () =>
+    'This assistant is private and has too many access requests waiting right now. Please try again later.',
+  pairingDeclined: () => 'The owner of this assistant has not approved access for this account.',
+  allowlistOnly: () => 'This assistant only answers people its owner has allowed.',
+  directDisabled: () => 'Direct messages to this assistant are turned off on this channel.',
+  groupNotAllowed: () =>
+    'This assistant is not enabled in this group. Its owner can add the group to the group allowlist.',
+  rateLimitedPerson: (retryAfterMs: number) =>
+    `You're sending messages faster than I can answer. Please wait ${seconds(retryAfterMs)} and try again.`,
+  rateLimitedGlobal: (retryAfterMs: number) =>
+    `I'm answering a lot of messages right now. Please try again in ${seconds(retryAfterMs)}.`,
+  help: (direct: boolean) =>
+    [
+      'Here is what I understand besides normal messages:',
+      '- /new: start a new conversation (I stop using the earlier messages of this chat)',
+      ...(direct
+        ? [
+            '- /memories: what I remember about you',
+            '- /forget-me: delete everything I remember about you',
+            '- /link: link this account with your account on another channel, so I remember you in both',
+          ]
+        : ['- /memories, /forget-me and /link work in a direct message with me']),
+      '- /help: this list',
+    ].join('\n'),
+  newConversation: () => "Started a new conversation. I won't use the earlier messages of this chat.",
+  directOnly: (command: string) => `For your privacy, send /${command} to me in a direct message.`,
+  memoryOff: () => "Memory is not enabled on this assistant, so I don't remember anything about anyone.",
+  memoriesEmpty: () => "I don't remember anything about you yet.",
+  memories: (lines: string[], more: number) =>
+    [
+      'Here is what I remember about you:',
+      ...lines.map((line) => `- ${line}`),
+      ...(more > 0 ? [`…and ${more} more.`] : []),
+      '',
+      'Send /forget-me to delete all of it.',
+    ].join('\n'),
+  forgetConfirm: (confirmWithinMs: number) =>
+    `This deletes everything I remember about you, on every account linked to you, and starts your direct conversations afresh. It cannot be undone.\n\nTo go ahead, send **/forget-me confirm** within ${minutes(confirmWithinMs)}.`,
+  forgetNothingPending: () => 'There is nothing to confirm. Send /forget-me first.',
+  forgotten: (deleted: number) =>
+    `Done. I deleted ${deleted === 1 ? '1 memory' : `${deleted} memories`} about you and started your direct conversations afresh.`,
+  linkCode: (code: string, validForMs: number) =>
+    `Your link code is **${code}**. Within ${minutes(validForMs)}, send **/link ${code}** to me from your other account (another channel or browser). I'll then ask you to confirm there.`,
+  linkUsage: () =>
+    'To link accounts, send /link on the first account; it gives you a code to send from the other one as /link CODE.',
+  linkCodeWrong: () =>
+    'That link code is not valid or has expired. Ask for a new one with /link on your other account.',
+  linkLocked: (retryAfterMs: number) =>
+    `Too many wrong codes. Code entry is locked for this account; try again in ${minutes(retryAfterMs)}.`,
+  linkConfirm: (issuedOn: string, confirmWithinMs: number) =>
+    `This links this account with your ${issuedOn} account: I'll treat both as you and share what I remember. Anything I remembered about this account alone comes back if you unlink later.\n\nTo go ahead, send **/link confirm** within ${minutes(confirmWithinMs)}.`,
+  linkNothingPending: () =>
+    'There is nothing to confirm. Send /link CODE with the code from your other account first.',
+  linkAlready: () => 'This account is already linked to that person.',
+  linked: (issuedOn: string) => `Linked. This account and your ${issuedOn} account are now one person to me.`,
+} as const;

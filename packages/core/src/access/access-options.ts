@@ -1,0 +1,104 @@
+import { type Logger, silentLogger } from '@nexus/protocol';
+import type { AccessMemoryPort } from './access-decision.ts';
+import type { AccessStore } from './access-store.ts';
+import type { CodeAttemptLimits } from './code-attempts.ts';
+import { randomCode } from './random-code.ts';
+import type { BucketLimits } from './rate-limiter.ts';
+
+/**
+ * How a channel treats direct messages from people it does not know yet:
+ * `pairing` gives them a code for the owner to approve, `allowlist` answers only listed or approved
+ * people, `open` answers everyone, `disabled` answers no one.
+ */
+export type DirectMessagePolicy = 'pairing' | 'allowlist' | 'open' | 'disabled';
+
+export const DIRECT_MESSAGE_POLICIES: readonly DirectMessagePolicy[] = [
+  'pairing',
+  'allowlist',
+  'open',
+  'disabled',
+];
+
+export interface AccessRateLimits {
+  person: BucketLimits;
+  global: BucketLimits;
+  /** Channels whose messages skip the buckets (the gateway exempts its token-protected web chat). */
+  exemptChannels?: string[];
+}
+
+export interface AccessControlOptions {
+  store: AccessStore;
+  /** Per channel name; channels not listed use `defaultDirectMessagePolicy`. */
+  directMessagePolicies?: Record<string, DirectMessagePolicy>;
+  /** Default `pairing`. */
+  defaultDirectMessagePolicy?: DirectMessagePolicy;
+  /** Identities always allowed direct messages: `telegram:123456789`, or `telegram:*` for a whole channel. */
+  allowlist?: string[];
+  /** Groups the assistant answers in: `<channel>:<conversationId>`, `<channel>:*` or `*`. Default none. */
+  groupAllowlist?: string[];
+  /** Default: 10 at once and 10 a minute per person, 60 at once and 120 a minute overall. `false` turns limits off. */
+  rateLimits?: AccessRateLimits | false;
+  /** For `/memories` and `/forget-me`; without it they say memory is off. */
+  memory?: AccessMemoryPort;
+  /** Default 1 hour. */
+  pairingCodeTtlMs?: number;
+  /** Default 3. Further strangers are told to try later. */
+  maxPendingPairingPerChannel?: number;
+  /** How often one unapproved sender is told again. Default 5 minutes. */
+  noticeIntervalMs?: number;
+  /** How long a rejected sender is ignored before they may ask again. Default 24 hours. */
+  rejectedCooldownMs?: number;
+  /** How long a link code, and then its confirmation, stay valid. Default 10 minutes. */
+  linkCodeTtlMs?: number;
+  /** Wrong link codes per sender. Default 5 per hour, then locked for an hour. */
+  codeAttemptLimits?: CodeAttemptLimits;
+  /** Wrong link codes from everyone together. Default 50 per hour, then locked for an hour. */
+  globalCodeAttemptLimits?: CodeAttemptLimits;
+  /** How long `/forget-me` waits for `/forget-me confirm`. Default 5 minutes. */
+  forgetConfirmMs?: number;
+  now?: () => number;
+  generateCode?: () => string;
+  logger?: Logger;
+}
+
+export type ResolvedAccessOptions = Required<
+  Omit<AccessControlOptions, 'memory' | 'rateLimits' | 'directMessagePolicies'>
+> & {
+  memory?: AccessMemoryPort;
+  rateLimits: AccessRateLimits | false;
+  directMessagePolicies: Record<string, DirectMessagePolicy>;
+};
+
+const HOUR_MS = 60 * 60_000;
+
+export const DEFAULT_RATE_LIMITS: AccessRateLimits = {
+  person: { burst: 10, perMinute: 10 },
+  global: { burst: 60, perMinute: 120 },
+};
+
+export function resolveAccessOptions(options: AccessControlOptions): ResolvedAccessOptions {
+  return {
+    store: options.store,
+    directMessagePolicies: options.directMessagePolicies ?? {},
+    defaultDirectMessagePolicy: options.defaultDirectMessagePolicy ?? 'pairing',
+    allowlist: options.allowlist ?? [],
+    groupAllowlist: options.groupAllowlist ?? [],
+    rateLimits: options.rateLimits ?? DEFAULT_RATE_LIMITS,
+    ...(options.memory ? { memory: options.memory } : {}),
+    pairingCodeTtlMs: options.pairingCodeTtlMs ?? HOUR_MS,
+    maxPendingPairingPerChannel: options.maxPendingPairingPerChannel ?? 3,
+    noticeIntervalMs: options.noticeIntervalMs ?? 5 * 60_000,
+    rejectedCooldownMs: options.rejectedCooldownMs ?? 24 * HOUR_MS,
+    linkCodeTtlMs: options.linkCodeTtlMs ?? 10 * 60_000,
+    codeAttemptLimits: options.codeAttemptLimits ?? { maxFailures: 5, windowMs: HOUR_MS, lockoutMs: HOUR_MS },
+    globalCodeAttemptLimits: options.globalCodeAttemptLimits ?? {
+      maxFailures: 50,
+      windowMs: HOUR_MS,
+      lockoutMs: HOUR_MS,
+    },
+    forgetConfirmMs: options.forgetConfirmMs ?? 5 * 60_000,
+    now: options.now ?? Date.now,
+    generateCode: options.generateCode ?? randomCode,
+    logger: options.logger ?? silentLogger,
+  };
+}

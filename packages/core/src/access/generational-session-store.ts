@@ -1,0 +1,22 @@
+import type { SessionStore } from '../session-store.ts';
+import type { ConversationGenerations } from './conversation-generations.ts';
+
+/**
+ * A SessionStore whose history follows the conversation's generation: after `/new`, turns are
+ * read and written under `<key>#<generation>`, so the earlier ones stay stored but out of the prompt.
+ */
+export function withConversationGenerations(
+  store: SessionStore,
+  generations: ConversationGenerations,
+): SessionStore {
+  const keyOf = (conversationKey: string): string => {
+    const generation = generations.generation(conversationKey);
+    return generation === 0 ? conversationKey : `${conversationKey}#${generation}`;
+  };
+  return {
+    hasIntent: (options) => store.hasIntent(options),
+    appendTurn: (turn) => store.appendTurn({ ...turn, conversationKey: keyOf(turn.conversationKey) }),
+    history: (options) => store.history({ ...options, conversationKey: keyOf(options.conversationKey) }),
+    close: () => store.close(),
+  };
+}

@@ -1,0 +1,83 @@
+// Test-only: a real core with access control, the synthetic test channel and the scripted model.
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { createTestChannel, type TestChannel } from '@nexus/testkit/channel';
+import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
+import { createAgent } from '../../agent.ts';
+import { createNexusCore, type NexusCore } from '../../nexus-core.ts';
+import type { SessionStore } from '../../session-store.ts';
+import { createSqliteSessionStore } from '../../sqlite-session-store.ts';
+import { approximateTokenCounter } from '../../token-counter.ts';
+import { createAccessControl } from '../access-control.ts';
+import type { AccessMemoryPort } from '../access-decision.ts';
+import type { AccessControlOptions } from '../access-options.ts';
+import { type AccessStore, createAccessStore } from '../access-store.ts';
+
+export interface AccessCore {
+  core: NexusCore;
+  channel: TestChannel;
+  model: ScriptedModelServer;
+  store: AccessStore;
+  sessionStore: SessionStore;
+  /** The access control's clock; move it with `advance`. */
+  now(): number;
+  advance(ms: number): void;
+  close(): Promise<void>;
+}
+
+export async function startAccessCore(
+  options: Partial<Omit<AccessControlOptions, 'store'>> & { channelName?: string } = {},
+): Promise<AccessCore> {
+  let clock = Date.parse('2025-06-01T10:00:00Z');
+  const now = () => clock;
+  const model = await startScriptedModelServer();
+  const store = createAccessStore({ path: ':memory:', now });
+  const agent = createAgent({
+    model: createOpenAICompatible({ baseURL: model.baseUrl, name: 'scripted', apiKey: 'test' })(
+      'scripted-model',
+    ),
+  });
+  const sessionStore = createSqliteSessionStore({ path: ':memory:' });
+  const core = createNexusCore({
+    sessionStore,
+    agent,
+    tokenCounter: approximateTokenCounter,
+    access: createAccessControl({ ...options, store, now }),
+  });
+  const channel = createTestChannel({ name: options.channelName ?? 'test', now });
+  core.registerChannel(channel);
+  await channel.start({ sink: core.intake });
+  return {
+    core,
+    channel,
+    model,
+    store,
+    sessionStore,
+    now,
+    advance(ms) {
+      clock += ms;
+    },
+    async close() {
+      await core.shutdown({ deadlineMs: 1000 });
+      await channel.stop();
+      store.close();
+      await model.close();
+    },
+  };
+}
+
+/** A memory port over a plain array: enough for the commands, which only list and reset. */
+export function arrayMemory(entries: { userId: string; content: string }[]): AccessMemoryPort & {
+  entries: { userId: string; content: string }[];
+} {
+  return {
+    entries,
+    async list({ userId }) {
+      return entries.filter((entry) => entry.userId === userId);
+    },
+    async reset({ userId }) {
+      const before = entries.length;
+      entries.splice(0, entries.length, ...entries.filter((entry) => entry.userId !== userId));
+      return { deleted: before - entries.length };
+    },
+  };
+}
