@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { freePort } from '@nexus/testkit';
 import { startScriptedModelServer } from '@nexus/testkit/llm';
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { percentile, printTable, round } from './bench-stats.ts';
-import { freePort } from './free-port.ts';
 
 const { values } = parseArgs({
   options: {

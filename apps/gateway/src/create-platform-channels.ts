@@ -1,6 +1,15 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { ChannelAdapter, Logger } from '@nexus/protocol';
 import type { GatewayConfig } from './gateway-config.ts';
+
+export type HttpRoute = (request: IncomingMessage, response: ServerResponse) => void;
+
+export interface PlatformChannels {
+  channels: ChannelAdapter[];
+  /** POST routes a platform needs on the gateway's HTTP server (Telegram's webhook). */
+  postRoutes: Map<string, HttpRoute>;
+}
 
 /**
  * The chat platforms the configuration turns on. Each is optional: a token (or the WhatsApp
@@ -10,18 +19,27 @@ import type { GatewayConfig } from './gateway-config.ts';
 export async function createPlatformChannels(
   config: GatewayConfig,
   logger: Logger,
-): Promise<ChannelAdapter[]> {
+): Promise<PlatformChannels> {
   const channels: ChannelAdapter[] = [];
+  const postRoutes = new Map<string, HttpRoute>();
   if (config.telegram.botToken) {
     const { createFileUpdateStore, createTelegramChannel } = await import('@nexus/channel-telegram');
-    channels.push(
-      createTelegramChannel({
-        token: config.telegram.botToken,
-        ...(config.telegram.apiRoot ? { apiRoot: config.telegram.apiRoot } : {}),
-        updateStore: createFileUpdateStore({ path: join(config.dataDir, 'telegram-updates.json') }),
-        logger: logger.child({ channel: 'telegram' }),
-      }),
-    );
+    const webhook = config.telegram.webhookUrl
+      ? {
+          url: config.telegram.webhookUrl,
+          path: new URL(config.telegram.webhookUrl).pathname,
+          secretToken: config.telegram.webhookSecret!,
+        }
+      : undefined;
+    const telegram = createTelegramChannel({
+      token: config.telegram.botToken,
+      ...(config.telegram.apiRoot ? { apiRoot: config.telegram.apiRoot } : {}),
+      ...(webhook ? { mode: 'webhook' as const, webhook } : {}),
+      updateStore: createFileUpdateStore({ path: join(config.dataDir, 'telegram-updates.json') }),
+      logger: logger.child({ channel: 'telegram' }),
+    });
+    channels.push(telegram);
+    if (webhook) postRoutes.set(webhook.path, telegram.webhookHandler);
   }
   if (config.discord.botToken) {
     const { createDiscordChannel } = await import('@nexus/channel-discord');
@@ -43,5 +61,5 @@ export async function createPlatformChannels(
       }),
     );
   }
-  return channels;
+  return { channels, postRoutes };
 }

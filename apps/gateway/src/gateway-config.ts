@@ -18,7 +18,7 @@ export interface GatewayConfig {
     historyTokenBudget: number;
     shutdownDeadlineMs: number;
   };
-  telegram: { botToken?: string; apiRoot?: string };
+  telegram: { botToken?: string; apiRoot?: string; webhookUrl?: string; webhookSecret?: string };
   discord: { botToken?: string; apiUrl?: string };
   whatsapp: { enabled: boolean; pairingPhone?: string };
   /** Which parts run in this process; `worker` and `gateway` need `redis.url`. */

@@ -119,6 +119,16 @@ function rawValue(
 function crossFieldProblems(config: GatewayConfig): string[] {
   const { provider, baseUrl, apiKey, name } = config.model;
   const problems: string[] = [];
+  if (config.telegram.webhookUrl && !config.telegram.webhookSecret) {
+    problems.push(
+      'NEXUS_TELEGRAM_WEBHOOK_SECRET is required when NEXUS_TELEGRAM_WEBHOOK_URL is set; generate one with `openssl rand -hex 32`.',
+    );
+  }
+  if (config.telegram.webhookUrl && !config.telegram.botToken) {
+    problems.push(
+      'NEXUS_TELEGRAM_WEBHOOK_URL is set but NEXUS_TELEGRAM_BOT_TOKEN is not; set the bot token or unset the webhook URL.',
+    );
+  }
   if (!provider) {
     for (const [key, value] of [
       ['NEXUS_MODEL_BASE_URL', baseUrl],

@@ -1,3 +1,4 @@
+import { freePort } from '@nexus/testkit';
 import { type FakeDiscord, startFakeDiscord } from '@nexus/testkit/discord';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
@@ -52,5 +53,39 @@ describe('platform channels configured by settings', () => {
     };
     expect(ready.checks.telegram?.status).toBe('up');
     expect(ready.checks.discord?.status).toBe('up');
+  });
+});
+
+describe('Telegram in webhook mode', () => {
+  it('registers the webhook, takes updates on the gateway HTTP port and answers them', async () => {
+    const port = await freePort();
+    const webhookUrl = `http://127.0.0.1:${port}/telegram/webhook`;
+    const hooked = await startTestGateway({
+      modelBaseUrl: model.baseUrl,
+      env: {
+        NEXUS_PORT: String(port),
+        NEXUS_TELEGRAM_BOT_TOKEN: telegram.token,
+        NEXUS_TELEGRAM_API_ROOT: telegram.apiRoot,
+        NEXUS_TELEGRAM_WEBHOOK_URL: webhookUrl,
+        NEXUS_TELEGRAM_WEBHOOK_SECRET: 'webhook-secret-0123456789',
+      },
+    });
+    try {
+      await telegram.waitFor(() => telegram.calls('setWebhook').length > 0, { timeoutMs: 10_000 });
+      const refused = await fetch(webhookUrl, {
+        method: 'POST',
+        body: '{}',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(refused.status).toBe(401);
+      telegram.pushMessage({ chat: { id: 5151, type: 'private' }, text: 'hello by webhook' });
+      const sent = await telegram.waitFor(
+        () => telegram.botMessages(5151).find((message) => message.text.includes('Echo: hello by webhook')),
+        { timeoutMs: 15_000 },
+      );
+      expect(sent?.text).toContain('Echo: hello by webhook');
+    } finally {
+      await hooked.dispose();
+    }
   });
 });

@@ -204,6 +204,28 @@ export const SETTINGS: readonly SettingDefinition[] = [
     hint: 'use a URL without a trailing slash, e.g. http://127.0.0.1:8081',
   },
   {
+    env: 'NEXUS_TELEGRAM_WEBHOOK_URL',
+    path: 'telegram.webhookUrl',
+    schema: z
+      .url()
+      .refine(
+        (value) => value.startsWith('https://') || /^http:\/\/(127\.0\.0\.1|localhost)[:/]/.test(value),
+        'Telegram only delivers webhooks to https URLs',
+      ),
+    description:
+      'Public HTTPS URL Telegram should POST updates to (webhook mode). Its path is served by the gateway; unset: long polling.',
+    hint: 'use the public https URL that reaches this gateway, e.g. https://bot.example.com/telegram/webhook',
+  },
+  {
+    env: 'NEXUS_TELEGRAM_WEBHOOK_SECRET',
+    path: 'telegram.webhookSecret',
+    schema: z.string().regex(/^[A-Za-z0-9_-]{16,256}$/, 'expected 16–256 letters, digits, _ or -'),
+    description:
+      'Secret Telegram sends with every webhook request; requests without it are refused. Required in webhook mode.',
+    hint: 'generate one, e.g. `openssl rand -hex 32`',
+    secret: true,
+  },
+  {
     env: 'NEXUS_DISCORD_BOT_TOKEN',
     path: 'discord.botToken',
     schema: z.string().min(20),

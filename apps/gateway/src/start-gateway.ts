@@ -81,7 +81,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     logger,
   });
   core.registerChannel(web);
-  const platformChannels = await createPlatformChannels(config, logger);
+  const { channels: platformChannels, postRoutes } = await createPlatformChannels(config, logger);
   for (const channel of platformChannels) core.registerChannel(channel);
 
   let stopping = false;
@@ -117,7 +117,12 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   });
   // A plain GET on the socket path lets the web client check its token before upgrading.
   const server = createServer((request, response) => {
-    if (!web.handleRequest(request, response)) handleHttp(request, response);
+    const postRoute =
+      request.method === 'POST'
+        ? postRoutes.get(new URL(request.url ?? '/', 'http://x').pathname)
+        : undefined;
+    if (postRoute) postRoute(request, response);
+    else if (!web.handleRequest(request, response)) handleHttp(request, response);
   });
   server.on('upgrade', (request, socket, head) => {
     socket.on('error', () => socket.destroy());
