@@ -11,12 +11,22 @@ export interface GatewayConfig {
     systemPrompt: string;
     maxSteps: number;
     timeoutMs: number;
+    tools: boolean;
   };
   core: {
     maxConcurrentTurns: number;
     maxQueuedPerConversation: number;
     historyTokenBudget: number;
     shutdownDeadlineMs: number;
+  };
+  memory: {
+    mode: 'in-process' | 'http';
+    url?: string;
+    apiKey?: string;
+    extraction: boolean;
+    contextBudgetMs: number;
+    extractionModel?: string;
+    summaryIdleMs: number;
   };
   telegram: { botToken?: string; apiRoot?: string; webhookUrl?: string; webhookSecret?: string };
   discord: { botToken?: string; apiUrl?: string };

@@ -119,6 +119,11 @@ function rawValue(
 function crossFieldProblems(config: GatewayConfig): string[] {
   const { provider, baseUrl, apiKey, name } = config.model;
   const problems: string[] = [];
+  if (config.memory.mode === 'http' && (!config.memory.url || !config.memory.apiKey)) {
+    problems.push(
+      'NEXUS_MEMORY_URL and NEXUS_MEMORY_API_KEY are required when NEXUS_MEMORY_MODE=http; set both, or use NEXUS_MEMORY_MODE=in-process.',
+    );
+  }
   if (config.telegram.webhookUrl && !config.telegram.webhookSecret) {
     problems.push(
       'NEXUS_TELEGRAM_WEBHOOK_SECRET is required when NEXUS_TELEGRAM_WEBHOOK_URL is set; generate one with `openssl rand -hex 32`.',

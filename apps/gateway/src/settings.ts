@@ -187,6 +187,75 @@ export const SETTINGS: readonly SettingDefinition[] = [
     hint: 'set it to a positive number of milliseconds such as 8000',
   },
   {
+    env: 'NEXUS_MODEL_TOOLS',
+    path: 'model.tools',
+    schema: booleanText,
+    defaultValue: true,
+    description:
+      'Give the model its tools: `remember`, `recall`, `forget` (memory of the person speaking) and `delegate` (subagents). Turn off for models without tool calling.',
+    hint: 'use true or false',
+  },
+  {
+    env: 'NEXUS_MEMORY_MODE',
+    path: 'memory.mode',
+    schema: z.enum(['in-process', 'http']),
+    defaultValue: 'in-process',
+    description:
+      'Where memory lives: `in-process` (SQLite in `<dataDir>/memory.sqlite`) or `http` (a separate memory service at `NEXUS_MEMORY_URL`).',
+    hint: 'use in-process or http',
+  },
+  {
+    env: 'NEXUS_MEMORY_URL',
+    path: 'memory.url',
+    schema: z.url(),
+    description: 'Base URL of the memory service when `NEXUS_MEMORY_MODE=http`, e.g. `http://memory:7400`.',
+    hint: 'use a full URL such as http://127.0.0.1:7400',
+  },
+  {
+    env: 'NEXUS_MEMORY_API_KEY',
+    path: 'memory.apiKey',
+    schema: z.string().min(16),
+    description:
+      'API key sent to the memory service (`X-API-Key`) when `NEXUS_MEMORY_MODE=http`. Also read from `NEXUS_MEMORY_API_KEY_FILE`.',
+    hint: 'use the key the memory service was started with (at least 16 characters)',
+    secret: true,
+  },
+  {
+    env: 'NEXUS_MEMORY_EXTRACTION',
+    path: 'memory.extraction',
+    schema: booleanText,
+    defaultValue: true,
+    description:
+      'Learn from conversations: after each reply a background job stores lasting facts about the person (and corrects outdated ones). Off: memory changes only through the `remember` and `forget` tools.',
+    hint: 'use true or false',
+  },
+  {
+    env: 'NEXUS_MEMORY_CONTEXT_BUDGET_MS',
+    path: 'memory.contextBudgetMs',
+    schema: z.coerce.number().int().min(50).max(30_000),
+    defaultValue: 2000,
+    description:
+      'Longest wait for memory before a reply; what answered by then is used, a slow or dead memory service never blocks the reply.',
+    hint: 'set it to milliseconds between 50 and 30000, e.g. 2000',
+  },
+  {
+    env: 'NEXUS_EXTRACTION_MODEL',
+    path: 'memory.extractionModel',
+    schema: z.string().min(1),
+    description:
+      'Model id (same provider) that extracts memories and writes conversation summaries after replies; a cheaper one is usually enough. Default: `NEXUS_MODEL`.',
+    hint: 'set it to a model id your provider serves, e.g. gpt-4o-mini',
+  },
+  {
+    env: 'NEXUS_SESSION_SUMMARY_IDLE_MS',
+    path: 'memory.summaryIdleMs',
+    schema: z.coerce.number().int().min(0),
+    defaultValue: 1_800_000,
+    description:
+      'A direct conversation quiet for this long is summarised into memory, so it picks up again after a gap; 0 turns summaries off.',
+    hint: 'set it to milliseconds, e.g. 1800000 for 30 minutes, or 0',
+  },
+  {
     env: 'NEXUS_TELEGRAM_BOT_TOKEN',
     path: 'telegram.botToken',
     schema: z.string().regex(/^\d+:[A-Za-z0-9_-]+$/, 'expected a bot token such as 123456:ABC-DEF…'),

@@ -6,12 +6,14 @@ import { fileURLToPath } from 'node:url';
 import { createWebSocketChannel } from '@nexus/channel-websocket';
 import { createAgent, createNexusCore, createSqliteSessionStore, type NexusCore } from '@nexus/core';
 import { type Logger, silentLogger } from '@nexus/protocol';
+import { createGatewayMemory } from './create-gateway-memory.ts';
 import { createLanguageModel, NOT_CONFIGURED_MESSAGE } from './create-language-model.ts';
 import { createPlatformChannels } from './create-platform-channels.ts';
 import type { GatewayConfig } from './gateway-config.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
 import { createHttpHandler, type Readiness } from './http-handler.ts';
 import { isAllowedOrigin } from './is-same-origin.ts';
+import { MemoryMetrics } from './memory-metrics.ts';
 import { loadStaticFiles } from './static-files.ts';
 import { loadOrCreateWebToken } from './web-token.ts';
 
@@ -52,6 +54,12 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
 
   const metrics = new GatewayMetrics();
   const sessionStore = createSqliteSessionStore({ path: join(config.dataDir, 'sessions.sqlite') });
+  const memory = await createGatewayMemory({
+    config,
+    logger,
+    model,
+    metrics: new MemoryMetrics(metrics.registry),
+  });
   const agent = createAgent({
     ...(model ? { model } : {}),
     systemPrompt: config.model.systemPrompt,
@@ -68,7 +76,11 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     maxQueuedPerConversation: config.core.maxQueuedPerConversation,
     historyTokenBudget: config.core.historyTokenBudget,
     onTurnFinished: (report) => metrics.observeTurn(report),
+    tokenCounter: memory.tokenCounter,
+    memory: memory.coreOptions,
+    ...(config.model.tools && model ? { subagents: {} } : {}),
   });
+  memory.startWorkers({ sessionStore });
   const web = createWebSocketChannel({
     token,
     maxPayloadBytes: config.web.maxPayloadBytes,
@@ -164,7 +176,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const close = () => {
     closing ??= (async () => {
       stopping = true;
+      const memoryWorkersStopped = memory.stopWorkers();
       await core.shutdown({ deadlineMs: config.core.shutdownDeadlineMs });
+      await memoryWorkersStopped;
+      await memory.close();
       await Promise.race([
         platformStarts,
         new Promise((resolveWait) => setTimeout(resolveWait, 2000).unref()),

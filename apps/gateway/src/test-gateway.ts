@@ -23,6 +23,8 @@ export async function startTestGateway(
       NEXUS_DATA_DIR: dataDir,
       NEXUS_WEB_MESSAGES_PER_MINUTE: '100000',
       NEXUS_LOG_LEVEL: 'silent',
+      // Extraction would send its own requests to the shared scripted model; memory tests turn it on.
+      NEXUS_MEMORY_EXTRACTION: 'false',
       ...modelEnv,
       ...options.env,
     },

@@ -37,10 +37,7 @@ export interface MemoryStepOptions {
   onSlow?: () => void;
   tokenBudget: number;
   limit: number;
-  /**
-   * First turn of a conversation (or the first after a long gap): also load the person's
-   * standing facts, whatever the message says, so a returning person is recognised at once.
-   */
+  /** Also load the person's standing facts (preferences first), whatever the message says. */
   includeProfile: boolean;
   /** Resumed after a gap: load the stored summary of this conversation. */
   includeSessionSummary: boolean;

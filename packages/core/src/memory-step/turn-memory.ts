@@ -21,13 +21,19 @@ export interface TurnMemoryOptions {
   tokenBudget?: number;
   /** Memories considered for the context. Default 20. */
   limit?: number;
-  /** Extra tokens for the person's standing facts at the start of a conversation. Default 400. */
+  /**
+   * Extra tokens for the person's standing facts (preferences first), added to every turn whatever
+   * the message says, so a returning person is recognised from the first reply. Default 400.
+   */
   profileTokenBudget?: number;
+  /** Standing facts at most; 0 turns them off. Default 10. */
   profileLimit?: number;
   /** A direct conversation quiet for this long is summarised; 0 turns summaries off. Default 30 min. */
   summaryIdleMs?: number;
   /** `remember`, `recall`, `forget` for the agent. Default true. */
   tools?: boolean;
+  /** A `memory.extract` job after each answered turn. Default true. */
+  extraction?: boolean;
   /** Called once per turn with what the memory step did (metrics). */
   onMemoryStep?: (report: MemoryStepReport & { channel: string }) => void;
 }
@@ -48,6 +54,7 @@ export function resolveTurnMemory(options: TurnMemoryOptions): TurnMemory {
     profileLimit: 10,
     summaryIdleMs: 30 * 60_000,
     tools: true,
+    extraction: true,
     ...definedOnly(options),
   } as TurnMemory;
 }
@@ -57,8 +64,8 @@ function definedOnly<T extends object>(value: T): Partial<T> {
 }
 
 /**
- * The memory block of one turn. A person's first turn in a conversation, or the first after a
- * quiet period, also gets their standing facts; a resumed conversation gets its stored summary.
+ * The memory block of one turn: what matches the message, the person's standing facts, and, when
+ * the conversation resumes after a quiet period, its stored summary.
  */
 export async function loadTurnMemory(options: {
   memory: TurnMemory;
@@ -77,8 +84,6 @@ export async function loadTurnMemory(options: {
     lastTurnAt !== undefined &&
     memory.summaryIdleMs > 0 &&
     options.now() - lastTurnAt >= memory.summaryIdleMs;
-  // In a group, someone's first message still counts as their start of the conversation.
-  const spokeBefore = options.turns.some((turn) => turn.userId === intent.userId);
   const result = await runMemoryStep({
     memory: memory.port,
     userId: intent.userId,
@@ -89,7 +94,7 @@ export async function loadTurnMemory(options: {
     onSlow: options.onSlow,
     tokenBudget: memory.tokenBudget,
     limit: memory.limit,
-    includeProfile: !spokeBefore || resumed,
+    includeProfile: memory.profileLimit > 0 && memory.profileTokenBudget > 0,
     includeSessionSummary: resumed,
     profileTokenBudget: memory.profileTokenBudget,
     profileLimit: memory.profileLimit,
@@ -121,23 +126,26 @@ export async function enqueueAfterTurn(options: {
   const queue = memory.jobQueue;
   if (!queue) return;
   const abortSignal = AbortSignal.timeout(5_000);
-  const jobs: Promise<unknown>[] = [
-    enqueueMemoryExtraction({
-      queue,
-      abortSignal,
-      payload: {
-        userId: intent.userId,
-        sessionId: options.conversationKey,
-        channel: intent.channel,
-        conversationId: intent.conversation.id,
-        conversationKind: intent.conversation.kind,
-        intentId: intent.id,
-        userText: intent.text,
-        replyText: options.replyText,
-        occurredAt: intent.receivedAt,
-      },
-    }),
-  ];
+  const jobs: Promise<unknown>[] = [];
+  if (memory.extraction) {
+    jobs.push(
+      enqueueMemoryExtraction({
+        queue,
+        abortSignal,
+        payload: {
+          userId: intent.userId,
+          sessionId: options.conversationKey,
+          channel: intent.channel,
+          conversationId: intent.conversation.id,
+          conversationKind: intent.conversation.kind,
+          intentId: intent.id,
+          userText: intent.text,
+          replyText: options.replyText,
+          occurredAt: intent.receivedAt,
+        },
+      }),
+    );
+  }
   // Group chats are not summarised: a summary would carry other people's words into one person's memory.
   if (memory.summaryIdleMs > 0 && intent.conversation.kind === 'direct') {
     jobs.push(

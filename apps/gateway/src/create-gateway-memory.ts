@@ -1,0 +1,161 @@
+import { join } from 'node:path';
+import {
+  createSqliteJobQueue,
+  loadTokenCounter,
+  type MemoryPort,
+  type SessionStore,
+  startMemoryExtractionWorker,
+  startSessionSummaryWorker,
+  type TokenCounter,
+  type TurnMemoryOptions,
+} from '@nexus/core';
+import { createMemoryClient, createSqliteMemoryStore, type MemoryApi, MemoryService } from '@nexus/memory';
+import type { JobProcessor, JobQueue, Logger } from '@nexus/protocol';
+import type { LanguageModel } from 'ai';
+import { createLanguageModel } from './create-language-model.ts';
+import type { GatewayConfig } from './gateway-config.ts';
+import type { MemoryMetrics } from './memory-metrics.ts';
+
+export interface GatewayMemory {
+  /** The memory service, in process or over HTTP; core sees only the `MemoryPort` part of it. */
+  service: MemoryApi;
+  /** What `createNexusCore` takes as `memory`. */
+  coreOptions: TurnMemoryOptions;
+  /** The one tokenizer of the process, shared by history and memory. */
+  tokenCounter: TokenCounter;
+  jobQueue: JobQueue;
+  /** Starts extraction (concurrency 2) and session summaries in this process. */
+  startWorkers(options: { sessionStore: SessionStore }): void;
+  /** Lets running memory jobs finish within a few seconds, or hands them back for the next start. */
+  stopWorkers(): Promise<void>;
+  /** Stops the workers, then closes the queue (when created here) and the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Memory for the gateway: the in-process service on `<dataDir>/memory.sqlite` or the HTTP client
+ * of a separate memory service, the job queue (embedded SQLite in `<dataDir>/jobs.sqlite` unless
+ * one is passed in), and the extraction model (`NEXUS_EXTRACTION_MODEL`, else the chat model).
+ */
+export async function createGatewayMemory(options: {
+  config: GatewayConfig;
+  logger: Logger;
+  /** The chat model; without one there is nothing to extract with. */
+  model: LanguageModel | undefined;
+  jobQueue?: JobQueue;
+  metrics?: MemoryMetrics;
+  fetch?: typeof globalThis.fetch;
+}): Promise<GatewayMemory> {
+  const { config, logger } = options;
+  const settings = config.memory;
+  const memoryLogger = logger.child({ component: 'memory' });
+  const tokenCounter = await loadTokenCounter();
+  let service: MemoryApi;
+  let closeStore = async () => {};
+  if (settings.mode === 'http') {
+    service = createMemoryClient({
+      baseUrl: settings.url!,
+      apiKey: settings.apiKey!,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    service
+      .health({ abortSignal: AbortSignal.timeout(settings.contextBudgetMs) })
+      .then((health) =>
+        memoryLogger.info(
+          { url: settings.url, search: health.search, embedder: health.embedder ?? null },
+          health.search === 'lexical'
+            ? 'memory service reachable; no embedder configured there, search is lexical only'
+            : 'memory service reachable',
+        ),
+      )
+      .catch((error: unknown) =>
+        memoryLogger.warn(
+          { url: settings.url, error: error instanceof Error ? error.message : String(error) },
+          'memory service not reachable at startup; replies go on without memory until it is',
+        ),
+      );
+  } else {
+    const store = createSqliteMemoryStore({ path: join(config.dataDir, 'memory.sqlite') });
+    // No embedder is configured yet: MemoryService logs that search is lexical only.
+    service = new MemoryService({
+      store,
+      logger: memoryLogger,
+      // Scopes that outlive most of the budget are dropped inside, so the step returns partial results in time.
+      scopeTimeoutMs: Math.max(25, Math.floor(settings.contextBudgetMs * 0.75)),
+      ...(tokenCounter.exact
+        ? { tokenCounter: { name: 'o200k_base', count: (text: string) => tokenCounter.count(text) } }
+        : {}),
+    });
+    closeStore = () => store.close();
+  }
+  const port: MemoryPort = service;
+  const ownsQueue = options.jobQueue === undefined;
+  const jobQueue =
+    options.jobQueue ?? createSqliteJobQueue({ path: join(config.dataDir, 'jobs.sqlite'), logger });
+  const extractionModel =
+    options.model && config.memory.extractionModel
+      ? createLanguageModel({ ...config.model, name: config.memory.extractionModel }, options)
+      : options.model;
+  const processors: JobProcessor[] = [];
+  const stopWorkers = () =>
+    Promise.all(processors.splice(0).map((processor) => processor.stop({ timeoutMs: 5_000 }))).then(() => {});
+
+  return {
+    service,
+    jobQueue,
+    tokenCounter,
+    coreOptions: {
+      port,
+      jobQueue,
+      budgetMs: settings.contextBudgetMs,
+      extraction: settings.extraction,
+      summaryIdleMs: settings.summaryIdleMs,
+      tools: config.model.tools,
+      ...(options.metrics ? { onMemoryStep: (report) => options.metrics?.observeMemoryStep(report) } : {}),
+    },
+    startWorkers({ sessionStore }) {
+      if (!extractionModel) {
+        memoryLogger.warn({}, 'no model configured: no memory extraction, no conversation summaries');
+        return;
+      }
+      if (settings.extraction)
+        processors.push(
+          startMemoryExtractionWorker({
+            queue: jobQueue,
+            memory: port,
+            model: extractionModel,
+            concurrency: 2,
+            logger,
+            ...(options.metrics
+              ? { onExtracted: (report) => options.metrics?.observeExtraction(report) }
+              : {}),
+          }),
+        );
+      if (settings.summaryIdleMs > 0)
+        processors.push(
+          startSessionSummaryWorker({
+            queue: jobQueue,
+            memory: port,
+            model: extractionModel,
+            sessionStore,
+            logger,
+          }),
+        );
+      memoryLogger.info(
+        {
+          mode: settings.mode,
+          extraction: settings.extraction,
+          summaryIdleMs: settings.summaryIdleMs,
+          model: config.memory.extractionModel ?? config.model.name,
+        },
+        'memory workers running',
+      );
+    },
+    stopWorkers,
+    async close() {
+      await stopWorkers();
+      if (ownsQueue) await jobQueue.close({ timeoutMs: 1_000 });
+      await closeStore();
+    },
+  };
+}
