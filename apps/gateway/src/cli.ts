@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { ADMIN_USAGE, isAdminCommand, runAdminCommand } from './commands/run-admin-command.ts';
 import { createLogger } from './create-logger.ts';
 import { ConfigError, loadConfig } from './load-config.ts';
 import { SETTINGS } from './settings.ts';
@@ -10,6 +11,7 @@ const USAGE = `Usage: nexus <command> [options]
 Commands:
   start            Run the gateway (web chat on http://127.0.0.1:8787 by default)
   config check     Validate the configuration and print what is wrong, key by key
+${ADMIN_USAGE}
   help             Show this help
 
 Options:
@@ -39,6 +41,13 @@ async function main(argv: string[]): Promise<number> {
   const env = { ...process.env };
   if (values.port) env.NEXUS_PORT = values.port;
   if (values.host) env.NEXUS_HOST = values.host;
+
+  if (isAdminCommand(positionals[0])) {
+    return runAdminCommand({
+      args: positionals,
+      config: { env, ...(values.config ? { configFile: values.config } : {}) },
+    });
+  }
 
   let config: ReturnType<typeof loadConfig>;
   try {

@@ -35,5 +35,21 @@ export interface GatewayConfig {
   role: 'all' | 'gateway' | 'worker';
   redis: { url?: string; prefix: string };
   worker: { concurrency: number; jobLockMs: number; stalledCheckMs: number };
+  /** People, pairing and rate limits; see the `NEXUS_*_DM_POLICY` and rate-limit settings. */
+  access: {
+    dmPolicy: Record<
+      'web' | 'telegram' | 'discord' | 'whatsapp',
+      'pairing' | 'allowlist' | 'open' | 'disabled'
+    >;
+    allowlist?: string[];
+    groupAllowlist?: string[];
+    rateLimit: {
+      personPerMinute: number;
+      personBurst: number;
+      globalPerMinute: number;
+      globalBurst: number;
+      web: boolean;
+    };
+  };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; pretty?: boolean };
 }

@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { createWebSocketChannel } from '@nexus/channel-websocket';
 import { createAgent, createNexusCore, createSqliteSessionStore, type NexusCore } from '@nexus/core';
 import { type Logger, silentLogger } from '@nexus/protocol';
+import { createGatewayAccess, openAccessStore } from './commands/create-gateway-access.ts';
+import { createPairingApi } from './commands/pairing-api.ts';
 import { createGatewayMemory } from './create-gateway-memory.ts';
 import { createLanguageModel, NOT_CONFIGURED_MESSAGE } from './create-language-model.ts';
 import { createPlatformChannels } from './create-platform-channels.ts';
@@ -68,8 +70,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     notConfiguredMessage: NOT_CONFIGURED_MESSAGE,
     logger,
   });
+  const accessStore = openAccessStore(config.dataDir);
   const core = createNexusCore({
     sessionStore,
+    access: createGatewayAccess({ config, store: accessStore, logger, memory: memory.service }),
     agent,
     logger,
     maxConcurrentTurns: config.core.maxConcurrentTurns,
@@ -128,7 +132,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     },
   });
   // A plain GET on the socket path lets the web client check its token before upgrading.
+  const pairingApi = createPairingApi({ store: accessStore, token, logger });
   const server = createServer((request, response) => {
+    if (pairingApi(request, response)) return;
     const postRoute =
       request.method === 'POST'
         ? postRoutes.get(new URL(request.url ?? '/', 'http://x').pathname)
@@ -193,6 +199,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), 1000).unref();
       });
+      accessStore.close();
       logger.info({}, 'nexus gateway stopped');
     })();
     return closing;

@@ -131,12 +131,7 @@ function pairing(
     if (store.pairing.countPending({ channel: sender.channel }) >= options.maxPendingPairingPerChannel) {
       return notice(throttle, intent, senderKey, ACCESS_MESSAGES.pairingBusy());
     }
-    request = store.pairing.create({
-      ...sender,
-      code: options.generateCode(),
-      ttlMs: options.pairingCodeTtlMs,
-      ...(intent.sender.displayName === undefined ? {} : { displayName: intent.sender.displayName }),
-    });
+    request = createPairingRequest(options, intent, sender);
     options.logger.info(
       { sender: senderKey, code: request.code },
       `pairing requested: approve with \`nexus pairing approve ${request.code}\``,
@@ -150,6 +145,22 @@ function pairing(
     senderKey,
     ACCESS_MESSAGES.pairing(request.code, request.expiresAt - now()),
   );
+}
+
+function createPairingRequest(options: ResolvedAccessOptions, intent: Intent, sender: IdentityRef) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return options.store.pairing.create({
+        ...sender,
+        code: options.generateCode(),
+        ttlMs: options.pairingCodeTtlMs,
+        ...(intent.sender.displayName === undefined ? {} : { displayName: intent.sender.displayName }),
+      });
+    } catch (error) {
+      // A code already in use: draw again, but never loop forever on a broken store.
+      if (attempt >= 2) throw error;
+    }
+  }
 }
 
 /** Tells the sender once per interval; in between the message is refused quietly (no bot spam). */

@@ -56,6 +56,13 @@ describe('identities', () => {
     });
     expect(linked.approved).toBe(true);
     expect(store.identities.unlink({ channel: 'discord', platformId: '2' }).approved).toBe(false);
+
+    // Linking an approved account into an unapproved person carries the approval over.
+    const phone = store.identities.ensure({ channel: 'web', platformId: 'phone' });
+    expect(phone.approved).toBe(false);
+    store.identities.link({ identity: { channel: 'telegram', platformId: '1' }, toUserId: phone.userId });
+    expect(store.identities.find({ channel: 'web', platformId: 'phone' })?.approved).toBe(true);
+    expect(store.identities.find({ channel: 'telegram', platformId: '1' })?.approved).toBe(true);
   });
 
   it('is shared by two connections to one file, as the CLI and the gateway share it', () => {

@@ -38,6 +38,7 @@ export interface IdentityStore {
   /**
    * Moves the identity, with every identity of its current person, into the person `toUserId`.
    * Nothing is deleted: the moved person's own data stays under its id and is theirs again on unlink.
+   * An approved moving person makes the joined person approved.
    */
   link(options: { identity: IdentityRef; toUserId: string }): Identity;
   /** Returns the identity to the person it started as. */
@@ -152,6 +153,11 @@ export function createIdentityStore(database: DatabaseSync, now: () => number): 
           });
         }
         movePerson.run(toUserId, moving.userId);
+        // Whoever was approved stays approved: linking must never lock an approved account out.
+        if (moving.approved) {
+          const movingPerson = personStatement.get(moving.userId) as PersonRow | undefined;
+          approveStatement.run(now(), movingPerson?.approved_by ?? 'link', toUserId);
+        }
         return require(identity);
       });
     },

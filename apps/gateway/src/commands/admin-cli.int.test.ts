@@ -1,0 +1,242 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type AccessStore, createAccessStore } from '@nexus/core';
+import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
+import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
+import { WebChatClient } from '@nexus/testkit/web-chat';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestGateway } from '../test-gateway.ts';
+
+/** A port nothing listens on (taken, then released). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url));
+
+let dataDir: string;
+let store: AccessStore;
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `nexus <args>` as its own process, as the owner would from a shell. */
+function nexus(args: string[], env: Record<string, string> = {}, directory = dataDir): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { PATH: process.env.PATH ?? '', NEXUS_DATA_DIR: directory, ...env }, timeout: 20_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'nexus-cli-'));
+  store = createAccessStore({ path: join(dataDir, 'access.sqlite') });
+});
+afterEach(async () => {
+  store.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('nexus pairing', () => {
+  it('lists pending requests, approves one by code and rejects another', async () => {
+    store.pairing.create({
+      channel: 'telegram',
+      platformId: '1001',
+      displayName: 'Ann',
+      code: 'ABCD2345',
+      ttlMs: 3_600_000,
+    });
+    store.pairing.create({ channel: 'discord', platformId: '2002', code: 'WXYZ6789', ttlMs: 3_600_000 });
+
+    const listed = await nexus(['pairing', 'list']);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/ABCD2345\s+telegram\s+1001\s+Ann\s+60 minutes/);
+    expect(listed.stdout).toMatch(/WXYZ6789\s+discord\s+2002/);
+
+    const approved = await nexus(['pairing', 'approve', 'abcd-2345']);
+    expect(approved).toMatchObject({ code: 0, stderr: '' });
+    expect(approved.stdout).toMatch(/Approved telegram:1001 \(Ann\)/);
+    expect(store.identities.find({ channel: 'telegram', platformId: '1001' })?.approved).toBe(true);
+
+    const rejected = await nexus(['pairing', 'reject', 'WXYZ6789']);
+    expect(rejected.code).toBe(0);
+    expect(store.pairing.lastRejectedAt({ channel: 'discord', platformId: '2002' })).toBeDefined();
+    expect(store.identities.find({ channel: 'discord', platformId: '2002' })).toBeUndefined();
+
+    const [again, empty, usage] = await Promise.all([
+      nexus(['pairing', 'approve', 'WXYZ6789']),
+      nexus(['pairing', 'list']),
+      nexus(['pairing', 'approve']),
+    ]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/No pending pairing request has the code WXYZ6789; `nexus pairing list`/);
+    expect(empty.stdout).toBe('No pending pairing requests.\n');
+    expect(usage.code).toBe(64);
+  });
+});
+
+describe('nexus users', () => {
+  it('lists people, links an identity to another person and unlinks it again', async () => {
+    store.identities.ensure({ channel: 'web', platformId: 'laptop' });
+    store.identities.ensure({ channel: 'telegram', platformId: '1001', displayName: 'Ann' });
+
+    const linked = await nexus(['users', 'link', 'telegram:1001', 'web:laptop']);
+    expect(linked).toMatchObject({ code: 0, stderr: '' });
+    expect(store.identities.find({ channel: 'telegram', platformId: '1001' })?.userId).toBe('web:laptop');
+
+    const listed = await nexus(['users', 'list']);
+    expect(listed.stdout).toMatch(/web:laptop\s+no\s+telegram:1001\s+Ann\s+linked/);
+
+    const unlinked = await nexus(['users', 'unlink', 'telegram:1001']);
+    expect(unlinked.stdout).toMatch(/it is person telegram:1001 again/);
+    expect(store.identities.find({ channel: 'telegram', platformId: '1001' })?.userId).toBe('telegram:1001');
+
+    const [wrong, usage, unknown] = await Promise.all([
+      nexus(['users', 'unlink', 'web:laptop']),
+      nexus(['users', 'link', 'telegram']),
+      nexus(['users', 'link', 'slack:1', 'web:laptop']),
+    ]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/not linked to anyone/);
+    expect(usage.code).toBe(64);
+    expect(unknown.stderr).toMatch(/No identity slack:1 is known/);
+  });
+});
+
+describe('while the gateway runs', () => {
+  let model: ScriptedModelServer;
+  beforeAll(async () => {
+    model = await startScriptedModelServer();
+  });
+  afterAll(async () => {
+    await model.close();
+  });
+
+  it('an approval from the CLI lets the waiting sender in on their next message', async () => {
+    const gateway = await startTestGateway({
+      modelBaseUrl: model.baseUrl,
+      env: { NEXUS_WEB_DM_POLICY: 'pairing' },
+    });
+    const client = await WebChatClient.connect({
+      url: gateway.url,
+      token: gateway.token,
+      clientId: 'new-phone',
+    });
+    try {
+      const notice = await client.ask('chat', 'hello');
+      const code = /\*\*([A-Z0-9]{8})\*\*/.exec(notice.text ?? '')?.[1] ?? 'none';
+      expect((await nexus(['pairing', 'list'], {}, gateway.config.dataDir)).stdout).toContain(code);
+      expect((await nexus(['pairing', 'approve', code], {}, gateway.config.dataDir)).code).toBe(0);
+      expect((await client.ask('chat', 'am I in?')).text).toBe('Echo: am I in?');
+      expect(model.chatRequests().some((request) => JSON.stringify(request.body).includes('"hello"'))).toBe(
+        false,
+      );
+    } finally {
+      await client.close();
+      await gateway.dispose();
+    }
+  });
+});
+
+describe('nexus doctor', () => {
+  let model: ScriptedModelServer;
+  let telegram: FakeTelegram;
+  beforeAll(async () => {
+    model = await startScriptedModelServer({ models: ['scripted'] });
+    telegram = await startFakeTelegram();
+  });
+  afterAll(async () => {
+    await Promise.all([model.close(), telegram.close()]);
+  });
+
+  it('says everything is fine when it is', async () => {
+    store.pairing.create({ channel: 'telegram', platformId: '5', code: 'PQRS2345', ttlMs: 3_600_000 });
+    const result = await nexus(['doctor'], {
+      NEXUS_MODEL_PROVIDER: 'openai-compatible',
+      NEXUS_MODEL_BASE_URL: model.baseUrl,
+      NEXUS_MODEL: 'scripted',
+      NEXUS_TELEGRAM_BOT_TOKEN: telegram.token,
+      NEXUS_TELEGRAM_API_ROOT: telegram.apiRoot,
+      NEXUS_REDIS_URL: 'redis://127.0.0.1:6379',
+    });
+    expect(result.stdout).toContain('✓ config: valid');
+    expect(result.stdout).toMatch(/✓ store .*access\.sqlite: readable, intact \(schema 1\)/);
+    expect(result.stdout).toMatch(
+      /! access: 1 pairing request waiting for you\n {4}fix: see them with `nexus pairing list`/,
+    );
+    expect(result.stdout).toContain('✓ queue: Redis at 127.0.0.1:6379 answers');
+    expect(result.stdout).toContain(
+      `✓ model: openai-compatible at ${model.baseUrl} is reachable and serves "scripted"`,
+    );
+    expect(result.stdout).toContain('✓ telegram: token accepted (bot @nexus_test_bot)');
+    expect(result.stdout).toContain('✓ access telegram: direct messages: pairing');
+    expect(result.code).toBe(0);
+  });
+
+  it('names each problem and its fix, and exits 1', async () => {
+    const result = await nexus(['doctor'], {
+      NEXUS_MODEL_PROVIDER: 'openai-compatible',
+      NEXUS_MODEL_BASE_URL: model.baseUrl,
+      NEXUS_MODEL: 'llama-that-is-not-there',
+      NEXUS_TELEGRAM_BOT_TOKEN: '123:wrong-token',
+      NEXUS_TELEGRAM_API_ROOT: telegram.apiRoot,
+      NEXUS_TELEGRAM_DM_POLICY: 'open',
+      NEXUS_REDIS_URL: 'redis://127.0.0.1:1',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /✗ model: .* does not serve "llama-that-is-not-there" \(it lists scripted\)\n {4}fix: pull it/,
+    );
+    expect(result.stdout).toMatch(
+      /✗ telegram: the bot token was rejected \(HTTP 401\)\n {4}fix: .*@BotFather/,
+    );
+    expect(result.stdout).toMatch(
+      /✗ queue: cannot reach Redis at 127\.0\.0\.1:1 \(ECONNREFUSED\)\n {4}fix: start Redis/,
+    );
+    expect(result.stdout).toMatch(
+      /! access telegram: direct messages are open.*\n {4}fix: set NEXUS_TELEGRAM_DM_POLICY=pairing/,
+    );
+
+    const closedPort = await freePort();
+    const down = await nexus(['doctor'], {
+      NEXUS_MODEL_PROVIDER: 'openai-compatible',
+      NEXUS_MODEL_BASE_URL: `http://127.0.0.1:${closedPort}/v1`,
+      NEXUS_MODEL: 'x',
+    });
+    expect(down.stdout).toContain(
+      `✗ model: cannot reach openai-compatible at http://127.0.0.1:${closedPort}/v1 (ECONNREFUSED)\n    fix: start the model server`,
+    );
+    expect(down.stdout).toMatch(/\n1 problem to fix\.\n$/);
+  });
+
+  it('reports configuration errors key by key instead of failing', async () => {
+    const result = await nexus(['doctor'], { NEXUS_PORT: 'eighty', NEXUS_WEB_DM_POLICY: 'friends' });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      /✗ config: NEXUS_PORT \(config key "server\.port"\): .*got "eighty"\n {4}fix: set it to a free TCP port/,
+    );
+    expect(result.stdout).toMatch(
+      /✗ config: NEXUS_WEB_DM_POLICY .*\n {4}fix: use one of pairing, allowlist, open, disabled/,
+    );
+    expect(result.stdout).toContain('! other checks: skipped until the configuration is valid');
+  });
+});
