@@ -3,6 +3,8 @@ import { parseArgs } from 'node:util';
 import { ADMIN_USAGE, isAdminCommand, runAdminCommand } from './commands/run-admin-command.ts';
 import { createLogger } from './create-logger.ts';
 import { ConfigError, loadConfig } from './load-config.ts';
+import { assertRoleConfig } from './roles/distributed-runs.ts';
+import { startWorker } from './roles/start-worker.ts';
 import { SETTINGS } from './settings.ts';
 import { startGateway } from './start-gateway.ts';
 
@@ -18,6 +20,7 @@ Options:
   --config <file>  JSON config file (same as NEXUS_CONFIG); environment variables override it
   --port <port>    Same as NEXUS_PORT
   --host <host>    Same as NEXUS_HOST
+  --role <role>    all (default), gateway or worker; same as NEXUS_ROLE (see docs/deployment.md)
 
 Settings: ${SETTINGS.map((setting) => setting.env).join(', ')}
 `;
@@ -30,6 +33,7 @@ async function main(argv: string[]): Promise<number> {
       config: { type: 'string' },
       port: { type: 'string' },
       host: { type: 'string' },
+      role: { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -41,6 +45,7 @@ async function main(argv: string[]): Promise<number> {
   const env = { ...process.env };
   if (values.port) env.NEXUS_PORT = values.port;
   if (values.host) env.NEXUS_HOST = values.host;
+  if (values.role) env.NEXUS_ROLE = values.role;
 
   if (isAdminCommand(positionals[0])) {
     return runAdminCommand({
@@ -52,6 +57,7 @@ async function main(argv: string[]): Promise<number> {
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig({ env, ...(values.config ? { configFile: values.config } : {}) });
+    assertRoleConfig(config);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -73,12 +79,18 @@ async function main(argv: string[]): Promise<number> {
 
 async function runGateway(config: ReturnType<typeof loadConfig>): Promise<number> {
   const logger = createLogger(config.log);
-  const gateway = await startGateway({ config, logger });
-  logger.info(
-    { url: gateway.url, tokenFile: config.web.token ? undefined : `${config.dataDir}/web-token` },
-    'web chat ready',
-  );
-  if (process.stdout.isTTY) process.stdout.write(`\n  Open ${gateway.url}/#token=${gateway.token}\n\n`);
+  let running: { close(): Promise<void> };
+  if (config.role === 'worker') {
+    running = await startWorker({ config, logger });
+  } else {
+    const gateway = await startGateway({ config, logger });
+    logger.info(
+      { url: gateway.url, tokenFile: config.web.token ? undefined : `${config.dataDir}/web-token` },
+      'web chat ready',
+    );
+    if (process.stdout.isTTY) process.stdout.write(`\n  Open ${gateway.url}/#token=${gateway.token}\n\n`);
+    running = gateway;
+  }
 
   return new Promise<number>((resolveExit) => {
     let signals = 0;
@@ -95,7 +107,7 @@ async function runGateway(config: ReturnType<typeof loadConfig>): Promise<number
         logger.error({}, 'shutdown took too long: exiting');
         resolveExit(1);
       }, config.core.shutdownDeadlineMs + 5000).unref();
-      gateway.close().then(
+      running.close().then(
         () => resolveExit(0),
         (error: unknown) => {
           logger.error({ err: error }, 'error during shutdown');

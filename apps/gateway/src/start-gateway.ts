@@ -15,6 +15,7 @@ import type { GatewayConfig } from './gateway-config.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
 import { createHttpHandler, type Readiness } from './http-handler.ts';
 import { isAllowedOrigin } from './is-same-origin.ts';
+import { startDistributedRuns } from './roles/distributed-runs.ts';
 import { MemoryMetrics } from './memory-metrics.ts';
 import { loadStaticFiles } from './static-files.ts';
 import { loadOrCreateWebToken } from './web-token.ts';
@@ -70,11 +71,13 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     notConfiguredMessage: NOT_CONFIGURED_MESSAGE,
     logger,
   });
+  // Role `gateway` (or `all` with Redis): agent runs go to workers; see roles/distributed-runs.ts.
+  const distributed = await startDistributedRuns({ config, localAgent: agent, logger });
   const accessStore = openAccessStore(config.dataDir);
   const core = createNexusCore({
     sessionStore,
     access: createGatewayAccess({ config, store: accessStore, logger, memory: memory.service }),
-    agent,
+    agent: distributed?.agent ?? agent,
     logger,
     maxConcurrentTurns: config.core.maxConcurrentTurns,
     maxQueuedPerConversation: config.core.maxQueuedPerConversation,
@@ -103,14 +106,16 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   let stopping = false;
   const readiness = (): Readiness => {
     const webHealth = web.health();
+    const redisHealth = distributed?.health();
     return {
-      ready: !stopping && webHealth.status === 'up',
+      ready: !stopping && webHealth.status === 'up' && (redisHealth?.status ?? 'up') === 'up',
       checks: {
         gateway: { status: stopping ? 'stopping' : 'up' },
         model: model
           ? { status: 'configured' }
           : { status: 'not_configured', detail: 'set NEXUS_MODEL_PROVIDER' },
         web: webHealth,
+        ...(redisHealth ? { redis: redisHealth } : {}),
         ...Object.fromEntries(platformChannels.map((channel) => [channel.name, channel.health()])),
       },
     };
@@ -184,6 +189,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       stopping = true;
       const memoryWorkersStopped = memory.stopWorkers();
       await core.shutdown({ deadlineMs: config.core.shutdownDeadlineMs });
+      await distributed?.close({ timeoutMs: 1000 });
       await memoryWorkersStopped;
       await memory.close();
       await Promise.race([

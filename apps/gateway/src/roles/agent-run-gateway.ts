@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import type { Agent } from '@nexus/core';
+import type { ChannelHealth, JobQueue, Logger } from '@nexus/protocol';
+import { agentRunKeys, type RunMessage, runMessageSchema } from './agent-run-protocol.ts';
+import { createMessageRouter } from './message-router.ts';
+import { createRedisClient } from './redis-client.ts';
+import { createRemoteAgent } from './remote-agent.ts';
+import { openStreamInbox } from './stream-inbox.ts';
+
+export interface AgentRunGatewayOptions {
+  redisUrl: string;
+  prefix: string;
+  /** The job queue `agent.run` jobs go to (BullMQ on the same Redis). */
+  queue: JobQueue;
+  /** Whether a model is configured (the workers share this configuration). */
+  configured: boolean;
+  /** How long a turn may take, retries on other workers included. */
+  timeoutMs: number;
+  logger: Logger;
+}
+
+export interface AgentRunGateway {
+  /** Pass it to core as its agent: every run goes to a worker. */
+  agent: Agent;
+  health(): ChannelHealth;
+  close(): Promise<void>;
+}
+
+/** The gateway side of the roles: its reply inbox on Redis and the agent that sends runs to workers. */
+export async function startAgentRunGateway(options: AgentRunGatewayOptions): Promise<AgentRunGateway> {
+  const logger = options.logger.child({ component: 'agent-run-gateway' });
+  const gatewayId = randomUUID();
+  const commands = createRedisClient({ url: options.redisUrl, name: 'nexus-gateway', logger });
+  const reader = createRedisClient({
+    url: options.redisUrl,
+    name: 'nexus-gateway-inbox',
+    logger,
+    blocking: true,
+  });
+  const router = createMessageRouter<RunMessage>({
+    schema: runMessageSchema,
+    keyOf: (message) => message.turnId,
+    logger,
+  });
+  const inboxKey = agentRunKeys(options.prefix).gatewayInbox(gatewayId);
+  let inbox: Awaited<ReturnType<typeof openStreamInbox>>;
+  try {
+    inbox = await openStreamInbox({ reader, commands, key: inboxKey, onMessage: router.dispatch, logger });
+  } catch (error) {
+    reader.disconnect();
+    commands.disconnect();
+    throw error;
+  }
+  const agent = createRemoteAgent({
+    queue: options.queue,
+    router,
+    inboxKey,
+    commands,
+    prefix: options.prefix,
+    configured: options.configured,
+    timeoutMs: options.timeoutMs,
+    logger,
+  });
+  logger.info({ inbox: inboxKey }, 'agent runs go to workers through Redis');
+  return {
+    agent,
+    health: () =>
+      commands.status === 'ready' ? { status: 'up' } : { status: 'down', detail: `Redis ${commands.status}` },
+    async close() {
+      await inbox.close();
+      commands.disconnect();
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { errorCodeSchema } from '@nexus/protocol';
+import { z } from 'zod';
+
+/**
+ * The wire format between a gateway and its workers. A turn becomes one `agent.run` job carrying
+ * everything the run needs; the worker streams run messages into the gateway's inbox (a Redis
+ * stream), and the gateway answers tool calls and cancellations into the worker's inbox.
+ *
+ * Every run of a job (a retry after a worker died is a new run) has its own `runId` and numbers
+ * its messages from 0 (`start`). The gateway follows the run that started last and drops the
+ * messages of any other run, and any message whose `seq` it already applied.
+ */
+export const AGENT_RUN_JOB = 'agent.run';
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+export const agentRunPayloadSchema = z.object({
+  v: z.literal(1),
+  turnId: z.string().min(1).max(200),
+  /** The gateway inbox the run messages go to. */
+  replyTo: z.string().min(1),
+  /** Epoch ms after which the gateway no longer waits: a worker that picks the job up later skips it. */
+  deadlineAt: z.number(),
+  system: z.string().optional(),
+  systemContext: z.string().optional(),
+  /** ModelMessage[] of the AI SDK, as JSON. */
+  history: z.array(jsonObject),
+  userText: z.string(),
+  /** Tools the gateway runs on the worker's behalf (they are bound to the person speaking there). */
+  tools: z.array(
+    z.object({ name: z.string().min(1), description: z.string().optional(), inputSchema: jsonObject }),
+  ),
+});
+export type AgentRunPayload = z.infer<typeof agentRunPayloadSchema>;
+
+const runHeader = { turnId: z.string(), runId: z.string(), seq: z.number().int().nonnegative() };
+
+/** Worker → gateway. */
+export const runMessageSchema = z.discriminatedUnion('kind', [
+  z.object({
+    ...runHeader,
+    kind: z.literal('start'),
+    attempt: z.number().int(),
+    /** The worker inbox tool results and cancellations go to. */
+    replyTo: z.string(),
+  }),
+  z.object({ ...runHeader, kind: z.literal('delta'), text: z.string() }),
+  z.object({ ...runHeader, kind: z.literal('finish'), text: z.string(), usage: jsonObject.optional() }),
+  z.object({
+    ...runHeader,
+    kind: z.literal('error'),
+    code: errorCodeSchema,
+    message: z.string(),
+    retryable: z.boolean(),
+  }),
+  z.object({
+    ...runHeader,
+    kind: z.literal('tool-call'),
+    callId: z.string(),
+    name: z.string(),
+    input: z.unknown(),
+  }),
+]);
+export type RunMessage = z.infer<typeof runMessageSchema>;
+
+/** Gateway → worker. */
+export const workerMessageSchema = z.discriminatedUnion('kind', [
+  z.object({ runId: z.string(), kind: z.literal('tool-result'), callId: z.string(), output: z.unknown() }),
+  z.object({ runId: z.string(), kind: z.literal('tool-error'), callId: z.string(), message: z.string() }),
+  z.object({ runId: z.string(), kind: z.literal('cancel') }),
+]);
+export type WorkerMessage = z.infer<typeof workerMessageSchema>;
+
+/** Redis keys, all under the deployment's prefix. */
+export function agentRunKeys(prefix: string) {
+  return {
+    gatewayInbox: (gatewayId: string) => `${prefix}:agent-run:gateway:${gatewayId}`,
+    workerInbox: (workerId: string) => `${prefix}:agent-run:worker:${workerId}`,
+    /** Set when a run finished, so a redelivered job is not run again. */
+    done: (turnId: string) => `${prefix}:agent-run:done:${turnId}`,
+  };
+}

@@ -1,0 +1,125 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAgent } from '@nexus/core';
+import { type Logger, silentLogger } from '@nexus/protocol';
+import { createLanguageModel, NOT_CONFIGURED_MESSAGE } from '../create-language-model.ts';
+import type { GatewayConfig } from '../gateway-config.ts';
+import { createHttpHandler, type Readiness } from '../http-handler.ts';
+import { type AgentRunWorkerHost, startAgentRunWorkerHost } from './agent-run-worker-host.ts';
+import { assertRoleConfig, createAgentRunQueue } from './distributed-runs.ts';
+import { createRedisClient } from './redis-client.ts';
+import { WorkerMetrics } from './worker-metrics.ts';
+
+export interface RunningWorker {
+  /** Where `/health`, `/ready` and `/metrics` are served. */
+  url: string;
+  port: number;
+  metrics: WorkerMetrics;
+  /** Stops taking runs; runs still going at the shutdown deadline go back to the queue for another worker. */
+  close(): Promise<void>;
+}
+
+/**
+ * Role `worker`: no channels, no sessions, no state of its own. It takes `agent.run` jobs from
+ * Redis, runs the agent on the configured model, and streams the reply back to the gateway that
+ * asked. HTTP serves only health, readiness and metrics.
+ */
+export async function startWorker(options: {
+  config: GatewayConfig;
+  logger?: Logger;
+  now?: () => number;
+}): Promise<RunningWorker> {
+  const { config } = options;
+  const logger = options.logger ?? silentLogger;
+  const now = options.now ?? Date.now;
+  assertRoleConfig(config);
+  const redisUrl = config.redis.url as string;
+  const startedAt = now();
+  const model = createLanguageModel(config.model);
+  if (!model) logger.warn({ setup: NOT_CONFIGURED_MESSAGE }, 'no model provider configured');
+  const agent = createAgent({
+    ...(model ? { model } : {}),
+    systemPrompt: config.model.systemPrompt,
+    maxSteps: config.model.maxSteps,
+    timeoutMs: config.model.timeoutMs,
+    notConfiguredMessage: NOT_CONFIGURED_MESSAGE,
+    logger,
+  });
+  const metrics = new WorkerMetrics();
+  const queue = createAgentRunQueue(config, logger);
+  const probe = createRedisClient({ url: redisUrl, name: 'nexus-worker-probe', logger });
+  let host: AgentRunWorkerHost;
+  try {
+    host = await startAgentRunWorkerHost({
+      redisUrl,
+      prefix: config.redis.prefix,
+      queue,
+      agent,
+      concurrency: config.worker.concurrency,
+      logger,
+      onRun: (report) => metrics.observeRun(report),
+    });
+  } catch (error) {
+    probe.disconnect();
+    await queue.close({ timeoutMs: 0 });
+    throw error;
+  }
+
+  let stopping = false;
+  const readiness = (): Readiness => {
+    const redisUp = probe.status === 'ready';
+    return {
+      ready: !stopping && redisUp,
+      checks: {
+        worker: { status: stopping ? 'stopping' : 'up' },
+        redis: redisUp ? { status: 'up' } : { status: 'down', detail: `Redis ${probe.status}` },
+        model: model
+          ? { status: 'configured' }
+          : { status: 'not_configured', detail: 'set NEXUS_MODEL_PROVIDER' },
+      },
+    };
+  };
+  const server = createServer(
+    createHttpHandler({
+      staticFiles: new Map(),
+      readiness,
+      startedAt,
+      now,
+      metrics: async () => {
+        metrics.activeRuns.set(host.activeRuns());
+        return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
+      },
+    }),
+  );
+  await new Promise<void>((resolveListen, rejectListen) => {
+    server.once('error', rejectListen);
+    server.listen(config.server.port, config.server.host, () => {
+      server.off('error', rejectListen);
+      resolveListen();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host}:${port}`;
+  logger.info({ url, concurrency: config.worker.concurrency }, 'nexus worker ready');
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    metrics,
+    close() {
+      closing ??= (async () => {
+        stopping = true;
+        await host.close({ timeoutMs: config.core.shutdownDeadlineMs });
+        await queue.close({ timeoutMs: 0 });
+        probe.disconnect();
+        await new Promise<void>((resolveClose) => {
+          server.close(() => resolveClose());
+          server.closeAllConnections();
+        });
+        logger.info({}, 'nexus worker stopped');
+      })();
+      return closing;
+    },
+  };
+}
