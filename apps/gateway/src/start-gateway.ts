@@ -15,8 +15,8 @@ import type { GatewayConfig } from './gateway-config.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
 import { createHttpHandler, type Readiness } from './http-handler.ts';
 import { isAllowedOrigin } from './is-same-origin.ts';
-import { startDistributedRuns } from './roles/distributed-runs.ts';
 import { MemoryMetrics } from './memory-metrics.ts';
+import { startDistributedRuns } from './roles/distributed-runs.ts';
 import { loadStaticFiles } from './static-files.ts';
 import { loadOrCreateWebToken } from './web-token.ts';
 
@@ -189,9 +189,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       stopping = true;
       const memoryWorkersStopped = memory.stopWorkers();
       await core.shutdown({ deadlineMs: config.core.shutdownDeadlineMs });
-      await distributed?.close({ timeoutMs: 1000 });
       await memoryWorkersStopped;
       await memory.close();
+      await distributed?.close({ timeoutMs: 1000 });
       await Promise.race([
         platformStarts,
         new Promise((resolveWait) => setTimeout(resolveWait, 2000).unref()),
