@@ -11,6 +11,7 @@ import {
 } from '@nexus/core';
 import { createMemoryClient, createSqliteMemoryStore, type MemoryApi, MemoryService } from '@nexus/memory';
 import type { JobProcessor, JobQueue, Logger } from '@nexus/protocol';
+import { createBullMqJobQueue } from '@nexus/queue-bullmq';
 import type { LanguageModel } from 'ai';
 import { createLanguageModel } from './create-language-model.ts';
 import type { GatewayConfig } from './gateway-config.ts';
@@ -34,8 +35,9 @@ export interface GatewayMemory {
 
 /**
  * Memory for the gateway: the in-process service on `<dataDir>/memory.sqlite` or the HTTP client
- * of a separate memory service, the job queue (embedded SQLite in `<dataDir>/jobs.sqlite` unless
- * one is passed in), and the extraction model (`NEXUS_EXTRACTION_MODEL`, else the chat model).
+ * of a separate memory service, the job queue (BullMQ when Redis is configured, else embedded
+ * SQLite in `<dataDir>/jobs.sqlite`, unless one is passed in), and the extraction model
+ * (`NEXUS_EXTRACTION_MODEL`, else the chat model).
  */
 export async function createGatewayMemory(options: {
   config: GatewayConfig;
@@ -90,8 +92,12 @@ export async function createGatewayMemory(options: {
   }
   const port: MemoryPort = service;
   const ownsQueue = options.jobQueue === undefined;
+  // With Redis the jobs live there (any process may handle them); otherwise in `<dataDir>/jobs.sqlite`.
   const jobQueue =
-    options.jobQueue ?? createSqliteJobQueue({ path: join(config.dataDir, 'jobs.sqlite'), logger });
+    options.jobQueue ??
+    (config.redis.url
+      ? createBullMqJobQueue({ connection: { url: config.redis.url }, prefix: config.redis.prefix, logger })
+      : createSqliteJobQueue({ path: join(config.dataDir, 'jobs.sqlite'), logger }));
   const extractionModel =
     options.model && config.memory.extractionModel
       ? createLanguageModel({ ...config.model, name: config.memory.extractionModel }, options)

@@ -20,6 +20,7 @@ import {
   isExtraction,
   memoryAwareResponder,
   startMemoryGateway,
+  withOverrides,
 } from './testing/memory-test-support.ts';
 
 let model: ScriptedModelServer;
@@ -154,11 +155,9 @@ describe('a memory service that sleeps 5 s', () => {
       });
     memoryServer = await startMemoryHttpServer({
       apiKey: 'memory-key-0123456789',
-      service: Object.assign(Object.create(service) as MemoryService, {
-        context: (options: Parameters<MemoryService['context']>[0]) =>
-          sleepy(() => service.context(options), options.abortSignal),
-        list: (options: Parameters<MemoryService['list']>[0]) =>
-          sleepy(() => service.list(options), options.abortSignal),
+      service: withOverrides(service, {
+        context: (options) => sleepy(() => service.context(options), options.abortSignal),
+        list: (options) => sleepy(() => service.list(options), options.abortSignal),
       }),
     });
   });

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSqliteMemoryStore, type Memory, MemoryService } from '@nexus/memory';
+import { createSqliteMemoryStore, type Memory, type MemoryApi, MemoryService } from '@nexus/memory';
 import type { ChannelAdapter, IntentInput, Logger, ReplyEvent } from '@nexus/protocol';
 import type { ChatCompletionRequest, ScriptedResponse } from '@nexus/testkit/llm';
 import { loadConfig } from '../load-config.ts';
@@ -159,5 +159,22 @@ export function createLineLogger(lines: RecordedLine[] = []): Logger & { lines: 
     warn: write('warn'),
     error: write('error'),
     child: () => createLineLogger(lines),
+  };
+}
+
+/** The service's own methods, bound, with some replaced: a stand-in that misbehaves on purpose. */
+export function withOverrides(service: MemoryApi, overrides: Partial<MemoryApi>): MemoryApi {
+  return {
+    add: (options) => service.add(options),
+    search: (options) => service.search(options),
+    context: (options) => service.context(options),
+    list: (options) => service.list(options),
+    get: (options) => service.get(options),
+    delete: (options) => service.delete(options),
+    reset: (options) => service.reset(options),
+    sessionMemories: (options) => service.sessionMemories(options),
+    stats: (options) => service.stats(options),
+    health: (options) => service.health(options),
+    ...overrides,
   };
 }
