@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig, type RunningGateway, startGateway } from '@nexus/gateway';
 import { launchBrowser, newPhonePage } from '@nexus/testkit/browser';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
+import { WebChatClient } from '@nexus/testkit/web-chat';
 import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
@@ -20,7 +21,14 @@ const gateways: RunningGateway[] = [];
 const pages: Page[] = [];
 
 /** A gateway on a free port (or `port`), serving the client built from this checkout. */
-async function gatewayWith(options: { model?: ScriptedModelServer; dataDir?: string; port?: number } = {}) {
+async function gatewayWith(
+  options: {
+    model?: ScriptedModelServer;
+    dataDir?: string;
+    port?: number;
+    env?: Record<string, string>;
+  } = {},
+) {
   const dataDir = options.dataDir ?? (await mkdtemp(join(workDir, 'data-')));
   const config = loadConfig({
     env: {
@@ -35,6 +43,7 @@ async function gatewayWith(options: { model?: ScriptedModelServer; dataDir?: str
             NEXUS_MODEL: 'scripted',
           }
         : {}),
+      ...options.env,
     },
   });
   const gateway = await startGateway({ config, webDistDir });
@@ -204,5 +213,41 @@ describe('web chat in Chromium', () => {
       .toBe('Echo: typed while offline');
     expect(await page.locator('[data-role=user][data-state=pending]').count()).toBe(0);
     expect(page.problems).toEqual([]);
+  });
+});
+
+describe('access requests in the web admin view', () => {
+  it('lists a waiting sender and lets the owner approve them with one click', async () => {
+    const gateway = await gatewayWith({ model, env: { NEXUS_WEB_DM_POLICY: 'pairing' } });
+    const stranger = await WebChatClient.connect({
+      url: gateway.url,
+      token: gateway.token,
+      clientId: 'other-browser',
+    });
+    const other = await WebChatClient.connect({
+      url: gateway.url,
+      token: gateway.token,
+      clientId: 'third-browser',
+    });
+    try {
+      const code = /\*\*([A-Z0-9]{8})\*\*/.exec((await stranger.ask('chat', 'hello?')).text ?? '')?.[1];
+      await other.ask('other-chat', 'me too');
+      const page = await openPhone();
+      await page.goto(`${gateway.url}/#token=${gateway.token}`);
+      await page.getByTestId('pairing-button').click();
+      await expect.poll(() => page.getByTestId('pairing-request').count()).toBe(2);
+      const request = page.locator(`[data-testid=pairing-request][data-code="${code}"]`);
+      expect(await request.textContent()).toContain('other-browser');
+
+      await request.getByTestId('pairing-approve').click();
+      await expect.poll(() => page.getByTestId('pairing-request').count()).toBe(1);
+      expect((await stranger.ask('chat', 'and now?')).text).toBe('Echo: and now?');
+      await page.getByTestId('pairing-reject').click();
+      await page.getByTestId('pairing-empty').waitFor();
+      await expect(other.ask('other-chat', 'still me')).rejects.toThrow(/unauthorized/);
+      expect(page.problems).toEqual([]);
+    } finally {
+      await Promise.all([stranger.close(), other.close()]);
+    }
   });
 });

@@ -17,6 +17,7 @@ const rejectedTokenMessage =
 export function App({ storage, url, initialToken }: AppProps) {
   const [token, setToken] = useState(initialToken);
   const [signInError, setSignInError] = useState<string>();
+  const pairingApi = useMemo(() => (token === undefined ? undefined : { url, token }), [token, url]);
   const session = useMemo(
     () => (token === undefined ? undefined : new ChatSession({ url, token, storage, randomId })),
     [token, url, storage],
@@ -57,6 +58,7 @@ export function App({ storage, url, initialToken }: AppProps) {
   return (
     <ChatView
       session={session}
+      {...(pairingApi ? { pairingApi } : {})}
       onUnauthorized={() => {
         storage.clearToken();
         setSignInError(rejectedTokenMessage);
