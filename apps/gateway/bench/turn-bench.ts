@@ -1,0 +1,193 @@
+/**
+ * pnpm bench:turn [--turns 400] [--memories 10000]
+ * Whole turns through the core (intake, lanes, history, memory step, agent over the AI SDK's real
+ * HTTP client, delivery, stored turn) against a zero-latency scripted model, for one person with
+ * 10k memories in the embedded SQLite store (lexical search), once without memory for comparison.
+ * Turn overhead = the turn's duration minus the model server's own time for its request.
+ * The last line is one JSON object.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import {
+  createAgent,
+  createNexusCore,
+  createSqliteSessionStore,
+  loadTokenCounter,
+  type NexusCoreOptions,
+  type TurnReport,
+} from '@nexus/core';
+import { contentHash, createSqliteMemoryStore, type Memory, MemoryService } from '@nexus/memory';
+import type { ChannelAdapter } from '@nexus/protocol';
+import { startScriptedModelServer } from '@nexus/testkit/llm';
+
+const { values } = parseArgs({
+  options: { turns: { type: 'string', default: '400' }, memories: { type: 'string', default: '10000' } },
+});
+const TURNS = Number(values.turns);
+const MEMORIES = Number(values.memories);
+const WARM_UP = 30;
+const PERSON = 'bench:person';
+const VOCABULARY = (
+  'tea coffee morning evening jazz piano trains harbour garden dog cat bicycle marathon dutch spanish ' +
+  'recipe pasta spicy vegan allergy peanuts doctor nurse teacher kyoto lisbon winter summer books poetry ' +
+  'chess football budget savings sister brother birthday concert hiking sushi cycling painting rent office ' +
+  'dinner restaurant flight hotel museum beach mountain camera guitar yoga swimming coding python meeting'
+).split(' ');
+let seed = 7;
+const random = () => {
+  seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+  return seed / 2_147_483_648;
+};
+const word = () => VOCABULARY[Math.floor(random() * VOCABULARY.length)] ?? 'tea';
+const CATEGORIES = ['preference', 'fact', 'pattern', 'event'] as const;
+
+function percentile(sample: number[], p: number): number {
+  const sorted = [...sample].sort((left, right) => left - right);
+  return (
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN
+  );
+}
+const round = (value: number) => Math.round(value * 100) / 100;
+
+const directory = mkdtempSync(join(tmpdir(), 'nexus-turn-bench-'));
+const model = await startScriptedModelServer();
+const counter = await loadTokenCounter();
+const store = createSqliteMemoryStore({ path: join(directory, 'memory.sqlite') });
+const memory = new MemoryService({
+  store,
+  tokenCounter: { name: 'o200k_base', count: (text) => counter.count(text) },
+});
+
+const now = Date.now();
+const items: Array<{ memory: Memory }> = [];
+for (let index = 0; index < MEMORIES; index += 1) {
+  const content = `${index % 3 === 0 ? 'Likes' : 'Often mentions'} ${word()} and ${word()} with ${word()} ${word()} (${index})`;
+  const at = now - Math.floor(random() * 365 * 24 * 60 * 60 * 1000);
+  items.push({
+    memory: {
+      id: randomUUID(),
+      userId: PERSON,
+      scope: 'user',
+      content,
+      category: CATEGORIES[index % 4]!,
+      source: index % 2 === 0 ? 'user_explicit' : 'inferred',
+      createdAt: at,
+      updatedAt: at,
+      hash: contentHash(content),
+      metadata: {},
+    },
+  });
+}
+for (let start = 0; start < items.length; start += 1_000)
+  await store.insertMany({ items: items.slice(start, start + 1_000) });
+
+async function runTurns(label: string, options: Pick<NexusCoreOptions, 'memory'>) {
+  const reports: TurnReport[] = [];
+  const modelMs: number[] = [];
+  const sessionStore = createSqliteSessionStore({ path: join(directory, `${label}-sessions.sqlite`) });
+  const agent = createAgent({
+    model: createOpenAICompatible({ baseURL: model.baseUrl, name: 'scripted' })('scripted-model'),
+  });
+  const core = createNexusCore({
+    sessionStore,
+    agent,
+    tokenCounter: counter,
+    now: () => performance.timeOrigin + performance.now(),
+    onTurnFinished: (report) => reports.push(report),
+    ...options,
+  });
+  const channel: ChannelAdapter = {
+    name: 'bench',
+    async start() {},
+    async stop() {},
+    health: () => ({ status: 'up' }),
+    async deliver({ events }) {
+      for await (const _event of events);
+    },
+  };
+  core.registerChannel(channel);
+  for (let index = 0; index < TURNS; index += 1) {
+    model.requests.length = 0;
+    await core.intake({
+      id: `${label}-${index}`,
+      channel: 'bench',
+      conversation: { id: `conversation-${index % 20}`, kind: 'direct' },
+      sender: { platformId: 'person' },
+      userId: PERSON,
+      text: `could you help me plan something with ${word()} and ${word()} this ${word()}?`,
+      mentionsAssistant: false,
+      receivedAt: new Date().toISOString(),
+    });
+    await core.whenIdle();
+    const request = model.chatRequests().at(-1);
+    modelMs.push(request?.finishedAt !== undefined ? request.finishedAt - request.receivedAt : 0);
+  }
+  await core.shutdown({ deadlineMs: 2_000 });
+  const kept = reports.slice(WARM_UP);
+  const overhead = kept.map((report, index) => report.durationMs - (modelMs[index + WARM_UP] ?? 0));
+  const memoryStep = kept.flatMap((report) => (report.memory ? [report.memory.durationMs] : []));
+  const failed = reports.filter((report) => report.outcome !== 'ok').length;
+  return {
+    overhead,
+    memoryStep,
+    failed,
+    memoriesUsed: kept.map((report) => report.memory?.memoriesUsed ?? 0),
+  };
+}
+
+/** The memory service's own time for the same kind of query, outside any turn. */
+const serviceContextMs: number[] = [];
+for (let index = 0; index < TURNS; index += 1) {
+  const started = performance.now();
+  await memory.context({
+    userId: PERSON,
+    query: `could you help me plan something with ${word()} and ${word()} this ${word()}?`,
+    sessionId: `bench:conversation-${index % 20}`,
+  });
+  if (index >= WARM_UP) serviceContextMs.push(performance.now() - started);
+}
+
+const without = await runTurns('plain', {});
+const withMemory = await runTurns('memory', { memory: { port: memory, tools: true } });
+await model.close();
+await store.close();
+rmSync(directory, { recursive: true, force: true });
+
+const rows: Array<[string, string | number]> = [
+  ['memories for the person', MEMORIES],
+  ['turns measured (each run)', TURNS - WARM_UP],
+  [
+    'memory step p50 / p95 / p99 ms',
+    [50, 95, 99].map((p) => round(percentile(withMemory.memoryStep, p))).join(' / '),
+  ],
+  [
+    'of which MemoryService.context p50 / p95 ms',
+    [50, 95].map((p) => round(percentile(serviceContextMs, p))).join(' / '),
+  ],
+  [
+    'turn overhead with memory p50 / p95 ms',
+    [50, 95].map((p) => round(percentile(withMemory.overhead, p))).join(' / '),
+  ],
+  [
+    'turn overhead without memory p50 / p95 ms',
+    [50, 95].map((p) => round(percentile(without.overhead, p))).join(' / '),
+  ],
+  ['memories in the prompt (median)', percentile(withMemory.memoriesUsed, 50)],
+  ['failed turns', without.failed + withMemory.failed],
+];
+const width = Math.max(...rows.map(([label]) => label.length));
+for (const [label, value] of rows) process.stdout.write(`${label.padEnd(width)}  ${value}\n`);
+process.stdout.write(
+  `${JSON.stringify({
+    memories: MEMORIES,
+    turns: TURNS - WARM_UP,
+    memory_step_p95_ms: round(percentile(withMemory.memoryStep, 95)),
+    turn_overhead_p95_ms: round(percentile(withMemory.overhead, 95)),
+    turn_overhead_without_memory_p95_ms: round(percentile(without.overhead, 95)),
+    memory_service_context_p95_ms: round(percentile(serviceContextMs, 95)),
+  })}\n`,
+);
