@@ -70,7 +70,7 @@ describe('memory tools', () => {
     ]);
     expect(memory.memoriesOf('test:someone-else')).toEqual([]);
     expect(toolResults(1)).toEqual([{ stored: true, memory: '#1', action: 'inserted' }]);
-    const tools = (server.chatRequests()[0]?.body as ChatCompletionRequest).tools as Array<{
+    const tools = (server.chatRequests()[0]!.body as ChatCompletionRequest).tools as Array<{
       function: { name: string; parameters: { properties: object } };
     }>;
     expect(tools.map((tool) => tool.function.name)).toEqual(['remember', 'recall', 'forget']);
