@@ -15,6 +15,7 @@ import type { GatewayConfig } from './gateway-config.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
 import { createHttpHandler, type Readiness } from './http-handler.ts';
 import { isAllowedOrigin } from './is-same-origin.ts';
+import { startDistributedRuns } from './roles/distributed-runs.ts';
 import { MemoryMetrics } from './memory-metrics.ts';
 import { startDistributedRuns } from './roles/distributed-runs.ts';
 import { loadStaticFiles } from './static-files.ts';
@@ -71,6 +72,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     notConfiguredMessage: NOT_CONFIGURED_MESSAGE,
     logger,
   });
+  // Role `gateway` (or `all` with Redis): agent runs go to workers; see roles/distributed-runs.ts.
+  const distributed = await startDistributedRuns({ config, localAgent: agent, logger });
   // Role `gateway` (or `all` with Redis): agent runs go to workers; see roles/distributed-runs.ts.
   const distributed = await startDistributedRuns({ config, localAgent: agent, logger });
   const accessStore = openAccessStore(config.dataDir);
@@ -189,6 +192,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       stopping = true;
       const memoryWorkersStopped = memory.stopWorkers();
       await core.shutdown({ deadlineMs: config.core.shutdownDeadlineMs });
+      await distributed?.close({ timeoutMs: 1000 });
       await memoryWorkersStopped;
       await memory.close();
       await distributed?.close({ timeoutMs: 1000 });

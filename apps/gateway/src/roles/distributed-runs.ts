@@ -1,16 +1,24 @@
-import type { Agent } from '@nexus/core';
+import { type Agent, MEMORY_EXTRACT_JOB } from '@nexus/core';
 import type { ChannelHealth, JobQueue, Logger } from '@nexus/protocol';
 import { createBullMqJobQueue } from '@nexus/queue-bullmq';
 import type { GatewayConfig } from '../gateway-config.ts';
 import { ConfigError } from '../load-config.ts';
 import { type AgentRunGateway, startAgentRunGateway } from './agent-run-gateway.ts';
 import { type AgentRunWorkerHost, startAgentRunWorkerHost } from './agent-run-worker-host.ts';
+import { enqueueOnlyQueue } from './enqueue-only-queue.ts';
+import { memoryIsShared } from './worker-extraction.ts';
 
 export interface DistributedRuns {
   /** Core's agent in this process: runs go to workers through Redis. */
   agent: Agent;
   /** The Redis job queue, for other background jobs that should run on workers. */
   queue: JobQueue;
+  /**
+   * For the memory jobs, when the memory service is shared (HTTP): the Redis queue, on which the
+   * `gateway` role only enqueues extraction and leaves it to the workers. Undefined with
+   * in-process memory: only this process can reach it, so its jobs stay local.
+   */
+  memoryQueue: JobQueue | undefined;
   health(): ChannelHealth;
   /** Hands back runs still going after `timeoutMs` (role `all`), then closes the connections. */
   close(options: { timeoutMs: number }): Promise<void>;
@@ -87,6 +95,11 @@ export async function startDistributedRuns(options: {
   return {
     agent: started.agent,
     queue,
+    memoryQueue: memoryIsShared(config)
+      ? config.role === 'gateway'
+        ? enqueueOnlyQueue(queue, [MEMORY_EXTRACT_JOB], logger)
+        : queue
+      : undefined,
     health: () => started.health(),
     async close({ timeoutMs }) {
       await host?.close({ timeoutMs });

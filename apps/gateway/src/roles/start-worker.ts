@@ -8,6 +8,7 @@ import { createHttpHandler, type Readiness } from '../http-handler.ts';
 import { type AgentRunWorkerHost, startAgentRunWorkerHost } from './agent-run-worker-host.ts';
 import { assertRoleConfig, createAgentRunQueue } from './distributed-runs.ts';
 import { createRedisClient } from './redis-client.ts';
+import { startWorkerExtraction } from './worker-extraction.ts';
 import { WorkerMetrics } from './worker-metrics.ts';
 
 export interface RunningWorker {
@@ -22,7 +23,8 @@ export interface RunningWorker {
 /**
  * Role `worker`: no channels, no sessions, no state of its own. It takes `agent.run` jobs from
  * Redis, runs the agent on the configured model, and streams the reply back to the gateway that
- * asked. HTTP serves only health, readiness and metrics.
+ * asked; with a shared memory service it also takes `memory.extract` jobs. HTTP serves only
+ * health, readiness and metrics.
  */
 export async function startWorker(options: {
   config: GatewayConfig;
@@ -64,6 +66,13 @@ export async function startWorker(options: {
     await queue.close({ timeoutMs: 0 });
     throw error;
   }
+  const extraction = startWorkerExtraction({
+    config,
+    queue,
+    model,
+    logger,
+    onExtracted: () => metrics.observeExtraction(),
+  });
 
   let stopping = false;
   const readiness = (): Readiness => {
@@ -110,7 +119,10 @@ export async function startWorker(options: {
     close() {
       closing ??= (async () => {
         stopping = true;
-        await host.close({ timeoutMs: config.core.shutdownDeadlineMs });
+        await Promise.all([
+          host.close({ timeoutMs: config.core.shutdownDeadlineMs }),
+          extraction?.stop({ timeoutMs: config.core.shutdownDeadlineMs }),
+        ]);
         await queue.close({ timeoutMs: 0 });
         probe.disconnect();
         await new Promise<void>((resolveClose) => {

@@ -22,6 +22,12 @@ export class WorkerMetrics {
     registers: [this.registry],
   });
 
+  private readonly extractions = new Counter({
+    name: 'nexus_worker_memory_extractions_total',
+    help: 'Memory extraction jobs this worker completed.',
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
@@ -29,5 +35,9 @@ export class WorkerMetrics {
   observeRun(report: AgentRunReport): void {
     this.runs.inc({ outcome: report.outcome });
     if (report.outcome !== 'skipped') this.duration.observe(report.durationMs / 1000);
+  }
+
+  observeExtraction(): void {
+    this.extractions.inc();
   }
 }

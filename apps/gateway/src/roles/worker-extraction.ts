@@ -1,0 +1,45 @@
+import { type ExtractionReport, startMemoryExtractionWorker } from '@nexus/core';
+import { createMemoryClient } from '@nexus/memory';
+import type { JobProcessor, JobQueue, Logger } from '@nexus/protocol';
+import type { LanguageModel } from 'ai';
+import { createLanguageModel } from '../create-language-model.ts';
+import type { GatewayConfig } from '../gateway-config.ts';
+
+/** Whether memory jobs can run on workers: only with a memory service every process reaches. */
+export function memoryIsShared(config: GatewayConfig): boolean {
+  return config.memory.mode === 'http' && config.memory.extraction;
+}
+
+/**
+ * Memory extraction on a worker: `memory.extract` jobs from Redis, the extraction model, and the
+ * shared memory service over HTTP. With in-process memory the gateway keeps extraction (the
+ * memory file is its own), and this starts nothing.
+ */
+export function startWorkerExtraction(options: {
+  config: GatewayConfig;
+  queue: JobQueue;
+  model: LanguageModel | undefined;
+  logger: Logger;
+  onExtracted?: (report: ExtractionReport) => void;
+}): JobProcessor | undefined {
+  const { config, logger } = options;
+  if (!memoryIsShared(config) || !options.model || !config.memory.url || !config.memory.apiKey) {
+    logger.info(
+      { memoryMode: config.memory.mode },
+      'memory extraction not on this worker (it needs NEXUS_MEMORY_MODE=http and a model)',
+    );
+    return undefined;
+  }
+  const extractionModel = config.memory.extractionModel
+    ? (createLanguageModel({ ...config.model, name: config.memory.extractionModel }) ?? options.model)
+    : options.model;
+  logger.info({ memoryUrl: config.memory.url }, 'taking memory extraction jobs from Redis');
+  return startMemoryExtractionWorker({
+    queue: options.queue,
+    memory: createMemoryClient({ baseUrl: config.memory.url, apiKey: config.memory.apiKey }),
+    model: extractionModel,
+    concurrency: 2,
+    logger,
+    ...(options.onExtracted ? { onExtracted: options.onExtracted } : {}),
+  });
+}
