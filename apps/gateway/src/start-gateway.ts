@@ -15,7 +15,6 @@ import type { GatewayConfig } from './gateway-config.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
 import { createHttpHandler, type Readiness } from './http-handler.ts';
 import { isAllowedOrigin } from './is-same-origin.ts';
-import { startDistributedRuns } from './roles/distributed-runs.ts';
 import { MemoryMetrics } from './memory-metrics.ts';
 import { startDistributedRuns } from './roles/distributed-runs.ts';
 import { loadStaticFiles } from './static-files.ts';
@@ -58,12 +57,6 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
 
   const metrics = new GatewayMetrics();
   const sessionStore = createSqliteSessionStore({ path: join(config.dataDir, 'sessions.sqlite') });
-  const memory = await createGatewayMemory({
-    config,
-    logger,
-    model,
-    metrics: new MemoryMetrics(metrics.registry),
-  });
   const agent = createAgent({
     ...(model ? { model } : {}),
     systemPrompt: config.model.systemPrompt,
@@ -74,8 +67,14 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   });
   // Role `gateway` (or `all` with Redis): agent runs go to workers; see roles/distributed-runs.ts.
   const distributed = await startDistributedRuns({ config, localAgent: agent, logger });
-  // Role `gateway` (or `all` with Redis): agent runs go to workers; see roles/distributed-runs.ts.
-  const distributed = await startDistributedRuns({ config, localAgent: agent, logger });
+  const memory = await createGatewayMemory({
+    config,
+    logger,
+    model,
+    metrics: new MemoryMetrics(metrics.registry),
+    // A memory service every process reaches: its jobs go through Redis, so workers extract.
+    ...(distributed?.memoryQueue ? { jobQueue: distributed.memoryQueue } : {}),
+  });
   const accessStore = openAccessStore(config.dataDir);
   const core = createNexusCore({
     sessionStore,
@@ -192,7 +191,6 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       stopping = true;
       const memoryWorkersStopped = memory.stopWorkers();
       await core.shutdown({ deadlineMs: config.core.shutdownDeadlineMs });
-      await distributed?.close({ timeoutMs: 1000 });
       await memoryWorkersStopped;
       await memory.close();
       await distributed?.close({ timeoutMs: 1000 });
