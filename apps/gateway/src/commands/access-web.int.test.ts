@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { createSqliteMemoryStore, MemoryService } from '@nexus/memory';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -176,5 +178,19 @@ describe('commands on the web-socket channel', () => {
     expect((await ann.ask('a', 'what do I drink?')).text).toBe('Echo: what do I drink?');
     const last = JSON.stringify(model.chatRequests().at(-1)?.body);
     expect(last).not.toContain('green tea');
+
+    // In the memory store itself: Ann's memories and their session links are gone, Bob's are not.
+    await gateway.close();
+    const memory = new MemoryService({
+      store: createSqliteMemoryStore({ path: join(gateway.config.dataDir, 'memory.sqlite') }),
+    });
+    expect(await memory.list({ userId: 'web:ann' })).toEqual([]);
+    expect(await memory.sessionMemories({ sessionId: 'web:a' })).toEqual([]);
+    expect((await memory.list({ userId: 'web:bob' })).map((item) => item.content)).toEqual([
+      'Bob collects stamps',
+    ]);
+    expect((await memory.sessionMemories({ sessionId: 'web:b' })).map((item) => item.content)).toEqual([
+      'Bob collects stamps',
+    ]);
   });
 });
