@@ -33,6 +33,8 @@ export interface StackOptions {
 export class Stack {
   readonly prefix = `nexus-test-${randomBytes(4).toString('hex')}`;
   readonly processes: StackProcess[] = [];
+  /** Every child spawned, ready or not, so `close()` leaves none behind. */
+  private readonly children = new Set<ChildProcess>();
   private readonly options: StackOptions;
   private dataDir: string | undefined;
 
@@ -65,13 +67,14 @@ export class Stack {
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    this.children.add(child);
     const output: string[] = [];
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`${role} did not start:\n${output.join('\n')}`)),
-        20_000,
-      );
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`${role} did not start:\n${output.join('\n')}`));
+      }, 20_000);
       const onLine = (line: string) => {
         output.push(line);
         if (output.length > 500) output.shift();
@@ -121,6 +124,10 @@ export class Stack {
   /** Stops every process, deletes this stack's Redis keys and data directory. */
   async close(): Promise<void> {
     await Promise.all(this.processes.splice(0).map((started) => started.stop()));
+    // Children that never became ready (a failed start elsewhere in a Promise.all).
+    for (const child of this.children)
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    this.children.clear();
     await deleteRedisKeys(this.prefix);
     if (this.dataDir) await rm(this.dataDir, { recursive: true, force: true });
   }
