@@ -21,6 +21,9 @@ beforeAll(async () => {
       NEXUS_TELEGRAM_API_ROOT: telegram.apiRoot,
       NEXUS_DISCORD_BOT_TOKEN: discord.token,
       NEXUS_DISCORD_API_URL: discord.restApi,
+      // Strangers would get a pairing code (the default); these tests are about the wiring.
+      NEXUS_TELEGRAM_DM_POLICY: 'open',
+      NEXUS_DISCORD_DM_POLICY: 'open',
     },
   });
 });
@@ -68,6 +71,7 @@ describe('Telegram in webhook mode', () => {
         NEXUS_TELEGRAM_API_ROOT: telegram.apiRoot,
         NEXUS_TELEGRAM_WEBHOOK_URL: webhookUrl,
         NEXUS_TELEGRAM_WEBHOOK_SECRET: 'webhook-secret-0123456789',
+        NEXUS_TELEGRAM_DM_POLICY: 'open',
       },
     });
     try {

@@ -36,6 +36,8 @@ async function gatewayWith(
       NEXUS_DATA_DIR: dataDir,
       NEXUS_LOG_LEVEL: 'silent',
       NEXUS_WEB_MESSAGES_PER_MINUTE: '1000',
+      // Extraction would add its own model calls to the request log these tests read.
+      NEXUS_MEMORY_EXTRACTION: 'false',
       ...(options.model
         ? {
             NEXUS_MODEL_PROVIDER: 'openai-compatible',
