@@ -34,6 +34,7 @@ const COMPOSE_VALUES: Record<string, string> = {
   NEXUS_PORT: '"8787"',
   NEXUS_DATA_DIR: '/data',
   NEXUS_REDIS_URL: `\${NEXUS_REDIS_URL:-redis://redis:6379}`,
+  NEXUS_QDRANT_URL: `\${NEXUS_QDRANT_URL:-http://qdrant:6333}`,
 };
 /** Settings each service sets on its command line instead. */
 const COMPOSE_COMMAND_LINE = new Set(['NEXUS_ROLE']);
@@ -69,6 +70,7 @@ export const COMPOSE_FIXED: Record<string, string> = {
   NEXUS_PORT: '8787',
   NEXUS_DATA_DIR: '/data (the nexus-data volume)',
   NEXUS_REDIS_URL: 'redis://redis:6379 (the redis service)',
+  NEXUS_QDRANT_URL: 'http://qdrant:6333 (the qdrant service: memories live in Qdrant)',
   NEXUS_ROLE: 'all for `nexus`, worker for `worker` (the command line wins)',
 };
 

@@ -9,7 +9,15 @@ import {
   type TokenCounter,
   type TurnMemoryOptions,
 } from '@nexus/core';
-import { createMemoryClient, createSqliteMemoryStore, type MemoryApi, MemoryService } from '@nexus/memory';
+import {
+  createMemoryClient,
+  createOpenAICompatibleEmbedder,
+  createSqliteMemoryStore,
+  type Embedder,
+  type MemoryApi,
+  MemoryService,
+  type MemoryStore,
+} from '@nexus/memory';
 import type { JobProcessor, JobQueue, Logger } from '@nexus/protocol';
 import { createBullMqJobQueue } from '@nexus/queue-bullmq';
 import type { LanguageModel } from 'ai';
@@ -77,10 +85,13 @@ export async function createGatewayMemory(options: {
         ),
       );
   } else {
-    const store = createSqliteMemoryStore({ path: join(config.dataDir, 'memory.sqlite') });
-    // No embedder is configured yet: MemoryService logs that search is lexical only.
+    const embedder = createGatewayEmbedder(config, options.fetch);
+    const vectors = embedder ? { embedderId: embedder.id, dimensions: embedder.dimensions } : undefined;
+    const store = await openMemoryStore(config, vectors);
+    // Without an embedder MemoryService logs that search is lexical only.
     service = new MemoryService({
       store,
+      ...(embedder ? { embedder } : {}),
       logger: memoryLogger,
       // Scopes that outlive most of the budget are dropped inside, so the step returns partial results in time.
       scopeTimeoutMs: Math.max(25, Math.floor(settings.contextBudgetMs * 0.75)),
@@ -164,4 +175,42 @@ export async function createGatewayMemory(options: {
       await closeStore();
     },
   };
+}
+
+/** The OpenAI-compatible embedder when `NEXUS_EMBEDDING_MODEL` is set; defaults follow the chat model's endpoint. */
+function createGatewayEmbedder(config: GatewayConfig, fetch?: typeof globalThis.fetch): Embedder | undefined {
+  const { embeddingModel, embeddingDimensions } = config.memory;
+  if (!embeddingModel || !embeddingDimensions) return undefined;
+  const baseUrl =
+    config.memory.embeddingBaseUrl ??
+    config.model.baseUrl ??
+    (config.model.provider === 'openai' ? 'https://api.openai.com/v1' : undefined);
+  const apiKey = config.memory.embeddingApiKey ?? config.model.apiKey;
+  return createOpenAICompatibleEmbedder({
+    baseUrl: baseUrl!,
+    model: embeddingModel,
+    dimensions: embeddingDimensions,
+    ...(apiKey ? { apiKey } : {}),
+    ...(fetch ? { fetch } : {}),
+  });
+}
+
+/** Qdrant when `NEXUS_QDRANT_URL` is set (imported only then), else the embedded SQLite file. */
+async function openMemoryStore(
+  config: GatewayConfig,
+  vectors: { embedderId: string; dimensions: number } | undefined,
+): Promise<MemoryStore> {
+  if (config.memory.qdrantUrl) {
+    const { openQdrantMemoryStore } = await import('@nexus/memory-qdrant');
+    return openQdrantMemoryStore({
+      url: config.memory.qdrantUrl,
+      collection: config.memory.qdrantCollection,
+      ...(config.memory.qdrantApiKey ? { apiKey: config.memory.qdrantApiKey } : {}),
+      ...(vectors ? { vectors } : {}),
+    });
+  }
+  return createSqliteMemoryStore({
+    path: join(config.dataDir, 'memory.sqlite'),
+    ...(vectors ? { vectors } : {}),
+  });
 }

@@ -27,6 +27,13 @@ export interface GatewayConfig {
     contextBudgetMs: number;
     extractionModel?: string;
     summaryIdleMs: number;
+    embeddingModel?: string;
+    embeddingDimensions?: number;
+    embeddingBaseUrl?: string;
+    embeddingApiKey?: string;
+    qdrantUrl?: string;
+    qdrantApiKey?: string;
+    qdrantCollection: string;
   };
   telegram: { botToken?: string; apiRoot?: string; webhookUrl?: string; webhookSecret?: string };
   discord: { botToken?: string; apiUrl?: string };

@@ -124,6 +124,27 @@ function crossFieldProblems(config: GatewayConfig): string[] {
       'NEXUS_MEMORY_URL and NEXUS_MEMORY_API_KEY are required when NEXUS_MEMORY_MODE=http; set both, or use NEXUS_MEMORY_MODE=in-process.',
     );
   }
+  const memory = config.memory;
+  if (memory.embeddingModel && !memory.embeddingDimensions) {
+    problems.push(
+      'NEXUS_EMBEDDING_DIMENSIONS is required with NEXUS_EMBEDDING_MODEL; set it to the length of the vectors the model returns, e.g. 768.',
+    );
+  }
+  if (
+    memory.embeddingModel &&
+    !memory.embeddingBaseUrl &&
+    !config.model.baseUrl &&
+    config.model.provider !== 'openai'
+  ) {
+    problems.push(
+      'NEXUS_EMBEDDING_BASE_URL is required with NEXUS_EMBEDDING_MODEL when NEXUS_MODEL_BASE_URL is not set; e.g. http://127.0.0.1:11434/v1.',
+    );
+  }
+  if (memory.qdrantUrl && memory.mode === 'http') {
+    problems.push(
+      'NEXUS_QDRANT_URL applies to in-process memory, but NEXUS_MEMORY_MODE=http; configure Qdrant on the memory service instead, or unset one of them.',
+    );
+  }
   if (config.telegram.webhookUrl && !config.telegram.webhookSecret) {
     problems.push(
       'NEXUS_TELEGRAM_WEBHOOK_SECRET is required when NEXUS_TELEGRAM_WEBHOOK_URL is set; generate one with `openssl rand -hex 32`.',

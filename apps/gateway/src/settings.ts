@@ -226,6 +226,62 @@ export const SETTINGS: readonly SettingDefinition[] = [
     secret: true,
   },
   {
+    env: 'NEXUS_EMBEDDING_MODEL',
+    path: 'memory.embeddingModel',
+    schema: z.string().min(1),
+    description:
+      'Embedding model for semantic memory search through an OpenAI-compatible `/embeddings` API, e.g. `nomic-embed-text` (Ollama) or `text-embedding-3-small`. Unset: search is lexical (BM25) only, and the log says so.',
+    hint: 'set it to an embedding model id your provider serves',
+  },
+  {
+    env: 'NEXUS_EMBEDDING_DIMENSIONS',
+    path: 'memory.embeddingDimensions',
+    schema: z.coerce.number().int().min(8).max(8192),
+    description:
+      'Length of the vectors the embedding model returns (e.g. 768 for nomic-embed-text, 1536 for text-embedding-3-small). Required with `NEXUS_EMBEDDING_MODEL`.',
+    hint: 'look up the model’s output size, e.g. 768',
+  },
+  {
+    env: 'NEXUS_EMBEDDING_BASE_URL',
+    path: 'memory.embeddingBaseUrl',
+    schema: z.url(),
+    description:
+      'Base URL of the embeddings API. Default: `NEXUS_MODEL_BASE_URL` (or OpenAI’s when the provider is `openai`).',
+    hint: 'use a full URL such as http://127.0.0.1:11434/v1',
+  },
+  {
+    env: 'NEXUS_EMBEDDING_API_KEY',
+    path: 'memory.embeddingApiKey',
+    schema: z.string().min(1),
+    description: 'API key for the embeddings API. Default: `NEXUS_MODEL_API_KEY`.',
+    hint: 'paste the key from your provider’s dashboard',
+    secret: true,
+  },
+  {
+    env: 'NEXUS_QDRANT_URL',
+    path: 'memory.qdrantUrl',
+    schema: z.url(),
+    description:
+      'Keep memories in Qdrant at this URL instead of the embedded SQLite file (in-process memory only). The collection and its indexes are created at start.',
+    hint: 'use the Qdrant REST URL, e.g. http://qdrant:6333',
+  },
+  {
+    env: 'NEXUS_QDRANT_API_KEY',
+    path: 'memory.qdrantApiKey',
+    schema: z.string().min(1),
+    description: 'API key for Qdrant, when it requires one.',
+    hint: 'use the api-key configured on the Qdrant server',
+    secret: true,
+  },
+  {
+    env: 'NEXUS_QDRANT_COLLECTION',
+    path: 'memory.qdrantCollection',
+    schema: z.string().regex(/^[A-Za-z0-9_-]{1,255}$/, 'letters, digits, _ or - only'),
+    defaultValue: 'nexus_memories',
+    description: 'Qdrant collection holding every person’s memories (`userId` is its tenant key).',
+    hint: 'use letters, digits, _ or -',
+  },
+  {
     env: 'NEXUS_MEMORY_EXTRACTION',
     path: 'memory.extraction',
     schema: booleanText,
