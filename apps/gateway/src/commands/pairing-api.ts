@@ -83,11 +83,13 @@ export function createPairingApi(options: { store: AccessStore; token: string; l
   };
 }
 
-function digest(text: string): Buffer {
+/** Hashing both sides lets `timingSafeEqual` compare tokens of any length in constant time. */
+export function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
-function authorized(header: string | undefined, expected: Buffer): boolean {
+/** The admin routes' one check: `Authorization: Bearer <gateway token>` (see `digest`). */
+export function authorized(header: string | undefined, expected: Buffer): boolean {
   const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
   return match !== null && timingSafeEqual(digest(match[1]!), expected);
 }
@@ -117,7 +119,8 @@ function readJson(request: IncomingMessage): Promise<unknown> {
   });
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
+/** Admin answers carry tokens' worth of secrets (codes, QR payloads): never cached, never sniffed. */
+export function sendJson(response: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   response.writeHead(status, {
     'content-type': 'application/json',
