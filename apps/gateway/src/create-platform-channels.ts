@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import type { WhatsAppLinkState, WhatsAppSocketFactory } from '@nexus/channel-whatsapp';
 import type { ChannelAdapter, Logger } from '@nexus/protocol';
 import type { GatewayConfig } from './gateway-config.ts';
 
@@ -9,6 +10,13 @@ export interface PlatformChannels {
   channels: ChannelAdapter[];
   /** POST routes a platform needs on the gateway's HTTP server (Telegram's webhook). */
   postRoutes: Map<string, HttpRoute>;
+  /** Channels linked by scanning a code on a phone (WhatsApp), by name: what the admin view shows. */
+  linkStates: Map<string, () => WhatsAppLinkState>;
+}
+
+export interface PlatformChannelOptions {
+  /** Tests only: a stand-in for Baileys' `makeWASocket`. */
+  whatsappSocketFactory?: WhatsAppSocketFactory;
 }
 
 /**
@@ -19,9 +27,11 @@ export interface PlatformChannels {
 export async function createPlatformChannels(
   config: GatewayConfig,
   logger: Logger,
+  options: PlatformChannelOptions = {},
 ): Promise<PlatformChannels> {
   const channels: ChannelAdapter[] = [];
   const postRoutes = new Map<string, HttpRoute>();
+  const linkStates = new Map<string, () => WhatsAppLinkState>();
   if (config.telegram.botToken) {
     const { createFileUpdateStore, createTelegramChannel } = await import('@nexus/channel-telegram');
     const webhook = config.telegram.webhookUrl
@@ -52,14 +62,33 @@ export async function createPlatformChannels(
     );
   }
   if (config.whatsapp.enabled) {
-    const { createWhatsAppChannel } = await import('@nexus/channel-whatsapp');
-    channels.push(
-      createWhatsAppChannel({
-        authPath: join(config.dataDir, 'whatsapp.sqlite'),
-        ...(config.whatsapp.pairingPhone ? { pairingPhoneNumber: config.whatsapp.pairingPhone } : {}),
-        logger: logger.child({ channel: 'whatsapp' }),
-      }),
-    );
+    const { createWhatsAppChannel, printQrToTerminal } = await import('@nexus/channel-whatsapp');
+    const whatsappLogger = logger.child({ channel: 'whatsapp' });
+    let awaitingScan = false;
+    const whatsapp = createWhatsAppChannel({
+      authPath: join(config.dataDir, 'whatsapp.sqlite'),
+      ...(config.whatsapp.pairingPhone ? { pairingPhoneNumber: config.whatsapp.pairingPhone } : {}),
+      ...(options.whatsappSocketFactory ? { socketFactory: options.whatsappSocketFactory } : {}),
+      // The QR goes to the console with the logs; NEXUS_LOG_LEVEL=silent silences it too, and the
+      // web client's Channels panel shows it either way.
+      onQr: (qr) => {
+        if (config.log.level !== 'silent') void printQrToTerminal(qr);
+      },
+      onLinkState: (state) => {
+        // Once per wait, not on every QR rotation (about every 20 s).
+        const waitingForScan = state.status === 'awaiting_link' && state.qr !== undefined;
+        if (waitingForScan && !awaitingScan) {
+          whatsappLogger.warn(
+            {},
+            "whatsapp: not linked; scan the QR code in the console or in the web client's Channels panel",
+          );
+        }
+        awaitingScan = waitingForScan;
+      },
+      logger: whatsappLogger,
+    });
+    channels.push(whatsapp);
+    linkStates.set(whatsapp.name, () => whatsapp.linkState());
   }
-  return { channels, postRoutes };
+  return { channels, postRoutes, linkStates };
 }

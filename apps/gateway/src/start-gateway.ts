@@ -4,8 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createWebSocketChannel } from '@nexus/channel-websocket';
+import type { WhatsAppSocketFactory } from '@nexus/channel-whatsapp';
 import { createAgent, createNexusCore, createSqliteSessionStore, type NexusCore } from '@nexus/core';
-import { type Logger, silentLogger } from '@nexus/protocol';
+import { type Logger, NexusError, silentLogger } from '@nexus/protocol';
+import { createChannelsApi } from './admin/channels-api.ts';
 import { createGatewayAccess, openAccessStore } from './commands/create-gateway-access.ts';
 import { createPairingApi } from './commands/pairing-api.ts';
 import { createGatewayMemory } from './create-gateway-memory.ts';
@@ -26,6 +28,8 @@ export interface StartGatewayOptions {
   /** Directory of the built web client; defaults to apps/web/dist. */
   webDistDir?: string;
   now?: () => number;
+  /** Tests only: WhatsApp through a stand-in socket instead of Baileys' `makeWASocket`. */
+  whatsappSocketFactory?: WhatsAppSocketFactory;
 }
 
 export interface RunningGateway {
@@ -102,7 +106,13 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     logger,
   });
   core.registerChannel(web);
-  const { channels: platformChannels, postRoutes } = await createPlatformChannels(config, logger);
+  const {
+    channels: platformChannels,
+    postRoutes,
+    linkStates,
+  } = await createPlatformChannels(config, logger, {
+    ...(options.whatsappSocketFactory ? { whatsappSocketFactory: options.whatsappSocketFactory } : {}),
+  });
   for (const channel of platformChannels) core.registerChannel(channel);
 
   let stopping = false;
@@ -140,8 +150,24 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   });
   // A plain GET on the socket path lets the web client check its token before upgrading.
   const pairingApi = createPairingApi({ store: accessStore, token, logger });
+  const channelsApi = createChannelsApi({
+    token,
+    channels: () => [web, ...platformChannels],
+    linkStates,
+    relink: async (name) => {
+      const channel = platformChannels.find((candidate) => candidate.name === name);
+      if (stopping || !channel) {
+        throw new NexusError({
+          code: 'channel_unavailable',
+          message: `The ${name} channel cannot start now.`,
+        });
+      }
+      await channel.start({ sink: core.intake });
+    },
+    logger,
+  });
   const server = createServer((request, response) => {
-    if (pairingApi(request, response)) return;
+    if (pairingApi(request, response) || channelsApi(request, response)) return;
     const postRoute =
       request.method === 'POST'
         ? postRoutes.get(new URL(request.url ?? '/', 'http://x').pathname)
