@@ -63,13 +63,15 @@ export async function downloadFile(options: DownloadFileOptions): Promise<Downlo
   }
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for await (const chunk of response.body) {
-    total += chunk.byteLength;
+  // A reader rather than `for await`: the DOM typings some consumers compile with lack the iterator.
+  const reader = response.body.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    total += read.value.byteLength;
     if (total > options.maxBytes) {
-      // Throwing out of the loop cancels the body stream.
+      await reader.cancel();
       throw new TelegramAttachmentTooLargeError({ sizeBytes: total, maxBytes: options.maxBytes });
     }
-    chunks.push(chunk);
+    chunks.push(read.value);
   }
   const bytes = new Uint8Array(total);
   let offset = 0;
