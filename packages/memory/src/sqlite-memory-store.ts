@@ -12,15 +12,18 @@ import type {
   StoreWriteOptions,
   VectorSpace,
 } from './memory-store.ts';
-import { type ChannelRanking, fuseRankings } from './rank-fusion.ts';
+import { fuseRankings } from './rank-fusion.ts';
+import { prepareSearchIndexes } from './sqlite-migration.ts';
 import {
+  MEMORY_COLUMNS,
   type MemoryRow,
   memoryFromRow,
-  SQLITE_SCHEMA,
-  userKey,
-  vectorBytes,
-  vectorTableSql,
+  partitionKeys,
+  SQLITE_TABLES,
+  similarityFromDistance,
+  unitVectorBytes,
 } from './sqlite-schema.ts';
+import { denseRanking, lexicalRanking, type RowRanking } from './sqlite-search.ts';
 
 export interface SqliteMemoryStoreOptions {
   /** File path, or `:memory:` for a throw-away store. */
@@ -28,6 +31,10 @@ export interface SqliteMemoryStoreOptions {
   /** The embedder whose vectors are stored; omit for a lexical-only store. */
   vectors?: VectorSpace;
 }
+
+const MEMORY_COLUMNS_OF_M = MEMORY_COLUMNS.split(', ')
+  .map((column) => `m.${column}`)
+  .join(', ');
 
 /** sqlite-vec answers at most this many neighbours per KNN query. */
 const MAX_KNN = 4096;
@@ -60,7 +67,7 @@ class SqliteMemoryStore implements MemoryStore {
     // A 64 MiB page cache and memory-mapped reads keep KNN scans and BM25 reads off syscalls.
     this.#database.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;
       PRAGMA cache_size = -65536; PRAGMA mmap_size = 268435456; PRAGMA temp_store = MEMORY;`);
-    this.#database.exec(SQLITE_SCHEMA);
+    this.#database.exec(SQLITE_TABLES);
     const stored = this.#database.prepare("SELECT value FROM meta WHERE key = 'vector_space'").get() as
       | { value: string }
       | undefined;
@@ -73,8 +80,16 @@ class SqliteMemoryStore implements MemoryStore {
       });
     }
     this.vectorSpace = storedSpace ?? options.vectors;
+    try {
+      prepareSearchIndexes(this.#database, this.vectorSpace?.dimensions);
+    } catch (error) {
+      this.#database.close();
+      throw new MemoryStoreError({
+        message: `Cannot prepare the memory store at ${options.path}.`,
+        cause: error,
+      });
+    }
     if (this.vectorSpace) {
-      this.#database.exec(vectorTableSql(this.vectorSpace.dimensions));
       this.#database
         .prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('vector_space', ?)")
         .run(JSON.stringify(this.vectorSpace));
@@ -102,8 +117,10 @@ class SqliteMemoryStore implements MemoryStore {
       `INSERT INTO memories (id, user_id, scope, session_id, content, category, source, created_at,
          updated_at, last_used_at, hash, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(...memoryValues(memory));
-    this.#writeIndexes(Number(result.lastInsertRowid), memory, embedding);
+    const rowid = Number(result.lastInsertRowid);
     if (memory.sessionId) this.#link(memory.userId, memory.id, memory.sessionId);
+    this.#writeText(rowid, memory, memory.sessionId ? [memory.sessionId] : []);
+    if (embedding) this.#writeVector(rowid, memory, embedding);
   }
 
   async update(options: StoreWriteOptions): Promise<void> {
@@ -119,15 +136,19 @@ class SqliteMemoryStore implements MemoryStore {
         `UPDATE memories SET scope = ?, session_id = ?, content = ?, category = ?, source = ?, created_at = ?,
            updated_at = ?, last_used_at = ?, hash = ?, metadata = ? WHERE rowid = ?`,
       ).run(...memoryValues(memory).slice(2), row.rowid);
-      this.#deleteIndexes(row.rowid, options.embedding !== undefined);
-      this.#writeIndexes(row.rowid, memory, options.embedding);
       if (memory.sessionId) this.#link(memory.userId, memory.id, memory.sessionId);
+      this.#deleteText(row.rowid);
+      this.#writeText(row.rowid, memory);
+      if (options.embedding) {
+        this.#deleteVector(row.rowid);
+        this.#writeVector(row.rowid, memory, options.embedding);
+      }
     });
   }
 
   async get(options: { userId: string; id: string; abortSignal?: AbortSignal }): Promise<Memory | undefined> {
     this.#check(options.abortSignal);
-    const row = this.#statement('SELECT * FROM memories WHERE id = ? AND user_id = ?').get(
+    const row = this.#statement(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE id = ? AND user_id = ?`).get(
       options.id,
       options.userId,
     ) as MemoryRow | undefined;
@@ -136,10 +157,9 @@ class SqliteMemoryStore implements MemoryStore {
 
   async findByHash(options: { userId: string; hash: string; abortSignal?: AbortSignal }) {
     this.#check(options.abortSignal);
-    const row = this.#statement('SELECT * FROM memories WHERE user_id = ? AND hash = ? LIMIT 1').get(
-      options.userId,
-      options.hash,
-    ) as MemoryRow | undefined;
+    const row = this.#statement(
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE user_id = ? AND hash = ? LIMIT 1`,
+    ).get(options.userId, options.hash) as MemoryRow | undefined;
     return row ? memoryFromRow(row) : undefined;
   }
 
@@ -150,75 +170,56 @@ class SqliteMemoryStore implements MemoryStore {
     abortSignal?: AbortSignal;
   }) {
     this.#check(options.abortSignal);
-    if (!this.#hasVectorTable) return [];
+    const query = this.#hasVectorTable ? unitVectorBytes(options.embedding) : undefined;
+    if (!query) return [];
     const neighbours = this.#statement(
       'SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ? AND user_id = ?',
-    ).all(vectorBytes(options.embedding), Math.min(MAX_KNN, options.limit), options.userId) as Array<{
+    ).all(query, Math.min(MAX_KNN, options.limit), options.userId) as Array<{
       rowid: number;
       distance: number;
     }>;
-    const memories = this.#memoriesByRowid(neighbours.map((neighbour) => neighbour.rowid));
+    const memories = this.#memoriesByRowid(
+      neighbours.map((neighbour) => neighbour.rowid),
+      { userId: options.userId },
+    );
     return neighbours.flatMap((neighbour) => {
       const memory = memories.get(neighbour.rowid);
-      return memory && memory.userId === options.userId
-        ? [{ memory, similarity: 1 - neighbour.distance }]
-        : [];
+      return memory ? [{ memory, similarity: similarityFromDistance(neighbour.distance) }] : [];
     });
   }
 
   async search(options: StoreSearchOptions): Promise<StoreSearchHit[]> {
     this.#check(options.abortSignal);
+    if (options.scopes?.length === 0) return [];
     const candidates = Math.min(MAX_KNN, Math.max(options.limit * 4, 40));
-    const filters = filterSql(options.scopes, options.sessionId);
-    const byRowid = new Map<number, Memory>();
-    const rankings: ChannelRanking[] = [];
+    const partition = { userId: options.userId, scopes: options.scopes, sessionId: options.sessionId };
+    const statements = (sql: string) => this.#statement(sql);
+    const rankings: RowRanking[] = [];
     const terms = queryTerms(options.text);
-    if (terms.length > 0) {
-      const match = `user_key : "${userKey(options.userId)}" AND content : (${terms.map((term) => `"${term}"`).join(' OR ')})`;
-      const rows = this.#statement(
-        `SELECT m.*, bm25(memories_fts, 0.0, 1.0) AS lexical FROM memories_fts
-         JOIN memories m ON m.rowid = memories_fts.rowid
-         WHERE memories_fts MATCH ? AND m.user_id = ?${filters.sql('m.scope', 'm.rowid')}
-         ORDER BY lexical, m.id LIMIT ?`,
-      ).all(match, options.userId, ...filters.values, candidates) as unknown as Array<
-        MemoryRow & { lexical: number }
-      >;
-      for (const row of rows) byRowid.set(row.rowid, memoryFromRow(row));
-      // FTS5's bm25() is lower-is-better; negate it so the ranking is higher-is-better.
-      rankings.push(rows.map((row) => ({ id: row.id, score: -row.lexical })));
-    }
-    if (options.embedding && this.#hasVectorTable) {
-      const neighbours = this.#statement(
-        `SELECT rowid, distance FROM memories_vec
-         WHERE embedding MATCH ? AND k = ? AND user_id = ?${filters.sql('scope', 'rowid')}`,
-      ).all(vectorBytes(options.embedding), candidates, options.userId, ...filters.values) as Array<{
-        rowid: number;
-        distance: number;
-      }>;
-      const missing = neighbours.map((neighbour) => neighbour.rowid).filter((rowid) => !byRowid.has(rowid));
-      for (const [rowid, memory] of this.#memoriesByRowid(missing)) byRowid.set(rowid, memory);
-      rankings.push(
-        neighbours.flatMap((neighbour) => {
-          const id = byRowid.get(neighbour.rowid)?.id;
-          return id === undefined ? [] : [{ id, score: 1 - neighbour.distance }];
-        }),
-      );
-    }
-    const relevance = fuseRankings(rankings);
-    const hits: StoreSearchHit[] = [];
-    for (const memory of byRowid.values()) {
-      if (memory.userId !== options.userId) continue;
-      hits.push({ memory, relevance: relevance.get(memory.id) ?? 0 });
-    }
-    hits.sort((left, right) => right.relevance - left.relevance);
-    return hits.slice(0, options.limit);
+    if (terms.length > 0) rankings.push(lexicalRanking(statements, partition, terms, candidates));
+    const query = options.embedding && this.#hasVectorTable ? unitVectorBytes(options.embedding) : undefined;
+    if (query) rankings.push(denseRanking(statements, partition, query, candidates));
+    const relevance = fuseRankings(
+      rankings.map((ranking) => ranking.map((entry) => ({ id: String(entry.rowid), score: entry.score }))),
+    );
+    // Best fused relevance first; equal relevance keeps channel order (lexical, then dense).
+    const order = [...new Set(rankings.flatMap((ranking) => ranking.map((entry) => entry.rowid)))];
+    const relevanceOf = (rowid: number) => relevance.get(String(rowid)) ?? 0;
+    order.sort((left, right) => relevanceOf(right) - relevanceOf(left));
+    const kept = order.slice(0, options.limit);
+    // Only the kept rows are read, and the SQL filter on person, scope and session decides.
+    const memories = this.#memoriesByRowid(kept, partition);
+    return kept.flatMap((rowid) => {
+      const memory = memories.get(rowid);
+      return memory ? [{ memory, relevance: relevanceOf(rowid) }] : [];
+    });
   }
 
   async list(options: StoreListOptions): Promise<Memory[]> {
     this.#check(options.abortSignal);
     const filters = filterSql(options.scopes, options.sessionId);
     const rows = this.#statement(
-      `SELECT * FROM memories WHERE user_id = ?${filters.sql('scope', 'rowid')}
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE user_id = ?${filters.sql('scope', 'rowid')}
        ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`,
     ).all(options.userId, ...filters.values, options.limit, options.offset) as unknown as MemoryRow[];
     return rows.map(memoryFromRow);
@@ -232,7 +233,8 @@ class SqliteMemoryStore implements MemoryStore {
         options.userId,
       ) as { rowid: number } | undefined;
       if (!row) return false;
-      this.#deleteIndexes(row.rowid, true);
+      this.#deleteText(row.rowid);
+      this.#deleteVector(row.rowid);
       this.#statement('DELETE FROM memories WHERE rowid = ?').run(row.rowid);
       return true;
     });
@@ -246,7 +248,10 @@ class SqliteMemoryStore implements MemoryStore {
       ) as Array<{
         rowid: number;
       }>;
-      for (const row of rows) this.#deleteIndexes(row.rowid, true);
+      for (const row of rows) {
+        this.#deleteText(row.rowid);
+        this.#deleteVector(row.rowid);
+      }
       this.#statement('DELETE FROM memories WHERE user_id = ?').run(options.userId);
       return rows.length;
     });
@@ -259,7 +264,20 @@ class SqliteMemoryStore implements MemoryStore {
     abortSignal?: AbortSignal;
   }) {
     this.#check(options.abortSignal);
-    this.#link(options.userId, options.memoryId, options.sessionId);
+    this.#transaction(() => {
+      const rowid = this.#link(options.userId, options.memoryId, options.sessionId);
+      if (rowid === undefined) return;
+      // The memory's FTS5 row now also carries this session's token.
+      const row = this.#statement('SELECT user_id, scope, content FROM memories WHERE rowid = ?').get(
+        rowid,
+      ) as {
+        user_id: string;
+        scope: MemoryScope;
+        content: string;
+      };
+      this.#deleteText(rowid);
+      this.#writeText(rowid, { userId: row.user_id, scope: row.scope, content: row.content });
+    });
   }
 
   async sessionMemories(options: { sessionId: string; userId?: string; abortSignal?: AbortSignal }) {
@@ -267,7 +285,7 @@ class SqliteMemoryStore implements MemoryStore {
     const personFilter = options.userId === undefined ? '' : ' AND l.user_id = ?';
     const values = options.userId === undefined ? [options.sessionId] : [options.sessionId, options.userId];
     const rows = this.#statement(
-      `SELECT m.* FROM session_links l JOIN memories m ON m.rowid = l.memory_rowid
+      `SELECT ${MEMORY_COLUMNS_OF_M} FROM session_links l JOIN memories m ON m.rowid = l.memory_rowid
        WHERE l.session_id = ?${personFilter} ORDER BY m.created_at, m.id`,
     ).all(...values) as unknown as MemoryRow[];
     return rows.map(memoryFromRow);
@@ -316,48 +334,71 @@ class SqliteMemoryStore implements MemoryStore {
     this.#database.close();
   }
 
-  #writeIndexes(rowid: number, memory: Memory, embedding: Float32Array | undefined): void {
-    this.#statement('INSERT INTO memories_fts (rowid, user_key, content) VALUES (?, ?, ?)').run(
+  /** Writes the FTS5 row; `sessions` defaults to the memory's stored session links. */
+  #writeText(
+    rowid: number,
+    memory: Pick<Memory, 'userId' | 'scope' | 'content'>,
+    sessions: readonly string[] = this.#statement(
+      'SELECT session_id FROM session_links WHERE memory_rowid = ?',
+    )
+      .all(rowid)
+      .map((row) => (row as { session_id: string }).session_id),
+  ): void {
+    this.#statement('INSERT INTO memories_fts (rowid, partition_keys, content) VALUES (?, ?, ?)').run(
       rowid,
-      userKey(memory.userId),
+      partitionKeys(memory.userId, memory.scope, sessions),
       memory.content,
     );
-    if (embedding && this.#hasVectorTable) {
-      const dimensions = this.vectorSpace?.dimensions;
-      if (embedding.length !== dimensions) {
-        throw new MemoryStoreError({
-          message: `Embedding has ${embedding.length} dimensions; this store holds ${dimensions}.`,
-        });
-      }
-      this.#statement('INSERT INTO memories_vec (rowid, user_id, scope, embedding) VALUES (?, ?, ?, ?)').run(
-        BigInt(rowid),
-        memory.userId,
-        memory.scope,
-        vectorBytes(embedding),
-      );
-    }
   }
 
-  #deleteIndexes(rowid: number, includingVector: boolean): void {
+  #writeVector(rowid: number, memory: Memory, embedding: Float32Array): void {
+    if (!this.#hasVectorTable) return;
+    const dimensions = this.vectorSpace?.dimensions;
+    if (embedding.length !== dimensions) {
+      throw new MemoryStoreError({
+        message: `Embedding has ${embedding.length} dimensions; this store holds ${dimensions}.`,
+      });
+    }
+    const unit = unitVectorBytes(embedding);
+    if (!unit) return;
+    this.#statement('INSERT INTO memories_vec (rowid, user_id, scope, embedding) VALUES (?, ?, ?, ?)').run(
+      BigInt(rowid),
+      memory.userId,
+      memory.scope,
+      unit,
+    );
+  }
+
+  #deleteText(rowid: number): void {
     this.#statement('DELETE FROM memories_fts WHERE rowid = ?').run(rowid);
-    if (includingVector && this.#hasVectorTable) {
-      this.#statement('DELETE FROM memories_vec WHERE rowid = ?').run(BigInt(rowid));
-    }
   }
 
-  #link(userId: string, memoryId: string, sessionId: string): void {
-    this.#statement(
+  #deleteVector(rowid: number): void {
+    if (this.#hasVectorTable) this.#statement('DELETE FROM memories_vec WHERE rowid = ?').run(BigInt(rowid));
+  }
+
+  /** Links the memory to the session; returns its rowid when the link is new. */
+  #link(userId: string, memoryId: string, sessionId: string): number | undefined {
+    const row = this.#statement(
       `INSERT OR IGNORE INTO session_links (session_id, memory_rowid, user_id)
-       SELECT ?, rowid, user_id FROM memories WHERE id = ? AND user_id = ?`,
-    ).run(sessionId, memoryId, userId);
+       SELECT ?, rowid, user_id FROM memories WHERE id = ? AND user_id = ? RETURNING memory_rowid`,
+    ).get(sessionId, memoryId, userId) as { memory_rowid: number } | undefined;
+    return row?.memory_rowid;
   }
 
-  #memoriesByRowid(rowids: readonly number[]): Map<number, Memory> {
+  /** Rows by rowid, restricted in SQL to the person (and scope / session when given). */
+  #memoriesByRowid(
+    rowids: readonly number[],
+    filter: { userId: string; scopes?: readonly MemoryScope[]; sessionId?: string },
+  ): Map<number, Memory> {
     const result = new Map<number, Memory>();
     if (rowids.length === 0) return result;
+    const filters = filterSql(filter.scopes, filter.sessionId);
+    // `+` keeps SQLite on the rowid lookups instead of scanning the person's index.
     const rows = this.#statement(
-      'SELECT * FROM memories WHERE rowid IN (SELECT value FROM json_each(?))',
-    ).all(JSON.stringify(rowids)) as unknown as MemoryRow[];
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE rowid IN (SELECT value FROM json_each(?))
+       AND +user_id = ?${filters.sql('+scope', 'rowid')}`,
+    ).all(JSON.stringify(rowids), filter.userId, ...filters.values) as unknown as MemoryRow[];
     for (const row of rows) result.set(row.rowid, memoryFromRow(row));
     return result;
   }

@@ -1,7 +1,11 @@
-import type { Memory } from './memory.ts';
+import { createHash } from 'node:crypto';
+import type { Memory, MemoryScope } from './memory.ts';
 
-/** Schema of the embedded store. `rowid` ties a memory to its FTS5 row and its sqlite-vec row. */
-export const SQLITE_SCHEMA = `
+/** Bumped whenever the index layout changes; `migrateSqliteSchema` rebuilds older files. */
+export const SQLITE_SCHEMA_VERSION = 2;
+
+/** Tables of the embedded store. `rowid` ties a memory to its FTS5 row and its sqlite-vec row. */
+export const SQLITE_TABLES = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS memories (
   rowid INTEGER PRIMARY KEY,
@@ -28,26 +32,59 @@ CREATE TABLE IF NOT EXISTS session_links (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS session_links_memory ON session_links (memory_rowid);
 CREATE INDEX IF NOT EXISTS session_links_user ON session_links (user_id, session_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5 (
-  user_key, content, content = '', contentless_delete = 1,
-  tokenize = 'porter unicode61 remove_diacritics 2'
-);
 `;
 
-/** The vector table: the person is sqlite-vec's partition key, so a KNN scan reads one person. */
+/** BM25 over `content`; `partition_keys` holds the partition tokens below and is weighted 0. */
+export const FTS_TABLE_SQL = `CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5 (
+  partition_keys, content, content = '', contentless_delete = 1,
+  tokenize = 'porter unicode61 remove_diacritics 2'
+)`;
+
+/**
+ * Vectors per person in sqlite-vec: the person is the partition key, so a KNN reads only that
+ * person's chunks. Vectors are stored unit-length with the default L2 metric, which ranks exactly
+ * like cosine (‖a − b‖² = 2 − 2·cos) and is cheaper per row than sqlite-vec's cosine. Chunks of
+ * 64 vectors: a person with few memories takes 64 slots (96 KiB at 384 dimensions) instead of
+ * the default 1,024 (1.5 MiB), and sqlite-vec's per-chunk top-k selection, which costs
+ * k × chunk size, stays small for the deep candidate lists hybrid search asks for.
+ */
 export function vectorTableSql(dimensions: number): string {
   return `CREATE VIRTUAL TABLE IF NOT EXISTS memories_vec USING vec0 (
-    user_id TEXT PARTITION KEY, scope TEXT, embedding FLOAT[${dimensions}] distance_metric=cosine
+    user_id TEXT PARTITION KEY, scope TEXT, embedding FLOAT[${dimensions}], chunk_size = ${VECTOR_CHUNK_SIZE}
   )`;
 }
 
+const VECTOR_CHUNK_SIZE = 64;
+
 /**
- * FTS5 token standing for one person: hex keeps any user id a single token the tokenizer and
- * the porter stemmer leave alone. The SQL filter on `user_id` stays the authority; this token
- * only lets FTS5 intersect posting lists instead of scoring every person's matches.
+ * FTS5 tokens naming the partitions a memory belongs to: the person, the person's scope, and
+ * each session it is linked to. A query intersects its partition token's posting list with the
+ * words instead of scoring every person's matches. Hex (and a hash for sessions) keeps each one
+ * a single token the tokenizer and the porter stemmer leave alone (every token ends in `x`).
+ * The SQL filters on the `memories` table stay the authority over what is returned.
  */
-export function userKey(userId: string): string {
+export function personToken(userId: string): string {
   return `u${Buffer.from(userId, 'utf8').toString('hex')}x`;
+}
+
+const SCOPE_CODES: Record<MemoryScope, string> = { user: '1', global: '2', session: '3' };
+
+export function scopeToken(userId: string, scope: MemoryScope): string {
+  return `${personToken(userId)}${SCOPE_CODES[scope]}x`;
+}
+
+export function sessionToken(userId: string, sessionId: string): string {
+  const digest = createHash('sha256').update(userId).update('\u0000').update(sessionId).digest('hex');
+  return `s${digest.slice(0, 32)}x`;
+}
+
+/** The `partition_keys` column of one memory's FTS5 row. */
+export function partitionKeys(userId: string, scope: MemoryScope, sessionIds: readonly string[]): string {
+  return [
+    personToken(userId),
+    scopeToken(userId, scope),
+    ...sessionIds.map((sessionId) => sessionToken(userId, sessionId)),
+  ].join(' ');
 }
 
 export interface MemoryRow {
@@ -65,6 +102,10 @@ export interface MemoryRow {
   hash: string;
   metadata: string;
 }
+
+/** The columns of `MemoryRow`, for reads that must not pull more than they use. */
+export const MEMORY_COLUMNS =
+  'rowid, id, user_id, scope, session_id, content, category, source, created_at, updated_at, last_used_at, hash, metadata';
 
 export function memoryFromRow(row: MemoryRow): Memory {
   const memory: Memory = {
@@ -84,6 +125,21 @@ export function memoryFromRow(row: MemoryRow): Memory {
   return memory;
 }
 
-export function vectorBytes(embedding: Float32Array): Uint8Array {
-  return new Uint8Array(embedding.buffer, embedding.byteOffset, embedding.byteLength);
+/**
+ * The vector as sqlite-vec stores it: unit length (so L2 ranks like cosine), raw float32 bytes.
+ * Undefined for an all-zero vector, which has no direction: such a memory is found lexically only.
+ */
+export function unitVectorBytes(embedding: Float32Array): Uint8Array | undefined {
+  let sumOfSquares = 0;
+  for (const value of embedding) sumOfSquares += value * value;
+  if (!(sumOfSquares > 0) || !Number.isFinite(sumOfSquares)) return undefined;
+  const scale = 1 / Math.sqrt(sumOfSquares);
+  const unit = new Float32Array(embedding.length);
+  for (let index = 0; index < embedding.length; index++) unit[index] = (embedding[index] ?? 0) * scale;
+  return new Uint8Array(unit.buffer);
+}
+
+/** Cosine similarity from the L2 distance of two unit vectors. */
+export function similarityFromDistance(distance: number): number {
+  return 1 - (distance * distance) / 2;
 }

@@ -1,0 +1,89 @@
+import type { StatementSync } from 'node:sqlite';
+import type { MemoryScope } from './memory.ts';
+import { personToken, scopeToken, sessionToken, similarityFromDistance } from './sqlite-schema.ts';
+
+/** One channel's candidates, best first: a memory's rowid and its channel score (higher is better). */
+export type RowRanking = Array<{ rowid: number; score: number }>;
+
+export interface SearchPartition {
+  userId: string;
+  scopes?: readonly MemoryScope[];
+  sessionId?: string;
+}
+
+type Statements = (sql: string) => StatementSync;
+
+/**
+ * BM25 top `limit` in SQLite itself: FTS5 intersects the partition token with the words and the
+ * sort keeps only the best rows, so no memory row is read for the matches that are not kept.
+ * Ties are ordered by rowid so the cut is deterministic.
+ */
+export function lexicalRanking(
+  statements: Statements,
+  partition: SearchPartition,
+  terms: readonly string[],
+  limit: number,
+): RowRanking {
+  const match = `${partitionMatch(partition)} AND content : (${terms.map((term) => `"${term}"`).join(' OR ')})`;
+  const rows = statements(
+    `SELECT rowid, bm25(memories_fts, 0.0, 1.0) AS lexical FROM memories_fts
+     WHERE memories_fts MATCH ? ORDER BY lexical, rowid LIMIT ?`,
+  ).all(match, limit) as Array<{ rowid: number; lexical: number }>;
+  // FTS5's bm25() is lower-is-better; negate it so the ranking is higher-is-better.
+  return rows.map((row) => ({ rowid: row.rowid, score: -row.lexical }));
+}
+
+function partitionMatch(partition: SearchPartition): string {
+  const { userId, scopes, sessionId } = partition;
+  const anyOf = (tokens: string[]) => `(${tokens.map((token) => `"${token}"`).join(' OR ')})`;
+  const parts: string[] = [];
+  if (sessionId !== undefined) parts.push(`"${sessionToken(userId, sessionId)}"`);
+  if (scopes) parts.push(anyOf(scopes.map((scope) => scopeToken(userId, scope))));
+  if (parts.length === 0) parts.push(`"${personToken(userId)}"`);
+  return parts.map((part) => `partition_keys : ${part}`).join(' AND ');
+}
+
+/**
+ * Cosine top `limit`. A person's or scope's candidates come from sqlite-vec's KNN over the
+ * person's partition (exact: every vector of the person is compared). A session's come from
+ * its links: only the linked memories' vectors are read and compared, so an empty or small
+ * session costs next to nothing however many memories the person has.
+ */
+export function denseRanking(
+  statements: Statements,
+  partition: SearchPartition,
+  query: Uint8Array,
+  limit: number,
+): RowRanking {
+  if (partition.sessionId !== undefined) return sessionDenseRanking(statements, partition, query, limit);
+  const scopes = partition.scopes;
+  const scopeSql = scopes ? ` AND scope IN (${scopes.map(() => '?').join(', ')})` : '';
+  const rows = statements(
+    `SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ? AND user_id = ?${scopeSql}`,
+  ).all(query, limit, partition.userId, ...(scopes ?? [])) as Array<{ rowid: number; distance: number }>;
+  return rows.map((row) => ({ rowid: row.rowid, score: similarityFromDistance(row.distance) }));
+}
+
+function sessionDenseRanking(
+  statements: Statements,
+  partition: SearchPartition,
+  query: Uint8Array,
+  limit: number,
+): RowRanking {
+  const scopes = partition.scopes;
+  const scopeSql = scopes ? ` AND m.scope IN (${scopes.map(() => '?').join(', ')})` : '';
+  const linked = statements(
+    `SELECT l.memory_rowid AS rowid FROM session_links l JOIN memories m ON m.rowid = l.memory_rowid
+     WHERE l.session_id = ? AND l.user_id = ? AND m.user_id = l.user_id${scopeSql}`,
+  ).all(partition.sessionId ?? '', partition.userId, ...(scopes ?? [])) as Array<{ rowid: number }>;
+  const distanceOf = statements(
+    'SELECT vec_distance_l2(embedding, ?) AS distance FROM memories_vec WHERE rowid = ?',
+  );
+  const ranking: RowRanking = [];
+  for (const { rowid } of linked) {
+    const row = distanceOf.get(query, BigInt(rowid)) as { distance: number } | undefined;
+    if (row) ranking.push({ rowid, score: similarityFromDistance(row.distance) });
+  }
+  ranking.sort((left, right) => right.score - left.score || left.rowid - right.rowid);
+  return ranking.slice(0, limit);
+}
