@@ -29,6 +29,18 @@ const connections = Math.min(Number(values.connections), conversations);
 const token = 'bench-token-0123456789abcdef';
 
 const model = await startScriptedModelServer();
+// Memory extraction runs after every turn as in production; the scripted model answers it with
+// "no facts", so the background work is real but cheap, and chat turns get the usual echo.
+const scriptResponses = () =>
+  model.setResponder((request) => {
+    const system = request.messages.find((message) => message.role === 'system');
+    if (typeof system?.content === 'string' && system.content.startsWith('You extract'))
+      return { text: '{"facts": []}' };
+    const last = request.messages.at(-1);
+    const text = `Echo: ${typeof last?.content === 'string' ? last.content : ''}`;
+    return { chunks: text.split(/(?<= )/) };
+  });
+scriptResponses();
 const dataDir = await mkdtemp(join(tmpdir(), 'nexus-bench-'));
 const port = await freePort();
 const profileArgs = values['cpu-prof-dir'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof-dir']] : [];
@@ -81,12 +93,14 @@ async function runConversation(index: number): Promise<void> {
 // Warm-up: JIT, SQLite caches, keep-alive sockets.
 await Promise.all(clients.map((client, index) => client.ask(`warmup-${index}`, 'warm up')));
 model.reset();
+scriptResponses();
 const startedAt = performance.now();
 await Promise.all(Array.from({ length: conversations }, (_, index) => runConversation(index)));
 const elapsedS = (performance.now() - startedAt) / 1000;
 
 const overheads: number[] = [];
 for (const request of model.chatRequests()) {
+  if (JSON.stringify(request.body).includes('You extract')) continue;
   const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
   const last = messages.at(-1);
   const text = typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content);

@@ -1,7 +1,10 @@
-import { type Tool, type ToolSet, tool } from 'ai';
+import { type Tool, type ToolSet, tool, zodSchema } from 'ai';
 import { z } from 'zod';
 import type { SubagentFanOut, TurnToolsContext } from '../tools/create-turn-tools.ts';
 import { runSubagent } from './run-subagent.ts';
+
+/** Built once so the SDK converts it to JSON Schema once, not on every turn. */
+const DELEGATE_INPUT = zodSchema(z.object({ task: z.string().trim().min(1).max(4000) }));
 
 /**
  * `delegate`: hands one self-contained task to a subagent and returns its answer as the tool
@@ -18,9 +21,7 @@ export function createDelegateTool(options: {
   return tool({
     description:
       'Give one self-contained task to a helper that works on it separately and returns its result. Call it several times in one step to work on independent tasks in parallel. Describe the task completely: the helper sees nothing of this conversation.',
-    inputSchema: z.object({
-      task: z.string().trim().min(1).max(4000),
-    }),
+    inputSchema: DELEGATE_INPUT,
     execute: async ({ task }, { abortSignal, toolCallId }) => {
       const outcome = await runSubagent({
         task,

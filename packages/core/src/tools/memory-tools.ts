@@ -1,8 +1,24 @@
 import type { Logger } from '@nexus/protocol';
-import { type ToolSet, tool } from 'ai';
+import { type ToolSet, tool, zodSchema } from 'ai';
 import { z } from 'zod';
 import { factAge } from '../memory-step/fact-lines.ts';
 import type { MemoryPort } from '../memory-step/memory-port.ts';
+
+// Built once: the SDK converts a schema to JSON Schema when it is first read and keeps the result,
+// so per-turn tools reuse it instead of converting three schemas on every turn.
+const REMEMBER_INPUT = zodSchema(
+  z.object({
+    content: z.string().trim().min(1).max(500),
+    category: z.enum(['preference', 'fact', 'pattern', 'event']).default('fact'),
+  }),
+);
+const RECALL_INPUT = zodSchema(
+  z.object({
+    query: z.string().trim().min(1).max(1000),
+    limit: z.number().int().min(1).max(20).default(5),
+  }),
+);
+const FORGET_INPUT = zodSchema(z.object({ memory: z.union([z.string(), z.number()]) }));
 
 export interface MemoryToolsOptions {
   memory: MemoryPort;
@@ -37,10 +53,7 @@ export function createMemoryTools(options: MemoryToolsOptions): ToolSet {
     remember: tool({
       description:
         'Store a lasting fact or preference about the person you are talking to, when they ask you to remember it or state it clearly. One short sentence in their language, in the third person (e.g. "Prefers metric units").',
-      inputSchema: z.object({
-        content: z.string().trim().min(1).max(500),
-        category: z.enum(['preference', 'fact', 'pattern', 'event']).default('fact'),
-      }),
+      inputSchema: REMEMBER_INPUT,
       execute: async ({ content, category }, { abortSignal }) => {
         const result = await memory.add({
           userId,
@@ -59,10 +72,7 @@ export function createMemoryTools(options: MemoryToolsOptions): ToolSet {
     recall: tool({
       description:
         'Search what you remember about the person you are talking to. Returns numbered memories (#1, #2, …) that `forget` accepts.',
-      inputSchema: z.object({
-        query: z.string().trim().min(1).max(1000),
-        limit: z.number().int().min(1).max(20).default(5),
-      }),
+      inputSchema: RECALL_INPUT,
       execute: async ({ query, limit }, { abortSignal }) => {
         const hits = await memory.search({
           userId,
@@ -87,7 +97,7 @@ export function createMemoryTools(options: MemoryToolsOptions): ToolSet {
     forget: tool({
       description:
         'Forget a memory about the person you are talking to, by its number from `recall` (e.g. "#2"). Call `recall` first.',
-      inputSchema: z.object({ memory: z.union([z.string(), z.number()]) }),
+      inputSchema: FORGET_INPUT,
       execute: async ({ memory: reference }, { abortSignal }) => {
         const handle = Number(String(reference).replace(/^#/u, ''));
         const id = Number.isInteger(handle) ? handles.get(handle) : undefined;
