@@ -21,6 +21,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '20' },
     /** Writes a V8 CPU profile of the gateway process into this directory. */
     'cpu-prof-dir': { type: 'string' },
+    /** Writes a heap snapshot of the gateway (into its working directory) after the load. */
+    'heap-snapshot': { type: 'boolean', default: false },
   },
 });
 const conversations = Number(values.conversations);
@@ -43,7 +45,10 @@ const scriptResponses = () =>
 scriptResponses();
 const dataDir = await mkdtemp(join(tmpdir(), 'nexus-bench-'));
 const port = await freePort();
-const profileArgs = values['cpu-prof-dir'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof-dir']] : [];
+const profileArgs = [
+  ...(values['cpu-prof-dir'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof-dir']] : []),
+  ...(values['heap-snapshot'] ? ['--heapsnapshot-signal=SIGUSR2'] : []),
+];
 const gateway = spawn(
   process.execPath,
   [...profileArgs, fileURLToPath(new URL('../apps/gateway/src/cli.ts', import.meta.url)), 'start'],
@@ -117,6 +122,10 @@ const externalMb = metric('nexus_nodejs_external_memory_bytes');
 const status = await readFile(`/proc/${gateway.pid}/status`, 'utf8').catch(() => '');
 const peakRssMb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) / 1024;
 await Promise.all(clients.map((client) => client.close()));
+if (values['heap-snapshot']) {
+  gateway.kill('SIGUSR2');
+  await new Promise((resolve) => setTimeout(resolve, 8000));
+}
 gateway.kill('SIGTERM');
 await new Promise((resolve) => gateway.once('exit', resolve));
 await model.close();
