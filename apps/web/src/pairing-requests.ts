@@ -1,3 +1,5 @@
+import { type AdminApiOptions, callAdminApi } from './admin-api.ts';
+
 /** A person waiting for access, as the gateway's `/api/pairing` lists them. */
 export interface PairingRequestView {
   code: string;
@@ -7,50 +9,11 @@ export interface PairingRequestView {
   expiresAt: number;
 }
 
-export interface PairingRequestsOptions {
-  /** The gateway's web-socket URL; the API lives on the same origin. */
-  url: string;
-  token: string;
-  fetch?: typeof fetch;
-}
+/** Failures throw `AdminApiError`. */
+export type PairingRequestsOptions = AdminApiOptions;
 
-/** Thrown when the gateway refuses or fails; `message` is fit to show. */
-export class PairingRequestError extends Error {
-  readonly status: number;
-
-  constructor(status: number, message: string) {
-    super(message);
-    this.name = 'PairingRequestError';
-    this.status = status;
-  }
-}
-
-function apiUrl(url: string, path: string): string {
-  const origin = new URL(url.replace(/^ws(s?):/, 'http$1:')).origin;
-  return `${origin}/api/pairing${path}`;
-}
-
-async function call(options: PairingRequestsOptions, path: string, init: RequestInit = {}): Promise<unknown> {
-  const fetchFunction = options.fetch ?? globalThis.fetch;
-  let response: Response;
-  try {
-    response = await fetchFunction(apiUrl(options.url, path), {
-      ...init,
-      headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
-      cache: 'no-store',
-      credentials: 'omit',
-    });
-  } catch {
-    throw new PairingRequestError(0, 'The gateway cannot be reached.');
-  }
-  const body = (await response.json().catch(() => ({}))) as { error?: { message?: string } };
-  if (!response.ok) {
-    throw new PairingRequestError(
-      response.status,
-      body.error?.message ?? `The gateway answered ${response.status}.`,
-    );
-  }
-  return body;
+function call(options: PairingRequestsOptions, path: string, init: RequestInit = {}): Promise<unknown> {
+  return callAdminApi(options, `/api/pairing${path}`, init);
 }
 
 /** Pending pairing requests, oldest first. */

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ChatSession } from '../chat-session.ts';
 import type { PairingRequestsOptions } from '../pairing-requests.ts';
 import { useChatSession } from '../use-chat-session.ts';
+import { ChannelsPanel } from './channels-panel.tsx';
 import { Composer } from './composer.tsx';
 import { MessageList } from './message-list.tsx';
 import { NoticeBanner } from './notice-banner.tsx';
@@ -11,13 +12,14 @@ import { StatusLine } from './status-line.tsx';
 export interface ChatViewProps {
   session: ChatSession;
   onUnauthorized: () => void;
-  /** Where the owner approves access requests from the chat channels. */
+  /** The gateway's admin API: access requests from the chat channels and the channels' links. */
   pairingApi?: PairingRequestsOptions;
 }
 
 export function ChatView({ session, onUnauthorized, pairingApi }: ChatViewProps) {
   const snapshot = useChatSession(session);
-  const [showPairing, setShowPairing] = useState(false);
+  const [openPanel, setOpenPanel] = useState<'access' | 'channels'>();
+  const toggle = (panel: 'access' | 'channels') => setOpenPanel(openPanel === panel ? undefined : panel);
   const { conversation, connection, notice, maxTextChars } = snapshot;
 
   useEffect(() => {
@@ -34,10 +36,21 @@ export function ChatView({ session, onUnauthorized, pairingApi }: ChatViewProps)
               type="button"
               class="secondary"
               data-testid="pairing-button"
-              aria-expanded={showPairing}
-              onClick={() => setShowPairing(!showPairing)}
+              aria-expanded={openPanel === 'access'}
+              onClick={() => toggle('access')}
             >
               Access
+            </button>
+          )}
+          {pairingApi !== undefined && (
+            <button
+              type="button"
+              class="secondary"
+              data-testid="channels-button"
+              aria-expanded={openPanel === 'channels'}
+              onClick={() => toggle('channels')}
+            >
+              Channels
             </button>
           )}
           <button
@@ -51,8 +64,11 @@ export function ChatView({ session, onUnauthorized, pairingApi }: ChatViewProps)
           </button>
         </div>
       </header>
-      {showPairing && pairingApi !== undefined && (
-        <PairingPanel api={pairingApi} onClose={() => setShowPairing(false)} />
+      {openPanel === 'access' && pairingApi !== undefined && (
+        <PairingPanel api={pairingApi} onClose={() => setOpenPanel(undefined)} />
+      )}
+      {openPanel === 'channels' && pairingApi !== undefined && (
+        <ChannelsPanel api={pairingApi} onClose={() => setOpenPanel(undefined)} />
       )}
       {notice !== undefined && <NoticeBanner text={notice} />}
       <MessageList messages={conversation.messages} onRetry={(id) => session.retry(id)} />
