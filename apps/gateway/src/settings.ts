@@ -378,7 +378,7 @@ export const SETTINGS: readonly SettingDefinition[] = [
     schema: booleanText,
     defaultValue: false,
     description:
-      'Turn the WhatsApp channel on (a linked device through Baileys). The QR code to link it is printed in the log on first start.',
+      'Turn the WhatsApp channel on (a linked device through Baileys). Link it by scanning the QR code shown in the web client’s Channels panel (also printed in the log).',
     hint: 'use true or false',
   },
   {
