@@ -1,23 +1,14 @@
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { hasBalancedFences } from '@nexus/channel-kit';
-import {
-  approximateTokenCounter,
-  createAgent,
-  createNexusCore,
-  createSqliteSessionStore,
-  type NexusCore,
-} from '@nexus/core';
+import type { NexusCore } from '@nexus/core';
+import { type ScriptedCore, startScriptedCore } from '@nexus/core/testing';
 import type { ChannelAdapter, IntentInput } from '@nexus/protocol';
 import { type FakeDiscord, startFakeDiscord } from '@nexus/testkit/discord';
-import {
-  type ChatCompletionRequest,
-  type ScriptedModelServer,
-  startScriptedModelServer,
-} from '@nexus/testkit/llm';
+import type { ScriptedModelServer } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestChannel } from './test-support/discord-harness.ts';
 
 let fake: FakeDiscord;
+let scripted: ScriptedCore;
 let model: ScriptedModelServer;
 let core: NexusCore;
 let channel: ChannelAdapter;
@@ -26,13 +17,8 @@ let intake: IntentInput[];
 
 beforeEach(async () => {
   fake = await startFakeDiscord();
-  model = await startScriptedModelServer();
-  const provider = createOpenAICompatible({ baseURL: model.baseUrl, name: 'scripted', apiKey: 'test-key' });
-  core = createNexusCore({
-    sessionStore: createSqliteSessionStore({ path: ':memory:' }),
-    agent: createAgent({ model: provider('scripted-model'), maxRetries: 0 }),
-    tokenCounter: approximateTokenCounter,
-  });
+  scripted = await startScriptedCore();
+  ({ model, core } = scripted);
   channel = createTestChannel(fake);
   core.registerChannel(channel);
   intake = [];
@@ -51,11 +37,7 @@ afterEach(async () => {
   await model.close();
 });
 
-function lastUserText(index: number): string {
-  const body = model.chatRequests()[index]?.body as ChatCompletionRequest | undefined;
-  const content = body?.messages.findLast((message) => message.role === 'user')?.content;
-  return typeof content === 'string' ? content : JSON.stringify(content);
-}
+const lastUserText = (index: number) => scripted.lastUserText(index);
 
 describe('discord channel through the core with the scripted model', () => {
   it('answers a guild mention as a reply to it, and a DM in the DM', async () => {

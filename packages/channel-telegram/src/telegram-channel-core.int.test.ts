@@ -1,18 +1,8 @@
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { hasBalancedFences } from '@nexus/channel-kit';
-import {
-  approximateTokenCounter,
-  createAgent,
-  createNexusCore,
-  createSqliteSessionStore,
-  type NexusCore,
-} from '@nexus/core';
+import type { NexusCore } from '@nexus/core';
+import { type ScriptedCore, startScriptedCore } from '@nexus/core/testing';
 import type { IntentInput } from '@nexus/protocol';
-import {
-  type ChatCompletionRequest,
-  type ScriptedModelServer,
-  startScriptedModelServer,
-} from '@nexus/testkit/llm';
+import type { ChatCompletionRequest, ScriptedModelServer } from '@nexus/testkit/llm';
 import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTelegramChannel, type TelegramChannel } from './telegram-channel.ts';
@@ -23,6 +13,7 @@ const group = { id: -100600, type: 'supergroup', title: 'Team' } as const;
 const member = { id: 79, is_bot: false, first_name: 'Grace' };
 
 let fake: FakeTelegram;
+let scripted: ScriptedCore;
 let model: ScriptedModelServer;
 let core: NexusCore;
 let channel: TelegramChannel;
@@ -31,13 +22,8 @@ let intake: IntentInput[];
 
 beforeEach(async () => {
   fake = await startFakeTelegram();
-  model = await startScriptedModelServer();
-  const provider = createOpenAICompatible({ baseURL: model.baseUrl, name: 'scripted', apiKey: 'test-key' });
-  core = createNexusCore({
-    sessionStore: createSqliteSessionStore({ path: ':memory:' }),
-    agent: createAgent({ model: provider('scripted-model'), maxRetries: 0 }),
-    tokenCounter: approximateTokenCounter,
-  });
+  scripted = await startScriptedCore();
+  ({ model, core } = scripted);
   channel = createTelegramChannel({
     token: fake.token,
     apiRoot: fake.apiRoot,

@@ -1,17 +1,7 @@
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { Boom } from '@hapi/boom';
-import {
-  approximateTokenCounter,
-  createAgent,
-  createNexusCore,
-  createSqliteSessionStore,
-  type NexusCore,
-} from '@nexus/core';
-import {
-  type ChatCompletionRequest,
-  type ScriptedModelServer,
-  startScriptedModelServer,
-} from '@nexus/testkit/llm';
+import type { NexusCore } from '@nexus/core';
+import { type ScriptedCore, startScriptedCore } from '@nexus/core/testing';
+import type { ScriptedModelServer } from '@nexus/testkit/llm';
 import {
   buildDirectMessage,
   buildGroupMessage,
@@ -33,6 +23,7 @@ const BOB_LID = '310000000003@lid';
 const GROUP = '120363000000000001@g.us';
 
 let harness: ReturnType<typeof createWhatsAppHarness>;
+let scripted: ScriptedCore;
 let model: ScriptedModelServer;
 let core: NexusCore;
 let factory: FakeWhatsAppSocketFactory;
@@ -41,13 +32,8 @@ let socket: FakeWhatsAppSocket;
 
 beforeEach(async () => {
   harness = createWhatsAppHarness();
-  model = await startScriptedModelServer();
-  const provider = createOpenAICompatible({ baseURL: model.baseUrl, name: 'scripted', apiKey: 'test-key' });
-  core = createNexusCore({
-    sessionStore: createSqliteSessionStore({ path: ':memory:' }),
-    agent: createAgent({ model: provider('scripted-model'), maxRetries: 0 }),
-    tokenCounter: approximateTokenCounter,
-  });
+  scripted = await startScriptedCore();
+  ({ model, core } = scripted);
   factory = createFakeWhatsAppSocketFactory({ user: { ...TEST_BOT_USER } });
   channel = harness.channel(factory);
   core.registerChannel(channel);
@@ -67,11 +53,7 @@ function textOf(message: WAMessage): string {
   return content?.conversation ?? content?.extendedTextMessage?.text ?? '';
 }
 
-function lastUserText(index: number): string {
-  const body = model.chatRequests()[index]?.body as ChatCompletionRequest | undefined;
-  const content = body?.messages.findLast((message) => message.role === 'user')?.content;
-  return typeof content === 'string' ? content : JSON.stringify(content);
-}
+const lastUserText = (index: number) => scripted.lastUserText(index);
 
 /** Waits until `count` messages went out on `target` and the core has nothing left to do. */
 async function sentCount(target: FakeWhatsAppSocket, count: number): Promise<void> {
