@@ -1,4 +1,9 @@
-import jsQR from 'jsqr';
+import jsQRModule from 'jsqr';
+
+type DecodeQr = (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
+// jsqr is CommonJS with an `exports.default`: Node's ESM loader hands over the exports object,
+// bundlers the function itself. Accept both.
+const jsQR = ((jsQRModule as unknown as { default?: DecodeQr }).default ?? jsQRModule) as unknown as DecodeQr;
 
 /** Reads a QR code from RGBA pixels with an independent decoder (jsQR), as a phone camera would. */
 export function readQr(image: {
