@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   contentHash,
@@ -32,15 +32,20 @@ const random = seededRandom(1);
 const word = () => VOCABULARY[Math.floor(random() * VOCABULARY.length)] ?? 'tea';
 const sentence = (index: number) => `Likes ${word()} and ${word()} with ${word()} ${word()} ${index}`;
 
-/** Measures the embedder's own time, so latencies can be reported without it. */
+/**
+ * Measures the embedder's own time, so latencies can be reported without it. The test embedder
+ * computes synchronously inside `embed`, so the clock stops when the call returns, before the
+ * await: timing across the await would also count whatever other concurrent adds ran meanwhile
+ * (the store's work), and subtracting that overstated add throughput.
+ */
 function timed(embedder: Embedder): Embedder & { spentMs: number } {
   const wrapper = {
     id: embedder.id,
     dimensions: embedder.dimensions,
     spentMs: 0,
-    async embed(options: Parameters<Embedder['embed']>[0]) {
+    embed(options: Parameters<Embedder['embed']>[0]) {
       const started = performance.now();
-      const vectors = await embedder.embed(options);
+      const vectors = embedder.embed(options);
       wrapper.spentMs += performance.now() - started;
       return vectors;
     },
@@ -54,6 +59,8 @@ function percentile(values: number[], fraction: number): number {
 }
 
 const round = (value: number) => Math.round(value * 100) / 100;
+// Latencies on a shared machine depend on what else runs: the load average is printed with them.
+const loadAtStart = loadavg()[0] ?? 0;
 const tokenCounter = await createTokenCounter();
 const rows: string[][] = [];
 const figures: Record<string, number> = {};
@@ -153,6 +160,9 @@ console.log(
 );
 console.log(
   `tokenizer ${tokenCounter.name}; embedder time excluded (hashed bag of words, 384 dims, in process)`,
+);
+console.log(
+  `${availableParallelism()} cores; 1-minute load average ${round(loadAtStart)} at start, ${round(loadavg()[0] ?? 0)} at end`,
 );
 console.log(format(header));
 for (const row of rows) console.log(format(row));
