@@ -1,5 +1,6 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { getLoadablePath } from 'sqlite-vec';
+import { GroupCommit } from './group-commit.ts';
 import { queryTerms } from './lexical-terms.ts';
 import type { Memory, MemoryScope, MemoryStats } from './memory.ts';
 import { GLOBAL_USER_ID } from './memory.ts';
@@ -52,6 +53,9 @@ class SqliteMemoryStore implements MemoryStore {
   readonly #database: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
   readonly #hasVectorTable: boolean;
+  readonly #inserts = new GroupCommit<{ memory: Memory; embedding: Float32Array | undefined }>((items) =>
+    this.#transaction(() => items.map((item) => this.#insertSavepoint(item.memory, item.embedding))),
+  );
   #closed = false;
 
   constructor(options: SqliteMemoryStoreOptions) {
@@ -97,9 +101,10 @@ class SqliteMemoryStore implements MemoryStore {
     this.#hasVectorTable = this.vectorSpace !== undefined;
   }
 
+  /** Concurrent inserts share one transaction (see `GroupCommit`); each settles after its commit. */
   async insert(options: StoreWriteOptions): Promise<void> {
     this.#check(options.abortSignal);
-    this.#transaction(() => this.#insert(options.memory, options.embedding));
+    return this.#inserts.add({ memory: options.memory, embedding: options.embedding });
   }
 
   async insertMany(options: {
@@ -107,9 +112,24 @@ class SqliteMemoryStore implements MemoryStore {
     abortSignal?: AbortSignal;
   }): Promise<void> {
     this.#check(options.abortSignal);
+    this.#inserts.flush();
     this.#transaction(() => {
       for (const item of options.items) this.#insert(item.memory, item.embedding);
     });
+  }
+
+  /** One queued insert inside the group's transaction; a failure undoes and rejects it alone. */
+  #insertSavepoint(memory: Memory, embedding: Float32Array | undefined): unknown {
+    this.#database.exec('SAVEPOINT memory_insert');
+    try {
+      this.#insert(memory, embedding);
+      this.#database.exec('RELEASE memory_insert');
+      return undefined;
+    } catch (error) {
+      this.#database.exec('ROLLBACK TO memory_insert');
+      this.#database.exec('RELEASE memory_insert');
+      return error instanceof Error ? error : new MemoryStoreError({ message: String(error) });
+    }
   }
 
   #insert(memory: Memory, embedding: Float32Array | undefined): void {
@@ -125,6 +145,7 @@ class SqliteMemoryStore implements MemoryStore {
 
   async update(options: StoreWriteOptions): Promise<void> {
     this.#check(options.abortSignal);
+    this.#inserts.flush();
     const { memory } = options;
     this.#transaction(() => {
       const row = this.#statement('SELECT rowid FROM memories WHERE id = ? AND user_id = ?').get(
@@ -148,6 +169,7 @@ class SqliteMemoryStore implements MemoryStore {
 
   async get(options: { userId: string; id: string; abortSignal?: AbortSignal }): Promise<Memory | undefined> {
     this.#check(options.abortSignal);
+    this.#settle(options.userId);
     const row = this.#statement(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE id = ? AND user_id = ?`).get(
       options.id,
       options.userId,
@@ -157,6 +179,7 @@ class SqliteMemoryStore implements MemoryStore {
 
   async findByHash(options: { userId: string; hash: string; abortSignal?: AbortSignal }) {
     this.#check(options.abortSignal);
+    this.#settle(options.userId);
     const row = this.#statement(
       `SELECT ${MEMORY_COLUMNS} FROM memories WHERE user_id = ? AND hash = ? LIMIT 1`,
     ).get(options.userId, options.hash) as MemoryRow | undefined;
@@ -170,6 +193,7 @@ class SqliteMemoryStore implements MemoryStore {
     abortSignal?: AbortSignal;
   }) {
     this.#check(options.abortSignal);
+    this.#settle(options.userId);
     const query = this.#hasVectorTable ? unitVectorBytes(options.embedding) : undefined;
     if (!query) return [];
     const neighbours = this.#statement(
@@ -190,6 +214,7 @@ class SqliteMemoryStore implements MemoryStore {
 
   async search(options: StoreSearchOptions): Promise<StoreSearchHit[]> {
     this.#check(options.abortSignal);
+    this.#settle(options.userId);
     if (options.scopes?.length === 0) return [];
     const candidates = Math.min(MAX_KNN, Math.max(options.limit * 4, 40));
     const partition = { userId: options.userId, scopes: options.scopes, sessionId: options.sessionId };
@@ -217,6 +242,7 @@ class SqliteMemoryStore implements MemoryStore {
 
   async list(options: StoreListOptions): Promise<Memory[]> {
     this.#check(options.abortSignal);
+    this.#settle(options.userId);
     const filters = filterSql(options.scopes, options.sessionId);
     const rows = this.#statement(
       `SELECT ${MEMORY_COLUMNS} FROM memories WHERE user_id = ?${filters.sql('scope', 'rowid')}
@@ -227,6 +253,7 @@ class SqliteMemoryStore implements MemoryStore {
 
   async delete(options: { userId: string; id: string; abortSignal?: AbortSignal }): Promise<boolean> {
     this.#check(options.abortSignal);
+    this.#inserts.flush();
     return this.#transaction(() => {
       const row = this.#statement('SELECT rowid FROM memories WHERE id = ? AND user_id = ?').get(
         options.id,
@@ -242,6 +269,7 @@ class SqliteMemoryStore implements MemoryStore {
 
   async reset(options: { userId: string; abortSignal?: AbortSignal }): Promise<number> {
     this.#check(options.abortSignal);
+    this.#inserts.flush();
     return this.#transaction(() => {
       const rows = this.#statement('SELECT rowid FROM memories WHERE user_id = ?').all(
         options.userId,
@@ -264,6 +292,7 @@ class SqliteMemoryStore implements MemoryStore {
     abortSignal?: AbortSignal;
   }) {
     this.#check(options.abortSignal);
+    this.#inserts.flush();
     this.#transaction(() => {
       const rowid = this.#link(options.userId, options.memoryId, options.sessionId);
       if (rowid === undefined) return;
@@ -282,6 +311,7 @@ class SqliteMemoryStore implements MemoryStore {
 
   async sessionMemories(options: { sessionId: string; userId?: string; abortSignal?: AbortSignal }) {
     this.#check(options.abortSignal);
+    this.#inserts.flush();
     const personFilter = options.userId === undefined ? '' : ' AND l.user_id = ?';
     const values = options.userId === undefined ? [options.sessionId] : [options.sessionId, options.userId];
     const rows = this.#statement(
@@ -293,6 +323,7 @@ class SqliteMemoryStore implements MemoryStore {
 
   async markUsed(options: { ids: readonly string[]; at: number; abortSignal?: AbortSignal }): Promise<void> {
     this.#check(options.abortSignal);
+    this.#inserts.flush();
     if (options.ids.length === 0) return;
     this.#statement('UPDATE memories SET last_used_at = ? WHERE id IN (SELECT value FROM json_each(?))').run(
       options.at,
@@ -302,6 +333,7 @@ class SqliteMemoryStore implements MemoryStore {
 
   async stats(options: { userId?: string; abortSignal?: AbortSignal } = {}): Promise<MemoryStats> {
     this.#check(options.abortSignal);
+    this.#inserts.flush();
     const totals = this.#statement(
       `SELECT count(*) AS memories, count(DISTINCT nullif(user_id, ?)) AS users,
          sum(user_id = ?) AS global FROM memories`,
@@ -329,6 +361,7 @@ class SqliteMemoryStore implements MemoryStore {
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    this.#inserts.flush();
     this.#closed = true;
     this.#statements.clear();
     this.#database.close();
@@ -401,6 +434,11 @@ class SqliteMemoryStore implements MemoryStore {
     ).all(JSON.stringify(rowids), filter.userId, ...filters.values) as unknown as MemoryRow[];
     for (const row of rows) result.set(row.rowid, memoryFromRow(row));
     return result;
+  }
+
+  /** A read of one person first commits that person's queued inserts, so it sees them. */
+  #settle(userId: string): void {
+    if (this.#inserts.pending((item) => item.memory.userId === userId)) this.#inserts.flush();
   }
 
   #transaction<T>(work: () => T): T {

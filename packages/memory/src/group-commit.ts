@@ -1,0 +1,48 @@
+/**
+ * Group commit: writes queued during one event-loop turn are committed together, so a batch of
+ * concurrent adds pays for one transaction instead of one each (a WAL commit, and now and then
+ * a checkpoint, costs more than the inserts themselves). Each write's promise settles only after
+ * the commit that holds it, so an awaited write is as durable as before. `commit` returns one
+ * outcome per item: undefined when it was written, else the error that rejects only that item.
+ */
+export class GroupCommit<T> {
+  readonly #commit: (items: readonly T[]) => ReadonlyArray<unknown>;
+  readonly #pending: Array<{ item: T; resolve: () => void; reject: (error: unknown) => void }> = [];
+  #scheduled: NodeJS.Immediate | undefined;
+
+  constructor(commit: (items: readonly T[]) => ReadonlyArray<unknown>) {
+    this.#commit = commit;
+  }
+
+  add(item: T): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ item, resolve, reject });
+      this.#scheduled ??= setImmediate(() => this.flush());
+    });
+  }
+
+  /** True when a queued item matches, e.g. one of the person's memories a read must see. */
+  pending(predicate: (item: T) => boolean): boolean {
+    return this.#pending.some((entry) => predicate(entry.item));
+  }
+
+  /** Commits everything queued now (before a read or write that must see it, or on close). */
+  flush(): void {
+    if (this.#scheduled) clearImmediate(this.#scheduled);
+    this.#scheduled = undefined;
+    const batch = this.#pending.splice(0);
+    if (batch.length === 0) return;
+    let outcomes: ReadonlyArray<unknown>;
+    try {
+      outcomes = this.#commit(batch.map((entry) => entry.item));
+    } catch (error) {
+      for (const entry of batch) entry.reject(error);
+      return;
+    }
+    batch.forEach((entry, index) => {
+      const outcome = outcomes[index];
+      if (outcome === undefined) entry.resolve();
+      else entry.reject(outcome);
+    });
+  }
+}
