@@ -1,9 +1,9 @@
 import { type Logger, silentLogger } from '@nexus/protocol';
 import {
-  experimental_streamTextLowMemory as streamTextSingleConsumer,
   isStepCount,
   type LanguageModel,
   type ModelMessage,
+  experimental_streamTextLowMemory as streamTextSingleConsumer,
   type ToolSet,
 } from 'ai';
 
