@@ -67,5 +67,11 @@ export {
   type OpenAICompatibleEmbedderOptions,
 } from './openai-compatible-embedder.ts';
 export { type ChannelRanking, fuseRankings, RRF_K } from './rank-fusion.ts';
+export {
+  type ReindexProgress,
+  type ReindexResult,
+  type ReindexSqliteStoreOptions,
+  reindexSqliteStore,
+} from './reindex-sqlite-store.ts';
 export { createSqliteMemoryStore, type SqliteMemoryStoreOptions } from './sqlite-memory-store.ts';
 export { approximateTokenCounter, createTokenCounter, type TokenCounter } from './token-counter.ts';

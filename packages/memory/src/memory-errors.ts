@@ -37,7 +37,7 @@ export class EmbedderMismatchError extends NexusError {
       code: 'not_configured',
       message:
         `The memory store holds vectors from "${options.stored}" but the configured embedder is ` +
-        `"${options.configured}". Run the memory re-index command to switch embedders.`,
+        `"${options.configured}". Run \`nexus memory reindex\` to re-index the memories with the configured embedder.`,
       retryable: false,
     });
     this.name = 'EmbedderMismatchError';

@@ -1,0 +1,171 @@
+import { DatabaseSync } from 'node:sqlite';
+import { getLoadablePath } from 'sqlite-vec';
+import type { Embedder } from './embedder.ts';
+import { MemoryStoreError } from './memory-errors.ts';
+import type { VectorSpace } from './memory-store.ts';
+import { createSqliteMemoryStore } from './sqlite-memory-store.ts';
+import { unitVectorBytes, vectorTableSql } from './sqlite-schema.ts';
+
+export interface ReindexProgress {
+  /** Memories whose new vector is staged (including ones staged by an earlier, interrupted run). */
+  done: number;
+  total: number;
+}
+
+export interface ReindexResult {
+  from: VectorSpace | undefined;
+  to: VectorSpace | undefined;
+  /** Memories embedded by this run (fewer than `total` when an interrupted run is resumed). */
+  embedded: number;
+  total: number;
+}
+
+export interface ReindexSqliteStoreOptions {
+  path: string;
+  /** The new embedder; undefined switches the store to lexical only (vectors dropped). */
+  embedder: Embedder | undefined;
+  /** Texts per embed call (default 64). */
+  batchSize?: number;
+  onProgress?: (progress: ReindexProgress) => void;
+  abortSignal?: AbortSignal;
+}
+
+/**
+ * Re-embeds every memory of the embedded store with another embedder, then swaps the vector
+ * table and the recorded vector space in one transaction. New vectors are staged in
+ * `reindex_vectors` (committed per batch) while the store stays on the old embedder, so a crash
+ * or Ctrl-C leaves a store that still opens with the old embedder, and running the same reindex
+ * again resumes from the staged rows. Memories added or changed meanwhile (hash differs) are
+ * embedded again before the swap; deleted ones are simply not carried over.
+ */
+export async function reindexSqliteStore(options: ReindexSqliteStoreOptions): Promise<ReindexResult> {
+  // Opening the store once runs any schema migration and reports the current vector space.
+  const current = createSqliteMemoryStore({ path: options.path });
+  const from = current.vectorSpace;
+  await current.close();
+  const to = options.embedder
+    ? { embedderId: options.embedder.id, dimensions: options.embedder.dimensions }
+    : undefined;
+  const database = new DatabaseSync(options.path, { allowExtension: true, timeout: 5_000 });
+  try {
+    database.loadExtension(getLoadablePath());
+    database.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
+    const total = (database.prepare('SELECT count(*) AS total FROM memories').get() as { total: number })
+      .total;
+    if (!to) {
+      options.onProgress?.({ done: total, total });
+      swap(database, undefined, () => true);
+      return { from, to, embedded: 0, total };
+    }
+    const embedded = await stage(database, to, options, total);
+    return { from, to, embedded, total };
+  } finally {
+    database.close();
+  }
+}
+
+async function stage(
+  database: DatabaseSync,
+  to: VectorSpace,
+  options: ReindexSqliteStoreOptions,
+  total: number,
+): Promise<number> {
+  const embedder = options.embedder!;
+  const batchSize = Math.max(1, options.batchSize ?? 64);
+  const target = JSON.stringify(to);
+  const staged = database.prepare("SELECT value FROM meta WHERE key = 'reindex_target'").get() as
+    | { value: string }
+    | undefined;
+  if (staged?.value !== target) {
+    // Nothing staged yet, or staged for another embedder: start over.
+    database.exec(`BEGIN IMMEDIATE; DROP TABLE IF EXISTS reindex_vectors;
+      CREATE TABLE reindex_vectors (rowid INTEGER PRIMARY KEY, hash TEXT NOT NULL, embedding BLOB);`);
+    database.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('reindex_target', ?)").run(target);
+    database.exec('COMMIT');
+  }
+  // Memories without a staged vector, or whose content changed since it was staged.
+  const pending = database.prepare(
+    `SELECT m.rowid, m.hash, m.content FROM memories m LEFT JOIN reindex_vectors r ON r.rowid = m.rowid
+     WHERE r.rowid IS NULL OR r.hash != m.hash ORDER BY m.rowid LIMIT ?`,
+  );
+  const countStaged = database.prepare(
+    'SELECT count(*) AS done FROM reindex_vectors r JOIN memories m ON m.rowid = r.rowid AND m.hash = r.hash',
+  );
+  const put = database.prepare(
+    'INSERT OR REPLACE INTO reindex_vectors (rowid, hash, embedding) VALUES (?, ?, ?)',
+  );
+  let embedded = 0;
+  const report = () =>
+    options.onProgress?.({ done: (countStaged.get() as { done: number }).done, total: Math.max(total, 0) });
+  report();
+  for (;;) {
+    options.abortSignal?.throwIfAborted();
+    const rows = pending.all(batchSize) as Array<{ rowid: number; hash: string; content: string }>;
+    // Swap only if nothing changed since the last batch was read; otherwise embed what did.
+    if (rows.length === 0 && swap(database, to, () => pending.all(1).length === 0)) break;
+    if (rows.length === 0) continue;
+    const vectors = await embedder.embed({
+      texts: rows.map((row) => row.content),
+      ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+    });
+    if (vectors.length !== rows.length) {
+      throw new MemoryStoreError({
+        message: `Embedder returned ${vectors.length} vectors for ${rows.length}.`,
+      });
+    }
+    database.exec('BEGIN IMMEDIATE');
+    try {
+      rows.forEach((row, index) => {
+        const vector = vectors[index]!;
+        if (vector.length !== to.dimensions) {
+          throw new MemoryStoreError({
+            message: `Embedder returned ${vector.length} dimensions, expected ${to.dimensions}.`,
+          });
+        }
+        put.run(row.rowid, row.hash, unitVectorBytes(vector) ?? null);
+      });
+      database.exec('COMMIT');
+    } catch (error) {
+      database.exec('ROLLBACK');
+      throw error;
+    }
+    embedded += rows.length;
+    report();
+  }
+  return embedded;
+}
+
+/**
+ * One transaction: the vec0 table is rebuilt from the staged vectors (or dropped) and the
+ * recorded vector space changes with it, so the file is never half on one embedder. False (and
+ * nothing changed) when `ready` says memories changed since they were staged.
+ */
+function swap(database: DatabaseSync, to: VectorSpace | undefined, ready: () => boolean): boolean {
+  database.exec('BEGIN IMMEDIATE');
+  try {
+    if (!ready()) {
+      database.exec('ROLLBACK');
+      return false;
+    }
+    database.exec('DROP TABLE IF EXISTS memories_vec');
+    if (to) {
+      database.exec(vectorTableSql(to.dimensions));
+      database.exec(
+        `INSERT INTO memories_vec (rowid, user_id, scope, embedding)
+         SELECT r.rowid, m.user_id, m.scope, r.embedding FROM reindex_vectors r
+         JOIN memories m ON m.rowid = r.rowid AND m.hash = r.hash WHERE r.embedding IS NOT NULL`,
+      );
+      database
+        .prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('vector_space', ?)")
+        .run(JSON.stringify(to));
+    } else {
+      database.exec("DELETE FROM meta WHERE key = 'vector_space'");
+    }
+    database.exec("DROP TABLE IF EXISTS reindex_vectors; DELETE FROM meta WHERE key = 'reindex_target';");
+    database.exec('COMMIT');
+    return true;
+  } catch (error) {
+    database.exec('ROLLBACK');
+    throw error;
+  }
+}
