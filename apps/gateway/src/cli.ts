@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
+import { processOutput } from './commands/command-output.ts';
+import { memoryCommand } from './commands/memory-reindex.ts';
 import { ADMIN_USAGE, isAdminCommand, runAdminCommand } from './commands/run-admin-command.ts';
 import { createLogger } from './create-logger.ts';
 import { ConfigError, loadConfig } from './load-config.ts';
@@ -14,6 +16,8 @@ Commands:
   start            Run the gateway (web chat on http://127.0.0.1:8787 by default)
   config check     Validate the configuration and print what is wrong, key by key
 ${ADMIN_USAGE}
+  memory reindex [--to none]
+                   Re-embed all memories with the configured embedder (or drop vectors)
   help             Show this help
 
 Options:
@@ -34,6 +38,7 @@ async function main(argv: string[]): Promise<number> {
       port: { type: 'string' },
       host: { type: 'string' },
       role: { type: 'string' },
+      to: { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -47,6 +52,17 @@ async function main(argv: string[]): Promise<number> {
   if (values.host) env.NEXUS_HOST = values.host;
   if (values.role) env.NEXUS_ROLE = values.role;
 
+  if (positionals[0] === 'memory') {
+    const code = await memoryCommand({
+      args: positionals.slice(1),
+      ...(values.to ? { to: values.to } : {}),
+      config: { env, ...(values.config ? { configFile: values.config } : {}) },
+      output: processOutput,
+      interactive: process.stdout.isTTY === true,
+    });
+    await processOutput.flush?.();
+    return code;
+  }
   if (isAdminCommand(positionals[0])) {
     return runAdminCommand({
       args: positionals,

@@ -178,7 +178,10 @@ export async function createGatewayMemory(options: {
 }
 
 /** The OpenAI-compatible embedder when `NEXUS_EMBEDDING_MODEL` is set; defaults follow the chat model's endpoint. */
-function createGatewayEmbedder(config: GatewayConfig, fetch?: typeof globalThis.fetch): Embedder | undefined {
+export function createGatewayEmbedder(
+  config: GatewayConfig,
+  fetch?: typeof globalThis.fetch,
+): Embedder | undefined {
   const { embeddingModel, embeddingDimensions } = config.memory;
   if (!embeddingModel || !embeddingDimensions) return undefined;
   const baseUrl =

@@ -52,6 +52,11 @@ export async function reindexSqliteStore(options: ReindexSqliteStoreOptions): Pr
     database.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
     const total = (database.prepare('SELECT count(*) AS total FROM memories').get() as { total: number })
       .total;
+    if (from?.embedderId === to?.embedderId && from?.dimensions === to?.dimensions) {
+      // Already there (also after a swap that committed just before a crash): nothing to do.
+      options.onProgress?.({ done: total, total });
+      return { from, to, embedded: 0, total };
+    }
     if (!to) {
       options.onProgress?.({ done: total, total });
       swap(database, undefined, () => true);
