@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { StandInAliases } from './qdrant-aliases.ts';
 import { StandInCollection } from './qdrant-collection.ts';
 import { parsePointId, QdrantInputError } from './qdrant-filter.ts';
 import { runQuery, type ScoredPoint } from './qdrant-query.ts';
@@ -30,9 +31,10 @@ const COLLECTION_NAME = /^[A-Za-z0-9_.-]{1,255}$/u;
 export async function startQdrantStandIn(options: { apiKey?: string } = {}): Promise<QdrantStandIn> {
   const collections = new Map<string, StandInCollection>();
   const requests: string[] = [];
+  const aliases = new StandInAliases();
 
   const collectionOf = (name: string) => {
-    const collection = collections.get(name);
+    const collection = collections.get(aliases.resolve(name));
     if (!collection) throw new NotFound(`Not found: Collection \`${name}\` doesn't exist!`);
     return collection;
   };
@@ -40,6 +42,11 @@ export async function startQdrantStandIn(options: { apiKey?: string } = {}): Pro
   async function route(method: string, path: string, body: Record<string, unknown>): Promise<unknown> {
     if (method === 'GET' && path === '/')
       return { title: 'qdrant - vector search engine', version: '1.19.0' };
+    if (method === 'GET' && path === '/aliases') return { aliases: aliases.list() };
+    if (method === 'POST' && path === '/collections/aliases') {
+      aliases.apply(body, (name) => collections.has(name));
+      return true;
+    }
     const match = /^\/collections\/([^/]+)(\/.*)?$/u.exec(path);
     if (method === 'GET' && path === '/collections') {
       return { collections: [...collections.keys()].map((name) => ({ name })) };
@@ -50,13 +57,17 @@ export async function startQdrantStandIn(options: { apiKey?: string } = {}): Pro
     if (!COLLECTION_NAME.test(name))
       throw new QdrantInputError(`Validation error in path parameters: collection name "${name}"`);
     const key = `${method} ${rest}`;
-    if (key === 'GET /exists') return { exists: collections.has(name) };
+    if (key === 'GET /exists') return { exists: collections.has(aliases.resolve(name)) };
     if (key === 'PUT ') {
-      if (collections.has(name)) throw new Conflict(`Wrong input: Collection \`${name}\` already exists!`);
+      if (collections.has(name) || aliases.has(name))
+        throw new Conflict(`Wrong input: Collection \`${name}\` already exists!`);
       collections.set(name, new StandInCollection(body));
       return true;
     }
-    if (key === 'DELETE ') return collections.delete(name);
+    if (key === 'DELETE ') {
+      aliases.forget(name);
+      return collections.delete(name);
+    }
     const collection = collectionOf(name);
     switch (key) {
       case 'GET ':
