@@ -14,7 +14,9 @@ import {
   MemoryService,
 } from '@nexus/memory';
 import { createHashedEmbedder } from '@nexus/memory/testing';
+import { openQdrantMemoryStore } from '@nexus/memory-qdrant';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
+import { startQdrantStandIn } from '@nexus/testkit/qdrant';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url));
@@ -44,17 +46,8 @@ const embeddingEnv = () => ({
   NEXUS_EMBEDDING_BASE_URL: model.baseUrl,
 });
 
-beforeAll(async () => {
-  model = await startScriptedModelServer({ embeddingDimensions: 16 });
-});
-afterAll(async () => {
-  await model.close();
-});
-beforeEach(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'nexus-reindex-cli-'));
-  path = join(dataDir, 'memory.sqlite');
-  // 150 memories of three people on the 8-dimension test embedder.
-  const store = createSqliteMemoryStore({ path, vectors: spaceOf(old) });
+/** 150 memories of three people on the 8-dimension test embedder. */
+async function seedItems() {
   const items = [];
   for (const [userId, topic] of [
     ['ann', 'green tea'],
@@ -78,6 +71,20 @@ beforeEach(async () => {
       items.push({ memory, embedding: (await old.embed({ texts: [content] }))[0]! });
     }
   }
+  return items;
+}
+
+beforeAll(async () => {
+  model = await startScriptedModelServer({ embeddingDimensions: 16 });
+});
+afterAll(async () => {
+  await model.close();
+});
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'nexus-reindex-cli-'));
+  path = join(dataDir, 'memory.sqlite');
+  const store = createSqliteMemoryStore({ path, vectors: spaceOf(old) });
+  const items = await seedItems();
   await store.insertMany({ items });
   await store.close();
 });
@@ -161,5 +168,42 @@ describe('nexus memory reindex', () => {
     const bad = await nexus(['memory', 'reindex', '--to', 'elsewhere']);
     expect(bad.code).toBe(64);
     expect(bad.stderr).toMatch(/nexus memory reindex --to none/);
+  });
+
+  it('re-indexes a Qdrant store when NEXUS_QDRANT_URL is set (collection alias switched)', async () => {
+    const qdrant = await startQdrantStandIn();
+    try {
+      const seeded = await openQdrantMemoryStore({
+        url: qdrant.url,
+        collection: 'nexus',
+        vectors: spaceOf(old),
+      });
+      await seeded.insertMany({ items: await seedItems() });
+      const env = { ...embeddingEnv(), NEXUS_QDRANT_URL: qdrant.url, NEXUS_QDRANT_COLLECTION: 'nexus' };
+      const result = await nexus(['memory', 'reindex'], env);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toMatch(/^150\/150$/m);
+      expect(result.stdout).toMatch(/Done: 150 memories now on openai-compatible:scripted-embedder/);
+      const embedder = createOpenAICompatibleEmbedder({
+        baseUrl: model.baseUrl,
+        model: 'scripted-embedder',
+        dimensions: 16,
+      });
+      await expect(
+        openQdrantMemoryStore({ url: qdrant.url, collection: 'nexus', vectors: spaceOf(old) }),
+      ).rejects.toThrow(/nexus memory reindex/);
+      const store = await openQdrantMemoryStore({
+        url: qdrant.url,
+        collection: 'nexus',
+        vectors: spaceOf(embedder),
+      });
+      const service = new MemoryService({ store, embedder });
+      expect((await service.stats({})).totalMemories).toBe(150);
+      const hits = await service.search({ userId: 'cy', query: 'jazz piano item 4' });
+      expect(hits.map((hit) => hit.content)).toContain('cy talks about jazz piano item 4');
+      expect(hits.every((hit) => hit.content.startsWith('cy '))).toBe(true);
+    } finally {
+      await qdrant.close();
+    }
   });
 });

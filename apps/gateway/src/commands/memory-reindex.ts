@@ -14,7 +14,8 @@ export const MEMORY_USAGE = `Usage:
 `;
 
 /**
- * `nexus memory reindex [--to none]`: moves the embedded store to the configured embedder. The
+ * `nexus memory reindex [--to none]`: moves the memory store (the SQLite file, or Qdrant when
+ * `NEXUS_QDRANT_URL` is set) to the configured embedder. The
  * only way to switch embedders, so one store never holds vectors of two models.
  */
 export async function memoryCommand(options: {
@@ -47,10 +48,6 @@ export async function memoryCommand(options: {
     );
     return 64;
   }
-  if (config.memory.qdrantUrl) {
-    output.error('Re-indexing a Qdrant store is not supported yet; only the embedded SQLite store.\n');
-    return 69; // EX_UNAVAILABLE
-  }
   const embedder = options.to === 'none' ? undefined : createGatewayEmbedder(config, options.fetch);
   if (options.to !== 'none' && !embedder) {
     output.error(
@@ -58,16 +55,25 @@ export async function memoryCommand(options: {
     );
     return 78;
   }
+  const target = embedder ? `${embedder.id} (${embedder.dimensions} dimensions)` : 'lexical only';
+  const { qdrantUrl, qdrantApiKey, qdrantCollection } = config.memory;
   const path = join(config.dataDir, 'memory.sqlite');
-  if (!existsSync(path)) {
+  if (!qdrantUrl && !existsSync(path)) {
     output.out(`No memory store at ${path} yet: nothing to re-index.\n`);
     return 0;
   }
-  const target = embedder ? `${embedder.id} (${embedder.dimensions} dimensions)` : 'lexical only';
-  output.out(`Re-indexing ${path} for ${target}\n`);
+  output.out(`Re-indexing ${qdrantUrl ? `Qdrant collection ${qdrantCollection}` : path} for ${target}\n`);
   const progress = progressPrinter(options.output, options.interactive);
   try {
-    const result = await reindexSqliteStore({ path, embedder, onProgress: progress.update });
+    const result = qdrantUrl
+      ? await (await import('@nexus/memory-qdrant')).reindexQdrantStore({
+          url: qdrantUrl,
+          ...(qdrantApiKey ? { apiKey: qdrantApiKey } : {}),
+          collection: qdrantCollection,
+          embedder,
+          onProgress: progress.update,
+        })
+      : await reindexSqliteStore({ path, embedder, onProgress: progress.update });
     progress.end();
     const from = result.from
       ? `${result.from.embedderId} (${result.from.dimensions} dimensions)`
