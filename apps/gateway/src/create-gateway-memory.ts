@@ -13,6 +13,7 @@ import {
   createMemoryClient,
   createOpenAICompatibleEmbedder,
   createSqliteMemoryStore,
+  createTransformersEmbedder,
   type Embedder,
   type MemoryApi,
   MemoryService,
@@ -177,13 +178,24 @@ export async function createGatewayMemory(options: {
   };
 }
 
-/** The OpenAI-compatible embedder when `NEXUS_EMBEDDING_MODEL` is set; defaults follow the chat model's endpoint. */
+/**
+ * The embedder when `NEXUS_EMBEDDING_MODEL` is set: a local transformers model, or an
+ * OpenAI-compatible API whose defaults follow the chat model's endpoint.
+ */
 export function createGatewayEmbedder(
   config: GatewayConfig,
   fetch?: typeof globalThis.fetch,
 ): Embedder | undefined {
   const { embeddingModel, embeddingDimensions } = config.memory;
   if (!embeddingModel || !embeddingDimensions) return undefined;
+  if (config.memory.embeddingProvider === 'transformers') {
+    return createTransformersEmbedder({
+      model: embeddingModel,
+      dimensions: embeddingDimensions,
+      cacheDir: config.memory.embeddingCacheDir ?? join(config.dataDir, 'models'),
+      allowRemoteModels: config.memory.embeddingAllowDownload,
+    });
+  }
   const baseUrl =
     config.memory.embeddingBaseUrl ??
     config.model.baseUrl ??

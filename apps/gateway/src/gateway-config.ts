@@ -31,6 +31,9 @@ export interface GatewayConfig {
     embeddingDimensions?: number;
     embeddingBaseUrl?: string;
     embeddingApiKey?: string;
+    embeddingProvider: 'openai-compatible' | 'transformers';
+    embeddingCacheDir?: string;
+    embeddingAllowDownload: boolean;
     qdrantUrl?: string;
     qdrantApiKey?: string;
     qdrantCollection: string;

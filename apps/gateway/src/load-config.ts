@@ -132,6 +132,7 @@ function crossFieldProblems(config: GatewayConfig): string[] {
   }
   if (
     memory.embeddingModel &&
+    memory.embeddingProvider !== 'transformers' &&
     !memory.embeddingBaseUrl &&
     !config.model.baseUrl &&
     config.model.provider !== 'openai'

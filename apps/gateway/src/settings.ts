@@ -258,6 +258,32 @@ export const SETTINGS: readonly SettingDefinition[] = [
     secret: true,
   },
   {
+    env: 'NEXUS_EMBEDDING_PROVIDER',
+    path: 'memory.embeddingProvider',
+    schema: z.enum(['openai-compatible', 'transformers']),
+    defaultValue: 'openai-compatible',
+    description:
+      'How `NEXUS_EMBEDDING_MODEL` runs: `openai-compatible` (an `/embeddings` API) or `transformers` (a local ONNX model through @huggingface/transformers, e.g. `Xenova/all-MiniLM-L6-v2` with 384 dimensions, downloaded once into `NEXUS_EMBEDDING_CACHE_DIR`). Changing the model later takes `nexus memory reindex`.',
+    hint: 'use openai-compatible or transformers',
+  },
+  {
+    env: 'NEXUS_EMBEDDING_CACHE_DIR',
+    path: 'memory.embeddingCacheDir',
+    schema: z.string().min(1),
+    description:
+      'Where the `transformers` provider keeps downloaded models; a cached model works offline. Default: `<dataDir>/models`.',
+    hint: 'use a writable directory path',
+  },
+  {
+    env: 'NEXUS_EMBEDDING_ALLOW_DOWNLOAD',
+    path: 'memory.embeddingAllowDownload',
+    schema: booleanText,
+    defaultValue: true,
+    description:
+      'Let the `transformers` provider download a model that is not cached yet. Off: only the cache is used (air-gapped hosts; copy the cache there).',
+    hint: 'use true or false',
+  },
+  {
     env: 'NEXUS_QDRANT_URL',
     path: 'memory.qdrantUrl',
     schema: z.url(),
