@@ -43,6 +43,7 @@ export {
   type JobHandler,
   type JobProcessor,
   type JobQueue,
+  type JobRunOutcome,
   jobBackoffDelayMs,
   jobFailureReason,
   type ListParkedJobsOptions,
@@ -54,6 +55,8 @@ export {
   type ProcessJobsOptions,
   type RetryParkedJobOptions,
   type RetryParkedJobResult,
+  runJobHandler,
+  settlesWithin,
 } from './job-queue.ts';
 export { type Logger, silentLogger } from './logger.ts';
 export { type ReplyEvent, type ReplyEventType, replyEventSchema } from './reply-event.ts';

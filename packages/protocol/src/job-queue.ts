@@ -252,3 +252,32 @@ export function jobFailureReason(error: unknown): string {
   if (error instanceof Error) return error.message || error.name;
   return String(error);
 }
+
+/** How one run of a handler ended, as both queue implementations track it. */
+export type JobRunOutcome = { kind: 'done' } | { kind: 'failed'; error: unknown } | { kind: 'abandoned' };
+
+/** Runs a handler and turns its result into an outcome; a handler's failure is data, not a throw. */
+export async function runJobHandler(
+  handler: JobHandler,
+  job: Parameters<JobHandler>[0],
+): Promise<JobRunOutcome> {
+  try {
+    await handler(job);
+    return { kind: 'done' };
+  } catch (error) {
+    return { kind: 'failed', error };
+  }
+}
+
+/** True when `promise` settles within `timeoutMs`; used to give running handlers a close deadline. */
+export async function settlesWithin(promise: Promise<unknown>, timeoutMs: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise.then(() => true), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

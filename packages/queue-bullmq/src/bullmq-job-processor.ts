@@ -2,9 +2,12 @@ import {
   isPermanentJobError,
   type JobHandler,
   type JobProcessor,
+  type JobRunOutcome,
   jobFailureReason,
   type Logger,
   NexusError,
+  runJobHandler,
+  settlesWithin,
 } from '@nexus/protocol';
 import { type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -24,7 +27,7 @@ export interface BullMqJobProcessorOptions {
   onStopped: () => void;
 }
 
-type Outcome = { kind: 'done' } | { kind: 'failed'; error: unknown } | { kind: 'abandoned' };
+type Outcome = JobRunOutcome;
 
 interface Execution {
   abandon(reason: 'shutdown' | 'lock-lost'): void;
@@ -60,7 +63,7 @@ export function startBullMqJobProcessor(options: BullMqJobProcessorOptions): Job
         abandonWith?.({ kind: 'abandoned' });
       },
     });
-    const handled = invoke(options.handler, {
+    const handled = runJobHandler(options.handler, {
       id: decodeJobId(jobKey),
       name: options.name,
       payload: job.data,
@@ -118,25 +121,4 @@ export function startBullMqJobProcessor(options: BullMqJobProcessorOptions): Job
   }
 
   return { stop };
-}
-
-async function invoke(handler: JobHandler, job: Parameters<JobHandler>[0]): Promise<Outcome> {
-  try {
-    await handler(job);
-    return { kind: 'done' };
-  } catch (error) {
-    return { kind: 'failed', error };
-  }
-}
-
-async function settlesWithin(promise: Promise<unknown>, timeoutMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-  });
-  try {
-    return await Promise.race([promise.then(() => true), timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -2,10 +2,13 @@ import {
   isPermanentJobError,
   type JobHandler,
   type JobProcessor,
+  type JobRunOutcome,
   jobBackoffDelayMs,
   jobFailureReason,
   type Logger,
   NexusError,
+  runJobHandler,
+  settlesWithin,
 } from '@nexus/protocol';
 import type { ClaimedJob, SqliteJobStore } from './sqlite-job-store.ts';
 
@@ -29,7 +32,7 @@ export interface SqliteJobProcessor extends JobProcessor {
   wake(): void;
 }
 
-type Outcome = { kind: 'done' } | { kind: 'failed'; error: unknown } | { kind: 'abandoned' };
+type Outcome = JobRunOutcome;
 
 interface Execution {
   job: ClaimedJob;
@@ -101,7 +104,7 @@ export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): Sql
     const abandoned = new Promise<Outcome>((resolve) => {
       abandonWith = resolve;
     });
-    const handled = invoke(options.handler, {
+    const handled = runJobHandler(options.handler, {
       id: job.id,
       name: job.name,
       payload: job.payload,
@@ -203,25 +206,4 @@ export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): Sql
 
   schedule();
   return { wake: schedule, stop };
-}
-
-async function invoke(handler: JobHandler, job: Parameters<JobHandler>[0]): Promise<Outcome> {
-  try {
-    await handler(job);
-    return { kind: 'done' };
-  } catch (error) {
-    return { kind: 'failed', error };
-  }
-}
-
-async function settlesWithin(promise: Promise<unknown>, timeoutMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-  });
-  try {
-    return await Promise.race([promise.then(() => true), timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
