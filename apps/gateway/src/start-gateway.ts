@@ -5,13 +5,14 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createWebSocketChannel } from '@nexus/channel-websocket';
 import type { WhatsAppSocketFactory } from '@nexus/channel-whatsapp';
-import { createAgent, createNexusCore, createSqliteSessionStore, type NexusCore } from '@nexus/core';
+import { createNexusCore, createSqliteSessionStore, type NexusCore } from '@nexus/core';
 import { type Logger, NexusError, silentLogger } from '@nexus/protocol';
 import { createChannelsApi } from './admin/channels-api.ts';
 import { createGatewayAccess, openAccessStore } from './commands/create-gateway-access.ts';
 import { createPairingApi } from './commands/pairing-api.ts';
+import { createConfiguredAgent } from './create-configured-agent.ts';
 import { createGatewayMemory } from './create-gateway-memory.ts';
-import { createLanguageModel, NOT_CONFIGURED_MESSAGE } from './create-language-model.ts';
+import { NOT_CONFIGURED_MESSAGE } from './create-language-model.ts';
 import { createPlatformChannels } from './create-platform-channels.ts';
 import type { GatewayConfig } from './gateway-config.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
@@ -54,21 +55,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
 
   await mkdir(config.dataDir, { recursive: true });
   const token = await loadOrCreateWebToken(config.dataDir, config.web.token);
-  const model = createLanguageModel(config.model);
-  if (!model) logger.warn({ setup: NOT_CONFIGURED_MESSAGE }, 'no model provider configured');
-  else
-    logger.info({ provider: config.model.provider, model: config.model.name }, 'model provider configured');
+  const { model, agent } = createConfiguredAgent(config, logger);
 
   const metrics = new GatewayMetrics();
   const sessionStore = createSqliteSessionStore({ path: join(config.dataDir, 'sessions.sqlite') });
-  const agent = createAgent({
-    ...(model ? { model } : {}),
-    systemPrompt: config.model.systemPrompt,
-    maxSteps: config.model.maxSteps,
-    timeoutMs: config.model.timeoutMs,
-    notConfiguredMessage: NOT_CONFIGURED_MESSAGE,
-    logger,
-  });
   // Role `gateway` (or `all` with Redis): agent runs go to workers; see roles/distributed-runs.ts.
   const distributed = await startDistributedRuns({ config, localAgent: agent, logger });
   const memory = await createGatewayMemory({

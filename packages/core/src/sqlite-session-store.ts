@@ -1,7 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { NexusError } from '@nexus/protocol';
+import { openSqliteDatabase } from './open-sqlite-database.ts';
 import type { AppendTurnOptions, SessionStore, StoredTurn, TurnOutcome } from './session-store.ts';
 
 export interface SqliteSessionStoreOptions {
@@ -47,12 +45,12 @@ interface TurnRow {
  * (indexed lookups and single-row inserts).
  */
 export function createSqliteSessionStore(options: SqliteSessionStoreOptions): SessionStore {
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
-  const database = new DatabaseSync(options.path);
-  database.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
-  database.exec('PRAGMA journal_mode = WAL');
-  database.exec('PRAGMA synchronous = NORMAL');
-  migrate(database);
+  const database = openSqliteDatabase({
+    path: options.path,
+    ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
+    migrations: MIGRATIONS,
+    storeName: 'session store',
+  });
 
   const hasIntentStatement = database.prepare(
     'SELECT 1 AS found FROM turns WHERE channel = ? AND intent_id = ?',
@@ -103,31 +101,6 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
       database.close();
     },
   };
-}
-
-function migrate(database: DatabaseSync): void {
-  const row = database.prepare('PRAGMA user_version').get() as { user_version: number };
-  if (row.user_version > MIGRATIONS.length) {
-    throw new NexusError({
-      code: 'internal',
-      message: `The session store was written by a newer Nexus (schema ${row.user_version}, this one knows ${MIGRATIONS.length}).`,
-    });
-  }
-  for (let version = row.user_version; version < MIGRATIONS.length; version++) {
-    database.exec('BEGIN IMMEDIATE');
-    try {
-      database.exec(MIGRATIONS[version] ?? '');
-      database.exec(`PRAGMA user_version = ${version + 1}`);
-      database.exec('COMMIT');
-    } catch (error) {
-      database.exec('ROLLBACK');
-      throw new NexusError({
-        code: 'internal',
-        message: `Session store migration ${version + 1} failed.`,
-        cause: error,
-      });
-    }
-  }
 }
 
 function toStoredTurn(row: TurnRow): StoredTurn {

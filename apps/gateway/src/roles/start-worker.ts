@@ -1,8 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAgent } from '@nexus/core';
 import { type Logger, silentLogger } from '@nexus/protocol';
-import { createLanguageModel, NOT_CONFIGURED_MESSAGE } from '../create-language-model.ts';
+import { createConfiguredAgent } from '../create-configured-agent.ts';
 import type { GatewayConfig } from '../gateway-config.ts';
 import { createHttpHandler, type Readiness } from '../http-handler.ts';
 import { type AgentRunWorkerHost, startAgentRunWorkerHost } from './agent-run-worker-host.ts';
@@ -37,16 +36,7 @@ export async function startWorker(options: {
   assertRoleConfig(config);
   const redisUrl = config.redis.url as string;
   const startedAt = now();
-  const model = createLanguageModel(config.model);
-  if (!model) logger.warn({ setup: NOT_CONFIGURED_MESSAGE }, 'no model provider configured');
-  const agent = createAgent({
-    ...(model ? { model } : {}),
-    systemPrompt: config.model.systemPrompt,
-    maxSteps: config.model.maxSteps,
-    timeoutMs: config.model.timeoutMs,
-    notConfiguredMessage: NOT_CONFIGURED_MESSAGE,
-    logger,
-  });
+  const { model, agent } = createConfiguredAgent(config, logger);
   const metrics = new WorkerMetrics();
   const queue = createAgentRunQueue(config, logger);
   const probe = createRedisClient({ url: redisUrl, name: 'nexus-worker-probe', logger });

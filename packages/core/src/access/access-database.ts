@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
-import { NexusError } from '@nexus/protocol';
+import type { DatabaseSync } from 'node:sqlite';
+import { openSqliteDatabase } from '../open-sqlite-database.ts';
+
+export { inTransaction } from '../open-sqlite-database.ts';
 
 /** Each entry moves the schema one version up; `PRAGMA user_version` records how far a file is. */
 const MIGRATIONS: readonly string[] = [
@@ -73,48 +73,14 @@ export interface OpenAccessDatabaseOptions {
  * WAL journal, so the owner's CLI can read and write while the gateway runs.
  */
 export function openAccessDatabase(options: OpenAccessDatabaseOptions): DatabaseSync {
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
-  const database = new DatabaseSync(options.path);
-  database.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
-  database.exec('PRAGMA journal_mode = WAL');
-  database.exec('PRAGMA synchronous = NORMAL');
-  database.exec('PRAGMA foreign_keys = ON');
-  migrate(database);
-  return database;
+  return openSqliteDatabase({
+    path: options.path,
+    ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
+    migrations: MIGRATIONS,
+    storeName: 'access store',
+    foreignKeys: true,
+  });
 }
 
 /** The schema version this code writes; `nexus doctor` compares a file against it. */
 export const ACCESS_SCHEMA_VERSION = MIGRATIONS.length;
-
-function migrate(database: DatabaseSync): void {
-  const row = database.prepare('PRAGMA user_version').get() as { user_version: number };
-  if (row.user_version > MIGRATIONS.length) {
-    throw new NexusError({
-      code: 'internal',
-      message: `The access store was written by a newer Nexus (schema ${row.user_version}, this one knows ${MIGRATIONS.length}).`,
-    });
-  }
-  for (let version = row.user_version; version < MIGRATIONS.length; version++) {
-    inTransaction(database, () => {
-      database.exec(MIGRATIONS[version] ?? '');
-      database.exec(`PRAGMA user_version = ${version + 1}`);
-    });
-  }
-}
-
-/**
- * Runs `work` in one write transaction, taken at once so two processes never deadlock upgrading a
- * read lock. Inside an open transaction it simply runs, so store methods compose.
- */
-export function inTransaction<T>(database: DatabaseSync, work: () => T): T {
-  if (database.isTransaction) return work();
-  database.exec('BEGIN IMMEDIATE');
-  try {
-    const result = work();
-    database.exec('COMMIT');
-    return result;
-  } catch (error) {
-    database.exec('ROLLBACK');
-    throw error;
-  }
-}

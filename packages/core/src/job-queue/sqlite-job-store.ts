@@ -1,7 +1,6 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import type { JobBackoff, JobCounts, ParkedJob } from '@nexus/protocol';
+import { openSqliteDatabase } from '../open-sqlite-database.ts';
 
 /** Each entry moves the schema one version up; `PRAGMA user_version` records how far a file is. */
 const MIGRATIONS: readonly string[] = [
@@ -93,12 +92,12 @@ export class SqliteJobStore {
   readonly #statements;
 
   constructor(options: { path: string; busyTimeoutMs: number }) {
-    if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
-    const database = new DatabaseSync(options.path);
-    database.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
-    database.exec('PRAGMA journal_mode = WAL');
-    database.exec('PRAGMA synchronous = NORMAL');
-    migrate(database);
+    const database = openSqliteDatabase({
+      path: options.path,
+      busyTimeoutMs: options.busyTimeoutMs,
+      migrations: MIGRATIONS,
+      storeName: 'job queue',
+    });
     this.#database = database;
     this.#statements = {
       insert: database.prepare(
@@ -317,17 +316,3 @@ function changed(result: { changes: number | bigint }): boolean {
 }
 
 /** Reads the version inside the write transaction so two processes opening a new file at once agree. */
-function migrate(database: DatabaseSync): void {
-  database.exec('BEGIN IMMEDIATE');
-  try {
-    const row = database.prepare('PRAGMA user_version').get() as { user_version: number } | undefined;
-    for (let index = row?.user_version ?? 0; index < MIGRATIONS.length; index += 1) {
-      database.exec(MIGRATIONS[index]!);
-      database.exec(`PRAGMA user_version = ${index + 1}`);
-    }
-    database.exec('COMMIT');
-  } catch (error) {
-    database.exec('ROLLBACK');
-    throw error;
-  }
-}

@@ -16,8 +16,6 @@ export interface JobQueueContractOptions {
   cleanup?: () => Promise<void>;
   /** Opens the same storage in a child process, for the crashed-worker case. */
   worker?: JobQueueWorkerModule;
-  /** Cases this implementation cannot run, each with the reason (printed). */
-  skip?: { test: string; reason: string }[];
   /** How long a crashed worker's job may take to become visible again. Default 15 s. */
   recoveryTimeoutMs?: number;
   /** A handler duration several times the lease (lock) `create()` configures. Default 2 s. */
@@ -56,16 +54,6 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
         description: `${count} completed job(s) of ${name}`,
       });
 
-    function testCase(title: string, body: () => Promise<void>): void {
-      const skipped = options.skip?.find((entry) => entry.test === title);
-      if (skipped) {
-        console.warn(`[job queue contract] ${options.name}: skipped "${title}": ${skipped.reason}`);
-        it.skip(title, body);
-      } else {
-        it(title, body);
-      }
-    }
-
     afterEach(async () => {
       await Promise.all(workers.splice(0).map((worker) => worker.kill()));
       await Promise.all(opened.splice(0).map((queue) => queue.close({ timeoutMs: 0 })));
@@ -74,7 +62,7 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
       await options.cleanup?.();
     });
 
-    testCase('processes a job once', async () => {
+    it('processes a job once', async () => {
       const queue = await create();
       const name = uniqueName('once');
       const payload = { text: 'I live in Lisbon', tags: ['a', 'b'], count: 2 };
@@ -103,7 +91,7 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
       });
     });
 
-    testCase('holds a delayed job until its delay has passed', async () => {
+    it('holds a delayed job until its delay has passed', async () => {
       const queue = await create();
       const name = uniqueName('delayed');
       const enqueuedAt = Date.now();
@@ -120,7 +108,7 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
       expect(startedAt - enqueuedAt).toBeGreaterThanOrEqual(480);
     });
 
-    testCase('retries a failing job with backoff, then succeeds', async () => {
+    it('retries a failing job with backoff, then succeeds', async () => {
       const queue = await create();
       const name = uniqueName('retry');
       const runs: { attempt: number; at: number }[] = [];
@@ -140,7 +128,7 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
       expect(await countsOf(queue, name)).toMatchObject({ parked: 0, completed: 1, delayed: 0 });
     });
 
-    testCase('parks a job after its last attempt with the reason; retryParked runs it again', async () => {
+    it('parks a job after its last attempt with the reason; retryParked runs it again', async () => {
       const queue = await create();
       const name = uniqueName('park');
       const payload = { userId: 'ada' };
@@ -194,7 +182,7 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
       expect(await queue.retryParked({ jobId: 'no-such-job' })).toEqual({ retried: false });
     });
 
-    testCase('parks at once when the handler throws PermanentJobError', async () => {
+    it('parks at once when the handler throws PermanentJobError', async () => {
       const queue = await create();
       const name = uniqueName('permanent');
       let calls = 0;
@@ -217,7 +205,7 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
       });
     });
 
-    testCase('de-duplicates by jobId within a name', async () => {
+    it('de-duplicates by jobId within a name', async () => {
       const queue = await create();
       const name = uniqueName('dedupe');
       const jobId = 'turn:42';
@@ -253,7 +241,7 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
       ]);
     });
 
-    testCase('never runs more than `concurrency` handlers at once', async () => {
+    it('never runs more than `concurrency` handlers at once', async () => {
       const queue = await create();
       const name = uniqueName('concurrency');
       for (let index = 0; index < 9; index += 1) await queue.enqueue({ name, payload: { index } });
@@ -273,7 +261,7 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
       expect(peak).toBe(3);
     });
 
-    testCase('runs jobs in enqueue order with one worker at concurrency 1', async () => {
+    it('runs jobs in enqueue order with one worker at concurrency 1', async () => {
       const queue = await create();
       const name = uniqueName('fifo');
       for (let index = 0; index < 10; index += 1) await queue.enqueue({ name, payload: { index } });
@@ -286,7 +274,7 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
       expect(order).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     });
 
-    testCase('keeps jobs across close and reopen', async () => {
+    it('keeps jobs across close and reopen', async () => {
       const first = await create();
       const name = uniqueName('durable');
       const ids: string[] = [];
@@ -304,8 +292,9 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
       ]);
     });
 
-    testCase('runs the job of a crashed (SIGKILLed) worker again', async () => {
-      if (!options.worker) throw new Error('Pass `worker` (or skip this case with a reason).');
+    it('runs the job of a crashed (SIGKILLed) worker again', async () => {
+      if (!options.worker)
+        throw new Error('Pass `worker`: the crashed-worker case opens the queue in a child process.');
       const queue = await create();
       const name = uniqueName('crash');
       const payload = { turn: 'I moved to Berlin' };
@@ -333,7 +322,7 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
       });
     });
 
-    testCase('renews the lease of a long-running handler, so no other worker takes its job', async () => {
+    it('renews the lease of a long-running handler, so no other worker takes its job', async () => {
       const first = await create();
       const second = await create();
       const name = uniqueName('long-running');
@@ -353,7 +342,7 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
       expect(runs).toEqual([{ attempt: 1, aborted: false }]);
     });
 
-    testCase('close() aborts a handler that outlives the deadline; the job runs again later', async () => {
+    it('close() aborts a handler that outlives the deadline; the job runs again later', async () => {
       const first = await create();
       const name = uniqueName('shutdown');
       let signal: AbortSignal | undefined;
@@ -384,7 +373,7 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
       expect(seen[0]).toMatchObject({ id: jobId, payload: { step: 'shutdown' }, attempt: 2 });
     });
 
-    testCase('close() lets a handler finish within the deadline', async () => {
+    it('close() lets a handler finish within the deadline', async () => {
       const first = await create();
       const name = uniqueName('graceful');
       let signal: AbortSignal | undefined;
@@ -406,7 +395,7 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
       expect(await countsOf(second, name)).toMatchObject({ completed: 1, waiting: 0, active: 0 });
     });
 
-    testCase('stop() ends one processor; later jobs wait for the next', async () => {
+    it('stop() ends one processor; later jobs wait for the next', async () => {
       const queue = await create();
       const name = uniqueName('stop');
       let calls = 0;
@@ -424,7 +413,7 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
       expect(calls).toBe(1);
     });
 
-    testCase('rejects bad input with a clear error and keeps working', async () => {
+    it('rejects bad input with a clear error and keeps working', async () => {
       const queue = await create();
       const name = uniqueName('invalid');
       await expect(queue.enqueue({ name: 'has space', payload: {} })).rejects.toBeInstanceOf(NexusError);
