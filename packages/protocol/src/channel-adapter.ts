@@ -1,7 +1,12 @@
 import type { ConversationRef, Intent, IntentInput } from './intent.ts';
 import type { ReplyEvent } from './reply-event.ts';
 
-/** What core says about an intent it was handed. */
+/**
+ * What core says about an intent it was handed. `accepted` means durable: the intent is in core's
+ * inbox and will be answered even across a restart, so only then may a channel acknowledge the
+ * platform message (move the Telegram offset, ack WhatsApp). A retryable rejection such as
+ * `shutting_down` means "not taken": leave the message for the platform to redeliver.
+ */
 export type IntakeResult =
   | { status: 'accepted' }
   | { status: 'duplicate' }
@@ -34,6 +39,13 @@ export interface ChannelAdapter {
   /** Channel name used in `Intent.channel` and `ConversationRef.channel`. */
   readonly name: string;
   start(options: ChannelStartOptions): Promise<void>;
+  /**
+   * First half of a graceful stop: take no new platform messages (stop polling, ignore gateway
+   * events, refuse frames with a retryable error) and acknowledge nothing more to the platform,
+   * while `deliver` keeps working so replies already accepted can finish. `stop()` follows once
+   * core is idle. Idempotent. Optional until every adapter implements it.
+   */
+  stopIntake?(): Promise<void>;
   stop(options?: { abortSignal?: AbortSignal }): Promise<void>;
   /** Consumes the whole event stream; resolves when the reply was delivered (or given up on). */
   deliver(options: DeliverOptions): Promise<void>;
