@@ -1,6 +1,13 @@
 /** The validated configuration the gateway runs with. */
 export interface GatewayConfig {
-  server: { host: string; port: number };
+  server: {
+    host: string;
+    port: number;
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    maxConnections: number;
+  };
   dataDir: string;
   web: { token?: string; allowedOrigins?: string[]; messagesPerMinute: number; maxPayloadBytes: number };
   model: {

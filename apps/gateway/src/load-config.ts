@@ -146,6 +146,11 @@ function crossFieldProblems(config: GatewayConfig): string[] {
       'NEXUS_QDRANT_URL applies to in-process memory, but NEXUS_MEMORY_MODE=http; configure Qdrant on the memory service instead, or unset one of them.',
     );
   }
+  if (config.server.headersTimeoutMs > config.server.requestTimeoutMs) {
+    problems.push(
+      `NEXUS_HTTP_HEADERS_TIMEOUT_MS (${config.server.headersTimeoutMs}) is longer than NEXUS_HTTP_REQUEST_TIMEOUT_MS (${config.server.requestTimeoutMs}); the whole request cannot take less time than its headers, so raise the request timeout or lower the headers timeout.`,
+    );
+  }
   if (config.telegram.webhookUrl && !config.telegram.webhookSecret) {
     problems.push(
       'NEXUS_TELEGRAM_WEBHOOK_SECRET is required when NEXUS_TELEGRAM_WEBHOOK_URL is set; generate one with `openssl rand -hex 32`.',

@@ -16,6 +16,10 @@ import { NOT_CONFIGURED_MESSAGE } from './create-language-model.ts';
 import { createPlatformChannels } from './create-platform-channels.ts';
 import type { GatewayConfig } from './gateway-config.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
+import { applyConnectionLimit, httpServerOptions } from './http/apply-http-limits.ts';
+import { guardRequestListener, guardUpgradeListener } from './http/guard-request-listener.ts';
+import { requestPath } from './http/parse-request-target.ts';
+import { refuseBadTarget } from './http/refuse-bad-target.ts';
 import { createHttpHandler, type Readiness } from './http-handler.ts';
 import { isAllowedOrigin } from './is-same-origin.ts';
 import { MemoryMetrics } from './memory-metrics.ts';
@@ -156,28 +160,36 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     },
     logger,
   });
-  const server = createServer((request, response) => {
-    if (pairingApi(request, response) || channelsApi(request, response)) return;
-    const postRoute =
-      request.method === 'POST'
-        ? postRoutes.get(new URL(request.url ?? '/', 'http://x').pathname)
-        : undefined;
-    if (postRoute) postRoute(request, response);
-    else if (!web.handleRequest(request, response)) handleHttp(request, response);
-  });
-  server.on('upgrade', (request, socket, head) => {
-    socket.on('error', () => socket.destroy());
-    if (stopping) {
-      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
-      return;
-    }
-    if (!isAllowedOrigin(request, config.web.allowedOrigins)) {
-      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
-      return;
-    }
-    if (!web.handleUpgrade(request, socket, head))
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
-  });
+  const server = createServer(
+    httpServerOptions(config.server),
+    guardRequestListener((request, response) => {
+      if (refuseBadTarget(request, response)) return;
+      if (pairingApi(request, response) || channelsApi(request, response)) return;
+      const postRoute = request.method === 'POST' ? postRoutes.get(requestPath(request) ?? '') : undefined;
+      if (postRoute) postRoute(request, response);
+      else if (!web.handleRequest(request, response)) handleHttp(request, response);
+    }, logger),
+  );
+  applyConnectionLimit(server, config.server, logger);
+  server.on(
+    'upgrade',
+    guardUpgradeListener((request, socket, head) => {
+      if (stopping) {
+        socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
+        return;
+      }
+      if (requestPath(request) === undefined) {
+        socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+        return;
+      }
+      if (!isAllowedOrigin(request, config.web.allowedOrigins)) {
+        socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
+        return;
+      }
+      if (!web.handleUpgrade(request, socket, head))
+        socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+    }, logger),
+  );
 
   await new Promise<void>((resolveListen, rejectListen) => {
     server.once('error', rejectListen);
