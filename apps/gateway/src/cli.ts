@@ -41,6 +41,7 @@ async function main(argv: string[]): Promise<number> {
       role: { type: 'string' },
       to: { type: 'string' },
       help: { type: 'boolean' },
+      fix: { type: 'boolean' },
     },
   });
   const command = positionals.join(' ') || 'help';
@@ -67,6 +68,7 @@ async function main(argv: string[]): Promise<number> {
   if (isAdminCommand(positionals[0])) {
     return runAdminCommand({
       args: positionals,
+      fix: values.fix === true,
       config: { env, ...(values.config ? { configFile: values.config } : {}) },
     });
   }

@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -14,6 +13,8 @@ import { createConfiguredAgent } from './create-configured-agent.ts';
 import { createGatewayMemory } from './create-gateway-memory.ts';
 import { NOT_CONFIGURED_MESSAGE } from './create-language-model.ts';
 import { createPlatformChannels } from './create-platform-channels.ts';
+import { chmodCommand, findLooseModes } from './data-dir/find-loose-modes.ts';
+import { ensurePrivateDirectory, privateFilePath } from './data-dir/private-path.ts';
 import type { GatewayConfig } from './gateway-config.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
 import { applyConnectionLimit, httpServerOptions } from './http/apply-http-limits.ts';
@@ -57,12 +58,26 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const now = options.now ?? Date.now;
   const startedAt = now();
 
-  await mkdir(config.dataDir, { recursive: true });
+  ensurePrivateDirectory(config.dataDir);
+  const looseModes = await findLooseModes(config.dataDir);
+  if (looseModes.length > 0) {
+    // Not changed behind the operator's back (a backup user may be meant to read them): said loudly.
+    logger.warn(
+      {
+        dataDir: config.dataDir,
+        paths: looseModes.slice(0, 10).map((entry) => entry.path),
+        count: looseModes.length,
+      },
+      `files in the data directory are readable by other users; run \`nexus doctor --fix\` or \`${chmodCommand(config.dataDir)}\``,
+    );
+  }
   const token = await loadOrCreateWebToken(config.dataDir, config.web.token);
   const { model, agent } = createConfiguredAgent(config, logger);
 
   const metrics = new GatewayMetrics();
-  const sessionStore = createSqliteSessionStore({ path: join(config.dataDir, 'sessions.sqlite') });
+  const sessionStore = createSqliteSessionStore({
+    path: privateFilePath(join(config.dataDir, 'sessions.sqlite')),
+  });
   // Role `gateway` (or `all` with Redis): agent runs go to workers; see roles/distributed-runs.ts.
   const distributed = await startDistributedRuns({ config, localAgent: agent, logger });
   const memory = await createGatewayMemory({
