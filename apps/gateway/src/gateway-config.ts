@@ -50,7 +50,8 @@ export interface GatewayConfig {
   whatsapp: { enabled: boolean; pairingPhone?: string };
   /** Which parts run in this process; `worker` and `gateway` need `redis.url`. */
   role: 'all' | 'gateway' | 'worker';
-  redis: { url?: string; prefix: string };
+  /** `url` carries `password` once loaded, so every Redis client authenticates. */
+  redis: { url?: string; password?: string; prefix: string };
   worker: { concurrency: number; jobLockMs: number; stalledCheckMs: number };
   /** People, pairing and rate limits; see the `NEXUS_*_DM_POLICY` and rate-limit settings. */
   access: {

@@ -97,6 +97,21 @@ describe('loadConfig', () => {
     ).toThrow(/NEXUS_HTTP_HEADERS_TIMEOUT_MS \(20000\) is longer than NEXUS_HTTP_REQUEST_TIMEOUT_MS/);
   });
 
+  it('puts NEXUS_REDIS_PASSWORD (or its _FILE) into the Redis URL', () => {
+    const config = loadConfig({
+      env: {
+        NEXUS_REDIS_URL: 'redis://redis:6379',
+        NEXUS_REDIS_PASSWORD_FILE: '/run/secrets/redis-password',
+      },
+      readFile: () => 'p@ss:word/1\n',
+    });
+    expect(config.redis.url).toBe('redis://:p%40ss%3Aword%2F1@redis:6379');
+    expect(decodeURIComponent(new URL(config.redis.url!).password)).toBe('p@ss:word/1');
+    expect(() =>
+      loadConfig({ env: { NEXUS_REDIS_URL: 'redis://:one@redis:6379', NEXUS_REDIS_PASSWORD: 'two' } }),
+    ).toThrow(/NEXUS_REDIS_URL carries a password and NEXUS_REDIS_PASSWORD sets a different one/);
+  });
+
   it('reads secrets from <NAME>_FILE', () => {
     const config = loadConfig({
       env: {

@@ -469,6 +469,15 @@ export const SETTINGS: readonly SettingDefinition[] = [
     secret: true,
   },
   {
+    env: 'NEXUS_REDIS_PASSWORD',
+    path: 'redis.password',
+    schema: z.string().min(1),
+    description:
+      'Password for Redis (its `requirepass`), when `NEXUS_REDIS_URL` does not carry one. Also read from `NEXUS_REDIS_PASSWORD_FILE` (docker-compose.yml passes the `redis-password` secret that way).',
+    hint: 'use the password Redis is configured with (requirepass)',
+    secret: true,
+  },
+  {
     env: 'NEXUS_REDIS_PREFIX',
     path: 'redis.prefix',
     schema: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'expected 1–32 letters, digits, _ or -'),
