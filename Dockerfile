@@ -47,7 +47,7 @@ WORKDIR /app
 # Sources and dependencies stay owned by root: the process can read them, never change them.
 COPY --from=prod /out/ ./
 COPY --from=web /src/apps/web/dist/ ./apps/web/dist/
-RUN mkdir -p /data && chown node:node /data
+RUN install -d -o node -g node -m 0700 /data
 USER node
 VOLUME ["/data"]
 EXPOSE 8787

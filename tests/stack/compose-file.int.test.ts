@@ -4,7 +4,12 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { SETTINGS } from '../../apps/gateway/src/settings.ts';
-import { COMPOSE_VARIABLES, renderEnvExample, withComposeEnvironment } from './env-example.ts';
+import {
+  COMPOSE_VARIABLES,
+  isGatewayOnlySetting,
+  renderEnvExample,
+  withComposeEnvironment,
+} from './env-example.ts';
 
 // docker-compose.yml is checked the way an operator relies on it: every image pinned, state in
 // named volumes, a healthcheck on every service, start order by health, every Nexus setting
@@ -22,12 +27,23 @@ interface ComposeService {
   volumes?: string[];
   healthcheck?: { test?: string[] | string; disable?: boolean };
   depends_on?: Record<string, { condition?: string }>;
+  entrypoint?: string[] | string;
+  secrets?: Array<string | { source: string }>;
+  logging?: { driver?: string; options?: Record<string, string> };
 }
 
 interface ComposeFile {
   services: Record<string, ComposeService>;
   volumes?: Record<string, unknown>;
+  secrets?: Record<string, { file?: string }>;
 }
+
+function secretNames(service: ComposeService | undefined): string[] {
+  return (service?.secrets ?? []).map((secret) => (typeof secret === 'string' ? secret : secret.source));
+}
+
+/** Credentials a worker must never hold: the chat platforms' tokens and switches. */
+const PLATFORM_VARIABLE = /^NEXUS_(TELEGRAM|DISCORD|WHATSAPP)_/;
 
 /** Compose interpolation with nothing set: `${NAME:-default}` → default, `${NAME}` → ''. */
 function withDefaults(value: string): string {
@@ -119,7 +135,18 @@ describe('docker-compose.yml', () => {
     for (const setting of SETTINGS) {
       if (setting.env !== 'NEXUS_ROLE') expect(environment, regenerate).toContain(setting.env);
     }
-    expect(compose.services.worker?.environment).toEqual(compose.services.nexus?.environment);
+    const gatewayOnly = SETTINGS.filter(isGatewayOnlySetting).map((setting) => setting.env);
+    expect(gatewayOnly).toEqual(
+      expect.arrayContaining(['NEXUS_TELEGRAM_BOT_TOKEN', 'NEXUS_DISCORD_BOT_TOKEN']),
+    );
+    const workerEnvironment = compose.services.worker?.environment ?? {};
+    expect(
+      Object.fromEntries(
+        Object.entries(compose.services.nexus?.environment ?? {}).filter(
+          ([name]) => !PLATFORM_VARIABLE.test(name),
+        ),
+      ),
+    ).toEqual(workerEnvironment);
 
     const envExample = await readFile(new URL('.env.example', root), 'utf8');
     expect(envExample, regenerate).toBe(renderEnvExample());
@@ -127,6 +154,56 @@ describe('docker-compose.yml', () => {
     const documented = new Set([...envExample.matchAll(/^# ([A-Z0-9_]+)=/gm)].map((match) => match[1]!));
     expect([...referenced].filter((name) => !documented.has(name))).toEqual([]);
     expect(COMPOSE_VARIABLES.map((variable) => variable.name)).toContain('COMPOSE_PROFILES');
+  });
+
+  it('gives workers no platform token, and Redis and Qdrant credentials from secrets', async () => {
+    const { compose } = await loadCompose();
+    const { nexus, worker, redis, qdrant } = compose.services;
+    expect(Object.keys(worker?.environment ?? {}).filter((name) => PLATFORM_VARIABLE.test(name))).toEqual([]);
+    expect(Object.keys(nexus?.environment ?? {})).toEqual(
+      expect.arrayContaining([
+        'NEXUS_TELEGRAM_BOT_TOKEN',
+        'NEXUS_DISCORD_BOT_TOKEN',
+        'NEXUS_WHATSAPP_ENABLED',
+      ]),
+    );
+    for (const service of [nexus, worker]) {
+      expect(secretNames(service).sort()).toEqual(['qdrant-api-key', 'redis-password']);
+      expect(withDefaults(service?.environment?.NEXUS_REDIS_PASSWORD_FILE ?? '')).toBe(
+        '/run/secrets/redis-password',
+      );
+      expect(withDefaults(service?.environment?.NEXUS_QDRANT_API_KEY_FILE ?? '')).toBe(
+        '/run/secrets/qdrant-api-key',
+      );
+    }
+    expect(Object.keys(compose.secrets ?? {}).sort()).toEqual(['qdrant-api-key', 'redis-password']);
+
+    // Redis: a password from the secret (on stdin, not argv), a memory cap, and noeviction for BullMQ.
+    expect(secretNames(redis)).toEqual(['redis-password']);
+    const redisScript = [redis?.entrypoint ?? [], redis?.command ?? []].flat().join(' ');
+    expect(redisScript).toMatch(
+      /redis-server - .*<<EOF\s+requirepass \$\$\(cat \/run\/secrets\/redis-password\)/s,
+    );
+    expect(redisScript).toMatch(/--maxmemory "\$\$REDIS_MAXMEMORY" --maxmemory-policy noeviction/);
+    expect(withDefaults(redis?.environment?.REDIS_MAXMEMORY ?? '')).toMatch(/^\d+[kmg]b$/);
+    expect([redis?.healthcheck?.test ?? []].flat().join(' ')).toContain('REDISCLI_AUTH=');
+
+    // Qdrant: the API key from the secret, set just before its own entrypoint.
+    expect(secretNames(qdrant)).toEqual(['qdrant-api-key']);
+    expect([qdrant?.entrypoint ?? [], qdrant?.command ?? []].flat().join(' ')).toContain(
+      'QDRANT__SERVICE__API_KEY="$$(cat /run/secrets/qdrant-api-key)" exec ./entrypoint.sh',
+    );
+  });
+
+  it('rotates the log of every service', async () => {
+    const { compose } = await loadCompose();
+    const problems: string[] = [];
+    for (const [name, service] of Object.entries(compose.services)) {
+      const { driver, options } = service.logging ?? {};
+      if (driver !== 'json-file' || !options?.['max-size'] || !options['max-file'])
+        problems.push(`${name}: logging is ${JSON.stringify(service.logging)}`);
+    }
+    expect(problems).toEqual([]);
   });
 
   it('passes `docker-compose config` (Debian docker-compose, no engine needed)', async () => {
@@ -147,5 +224,14 @@ describe('docker-compose.yml', () => {
       expect(pinningProblem(service.image ?? ''), name).toBeUndefined();
     }
     expect(resolved.services.nexus?.environment?.NEXUS_REDIS_URL).toBe('redis://redis:6379');
+    expect(resolved.services.nexus?.environment?.NEXUS_REDIS_PASSWORD_FILE).toBe(
+      '/run/secrets/redis-password',
+    );
+    expect(
+      Object.keys(resolved.services.worker?.environment ?? {}).filter((name) => PLATFORM_VARIABLE.test(name)),
+    ).toEqual([]);
+    expect(resolved.services.nexus?.environment).toHaveProperty('NEXUS_TELEGRAM_BOT_TOKEN');
+    expect(resolved.services.redis?.logging?.options?.['max-size']).toBe('10m');
+    expect(resolved.secrets?.['redis-password']?.file).toMatch(/secrets\/redis-password$/);
   });
 });

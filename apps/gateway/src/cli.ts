@@ -4,6 +4,7 @@ import { processOutput } from './commands/command-output.ts';
 import { memoryCommand } from './commands/memory-reindex.ts';
 import { ADMIN_USAGE, isAdminCommand, runAdminCommand } from './commands/run-admin-command.ts';
 import { createLogger } from './create-logger.ts';
+import { installCrashPolicy } from './install-crash-policy.ts';
 import { ConfigError, loadConfig } from './load-config.ts';
 import { assertRoleConfig } from './roles/distributed-runs.ts';
 import { startWorker } from './roles/start-worker.ts';
@@ -40,6 +41,7 @@ async function main(argv: string[]): Promise<number> {
       role: { type: 'string' },
       to: { type: 'string' },
       help: { type: 'boolean' },
+      fix: { type: 'boolean' },
     },
   });
   const command = positionals.join(' ') || 'help';
@@ -66,6 +68,7 @@ async function main(argv: string[]): Promise<number> {
   if (isAdminCommand(positionals[0])) {
     return runAdminCommand({
       args: positionals,
+      fix: values.fix === true,
       config: { env, ...(values.config ? { configFile: values.config } : {}) },
     });
   }
@@ -95,20 +98,36 @@ async function main(argv: string[]): Promise<number> {
 
 async function runGateway(config: ReturnType<typeof loadConfig>): Promise<number> {
   const logger = createLogger(config.log);
-  let running: { close(): Promise<void> };
-  if (config.role === 'worker') {
-    running = await startWorker({ config, logger });
-  } else {
-    const gateway = await startGateway({ config, logger });
-    logger.info(
-      { url: gateway.url, tokenFile: config.web.token ? undefined : `${config.dataDir}/web-token` },
-      'web chat ready',
-    );
-    if (process.stdout.isTTY) process.stdout.write(`\n  Open ${gateway.url}/#token=${gateway.token}\n\n`);
-    running = gateway;
-  }
+  // Whatever Nexus creates (data directory, SQLite files and their -wal/-shm, the web token, the
+  // model cache) is the owner's alone, whatever umask the shell or the container started with.
+  process.umask(0o077);
+  let running: { close(): Promise<void> } | undefined;
+  let resolveExit: (code: number) => void = () => undefined;
+  const exitCode = new Promise<number>((resolve) => {
+    resolveExit = resolve;
+  });
+  installCrashPolicy({
+    events: process,
+    logger,
+    close: () => running?.close(),
+    deadlineMs: config.core.shutdownDeadlineMs,
+    exit: (code) => resolveExit(code),
+  });
+  // A crash while starting ends the process too, without waiting for the start to finish.
+  const startAndWait = (async () => {
+    if (config.role === 'worker') {
+      running = await startWorker({ config, logger });
+    } else {
+      const gateway = await startGateway({ config, logger });
+      logger.info(
+        { url: gateway.url, tokenFile: config.web.token ? undefined : `${config.dataDir}/web-token` },
+        'web chat ready',
+      );
+      if (process.stdout.isTTY) process.stdout.write(`\n  Open ${gateway.url}/#token=${gateway.token}\n\n`);
+      running = gateway;
+    }
+    const started = running;
 
-  return new Promise<number>((resolveExit) => {
     let signals = 0;
     const onSignal = (signal: NodeJS.Signals) => {
       signals += 1;
@@ -123,7 +142,7 @@ async function runGateway(config: ReturnType<typeof loadConfig>): Promise<number
         logger.error({}, 'shutdown took too long: exiting');
         resolveExit(1);
       }, config.core.shutdownDeadlineMs + 5000).unref();
-      running.close().then(
+      started.close().then(
         () => resolveExit(0),
         (error: unknown) => {
           logger.error({ err: error }, 'error during shutdown');
@@ -133,14 +152,10 @@ async function runGateway(config: ReturnType<typeof loadConfig>): Promise<number
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
-  });
+    return exitCode;
+  })();
+  return Promise.race([exitCode, startAndWait]);
 }
-
-process.on('unhandledRejection', (reason) => {
-  process.stderr.write(
-    `unhandled rejection (kept running): ${reason instanceof Error ? reason.stack : String(reason)}\n`,
-  );
-});
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

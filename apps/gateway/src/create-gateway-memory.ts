@@ -23,6 +23,7 @@ import type { JobProcessor, JobQueue, Logger } from '@nexus/protocol';
 import { createBullMqJobQueue } from '@nexus/queue-bullmq';
 import type { LanguageModel } from 'ai';
 import { createLanguageModel } from './create-language-model.ts';
+import { ensurePrivateDirectory, privateFilePath } from './data-dir/private-path.ts';
 import type { GatewayConfig } from './gateway-config.ts';
 import type { MemoryMetrics } from './memory-metrics.ts';
 
@@ -109,7 +110,7 @@ export async function createGatewayMemory(options: {
     options.jobQueue ??
     (config.redis.url
       ? createBullMqJobQueue({ connection: { url: config.redis.url }, prefix: config.redis.prefix, logger })
-      : createSqliteJobQueue({ path: join(config.dataDir, 'jobs.sqlite'), logger }));
+      : createSqliteJobQueue({ path: privateFilePath(join(config.dataDir, 'jobs.sqlite')), logger }));
   const extractionModel =
     options.model && config.memory.extractionModel
       ? createLanguageModel({ ...config.model, name: config.memory.extractionModel }, options)
@@ -189,10 +190,13 @@ export function createGatewayEmbedder(
   const { embeddingModel, embeddingDimensions } = config.memory;
   if (!embeddingModel || !embeddingDimensions) return undefined;
   if (config.memory.embeddingProvider === 'transformers') {
+    const cacheDir = config.memory.embeddingCacheDir ?? join(config.dataDir, 'models');
+    // Created private here, before the model library creates it with whatever the umask allows.
+    ensurePrivateDirectory(cacheDir);
     return createTransformersEmbedder({
       model: embeddingModel,
       dimensions: embeddingDimensions,
-      cacheDir: config.memory.embeddingCacheDir ?? join(config.dataDir, 'models'),
+      cacheDir,
       allowRemoteModels: config.memory.embeddingAllowDownload,
     });
   }
@@ -225,7 +229,7 @@ async function openMemoryStore(
     });
   }
   return createSqliteMemoryStore({
-    path: join(config.dataDir, 'memory.sqlite'),
+    path: privateFilePath(join(config.dataDir, 'memory.sqlite')),
     ...(vectors ? { vectors } : {}),
   });
 }

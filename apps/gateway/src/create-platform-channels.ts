@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { WhatsAppLinkState, WhatsAppSocketFactory } from '@nexus/channel-whatsapp';
 import type { ChannelAdapter, Logger } from '@nexus/protocol';
+import { privateFilePath } from './data-dir/private-path.ts';
 import type { GatewayConfig } from './gateway-config.ts';
 
 export type HttpRoute = (request: IncomingMessage, response: ServerResponse) => void;
@@ -66,7 +67,7 @@ export async function createPlatformChannels(
     const whatsappLogger = logger.child({ channel: 'whatsapp' });
     let awaitingScan = false;
     const whatsapp = createWhatsAppChannel({
-      authPath: join(config.dataDir, 'whatsapp.sqlite'),
+      authPath: privateFilePath(join(config.dataDir, 'whatsapp.sqlite')),
       ...(config.whatsapp.pairingPhone ? { pairingPhoneNumber: config.whatsapp.pairingPhone } : {}),
       ...(options.whatsappSocketFactory ? { socketFactory: options.whatsappSocketFactory } : {}),
       // The QR goes to the console with the logs; NEXUS_LOG_LEVEL=silent silences it too, and the

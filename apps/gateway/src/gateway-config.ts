@@ -1,6 +1,13 @@
 /** The validated configuration the gateway runs with. */
 export interface GatewayConfig {
-  server: { host: string; port: number };
+  server: {
+    host: string;
+    port: number;
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    maxConnections: number;
+  };
   dataDir: string;
   web: { token?: string; allowedOrigins?: string[]; messagesPerMinute: number; maxPayloadBytes: number };
   model: {
@@ -43,7 +50,8 @@ export interface GatewayConfig {
   whatsapp: { enabled: boolean; pairingPhone?: string };
   /** Which parts run in this process; `worker` and `gateway` need `redis.url`. */
   role: 'all' | 'gateway' | 'worker';
-  redis: { url?: string; prefix: string };
+  /** `url` carries `password` once loaded, so every Redis client authenticates. */
+  redis: { url?: string; password?: string; prefix: string };
   worker: { concurrency: number; jobLockMs: number; stalledCheckMs: number };
   /** People, pairing and rate limits; see the `NEXUS_*_DM_POLICY` and rate-limit settings. */
   access: {

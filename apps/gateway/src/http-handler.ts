@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestPath } from './http/parse-request-target.ts';
 import type { StaticFile } from './static-files.ts';
 
 export interface Readiness {
@@ -26,7 +27,11 @@ const NOT_BUILT_PAGE = `<!doctype html><meta charset="utf-8"><title>Nexus</title
 /** Plain node:http routing: a handful of fixed routes does not need a framework. */
 export function createHttpHandler(options: HttpHandlerOptions) {
   return (request: IncomingMessage, response: ServerResponse): void => {
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const path = requestPath(request);
+    if (path === undefined) {
+      send(response, 400, 'text/plain; charset=utf-8', 'bad request target\n');
+      return;
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       send(response, 405, 'text/plain; charset=utf-8', 'method not allowed\n', { allow: 'GET, HEAD' });
       return;

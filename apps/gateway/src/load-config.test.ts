@@ -14,7 +14,14 @@ function problemsOf(run: () => unknown): string[] {
 describe('loadConfig', () => {
   it('starts with defaults and no model provider when nothing is set', () => {
     const config = loadConfig({ env: {} });
-    expect(config.server).toEqual({ host: '127.0.0.1', port: 8787 });
+    expect(config.server).toEqual({
+      host: '127.0.0.1',
+      port: 8787,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5000,
+      maxConnections: 1024,
+    });
     expect(config.model.provider).toBeUndefined();
     expect(config.core.maxConcurrentTurns).toBe(32);
     expect(config.web.maxPayloadBytes).toBe(65_536);
@@ -74,7 +81,7 @@ describe('loadConfig', () => {
       return content;
     };
     const config = loadConfig({ env: { NEXUS_PORT: '9100' }, configFile: '/etc/nexus.json', readFile });
-    expect(config.server).toEqual({ host: '0.0.0.0', port: 9100 });
+    expect(config.server).toMatchObject({ host: '0.0.0.0', port: 9100 });
     expect(config.log.level).toBe('debug');
     expect(problemsOf(() => loadConfig({ env: {}, configFile: '/etc/typo.json', readFile }))[0]).toContain(
       'unknown key "server.prot"',
@@ -82,6 +89,27 @@ describe('loadConfig', () => {
     expect(problemsOf(() => loadConfig({ env: {}, configFile: '/etc/broken.json', readFile }))[0]).toContain(
       'not valid JSON',
     );
+  });
+
+  it('refuses a headers timeout longer than the request timeout', () => {
+    expect(() =>
+      loadConfig({ env: { NEXUS_HTTP_HEADERS_TIMEOUT_MS: '20000', NEXUS_HTTP_REQUEST_TIMEOUT_MS: '10000' } }),
+    ).toThrow(/NEXUS_HTTP_HEADERS_TIMEOUT_MS \(20000\) is longer than NEXUS_HTTP_REQUEST_TIMEOUT_MS/);
+  });
+
+  it('puts NEXUS_REDIS_PASSWORD (or its _FILE) into the Redis URL', () => {
+    const config = loadConfig({
+      env: {
+        NEXUS_REDIS_URL: 'redis://redis:6379',
+        NEXUS_REDIS_PASSWORD_FILE: '/run/secrets/redis-password',
+      },
+      readFile: () => 'p@ss:word/1\n',
+    });
+    expect(config.redis.url).toBe('redis://:p%40ss%3Aword%2F1@redis:6379');
+    expect(decodeURIComponent(new URL(config.redis.url!).password)).toBe('p@ss:word/1');
+    expect(() =>
+      loadConfig({ env: { NEXUS_REDIS_URL: 'redis://:one@redis:6379', NEXUS_REDIS_PASSWORD: 'two' } }),
+    ).toThrow(/NEXUS_REDIS_URL carries a password and NEXUS_REDIS_PASSWORD sets a different one/);
   });
 
   it('reads secrets from <NAME>_FILE', () => {

@@ -54,6 +54,8 @@ export function loadConfig(options: LoadConfigOptions): GatewayConfig {
   const config = result as unknown as GatewayConfig;
   if (problems.length === 0) problems.push(...crossFieldProblems(config));
   if (problems.length > 0) throw new ConfigError(problems);
+  if (config.redis.url && config.redis.password)
+    config.redis.url = withPassword(config.redis.url, config.redis.password);
   return config;
 }
 
@@ -116,6 +118,16 @@ function rawValue(
   return fileValues[setting.path];
 }
 
+/**
+ * The Redis URL with the password in it, so every client (ioredis, BullMQ) authenticates the same
+ * way. A password already in the URL is checked against it in `crossFieldProblems`.
+ */
+function withPassword(url: string, password: string): string {
+  const parsed = new URL(url);
+  parsed.password = encodeURIComponent(password);
+  return parsed.toString();
+}
+
 function crossFieldProblems(config: GatewayConfig): string[] {
   const { provider, baseUrl, apiKey, name } = config.model;
   const problems: string[] = [];
@@ -144,6 +156,19 @@ function crossFieldProblems(config: GatewayConfig): string[] {
   if (memory.qdrantUrl && memory.mode === 'http') {
     problems.push(
       'NEXUS_QDRANT_URL applies to in-process memory, but NEXUS_MEMORY_MODE=http; configure Qdrant on the memory service instead, or unset one of them.',
+    );
+  }
+  if (config.redis.url && config.redis.password) {
+    const inUrl = decodeURIComponent(new URL(config.redis.url).password);
+    if (inUrl && inUrl !== config.redis.password) {
+      problems.push(
+        'NEXUS_REDIS_URL carries a password and NEXUS_REDIS_PASSWORD sets a different one; keep one of them.',
+      );
+    }
+  }
+  if (config.server.headersTimeoutMs > config.server.requestTimeoutMs) {
+    problems.push(
+      `NEXUS_HTTP_HEADERS_TIMEOUT_MS (${config.server.headersTimeoutMs}) is longer than NEXUS_HTTP_REQUEST_TIMEOUT_MS (${config.server.requestTimeoutMs}); the whole request cannot take less time than its headers, so raise the request timeout or lower the headers timeout.`,
     );
   }
   if (config.telegram.webhookUrl && !config.telegram.webhookSecret) {

@@ -57,6 +57,42 @@ export const SETTINGS: readonly SettingDefinition[] = [
     hint: 'set it to a free TCP port between 0 and 65535, e.g. 8787',
   },
   {
+    env: 'NEXUS_HTTP_HEADERS_TIMEOUT_MS',
+    path: 'server.headersTimeoutMs',
+    schema: z.coerce.number().int().min(1000).max(600_000),
+    defaultValue: 10_000,
+    description:
+      'Longest time a client may take to send the request line and headers; slower connections are closed (a trickling client cannot hold a connection open).',
+    hint: 'set it to milliseconds between 1000 and 600000, e.g. 10000',
+  },
+  {
+    env: 'NEXUS_HTTP_REQUEST_TIMEOUT_MS',
+    path: 'server.requestTimeoutMs',
+    schema: z.coerce.number().int().min(1000).max(3_600_000),
+    defaultValue: 30_000,
+    description:
+      'Longest time a client may take to send a whole request, body included (web-socket connections are not affected once open). At least `NEXUS_HTTP_HEADERS_TIMEOUT_MS`.',
+    hint: 'set it to milliseconds between 1000 and 3600000, e.g. 30000',
+  },
+  {
+    env: 'NEXUS_HTTP_KEEP_ALIVE_TIMEOUT_MS',
+    path: 'server.keepAliveTimeoutMs',
+    schema: z.coerce.number().int().min(0).max(600_000),
+    defaultValue: 5000,
+    description:
+      'How long an idle keep-alive HTTP connection stays open between requests. Behind a reverse proxy that keeps upstream connections alive, make it longer than the proxy’s upstream idle timeout, so the proxy never reuses a connection the gateway is closing.',
+    hint: 'set it to milliseconds between 0 and 600000, e.g. 5000',
+  },
+  {
+    env: 'NEXUS_HTTP_MAX_CONNECTIONS',
+    path: 'server.maxConnections',
+    schema: z.coerce.number().int().min(1).max(1_000_000),
+    defaultValue: 1024,
+    description:
+      'Most TCP connections the HTTP server holds at once, open web-chat sockets included; further connections are dropped at once instead of exhausting memory or file descriptors.',
+    hint: 'set it to a positive integer such as 1024 (keep it below the process’s file-descriptor limit)',
+  },
+  {
     env: 'NEXUS_DATA_DIR',
     path: 'dataDir',
     schema: z.string().min(1),
@@ -430,6 +466,15 @@ export const SETTINGS: readonly SettingDefinition[] = [
     description:
       'Redis for agent-run jobs and reply streams between gateway and workers. Required by the `gateway` and `worker` roles; with `all`, setting it lets extra workers share the load. Also read from `NEXUS_REDIS_URL_FILE`.',
     hint: 'use a URL such as redis://127.0.0.1:6379 (redis://:password@host:6379 with a password)',
+    secret: true,
+  },
+  {
+    env: 'NEXUS_REDIS_PASSWORD',
+    path: 'redis.password',
+    schema: z.string().min(1),
+    description:
+      'Password for Redis (its `requirepass`), when `NEXUS_REDIS_URL` does not carry one. Also read from `NEXUS_REDIS_PASSWORD_FILE` (docker-compose.yml passes the `redis-password` secret that way).',
+    hint: 'use the password Redis is configured with (requirepass)',
     secret: true,
   },
   {

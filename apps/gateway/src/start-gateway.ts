@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -14,8 +13,14 @@ import { createConfiguredAgent } from './create-configured-agent.ts';
 import { createGatewayMemory } from './create-gateway-memory.ts';
 import { NOT_CONFIGURED_MESSAGE } from './create-language-model.ts';
 import { createPlatformChannels } from './create-platform-channels.ts';
+import { chmodCommand, findLooseModes } from './data-dir/find-loose-modes.ts';
+import { ensurePrivateDirectory, privateFilePath } from './data-dir/private-path.ts';
 import type { GatewayConfig } from './gateway-config.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
+import { applyConnectionLimit, httpServerOptions } from './http/apply-http-limits.ts';
+import { guardRequestListener, guardUpgradeListener } from './http/guard-request-listener.ts';
+import { requestPath } from './http/parse-request-target.ts';
+import { refuseBadTarget } from './http/refuse-bad-target.ts';
 import { createHttpHandler, type Readiness } from './http-handler.ts';
 import { isAllowedOrigin } from './is-same-origin.ts';
 import { MemoryMetrics } from './memory-metrics.ts';
@@ -53,12 +58,26 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const now = options.now ?? Date.now;
   const startedAt = now();
 
-  await mkdir(config.dataDir, { recursive: true });
+  ensurePrivateDirectory(config.dataDir);
+  const looseModes = await findLooseModes(config.dataDir);
+  if (looseModes.length > 0) {
+    // Not changed behind the operator's back (a backup user may be meant to read them): said loudly.
+    logger.warn(
+      {
+        dataDir: config.dataDir,
+        paths: looseModes.slice(0, 10).map((entry) => entry.path),
+        count: looseModes.length,
+      },
+      `files in the data directory are readable by other users; run \`nexus doctor --fix\` or \`${chmodCommand(config.dataDir)}\``,
+    );
+  }
   const token = await loadOrCreateWebToken(config.dataDir, config.web.token);
   const { model, agent } = createConfiguredAgent(config, logger);
 
   const metrics = new GatewayMetrics();
-  const sessionStore = createSqliteSessionStore({ path: join(config.dataDir, 'sessions.sqlite') });
+  const sessionStore = createSqliteSessionStore({
+    path: privateFilePath(join(config.dataDir, 'sessions.sqlite')),
+  });
   // Role `gateway` (or `all` with Redis): agent runs go to workers; see roles/distributed-runs.ts.
   const distributed = await startDistributedRuns({ config, localAgent: agent, logger });
   const memory = await createGatewayMemory({
@@ -156,28 +175,36 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     },
     logger,
   });
-  const server = createServer((request, response) => {
-    if (pairingApi(request, response) || channelsApi(request, response)) return;
-    const postRoute =
-      request.method === 'POST'
-        ? postRoutes.get(new URL(request.url ?? '/', 'http://x').pathname)
-        : undefined;
-    if (postRoute) postRoute(request, response);
-    else if (!web.handleRequest(request, response)) handleHttp(request, response);
-  });
-  server.on('upgrade', (request, socket, head) => {
-    socket.on('error', () => socket.destroy());
-    if (stopping) {
-      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
-      return;
-    }
-    if (!isAllowedOrigin(request, config.web.allowedOrigins)) {
-      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
-      return;
-    }
-    if (!web.handleUpgrade(request, socket, head))
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
-  });
+  const server = createServer(
+    httpServerOptions(config.server),
+    guardRequestListener((request, response) => {
+      if (refuseBadTarget(request, response)) return;
+      if (pairingApi(request, response) || channelsApi(request, response)) return;
+      const postRoute = request.method === 'POST' ? postRoutes.get(requestPath(request) ?? '') : undefined;
+      if (postRoute) postRoute(request, response);
+      else if (!web.handleRequest(request, response)) handleHttp(request, response);
+    }, logger),
+  );
+  applyConnectionLimit(server, config.server, logger);
+  server.on(
+    'upgrade',
+    guardUpgradeListener((request, socket, head) => {
+      if (stopping) {
+        socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
+        return;
+      }
+      if (requestPath(request) === undefined) {
+        socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+        return;
+      }
+      if (!isAllowedOrigin(request, config.web.allowedOrigins)) {
+        socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
+        return;
+      }
+      if (!web.handleUpgrade(request, socket, head))
+        socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
+    }, logger),
+  );
 
   await new Promise<void>((resolveListen, rejectListen) => {
     server.once('error', rejectListen);

@@ -24,9 +24,13 @@ import { type TelegramChannelOptions, validateTelegramOptions } from './telegram
 import { classifyTelegramFailure, TelegramConfigError } from './telegram-errors.ts';
 import { TelegramSender } from './telegram-sender.ts';
 import { UpdateGate } from './update-gate.ts';
+import { TelegramWebhookRequestError, webhookRequestAdapter } from './webhook-request-adapter.ts';
 
 const DEFAULT_API_ROOT = 'https://api.telegram.org';
 const ALLOWED_UPDATES: ('message' | 'my_chat_member')[] = ['message', 'my_chat_member'];
+
+/** An update is a few kilobytes (files are fetched separately); 1 MiB leaves room for long captions and entities. */
+const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
 
 /**
  * Telegram through grammY: long polling (runner, ordered per chat and forum topic) or a webhook,
@@ -97,7 +101,7 @@ export class TelegramChannel implements ChannelAdapter {
     this.#sender = new TelegramSender({ api: this.#bot.api, logger: this.#logger });
     this.#installMiddleware();
     if (options.mode === 'webhook' && options.webhook) {
-      this.#webhook = webhookCallback(this.#bot, 'http', {
+      this.#webhook = webhookCallback(this.#bot, webhookRequestAdapter(MAX_WEBHOOK_BODY_BYTES), {
         secretToken: options.webhook.secretToken,
         onTimeout: 'return',
         timeoutMilliseconds: 10_000,
@@ -116,6 +120,11 @@ export class TelegramChannel implements ChannelAdapter {
       return;
     }
     this.#webhook(request, response).catch((error: unknown) => {
+      if (error instanceof TelegramWebhookRequestError) {
+        this.#logger.warn({ err: error }, 'telegram: webhook request refused');
+        if (!response.headersSent) response.writeHead(error.status, { connection: 'close' }).end();
+        return;
+      }
       this.#logger.error({ err: error }, 'telegram: webhook request failed');
       if (!response.headersSent) response.writeHead(500).end();
     });

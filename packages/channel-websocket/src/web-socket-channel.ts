@@ -57,9 +57,15 @@ function rejectUpgrade(socket: Duplex, status: number): void {
   );
 }
 
+/**
+ * The path of a request target. An origin-form target is appended to a fixed origin rather than
+ * resolved against it: `new URL('//x', base)` reads `//x` as a host name (and throws on `//`).
+ */
 function pathnameOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
   try {
-    return new URL(url ?? '/', 'http://localhost').pathname;
+    if (url.startsWith('/')) return new URL(`http://localhost${url}`).pathname;
+    return /^https?:\/\//iu.test(url) ? new URL(url).pathname : undefined;
   } catch {
     return undefined;
   }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WhatsAppLinkState } from '@nexus/channel-whatsapp';
 import type { ChannelAdapter, ChannelHealth, Logger } from '@nexus/protocol';
 import { authorized, digest, sendJson } from '../commands/pairing-api.ts';
+import { decodePathSegment, requestPath } from '../http/parse-request-target.ts';
 
 export const CHANNELS_API_PATH = '/api/channels';
 
@@ -42,7 +43,8 @@ export function createChannelsApi(options: ChannelsApiOptions) {
   };
 
   return (request: IncomingMessage, response: ServerResponse): boolean => {
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const path = requestPath(request);
+    if (path === undefined) return false;
     if (path !== CHANNELS_API_PATH && !path.startsWith(`${CHANNELS_API_PATH}/`)) return false;
     request.resume();
     if (!authorized(request.headers.authorization, expected)) {
@@ -65,7 +67,16 @@ export function createChannelsApi(options: ChannelsApiOptions) {
       });
       return true;
     }
-    const name = decodeURIComponent(relink[1]!);
+    const name = decodePathSegment(relink[1]!);
+    if (name === undefined) {
+      sendJson(response, 400, {
+        error: {
+          code: 'bad_request',
+          message: 'The channel name in the path is not valid percent-encoding.',
+        },
+      });
+      return true;
+    }
     const linkState = options.linkStates.get(name);
     if (!linkState) {
       sendJson(response, 404, {

@@ -10,6 +10,7 @@ import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testk
 import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { privateFilePath } from '../data-dir/private-path.ts';
 import { startTestGateway } from '../test-gateway.ts';
 
 /** A port nothing listens on (taken, then released). */
@@ -49,7 +50,8 @@ function nexus(args: string[], env: Record<string, string> = {}, directory = dat
 
 beforeEach(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'nexus-cli-'));
-  store = createAccessStore({ path: join(dataDir, 'access.sqlite') });
+  // Private like the gateway makes it, so doctor's permission check has nothing to say here.
+  store = createAccessStore({ path: privateFilePath(join(dataDir, 'access.sqlite')) });
 });
 afterEach(async () => {
   store.close();

@@ -7,6 +7,7 @@ import {
   createAccessStore,
 } from '@nexus/core';
 import type { Logger } from '@nexus/protocol';
+import { privateFilePath } from '../data-dir/private-path.ts';
 import type { GatewayConfig } from '../gateway-config.ts';
 
 /** The access database of a data directory; the gateway and the owner's CLI both open it. */
@@ -15,7 +16,7 @@ export function accessStorePath(dataDir: string): string {
 }
 
 export function openAccessStore(dataDir: string): AccessStore {
-  return createAccessStore({ path: accessStorePath(dataDir) });
+  return createAccessStore({ path: privateFilePath(accessStorePath(dataDir)) });
 }
 
 /**

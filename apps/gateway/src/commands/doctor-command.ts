@@ -2,18 +2,21 @@ import type { GatewayConfig } from '../gateway-config.ts';
 import { ConfigError, type LoadConfigOptions, loadConfig } from '../load-config.ts';
 import type { CommandOutput } from './command-output.ts';
 import { type DoctorLine, formatDoctorLine } from './doctor-line.ts';
+import { checkDataPermissions } from './doctor-permission-check.ts';
 import { checkChannels, checkModel, checkQueue } from './doctor-remote-checks.ts';
 import { checkStores } from './doctor-store-checks.ts';
 
 /**
  * `nexus doctor`: configuration, stores, queue, model provider and channel credentials, one line
  * each, every problem with its fix. Exits 1 when something is broken, 0 otherwise (warnings
- * included). Reads only; safe while the gateway runs.
+ * included). Reads only, unless `--fix` asks it to tighten file modes; safe while the gateway runs.
  */
 export async function doctorCommand(options: {
   config: LoadConfigOptions;
   output: CommandOutput;
   fetch?: typeof fetch;
+  /** `nexus doctor --fix`: take group and other permissions off the data directory's contents. */
+  fix?: boolean;
 }): Promise<number> {
   const fetchFunction = options.fetch ?? globalThis.fetch;
   const lines: DoctorLine[] = [];
@@ -34,13 +37,14 @@ export async function doctorCommand(options: {
     }
   }
   if (config) {
+    const permissions = await checkDataPermissions(config.dataDir, { fix: options.fix === true });
     const [stores, queue, model, channels] = await Promise.all([
       checkStores(config),
       checkQueue(config),
       checkModel(config, fetchFunction),
       checkChannels(config, fetchFunction),
     ]);
-    lines.push(...stores, queue, model, ...channels, ...checkPolicies(config));
+    lines.push(...stores, permissions, queue, model, ...channels, ...checkPolicies(config));
   } else {
     lines.push({
       status: 'warn',

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AccessError, type AccessStore } from '@nexus/core';
 import type { Logger } from '@nexus/protocol';
+import { requestPath } from '../http/parse-request-target.ts';
 
 export const PAIRING_API_PATH = '/api/pairing';
 
@@ -16,7 +17,8 @@ const MAX_BODY_BYTES = 1024;
 export function createPairingApi(options: { store: AccessStore; token: string; logger: Logger }) {
   const expected = digest(options.token);
   return (request: IncomingMessage, response: ServerResponse): boolean => {
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const path = requestPath(request);
+    if (path === undefined) return false;
     if (path !== PAIRING_API_PATH && !path.startsWith(`${PAIRING_API_PATH}/`)) return false;
     if (!authorized(request.headers.authorization, expected)) {
       sendJson(response, 401, {

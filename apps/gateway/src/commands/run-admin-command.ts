@@ -13,7 +13,8 @@ export const ADMIN_USAGE = `  pairing list|approve CODE|reject CODE
                    Approve or refuse people who asked for access (\`nexus pairing\` for details)
   users list|link A B|unlink A
                    People and their linked accounts (\`nexus users\` for details)
-  doctor           Check config, stores, queue, model provider and channel credentials`;
+  doctor [--fix]   Check config, stores, file modes, queue, model provider and channel
+                   credentials; --fix makes the data directory readable by its owner only`;
 
 export function isAdminCommand(name: string | undefined): boolean {
   return (ADMIN_COMMANDS as readonly string[]).includes(name ?? '');
@@ -25,6 +26,8 @@ export async function runAdminCommand(options: {
   config: LoadConfigOptions;
   output?: CommandOutput;
   fetch?: typeof fetch;
+  /** `--fix`, for `doctor`. */
+  fix?: boolean;
 }): Promise<number> {
   const output = options.output ?? processOutput;
   try {
@@ -35,7 +38,7 @@ export async function runAdminCommand(options: {
 }
 
 async function dispatch(
-  options: { args: string[]; config: LoadConfigOptions; fetch?: typeof fetch },
+  options: { args: string[]; config: LoadConfigOptions; fetch?: typeof fetch; fix?: boolean },
   output: CommandOutput,
 ): Promise<number> {
   const [command, ...rest] = options.args;
@@ -43,6 +46,7 @@ async function dispatch(
     return doctorCommand({
       config: options.config,
       output,
+      fix: options.fix === true,
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
   }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { type Logger, NexusError, silentLogger } from '@nexus/protocol';
 import type { MemoryApi } from '../memory-api.ts';
 import { MemoryInputError } from '../memory-errors.ts';
+import { decodePathSegment, parseRequestTarget } from './parse-request-target.ts';
 
 export interface MemoryHttpHandlerOptions {
   service: MemoryApi;
@@ -84,7 +85,8 @@ export function createMemoryRequestHandler(options: MemoryHttpHandlerOptions) {
       if (!response.writableFinished) controller.abort(new Error('client went away'));
     });
     try {
-      const url = new URL(request.url ?? '/', 'http://memory.local');
+      const url = parseRequestTarget(request.url);
+      if (!url) return send(response, 400, errorBody('bad_request', 'The request target is not a path.'));
       const matches = routes.filter(([, pattern]) => pattern.test(url.pathname));
       if (matches.length === 0)
         return send(response, 404, errorBody('not_found', `No route ${url.pathname}.`));
@@ -98,7 +100,9 @@ export function createMemoryRequestHandler(options: MemoryHttpHandlerOptions) {
         return send(response, 401, errorBody('unauthorized', 'Missing or wrong X-API-Key header.'));
       }
       const body = request.method === 'POST' ? await readJsonBody(request, maxBodyBytes) : {};
-      const parameter = decodeURIComponent(pattern.exec(url.pathname)?.[1] ?? '');
+      const parameter = decodePathSegment(pattern.exec(url.pathname)?.[1] ?? '');
+      if (parameter === undefined)
+        return send(response, 400, errorBody('bad_request', 'The path is not valid percent-encoding.'));
       const [status, result] = await handler({
         body,
         query: queryObject(url.searchParams),
@@ -113,10 +117,10 @@ export function createMemoryRequestHandler(options: MemoryHttpHandlerOptions) {
         return send(response, 400, errorBody('bad_request', error.message, error.field));
       }
       if (error instanceof NexusError && error.code === 'memory_unavailable') {
-        logger.warn({ error }, 'memory http: store unavailable');
+        logger.warn({ err: error }, 'memory http: store unavailable');
         return send(response, 503, errorBody(error.code, error.message));
       }
-      logger.error({ error }, 'memory http: request failed');
+      logger.error({ err: error }, 'memory http: request failed');
       send(response, 500, errorBody('internal', 'The memory service failed; see its log.'));
     }
   };
@@ -127,12 +131,43 @@ export interface MemoryHttpServer {
   close(): Promise<void>;
 }
 
+/** Timeouts and the connection cap of the memory service's HTTP server. */
+export interface MemoryHttpLimits {
+  /** Longest wait for the request line and headers (default 10 s). */
+  headersTimeoutMs?: number;
+  /** Longest wait for a whole request, body included (default 30 s). */
+  requestTimeoutMs?: number;
+  /** Idle time before a keep-alive connection closes (default 5 s). */
+  keepAliveTimeoutMs?: number;
+  /** Connections held at once; more are dropped (default 1024). */
+  maxConnections?: number;
+}
+
 /** Starts the HTTP API on `host:port` (port 0 = ephemeral); resolves once listening. */
 export async function startMemoryHttpServer(
-  options: MemoryHttpHandlerOptions & { port?: number; host?: string },
+  options: MemoryHttpHandlerOptions & { port?: number; host?: string; limits?: MemoryHttpLimits },
 ): Promise<MemoryHttpServer> {
   const handler = createMemoryRequestHandler(options);
-  const server = createServer((request, response) => void handler(request, response));
+  const logger = options.logger ?? silentLogger;
+  const headersTimeout = options.limits?.headersTimeoutMs ?? 10_000;
+  // Node checks the timeouts on a timer (30 s by default); every second keeps a trickling
+  // client from holding a connection far past them.
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout: Math.max(headersTimeout, options.limits?.requestTimeoutMs ?? 30_000),
+      keepAliveTimeout: options.limits?.keepAliveTimeoutMs ?? 5000,
+      connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(headersTimeout / 4))),
+    },
+    (request, response) => {
+      // The handler answers every failure itself; this catch is for a bug in that answering.
+      handler(request, response).catch((error: unknown) => {
+        logger.error({ err: error }, 'memory http: handler failed');
+        response.destroy();
+      });
+    },
+  );
+  server.maxConnections = options.limits?.maxConnections ?? 1024;
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MemoryApi } from '../memory-api.ts';
 import { MemoryInputError } from '../memory-errors.ts';
@@ -130,6 +131,30 @@ describe('memory HTTP API', () => {
     }
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
     expect(await snapshot()).toEqual(before);
+  });
+
+  it('answers odd request targets with 400 and malformed escapes in an id with 400', async () => {
+    const { port } = new URL(server.url);
+    const raw = (target: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect({ host: '127.0.0.1', port: Number(port) });
+        let text = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        socket.on('error', reject);
+        socket.on('close', () => resolve(text));
+        socket.write(
+          `GET ${target} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${API_KEY}\r\nConnection: close\r\n\r\n`,
+        );
+      });
+    // `new URL('//', base)` threw on these; they were 500s before.
+    expect(await raw('//')).toMatch(/^HTTP\/1\.1 404 /);
+    expect(await raw('http://[::1/')).toMatch(/^HTTP\/1\.1 400 /);
+    expect(await raw('*')).toMatch(/^HTTP\/1\.1 400 /);
+    expect(await raw('/memories/%E0%A4%A?userId=u')).toMatch(/^HTTP\/1\.1 400 /);
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
   });
 
   it('the client has the in-process interface and gives the same answers', async () => {
