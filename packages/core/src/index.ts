@@ -41,11 +41,13 @@ export {
   BudgetExhaustedError,
   type BudgetStopReason,
   type CallClaim,
+  type CreateTurnBudget,
   createTurnBudget,
   DEFAULT_TURN_LIMITS,
   decideClaim,
   resolveTurnLimits,
   type TurnBudget,
+  type TurnBudgetScope,
   type TurnLimits,
   type TurnSpend,
 } from './cost/turn-budget.ts';

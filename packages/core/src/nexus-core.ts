@@ -14,7 +14,7 @@ import { answerWithoutModel } from './access/answer-without-model.ts';
 import type { Agent } from './agent.ts';
 import { createConversationLanes } from './conversation-lanes.ts';
 import type { DailyTokenBudget } from './cost/daily-token-budget.ts';
-import { resolveTurnLimits, type TurnBudget, type TurnLimits } from './cost/turn-budget.ts';
+import { type CreateTurnBudget, resolveTurnLimits, type TurnLimits } from './cost/turn-budget.ts';
 import { createIntentDeduplicator } from './intent-deduplicator.ts';
 import { resolveTurnMemory, type TurnMemoryOptions } from './memory-step/turn-memory.ts';
 import { describeFailure, MODEL_ERROR_MESSAGES } from './model-error.ts';
@@ -52,7 +52,7 @@ export interface NexusCoreOptions {
   /** Caps of one inbound message over every model call it causes; unset fields take `DEFAULT_TURN_LIMITS`. */
   turnLimits?: Partial<TurnLimits>;
   /** Where a message's counters live (a distributed deployment shares them through Redis). */
-  createTurnBudget?: (limits: TurnLimits, id: string) => TurnBudget;
+  createTurnBudget?: CreateTurnBudget;
   /** Tokens per person per day; the core closes it at shutdown. */
   dailyBudget?: DailyTokenBudget;
 }

@@ -10,8 +10,8 @@ import { budgetNote } from './cost/budget-note.ts';
 import { type DailyTokenBudget, dailyBudgetReply } from './cost/daily-token-budget.ts';
 import {
   type BudgetStopReason,
+  type CreateTurnBudget,
   createTurnBudget,
-  type TurnBudget,
   type TurnLimits,
   type TurnSpend,
 } from './cost/turn-budget.ts';
@@ -67,7 +67,7 @@ export interface TurnDependencies {
   /** Caps of one inbound message over all the model calls it causes. */
   turnLimits: TurnLimits;
   /** Where a message's counters live; in-process unless a distributed deployment shares them. */
-  createTurnBudget?: (limits: TurnLimits, id: string) => TurnBudget;
+  createTurnBudget?: CreateTurnBudget;
   /** Tokens per person per day; unset, no daily limit. */
   dailyBudget?: DailyTokenBudget;
 }
@@ -123,7 +123,10 @@ export async function runTurn(
   let failure: NexusError | undefined;
   let tokenCounter: TokenCounter | undefined;
   let memoryReport: MemoryStepReport | undefined;
-  const budget = (dependencies.createTurnBudget ?? createTurnBudget)(dependencies.turnLimits, replyId);
+  const budget = (dependencies.createTurnBudget ?? createTurnBudget)(dependencies.turnLimits, {
+    id: replyId,
+    channel: intent.channel,
+  });
   let budgetExhausted: TurnReport['budgetExhausted'];
   const allowance = checkDailyBudget(dependencies, intent.userId, startedAt, logger);
   try {

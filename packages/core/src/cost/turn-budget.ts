@@ -33,6 +33,8 @@ export type CallClaim = { ok: true; maxOutputTokens: number } | { ok: false; rea
 export interface TurnBudget {
   /** Names the shared counters, so a worker process can draw from the same budget. */
   readonly id: string;
+  /** The channel of the message, for the metrics of whichever process makes the calls. */
+  readonly channel: string;
   readonly limits: TurnLimits;
   /** One more model request, with the output tokens it may still use; refused when a cap is reached. */
   claimCall(): Promise<CallClaim>;
@@ -77,11 +79,20 @@ export function decideClaim(limits: TurnLimits, spentCalls: number, spentOutput:
   return { ok: true, maxOutputTokens: remaining };
 }
 
+/** Which message a budget belongs to. */
+export interface TurnBudgetScope {
+  id: string;
+  channel: string;
+}
+
+/** Where a message's counters live: in this process, or shared (Redis) with worker processes. */
+export type CreateTurnBudget = (limits: TurnLimits, scope: TurnBudgetScope) => TurnBudget;
+
 /** The budget of a message whose runs all happen in this process. */
-export function createTurnBudget(limits: TurnLimits, id = 'local'): TurnBudget {
+export function createTurnBudget(limits: TurnLimits, scope: TurnBudgetScope): TurnBudget {
   const spent: TurnSpend = { modelCalls: 0, inputTokens: 0, outputTokens: 0 };
   return {
-    id,
+    ...scope,
     limits,
     async claimCall() {
       const claim = decideClaim(limits, spent.modelCalls, spent.outputTokens);
