@@ -165,3 +165,24 @@ describe('cost guard', () => {
     expect(server.chatRequests()).toHaveLength(2);
   });
 });
+
+describe('daily token budget store', () => {
+  it('keeps spend per person and day, and forgets a person entirely', () => {
+    const path = join(directory, 'token-budget.db');
+    const day = Date.parse('2026-03-01T12:00:00Z');
+    const budget = createSqliteDailyTokenBudget({ path, tokensPerDay: 100 });
+    budget.charge('web:a', 60, day);
+    budget.charge('web:a', 50, day + 1000);
+    budget.charge('web:b', 10, day);
+    expect(budget.check('web:a', day)).toEqual({
+      allowed: false,
+      spent: 110,
+      limit: 100,
+      resetsAt: Date.parse('2026-03-02T00:00:00Z'),
+    });
+    expect(budget.check('web:b', day).allowed).toBe(true);
+    expect(budget.forget('web:a')).toBe(1);
+    expect(budget.check('web:a', day)).toMatchObject({ allowed: true, spent: 0 });
+    budget.close();
+  });
+});

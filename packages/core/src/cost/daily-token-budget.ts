@@ -19,6 +19,8 @@ export interface DailyTokenBudget {
   readonly tokensPerDay: number;
   check(userId: string, now: number): DailyAllowance;
   charge(userId: string, tokens: number, now: number): void;
+  /** Removes every day's spend of a person (for `/forget-me`); returns the rows removed. */
+  forget(userId: string): number;
   close(): void;
 }
 
@@ -54,6 +56,7 @@ export function createSqliteDailyTokenBudget(options: {
     `INSERT INTO token_spend (user_id, day, tokens) VALUES (?, ?, ?)
      ON CONFLICT (user_id, day) DO UPDATE SET tokens = tokens + excluded.tokens`,
   );
+  const remove: StatementSync = database.prepare('DELETE FROM token_spend WHERE user_id = ?');
   const prune: StatementSync = database.prepare('DELETE FROM token_spend WHERE day < ?');
   let prunedDay = '';
 
@@ -76,6 +79,9 @@ export function createSqliteDailyTokenBudget(options: {
         prunedDay = day;
       }
       if (tokens > 0) add.run(userId, day, Math.round(tokens));
+    },
+    forget(userId) {
+      return Number(remove.run(userId).changes);
     },
     close() {
       if (database.isOpen) database.close();
