@@ -7,6 +7,7 @@ import {
 } from '@nexus/protocol';
 import type { Agent } from './agent.ts';
 import { budgetNote } from './cost/budget-note.ts';
+import { chargeDailyBudget, checkDailyBudget, DailyBudgetRefusal } from './cost/daily-budget-step.ts';
 import { type DailyTokenBudget, dailyBudgetReply } from './cost/daily-token-budget.ts';
 import {
   type BudgetStopReason,
@@ -128,7 +129,7 @@ export async function runTurn(
     channel: intent.channel,
   });
   let budgetExhausted: TurnReport['budgetExhausted'];
-  const allowance = checkDailyBudget(dependencies, intent.userId, startedAt, logger);
+  const allowance = checkDailyBudget(dependencies.dailyBudget, intent.userId, startedAt, logger);
   try {
     if (dependencies.shutdownSignal.aborted) throw dependencies.shutdownSignal.reason;
     if (allowance && !allowance.allowed) {
@@ -232,7 +233,7 @@ export async function runTurn(
     logger.warn({ error: describeFailure(error) }, 'could not read what the message spent');
     return { modelCalls: 0, inputTokens: 0, outputTokens: 0 };
   });
-  chargeDailyBudget(dependencies, intent.userId, spend, finishedAt, logger);
+  chargeDailyBudget(dependencies.dailyBudget, intent.userId, spend, finishedAt, logger);
 
   const retryableFailure = failure?.retryable === true;
   if (!retryableFailure) {
@@ -308,38 +309,4 @@ function settleDelivery(
       giveUp();
     });
   });
-}
-
-/** Thrown inside the turn to skip the model when the person's daily allowance is used up. */
-class DailyBudgetRefusal extends Error {}
-
-/** A store failure must not silence the assistant: the turn goes ahead and the failure is logged. */
-function checkDailyBudget(
-  dependencies: TurnDependencies,
-  userId: string,
-  now: number,
-  logger: Logger,
-): ReturnType<DailyTokenBudget['check']> | undefined {
-  if (!dependencies.dailyBudget) return undefined;
-  try {
-    return dependencies.dailyBudget.check(userId, now);
-  } catch (error) {
-    logger.error({ error: describeFailure(error) }, 'could not read the daily token budget');
-    return undefined;
-  }
-}
-
-function chargeDailyBudget(
-  dependencies: TurnDependencies,
-  userId: string,
-  spend: TurnSpend,
-  now: number,
-  logger: Logger,
-): void {
-  if (!dependencies.dailyBudget) return;
-  try {
-    dependencies.dailyBudget.charge(userId, spend.inputTokens + spend.outputTokens, now);
-  } catch (error) {
-    logger.error({ error: describeFailure(error) }, 'could not charge the daily token budget');
-  }
 }
