@@ -20,6 +20,8 @@ export interface GatewayConfig {
     timeoutMs: number;
     tools: boolean;
   };
+  /** Caps per inbound message and the optional daily budget per person. */
+  cost: { maxModelCallsPerMessage: number; maxOutputTokensPerMessage: number; dailyTokensPerPerson?: number };
   core: {
     maxConcurrentTurns: number;
     maxQueuedPerConversation: number;

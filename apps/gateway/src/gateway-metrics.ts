@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { ModelSpendMetrics } from './model-spend-metrics.ts';
 
 export interface TurnObservation {
   channel: string;
@@ -7,6 +8,9 @@ export interface TurnObservation {
   queuedMs: number;
   durationMs: number;
   firstDeltaMs?: number;
+  /** Model requests and tokens of the whole message. */
+  spend?: { modelCalls: number; inputTokens: number; outputTokens: number };
+  budgetExhausted?: string;
 }
 
 /** Prometheus metrics of one gateway; a registry per instance so tests can run several. */
@@ -55,6 +59,8 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly spend = new ModelSpendMetrics(this.registry);
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'nexus_' });
   }
@@ -65,5 +71,10 @@ export class GatewayMetrics {
     this.queued.observe({ channel: turn.channel }, turn.queuedMs / 1000);
     if (turn.firstDeltaMs !== undefined)
       this.firstDelta.observe({ channel: turn.channel }, turn.firstDeltaMs / 1000);
+    if (turn.spend) {
+      this.spend.observeCalls(turn.channel, turn.spend.modelCalls);
+      this.spend.observeTokens(turn.channel, turn.spend);
+    }
+    if (turn.budgetExhausted) this.spend.observeExhausted(turn.channel, turn.budgetExhausted);
   }
 }

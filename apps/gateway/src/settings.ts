@@ -195,6 +195,32 @@ export const SETTINGS: readonly SettingDefinition[] = [
     hint: 'set it to a positive number of milliseconds such as 120000',
   },
   {
+    env: 'NEXUS_MESSAGE_MAX_MODEL_CALLS',
+    path: 'cost.maxModelCallsPerMessage',
+    schema: z.coerce.number().int().min(1).max(1000),
+    defaultValue: 12,
+    description:
+      'Most model requests one inbound message may cause, over every step, tool round, retry and subagent (nested ones too). At the cap the reply stops with what was generated and a short note. A plain answer takes 1, a tool round 2–3, a delegation of three tasks about 9.',
+    hint: 'set it to a whole number between 1 and 1000, e.g. 12',
+  },
+  {
+    env: 'NEXUS_MESSAGE_MAX_OUTPUT_TOKENS',
+    path: 'cost.maxOutputTokensPerMessage',
+    schema: z.coerce.number().int().min(1).max(1_000_000),
+    defaultValue: 8000,
+    description:
+      'Most output tokens one inbound message may cause, over all its model requests (subagents included); each request may generate only what is left.',
+    hint: 'set it to a whole number between 1 and 1000000, e.g. 8000',
+  },
+  {
+    env: 'NEXUS_DAILY_TOKENS_PER_PERSON',
+    path: 'cost.dailyTokensPerPerson',
+    schema: z.coerce.number().int().min(1).max(1_000_000_000),
+    description:
+      'Input plus output tokens one person may use per day (UTC), counted over all their channels, the web chat included, and kept in `<dataDir>/token-budget.sqlite`. Over it, messages get a reply saying when it resets, without a model call; commands still work. Unset: no daily limit.',
+    hint: 'set it to a whole number of tokens such as 200000, or unset it for no daily limit',
+  },
+  {
     env: 'NEXUS_MAX_CONCURRENT_TURNS',
     path: 'core.maxConcurrentTurns',
     schema: positiveInt,

@@ -4,7 +4,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createWebSocketChannel } from '@nexus/channel-websocket';
 import type { WhatsAppSocketFactory } from '@nexus/channel-whatsapp';
-import { createNexusCore, createSqliteSessionStore, type NexusCore } from '@nexus/core';
+import {
+  createNexusCore,
+  createSqliteDailyTokenBudget,
+  createSqliteSessionStore,
+  type NexusCore,
+} from '@nexus/core';
 import { type Logger, NexusError, silentLogger } from '@nexus/protocol';
 import { createChannelsApi } from './admin/channels-api.ts';
 import { createGatewayAccess, openAccessStore } from './commands/create-gateway-access.ts';
@@ -24,7 +29,7 @@ import { refuseBadTarget } from './http/refuse-bad-target.ts';
 import { createHttpHandler, type Readiness } from './http-handler.ts';
 import { isAllowedOrigin } from './is-same-origin.ts';
 import { MemoryMetrics } from './memory-metrics.ts';
-import { startDistributedRuns } from './roles/distributed-runs.ts';
+import { startDistributedRuns, turnLimitsOf } from './roles/distributed-runs.ts';
 import { loadStaticFiles } from './static-files.ts';
 import { loadOrCreateWebToken } from './web-token.ts';
 
@@ -101,6 +106,16 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     tokenCounter: memory.tokenCounter,
     memory: memory.coreOptions,
     ...(config.model.tools && model ? { subagents: {} } : {}),
+    turnLimits: turnLimitsOf(config),
+    ...(distributed ? { createTurnBudget: distributed.createTurnBudget } : {}),
+    ...(config.cost.dailyTokensPerPerson
+      ? {
+          dailyBudget: createSqliteDailyTokenBudget({
+            path: privateFilePath(join(config.dataDir, 'token-budget.sqlite')),
+            tokensPerDay: config.cost.dailyTokensPerPerson,
+          }),
+        }
+      : {}),
   });
   memory.startWorkers({ sessionStore });
   const web = createWebSocketChannel({

@@ -5,11 +5,22 @@ import {
   type ModelMessage,
   experimental_streamTextLowMemory as streamTextSingleConsumer,
   type ToolSet,
+  wrapLanguageModel,
 } from 'ai';
+import { budgetMiddleware } from './cost/budget-middleware.ts';
+import { type BudgetStopReason, budgetStopOf, type TurnBudget, type TurnSpend } from './cost/turn-budget.ts';
 
 export type AgentPart =
   | { type: 'text-delta'; text: string }
-  | { type: 'finish'; text: string; usage?: AgentUsage };
+  | {
+      type: 'finish';
+      text: string;
+      usage?: AgentUsage;
+      /** Model requests and tokens of this run, as the budget counted them (set when it had one). */
+      spend?: TurnSpend;
+      /** The message's budget ran out and cut this run short; `text` is what was generated before. */
+      stopped?: BudgetStopReason;
+    };
 
 /** Tokens a run used over all its steps, as the provider reported them. */
 export interface AgentUsage {
@@ -28,6 +39,8 @@ export interface AgentRunOptions {
   /** Tools for this run only (bound to the person speaking), added to the agent's own. */
   tools?: ToolSet;
   abortSignal?: AbortSignal;
+  /** The allowance of the inbound message this run serves; shared with its subagents. */
+  budget?: TurnBudget;
 }
 
 /** Produces one reply as a stream of text deltas and a final `finish` with the whole text. */
@@ -94,14 +107,26 @@ export function createAgent(options: CreateAgentOptions): Agent {
       try {
         const base = runOptions.system ?? systemPrompt;
         const tools = runOptions.tools ? { ...options.tools, ...runOptions.tools } : options.tools;
+        const budget = runOptions.budget;
+        const spend: TurnSpend = { modelCalls: 0, inputTokens: 0, outputTokens: 0 };
+        // A model given by id string resolves inside the SDK; only model objects can carry the guard.
+        const guarded =
+          budget && typeof model !== 'string'
+            ? wrapLanguageModel({ model, middleware: budgetMiddleware(budget, spend) })
+            : model;
         // The single-consumer variant: the same engine as streamText without keeping a replayable
         // copy of every part, which costs about a quarter of the CPU per turn we never read twice.
         const result = streamTextSingleConsumer({
-          model,
+          model: guarded,
           instructions: runOptions.systemContext ? `${base}\n\n${runOptions.systemContext}` : base,
           messages: [...runOptions.history, { role: 'user', content: runOptions.userText }],
           ...(tools && Object.keys(tools).length > 0 ? { tools } : {}),
-          stopWhen: isStepCount(maxSteps),
+          // With a budget, the loop also ends after a step once the message's allowance is used up,
+          // so no request is even attempted; a parallel subagent may still use it up mid-step,
+          // and then the refused claim ends the run (below).
+          stopWhen: budget
+            ? [isStepCount(maxSteps), async () => (await budget.exhausted()) !== undefined]
+            : isStepCount(maxSteps),
           maxRetries,
           abortSignal: controller.signal,
           // Errors arrive as stream parts and are reported by the caller; keep the SDK off the console.
@@ -109,24 +134,42 @@ export function createAgent(options: CreateAgentOptions): Agent {
         });
         let text = '';
         let usage: AgentUsage | undefined;
-        for await (const part of result.stream) {
-          if (part.type === 'text-delta') {
-            if (part.text.length === 0) continue;
-            text += part.text;
-            yield { type: 'text-delta', text: part.text };
-          } else if (part.type === 'error') {
-            throw part.error;
-          } else if (part.type === 'abort') {
-            throw controller.signal.reason ?? new DOMException('The model run was aborted.', 'AbortError');
-          } else if (part.type === 'tool-error') {
-            logger.warn({ toolName: part.toolName, error: String(part.error) }, 'tool failed');
-          } else if (part.type === 'finish') {
-            const { inputTokens, outputTokens, totalTokens } = part.totalUsage;
-            usage = { inputTokens, outputTokens, totalTokens };
+        let stopped: BudgetStopReason | undefined;
+        let wantedMore = false;
+        try {
+          for await (const part of result.stream) {
+            if (part.type === 'text-delta') {
+              if (part.text.length === 0) continue;
+              text += part.text;
+              yield { type: 'text-delta', text: part.text };
+            } else if (part.type === 'error') {
+              throw part.error;
+            } else if (part.type === 'abort') {
+              throw controller.signal.reason ?? new DOMException('The model run was aborted.', 'AbortError');
+            } else if (part.type === 'tool-error') {
+              logger.warn({ toolName: part.toolName, error: String(part.error) }, 'tool failed');
+            } else if (part.type === 'finish') {
+              const { inputTokens, outputTokens, totalTokens } = part.totalUsage;
+              usage = { inputTokens, outputTokens, totalTokens };
+              wantedMore = part.finishReason === 'tool-calls';
+            }
           }
+        } catch (error) {
+          stopped = budgetStopOf(error);
+          if (stopped === undefined || controller.signal.aborted) throw error;
         }
         if (controller.signal.aborted) throw controller.signal.reason;
-        yield usage ? { type: 'finish', text, usage } : { type: 'finish', text };
+        // The loop ended while the model still wanted tool results: the budget's stop condition.
+        if (budget && stopped === undefined && wantedMore) stopped = await budget.exhausted();
+        if (stopped) logger.warn({ reason: stopped, spend }, 'run stopped by the message budget');
+        usage ??= stopped ? { inputTokens: spend.inputTokens, outputTokens: spend.outputTokens } : undefined;
+        yield {
+          type: 'finish',
+          text,
+          ...(usage ? { usage } : {}),
+          ...(budget ? { spend } : {}),
+          ...(stopped ? { stopped } : {}),
+        };
       } catch (error) {
         // An abort often surfaces as a generic AbortError; report why the run really stopped.
         throw controller.signal.aborted ? controller.signal.reason : error;

@@ -31,6 +31,26 @@ export {
   DEFAULT_NOT_CONFIGURED_MESSAGE,
   DEFAULT_SYSTEM_PROMPT,
 } from './agent.ts';
+export {
+  createSqliteDailyTokenBudget,
+  type DailyAllowance,
+  type DailyTokenBudget,
+  dailyBudgetReply,
+} from './cost/daily-token-budget.ts';
+export {
+  BudgetExhaustedError,
+  type BudgetStopReason,
+  type CallClaim,
+  type CreateTurnBudget,
+  createTurnBudget,
+  DEFAULT_TURN_LIMITS,
+  decideClaim,
+  resolveTurnLimits,
+  type TurnBudget,
+  type TurnBudgetScope,
+  type TurnLimits,
+  type TurnSpend,
+} from './cost/turn-budget.ts';
 export { type ExtractionReport, extractMemories } from './extraction/extract-memories.ts';
 export {
   enqueueMemoryExtraction,

@@ -13,6 +13,8 @@ import type { AccessControl, AccessDecision } from './access/access-decision.ts'
 import { answerWithoutModel } from './access/answer-without-model.ts';
 import type { Agent } from './agent.ts';
 import { createConversationLanes } from './conversation-lanes.ts';
+import type { DailyTokenBudget } from './cost/daily-token-budget.ts';
+import { type CreateTurnBudget, resolveTurnLimits, type TurnLimits } from './cost/turn-budget.ts';
 import { createIntentDeduplicator } from './intent-deduplicator.ts';
 import { resolveTurnMemory, type TurnMemoryOptions } from './memory-step/turn-memory.ts';
 import { describeFailure, MODEL_ERROR_MESSAGES } from './model-error.ts';
@@ -47,6 +49,12 @@ export interface NexusCoreOptions {
   memory?: TurnMemoryOptions;
   /** Gives the agent `delegate`; unset fields take `DEFAULT_SUBAGENT_SETTINGS`. */
   subagents?: Partial<SubagentSettings>;
+  /** Caps of one inbound message over every model call it causes; unset fields take `DEFAULT_TURN_LIMITS`. */
+  turnLimits?: Partial<TurnLimits>;
+  /** Where a message's counters live (a distributed deployment shares them through Redis). */
+  createTurnBudget?: CreateTurnBudget;
+  /** Tokens per person per day; the core closes it at shutdown. */
+  dailyBudget?: DailyTokenBudget;
 }
 
 export interface NexusCoreStats {
@@ -102,6 +110,9 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     deliveryTimeoutMs: options.deliveryTimeoutMs ?? 30_000,
     ...(options.memory ? { memory: resolveTurnMemory(options.memory) } : {}),
     ...(options.subagents ? { subagents: resolveSubagentSettings(options.subagents) } : {}),
+    turnLimits: resolveTurnLimits(options.turnLimits),
+    ...(options.createTurnBudget ? { createTurnBudget: options.createTurnBudget } : {}),
+    ...(options.dailyBudget ? { dailyBudget: options.dailyBudget } : {}),
   };
   let accepting = true;
   let shutdownPromise: Promise<void> | undefined;
@@ -221,6 +232,11 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
       await options.sessionStore.close();
     } catch (error) {
       logger.error({ error: describeFailure(error) }, 'could not close the session store');
+    }
+    try {
+      options.dailyBudget?.close();
+    } catch (error) {
+      logger.error({ error: describeFailure(error) }, 'could not close the token budget store');
     }
   }
 

@@ -6,6 +6,16 @@ import {
   type NexusError,
 } from '@nexus/protocol';
 import type { Agent } from './agent.ts';
+import { budgetNote } from './cost/budget-note.ts';
+import { chargeDailyBudget, checkDailyBudget, DailyBudgetRefusal } from './cost/daily-budget-step.ts';
+import { type DailyTokenBudget, dailyBudgetReply } from './cost/daily-token-budget.ts';
+import {
+  type BudgetStopReason,
+  type CreateTurnBudget,
+  createTurnBudget,
+  type TurnLimits,
+  type TurnSpend,
+} from './cost/turn-budget.ts';
 import { historyWithinBudget } from './history-within-budget.ts';
 import type { MemoryStepReport } from './memory-step/run-memory-step.ts';
 import { enqueueAfterTurn, loadTurnMemory, type TurnMemory } from './memory-step/turn-memory.ts';
@@ -31,6 +41,10 @@ export interface TurnReport {
   firstDeltaMs?: number;
   /** What the memory step did, when memory is configured. */
   memory?: MemoryStepReport;
+  /** Model requests and tokens of the whole message, subagents included. */
+  spend: TurnSpend;
+  /** Set when a cap cut the reply short, or the person's daily allowance refused the turn. */
+  budgetExhausted?: BudgetStopReason | 'daily_tokens';
 }
 
 export interface TurnDependencies {
@@ -51,6 +65,12 @@ export interface TurnDependencies {
   memory?: TurnMemory;
   /** Set: the agent gets `delegate`. */
   subagents?: SubagentSettings;
+  /** Caps of one inbound message over all the model calls it causes. */
+  turnLimits: TurnLimits;
+  /** Where a message's counters live; in-process unless a distributed deployment shares them. */
+  createTurnBudget?: CreateTurnBudget;
+  /** Tokens per person per day; unset, no daily limit. */
+  dailyBudget?: DailyTokenBudget;
 }
 
 export interface TurnResult {
@@ -104,8 +124,20 @@ export async function runTurn(
   let failure: NexusError | undefined;
   let tokenCounter: TokenCounter | undefined;
   let memoryReport: MemoryStepReport | undefined;
+  const budget = (dependencies.createTurnBudget ?? createTurnBudget)(dependencies.turnLimits, {
+    id: replyId,
+    channel: intent.channel,
+  });
+  let budgetExhausted: TurnReport['budgetExhausted'];
+  const allowance = checkDailyBudget(dependencies.dailyBudget, intent.userId, startedAt, logger);
   try {
     if (dependencies.shutdownSignal.aborted) throw dependencies.shutdownSignal.reason;
+    if (allowance && !allowance.allowed) {
+      // Refused before any model call: no memory step, no extraction afterwards.
+      budgetExhausted = 'daily_tokens';
+      replyText = dailyBudgetReply(allowance, startedAt);
+      throw new DailyBudgetRefusal();
+    }
     const historyLoaded = sessionStore.history({ conversationKey, limit: dependencies.historyMaxTurns });
     const memory = dependencies.memory;
     const [turns, counter, memoryStep] = await Promise.all([
@@ -138,6 +170,7 @@ export async function runTurn(
       ...(memory ? { memory } : {}),
       ...(dependencies.subagents ? { subagents: dependencies.subagents } : {}),
       agent,
+      budget,
       userId: intent.userId,
       sessionId: conversationKey,
       tokenCounter: counter,
@@ -150,6 +183,7 @@ export async function runTurn(
       ...(memoryStep?.block ? { systemContext: memoryStep.block } : {}),
       ...(tools ? { tools } : {}),
       abortSignal: dependencies.shutdownSignal,
+      budget,
     })) {
       if (!started) {
         started = true;
@@ -161,23 +195,45 @@ export async function runTurn(
         events.push({ type: 'reply.delta', replyId, text: part.text });
       } else {
         replyText = part.text;
+        if (part.stopped) {
+          // Cut short by the message's caps: what was generated stays, with an honest note.
+          budgetExhausted = part.stopped;
+          const note = budgetNote(part.stopped, dependencies.turnLimits, replyText);
+          if (!started) {
+            started = true;
+            events.push({ type: 'reply.start', replyId });
+          }
+          events.push({ type: 'reply.delta', replyId, text: note });
+          replyText += note;
+        }
       }
     }
     if (!started) events.push({ type: 'reply.start', replyId });
     events.push({ type: 'reply.end', replyId, text: replyText });
   } catch (error) {
-    failure = toModelError(error, { shuttingDown: dependencies.shutdownSignal.aborted });
-    const level = failure.code === 'internal' ? 'error' : 'warn';
-    logger[level]({ code: failure.code, cause: describeFailure(error) }, 'turn failed');
-    events.push({
-      type: 'error',
-      code: failure.code,
-      message: failure.message,
-      retryable: failure.retryable,
-    });
+    if (error instanceof DailyBudgetRefusal) {
+      events.push({ type: 'reply.start', replyId });
+      events.push({ type: 'reply.delta', replyId, text: replyText });
+      events.push({ type: 'reply.end', replyId, text: replyText });
+    } else {
+      failure = toModelError(error, { shuttingDown: dependencies.shutdownSignal.aborted });
+      const level = failure.code === 'internal' ? 'error' : 'warn';
+      logger[level]({ code: failure.code, cause: describeFailure(error) }, 'turn failed');
+      events.push({
+        type: 'error',
+        code: failure.code,
+        message: failure.message,
+        retryable: failure.retryable,
+      });
+    }
   }
   events.end();
   const finishedAt = now();
+  const spend = await budget.spend().catch((error: unknown) => {
+    logger.warn({ error: describeFailure(error) }, 'could not read what the message spent');
+    return { modelCalls: 0, inputTokens: 0, outputTokens: 0 };
+  });
+  chargeDailyBudget(dependencies.dailyBudget, intent.userId, spend, finishedAt, logger);
 
   const retryableFailure = failure?.retryable === true;
   if (!retryableFailure) {
@@ -199,7 +255,13 @@ export async function runTurn(
       logger.error({ error: describeFailure(error) }, 'could not store the turn');
     }
   }
-  if (!failure && dependencies.memory && agent.configured && intent.text.trim() !== '') {
+  if (
+    !failure &&
+    budgetExhausted !== 'daily_tokens' &&
+    dependencies.memory &&
+    agent.configured &&
+    intent.text.trim() !== ''
+  ) {
     await enqueueAfterTurn({ memory: dependencies.memory, intent, conversationKey, replyText, logger });
   }
 
@@ -213,6 +275,8 @@ export async function runTurn(
     ...(failure ? { errorCode: failure.code } : {}),
     ...(firstDeltaAt === undefined ? {} : { firstDeltaMs: firstDeltaAt - startedAt }),
     ...(memoryReport ? { memory: memoryReport } : {}),
+    spend,
+    ...(budgetExhausted ? { budgetExhausted } : {}),
   };
   const drain = settleDelivery(delivered, deliveryController, dependencies.deliveryTimeoutMs, logger).finally(
     () => {

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Agent } from '@nexus/core';
+import type { Agent, CreateTurnBudget } from '@nexus/core';
 import type { ChannelHealth, JobQueue, Logger } from '@nexus/protocol';
 import { agentRunKeys, type RunMessage, runMessageSchema } from './agent-run-protocol.ts';
 import { createMessageRouter } from './message-router.ts';
 import { createRedisClient } from './redis-client.ts';
+import { createRedisTurnBudget } from './redis-turn-budget.ts';
 import { createRemoteAgent } from './remote-agent.ts';
 import { openStreamInbox } from './stream-inbox.ts';
 
@@ -22,6 +23,8 @@ export interface AgentRunGatewayOptions {
 export interface AgentRunGateway {
   /** Pass it to core as its agent: every run goes to a worker. */
   agent: Agent;
+  /** Pass it to core: a message's counters live in Redis, where the workers running it draw from them. */
+  createTurnBudget: CreateTurnBudget;
   health(): ChannelHealth;
   close(): Promise<void>;
 }
@@ -64,6 +67,8 @@ export async function startAgentRunGateway(options: AgentRunGatewayOptions): Pro
   logger.info({ inbox: inboxKey }, 'agent runs go to workers through Redis');
   return {
     agent,
+    createTurnBudget: (limits, scope) =>
+      createRedisTurnBudget({ commands, prefix: options.prefix, limits, scope }),
     health: () =>
       commands.status === 'ready' ? { status: 'up' } : { status: 'down', detail: `Redis ${commands.status}` },
     async close() {

@@ -30,6 +30,18 @@ export const agentRunPayloadSchema = z.object({
   tools: z.array(
     z.object({ name: z.string().min(1), description: z.string().optional(), inputSchema: jsonObject }),
   ),
+  /**
+   * The allowance of the inbound message this run serves: its counters are shared in Redis under
+   * `id`, so every run of the message (subagents too, on any worker) draws from the same caps.
+   */
+  budget: z
+    .object({
+      id: z.string().min(1).max(200),
+      channel: z.string().min(1).max(100),
+      maxModelCalls: z.number().int().positive(),
+      maxOutputTokens: z.number().int().positive(),
+    })
+    .optional(),
 });
 export type AgentRunPayload = z.infer<typeof agentRunPayloadSchema>;
 
@@ -45,7 +57,14 @@ export const runMessageSchema = z.discriminatedUnion('kind', [
     replyTo: z.string(),
   }),
   z.object({ ...runHeader, kind: z.literal('delta'), text: z.string() }),
-  z.object({ ...runHeader, kind: z.literal('finish'), text: z.string(), usage: jsonObject.optional() }),
+  z.object({
+    ...runHeader,
+    kind: z.literal('finish'),
+    text: z.string(),
+    usage: jsonObject.optional(),
+    /** The message's budget cut the run short; `text` is what was generated before. */
+    stopped: z.enum(['model_calls', 'output_tokens']).optional(),
+  }),
   z.object({
     ...runHeader,
     kind: z.literal('error'),

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Agent } from '@nexus/core';
+import type { Agent, TurnLimits } from '@nexus/core';
 import type { JobQueue, Logger } from '@nexus/protocol';
 import { agentRunKeys, type WorkerMessage, workerMessageSchema } from './agent-run-protocol.ts';
 import { type AgentRunReport, startAgentRunWorker } from './agent-run-worker.ts';
 import { createMessageRouter } from './message-router.ts';
+import type { BudgetObserver } from './observed-turn-budget.ts';
 import { createRedisClient } from './redis-client.ts';
 import { openStreamInbox } from './stream-inbox.ts';
 
@@ -13,6 +14,9 @@ export interface AgentRunWorkerHostOptions {
   queue: JobQueue;
   agent: Agent;
   concurrency: number;
+  /** This worker's caps per message (the gateway's apply too, whichever is lower); default DEFAULT_TURN_LIMITS. */
+  turnLimits?: TurnLimits;
+  budgetObserver?: BudgetObserver;
   logger: Logger;
   onRun?: (report: AgentRunReport) => void;
 }
@@ -58,6 +62,8 @@ export async function startAgentRunWorkerHost(
     inboxKey,
     router,
     concurrency: options.concurrency,
+    ...(options.turnLimits ? { turnLimits: options.turnLimits } : {}),
+    ...(options.budgetObserver ? { budgetObserver: options.budgetObserver } : {}),
     logger,
     onRunStart: () => {
       active += 1;

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { type Agent, type AgentPart, toModelError } from '@nexus/core';
+import {
+  type Agent,
+  type AgentPart,
+  createTurnBudget,
+  DEFAULT_TURN_LIMITS,
+  type TurnBudget,
+  type TurnLimits,
+  toModelError,
+} from '@nexus/core';
 import {
   type JobProcessor,
   type JobQueue,
@@ -11,13 +19,16 @@ import {
 import type { Redis } from 'ioredis';
 import {
   AGENT_RUN_JOB,
+  type AgentRunPayload,
   agentRunKeys,
   agentRunPayloadSchema,
   type RunMessage,
   type WorkerMessage,
 } from './agent-run-protocol.ts';
 import type { MessageRouter } from './message-router.ts';
+import { type BudgetObserver, observedTurnBudget } from './observed-turn-budget.ts';
 import { createProxyTools } from './proxy-tools.ts';
+import { createRedisTurnBudget } from './redis-turn-budget.ts';
 import { sendToInbox } from './stream-inbox.ts';
 
 export interface AgentRunReport {
@@ -36,6 +47,10 @@ export interface AgentRunWorkerOptions {
   inboxKey: string;
   router: MessageRouter<WorkerMessage>;
   concurrency: number;
+  /** This worker's own caps per message (default DEFAULT_TURN_LIMITS): the lower of these and the gateway's apply. */
+  turnLimits?: TurnLimits;
+  /** Sees every model request this worker makes, and its tokens. */
+  budgetObserver?: BudgetObserver;
   generateId?: () => string;
   now?: () => number;
   logger?: Logger;
@@ -133,8 +148,10 @@ export function startAgentRunWorker(options: AgentRunWorkerOptions): JobProcesso
           },
           signal,
         );
+        const budget = runBudget(payload, options);
         let finish: Extract<AgentPart, { type: 'finish' }> | undefined;
         for await (const part of options.agent.run({
+          budget,
           ...(payload.system !== undefined ? { system: payload.system } : {}),
           ...(payload.systemContext ? { systemContext: payload.systemContext } : {}),
           history: payload.history as never,
@@ -146,7 +163,13 @@ export function startAgentRunWorker(options: AgentRunWorkerOptions): JobProcesso
           else finish = part;
         }
         const usage = (finish as { usage?: Record<string, unknown> } | undefined)?.usage;
-        await publish({ kind: 'finish', text: finish?.text ?? '', ...(usage ? { usage } : {}) });
+        if (finish?.stopped) options.budgetObserver?.onStopped(budget.channel, finish.stopped);
+        await publish({
+          kind: 'finish',
+          text: finish?.text ?? '',
+          ...(usage ? { usage } : {}),
+          ...(finish?.stopped ? { stopped: finish.stopped } : {}),
+        });
         await options.commands.set(keys.done(payload.turnId), runId, 'PX', 3_600_000);
         report('ok');
       } catch (error) {
@@ -176,4 +199,25 @@ export function startAgentRunWorker(options: AgentRunWorkerOptions): JobProcesso
       }
     },
   });
+}
+
+/**
+ * The budget a run draws from: the message's shared counters in Redis when the gateway sent them
+ * (subagents of the message on any worker share them), else this run's own, under this worker's caps.
+ */
+function runBudget(payload: AgentRunPayload, options: AgentRunWorkerOptions): TurnBudget {
+  const own = options.turnLimits ?? DEFAULT_TURN_LIMITS;
+  const sent = payload.budget;
+  const budget = sent
+    ? createRedisTurnBudget({
+        commands: options.commands,
+        prefix: options.prefix,
+        limits: {
+          maxModelCalls: Math.min(sent.maxModelCalls, own.maxModelCalls),
+          maxOutputTokens: Math.min(sent.maxOutputTokens, own.maxOutputTokens),
+        },
+        scope: { id: sent.id, channel: sent.channel },
+      })
+    : createTurnBudget(own, { id: payload.turnId, channel: 'unknown' });
+  return options.budgetObserver ? observedTurnBudget(budget, options.budgetObserver) : budget;
 }

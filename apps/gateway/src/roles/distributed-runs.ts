@@ -1,4 +1,4 @@
-import { type Agent, MEMORY_EXTRACT_JOB } from '@nexus/core';
+import { type Agent, type CreateTurnBudget, MEMORY_EXTRACT_JOB, type TurnLimits } from '@nexus/core';
 import type { ChannelHealth, JobQueue, Logger } from '@nexus/protocol';
 import { createBullMqJobQueue } from '@nexus/queue-bullmq';
 import type { GatewayConfig } from '../gateway-config.ts';
@@ -6,11 +6,14 @@ import { ConfigError } from '../load-config.ts';
 import { type AgentRunGateway, startAgentRunGateway } from './agent-run-gateway.ts';
 import { type AgentRunWorkerHost, startAgentRunWorkerHost } from './agent-run-worker-host.ts';
 import { enqueueOnlyQueue } from './enqueue-only-queue.ts';
+import type { BudgetObserver } from './observed-turn-budget.ts';
 import { memoryIsShared } from './worker-extraction.ts';
 
 export interface DistributedRuns {
   /** Core's agent in this process: runs go to workers through Redis. */
   agent: Agent;
+  /** Core's message budgets: counters in Redis, shared with the workers. */
+  createTurnBudget: CreateTurnBudget;
   /** The Redis job queue, for other background jobs that should run on workers. */
   queue: JobQueue;
   /**
@@ -60,6 +63,8 @@ export async function startDistributedRuns(options: {
   config: GatewayConfig;
   localAgent: Agent;
   logger: Logger;
+  /** Counts the model requests this process makes as a worker (role `all`). */
+  budgetObserver?: BudgetObserver;
 }): Promise<DistributedRuns | undefined> {
   const { config, logger } = options;
   assertRoleConfig(config);
@@ -83,6 +88,8 @@ export async function startDistributedRuns(options: {
         queue,
         agent: options.localAgent,
         concurrency: config.worker.concurrency,
+        turnLimits: turnLimitsOf(config),
+        ...(options.budgetObserver ? { budgetObserver: options.budgetObserver } : {}),
         logger: logger.child({ component: 'agent-run-worker' }),
       });
     }
@@ -94,6 +101,7 @@ export async function startDistributedRuns(options: {
   const started = gateway;
   return {
     agent: started.agent,
+    createTurnBudget: started.createTurnBudget,
     queue,
     memoryQueue: memoryIsShared(config)
       ? config.role === 'gateway'
@@ -106,5 +114,13 @@ export async function startDistributedRuns(options: {
       await started.close();
       await queue.close({ timeoutMs: 0 });
     },
+  };
+}
+
+/** The caps per inbound message from the settings, as core and the workers take them. */
+export function turnLimitsOf(config: GatewayConfig): TurnLimits {
+  return {
+    maxModelCalls: config.cost.maxModelCallsPerMessage,
+    maxOutputTokens: config.cost.maxOutputTokensPerMessage,
   };
 }

@@ -87,6 +87,15 @@ export function createRemoteAgent(options: RemoteAgentOptions): Agent {
           history: runOptions.history as unknown as AgentRunPayload['history'],
           userText: runOptions.userText,
           tools: await describeTools(runOptions.tools),
+          ...(runOptions.budget
+            ? {
+                budget: {
+                  id: runOptions.budget.id,
+                  channel: runOptions.budget.channel,
+                  ...runOptions.budget.limits,
+                },
+              }
+            : {}),
         };
         await options.queue.enqueue({
           name: AGENT_RUN_JOB,
@@ -129,6 +138,7 @@ export function createRemoteAgent(options: RemoteAgentOptions): Agent {
               type: 'finish',
               text: message.text,
               ...(message.usage ? { usage: message.usage } : {}),
+              ...(message.stopped ? { stopped: message.stopped } : {}),
             };
             yield finish as AgentPart;
             return;

@@ -5,7 +5,7 @@ import { createConfiguredAgent } from '../create-configured-agent.ts';
 import type { GatewayConfig } from '../gateway-config.ts';
 import { createHttpHandler, type Readiness } from '../http-handler.ts';
 import { type AgentRunWorkerHost, startAgentRunWorkerHost } from './agent-run-worker-host.ts';
-import { assertRoleConfig, createAgentRunQueue } from './distributed-runs.ts';
+import { assertRoleConfig, createAgentRunQueue, turnLimitsOf } from './distributed-runs.ts';
 import { createRedisClient } from './redis-client.ts';
 import { startWorkerExtraction } from './worker-extraction.ts';
 import { WorkerMetrics } from './worker-metrics.ts';
@@ -48,6 +48,8 @@ export async function startWorker(options: {
       queue,
       agent,
       concurrency: config.worker.concurrency,
+      turnLimits: turnLimitsOf(config),
+      budgetObserver: metrics.budgetObserver,
       logger,
       onRun: (report) => metrics.observeRun(report),
     });

@@ -1,5 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { ModelSpendMetrics } from '../model-spend-metrics.ts';
 import type { AgentRunReport } from './agent-run-worker.ts';
+import type { BudgetObserver } from './observed-turn-budget.ts';
 
 /** Prometheus metrics of one worker process. */
 export class WorkerMetrics {
@@ -27,6 +29,14 @@ export class WorkerMetrics {
     help: 'Memory extraction jobs this worker completed.',
     registers: [this.registry],
   });
+
+  readonly spend = new ModelSpendMetrics(this.registry);
+  /** Hand it to the agent-run worker: each request and its tokens, per channel, as they happen. */
+  readonly budgetObserver: BudgetObserver = {
+    onCall: (channel) => this.spend.observeCalls(channel, 1),
+    onUsage: (channel, usage) => this.spend.observeTokens(channel, usage),
+    onStopped: (channel, reason) => this.spend.observeExhausted(channel, reason),
+  };
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });

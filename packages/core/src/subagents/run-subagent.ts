@@ -7,7 +7,7 @@ import type { SubagentFanOut, TurnToolsContext } from '../tools/create-turn-tool
 
 export type SubagentOutcome =
   | { status: 'ok'; text: string; usage?: AgentUsage }
-  | { status: 'timeout' | 'error' | 'refused'; error: string; text: string };
+  | { status: 'timeout' | 'error' | 'refused' | 'budget'; error: string; text: string };
 
 /**
  * One subagent run: its own prompt, a small memory block for the task (same person), the tool
@@ -51,6 +51,7 @@ export async function runSubagent(options: {
   let text = '';
   let usage: AgentUsage | undefined;
   let memoriesUsed = 0;
+  let stopped = false;
   let outcome: SubagentOutcome;
   try {
     let block = '';
@@ -83,14 +84,24 @@ export async function runSubagent(options: {
       userText: options.task,
       tools: options.tools,
       abortSignal: controller.signal,
+      ...(context.budget ? { budget: context.budget } : {}),
     })) {
       if (part.type === 'text-delta') text += part.text;
       else {
         text = part.text;
         usage = part.usage;
+        stopped = part.stopped !== undefined;
       }
     }
-    outcome = usage ? { status: 'ok', text, usage } : { status: 'ok', text };
+    outcome = stopped
+      ? {
+          status: 'budget',
+          error: 'The helper stopped: this message has used up its model budget. Answer with what you have.',
+          text,
+        }
+      : usage
+        ? { status: 'ok', text, usage }
+        : { status: 'ok', text };
   } catch (error) {
     if (parent?.aborted) {
       logSubagent(logger, { outcome: 'aborted', startedAt, context, usage, memoriesUsed });

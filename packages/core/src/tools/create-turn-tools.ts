@@ -1,6 +1,7 @@
 import type { Logger } from '@nexus/protocol';
 import type { ToolSet } from 'ai';
 import type { Agent } from '../agent.ts';
+import type { TurnBudget } from '../cost/turn-budget.ts';
 import type { MemoryPort } from '../memory-step/memory-port.ts';
 import type { TurnMemory } from '../memory-step/turn-memory.ts';
 import { createSemaphore, type Semaphore } from '../semaphore.ts';
@@ -22,6 +23,8 @@ export interface TurnToolsContext {
   /** Without it there is no `delegate`. */
   agent?: Agent;
   subagents: SubagentSettings;
+  /** The inbound message's allowance: subagents draw from it like the main run. */
+  budget?: TurnBudget;
   userId: string;
   sessionId: string;
   /** Deadline of a subagent's memory lookup. */
@@ -80,6 +83,7 @@ export function toolsForTurn(options: {
   memory?: TurnMemory;
   subagents?: SubagentSettings;
   agent: Agent;
+  budget?: TurnBudget;
   userId: string;
   sessionId: string;
   tokenCounter: TokenCounter;
@@ -95,6 +99,7 @@ export function toolsForTurn(options: {
       memoryTools: memory?.tools ?? false,
       ...(subagents ? { agent: options.agent } : {}),
       subagents: settings,
+      ...(options.budget ? { budget: options.budget } : {}),
       userId: options.userId,
       sessionId: options.sessionId,
       memoryBudgetMs: memory?.budgetMs ?? 0,

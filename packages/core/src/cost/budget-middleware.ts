@@ -1,0 +1,53 @@
+import type { LanguageModelMiddleware } from 'ai';
+import { BudgetExhaustedError, type TurnBudget, type TurnSpend } from './turn-budget.ts';
+
+interface ProviderUsage {
+  inputTokens?: { total?: number | undefined } | undefined;
+  outputTokens?: { total?: number | undefined } | undefined;
+}
+
+/**
+ * Sits between the AI SDK and the provider, so it sees every request a run makes (each step,
+ * each retry): it claims a call from the message's budget before the request goes out, limits the
+ * request's output tokens to what is left, and charges the provider's reported usage after.
+ * `run` tallies what this one run spent. A refused claim throws BudgetExhaustedError before any
+ * request is sent.
+ */
+export function budgetMiddleware(budget: TurnBudget, run: TurnSpend): LanguageModelMiddleware {
+  const claim = async () => {
+    const granted = await budget.claimCall();
+    if (!granted.ok) throw new BudgetExhaustedError(granted.reason);
+    run.modelCalls += 1;
+    return granted.maxOutputTokens;
+  };
+  const charge = async (usage: ProviderUsage | undefined) => {
+    const inputTokens = usage?.inputTokens?.total ?? 0;
+    const outputTokens = usage?.outputTokens?.total ?? 0;
+    run.inputTokens += inputTokens;
+    run.outputTokens += outputTokens;
+    await budget.charge({ inputTokens, outputTokens });
+  };
+  return {
+    wrapGenerate: async ({ params, model }) => {
+      const allowed = await claim();
+      const result = await model.doGenerate({ ...params, maxOutputTokens: capped(params, allowed) });
+      await charge(result.usage);
+      return result;
+    },
+    wrapStream: async ({ params, model }) => {
+      const allowed = await claim();
+      const result = await model.doStream({ ...params, maxOutputTokens: capped(params, allowed) });
+      const charged = new TransformStream<typeof result.stream extends ReadableStream<infer P> ? P : never>({
+        async transform(part, controller) {
+          if (part.type === 'finish') await charge(part.usage);
+          controller.enqueue(part);
+        },
+      });
+      return { ...result, stream: result.stream.pipeThrough(charged) };
+    },
+  };
+}
+
+function capped(params: { maxOutputTokens?: number | undefined }, allowed: number): number {
+  return params.maxOutputTokens === undefined ? allowed : Math.min(params.maxOutputTokens, allowed);
+}

@@ -1,0 +1,38 @@
+import type { Logger } from '@nexus/protocol';
+import { describeFailure } from '../model-error.ts';
+import type { DailyAllowance, DailyTokenBudget } from './daily-token-budget.ts';
+import type { TurnSpend } from './turn-budget.ts';
+
+/** Thrown inside the turn to skip the model when the person's daily allowance is used up. */
+export class DailyBudgetRefusal extends Error {}
+
+/** A store failure must not silence the assistant: the turn goes ahead and the failure is logged. */
+export function checkDailyBudget(
+  budget: DailyTokenBudget | undefined,
+  userId: string,
+  now: number,
+  logger: Logger,
+): DailyAllowance | undefined {
+  if (!budget) return undefined;
+  try {
+    return budget.check(userId, now);
+  } catch (error) {
+    logger.error({ error: describeFailure(error) }, 'could not read the daily token budget');
+    return undefined;
+  }
+}
+
+export function chargeDailyBudget(
+  budget: DailyTokenBudget | undefined,
+  userId: string,
+  spend: TurnSpend,
+  now: number,
+  logger: Logger,
+): void {
+  if (!budget) return;
+  try {
+    budget.charge(userId, spend.inputTokens + spend.outputTokens, now);
+  } catch (error) {
+    logger.error({ error: describeFailure(error) }, 'could not charge the daily token budget');
+  }
+}
