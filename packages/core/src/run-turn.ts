@@ -138,7 +138,7 @@ export async function runTurn(
       ...(memory ? { memory } : {}),
       ...(dependencies.subagents ? { subagents: dependencies.subagents } : {}),
       agent,
-      userId: intent.userId,
+      intent,
       sessionId: conversationKey,
       tokenCounter: counter,
       now,
