@@ -130,6 +130,7 @@ export async function createGatewayMemory(options: {
       extraction: settings.extraction,
       summaryIdleMs: settings.summaryIdleMs,
       tools: config.model.tools,
+      groupPersonalMemory: settings.groupPersonalMemory ?? [],
       ...(options.metrics ? { onMemoryStep: (report) => options.metrics?.observeMemoryStep(report) } : {}),
     },
     startWorkers({ sessionStore }) {
