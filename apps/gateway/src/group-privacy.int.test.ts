@@ -1,3 +1,4 @@
+import type { Logger } from '@nexus/protocol';
 import {
   type ChatCompletionRequest,
   type ScriptedModelServer,
@@ -9,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   CHAT_REPLY,
   createGroupTestChannel,
+  createLineLogger,
   isChatTurn,
   isDecision,
   isExtraction,
@@ -66,9 +68,10 @@ function scriptedModel(steps: Record<string, ScriptedToolCall[][]>, anaMemoryId:
   };
 }
 
-async function gatewayWith(env: Record<string, string> = {}) {
+async function gatewayWith(env: Record<string, string> = {}, logger?: Logger) {
   const gateway = await startMemoryGateway({
     modelBaseUrl: model.baseUrl,
+    ...(logger ? { logger } : {}),
     env: { NEXUS_DM_ALLOWLIST: 'group-test:*', NEXUS_GROUP_ALLOWLIST: 'group-test:*', ...env },
   });
   disposers.push(() => gateway.dispose());
@@ -232,9 +235,15 @@ describe('personal memory in group chats, with the real memory service on SQLite
 
   it('uses a person’s memory in a group the owner listed with that person, and only for them', async () => {
     model.setResponder(scriptedModel({}, () => ''));
-    const { gateway, say } = await gatewayWith({
-      NEXUS_GROUP_PERSONAL_MEMORY: 'group-test:solo=group-test:ana',
-    });
+    const logger = createLineLogger();
+    const { gateway, say } = await gatewayWith(
+      { NEXUS_GROUP_PERSONAL_MEMORY: 'group-test:solo=group-test:ana' },
+      logger,
+    );
+    // The owner is told at start which groups get personal memory.
+    expect(logger.lines).toContainEqual(
+      expect.objectContaining({ level: 'warn', object: { groups: ['group-test:solo=group-test:ana'] } }),
+    );
     await say('a1', 'ana', "I'm vegetarian and I live in Lisbon", 'dm-ana');
     await expect.poll(async () => (await gateway.memoriesOf(ANA)).length).toBe(2);
 
