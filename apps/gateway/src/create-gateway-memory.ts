@@ -115,6 +115,13 @@ export async function createGatewayMemory(options: {
     options.model && config.memory.extractionModel
       ? createLanguageModel({ ...config.model, name: config.memory.extractionModel }, options)
       : options.model;
+  const groupPersonalMemory = settings.groupPersonalMemory ?? [];
+  // Said at every start: the owner vouches for these groups' membership, and should see the list.
+  if (groupPersonalMemory.length > 0)
+    memoryLogger.warn(
+      { groups: groupPersonalMemory.map((entry) => `${entry.conversation}=${entry.userId}`) },
+      'personal memory is used in the groups listed in NEXUS_GROUP_PERSONAL_MEMORY; remove a group from it as soon as anyone else can read it',
+    );
   const processors: JobProcessor[] = [];
   const stopWorkers = () =>
     Promise.all(processors.splice(0).map((processor) => processor.stop({ timeoutMs: 5_000 }))).then(() => {});
@@ -130,6 +137,7 @@ export async function createGatewayMemory(options: {
       extraction: settings.extraction,
       summaryIdleMs: settings.summaryIdleMs,
       tools: config.model.tools,
+      groupPersonalMemory,
       ...(options.metrics ? { onMemoryStep: (report) => options.metrics?.observeMemoryStep(report) } : {}),
     },
     startWorkers({ sessionStore }) {

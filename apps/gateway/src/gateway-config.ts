@@ -33,6 +33,8 @@ export interface GatewayConfig {
     url?: string;
     apiKey?: string;
     extraction: boolean;
+    /** Groups whose one human member the owner named; absent or empty: no personal memory in groups. */
+    groupPersonalMemory?: { conversation: string; userId: string }[];
     contextBudgetMs: number;
     extractionModel?: string;
     summaryIdleMs: number;

@@ -38,6 +38,25 @@ const identityList = commaList.pipe(
   z.array(z.string().regex(/^(\*|[a-z][a-z0-9-]*:.+)$/, 'each entry must look like <channel>:<id>')),
 );
 
+/**
+ * `off`, or `<channel>:<group id>=<person id>` entries. No wildcards: a group is opted into
+ * personal memory one at a time, for one person, because membership is the owner's statement.
+ */
+const groupPersonalMemoryEntry = z
+  .string()
+  .regex(
+    /^[a-z][a-z0-9-]*:[^=*]+=(?!group:)[a-z][a-z0-9-]*:[^*]+$/,
+    'each entry must look like <channel>:<group id>=<person id>, without wildcards',
+  )
+  .transform((entry) => {
+    const at = entry.indexOf('=');
+    return { conversation: entry.slice(0, at), userId: entry.slice(at + 1) };
+  });
+const groupPersonalMemory = z.union([
+  z.literal('off').transform(() => []),
+  commaList.pipe(z.array(groupPersonalMemoryEntry)),
+]);
+
 export const SETTINGS: readonly SettingDefinition[] = [
   {
     env: 'NEXUS_HOST',
@@ -377,6 +396,14 @@ export const SETTINGS: readonly SettingDefinition[] = [
     description:
       'Learn from conversations: after each reply a background job stores lasting facts about the person (and corrects outdated ones). Off: memory changes only through the `remember` and `forget` tools.',
     hint: 'use true or false',
+  },
+  {
+    env: 'NEXUS_GROUP_PERSONAL_MEMORY',
+    path: 'memory.groupPersonalMemory',
+    schema: groupPersonalMemory,
+    description:
+      'Personal memory in groups. Default `off`: group chats use only the group’s own memory, never a person’s. Otherwise a comma-separated list of groups you state have one human member, as `<channel>:<group id>=<person id>`; that person’s own memory is used when they speak there. No channel can prove who is in a group: list only groups nobody else can join.',
+    hint: 'use off, or entries such as telegram:-1001234567890=telegram:123456789 (group=the one person in it, no wildcards) separated by commas',
   },
   {
     env: 'NEXUS_MEMORY_CONTEXT_BUDGET_MS',

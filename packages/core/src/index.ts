@@ -79,6 +79,15 @@ export type {
   MemorySearchRequest,
 } from './memory-step/memory-port.ts';
 export {
+  GROUP_MEMORY_NOTE,
+  GROUP_MEMORY_PREFIX,
+  type GroupPersonalMemoryEntry,
+  groupMemoryId,
+  isGroupMemoryId,
+  type MemorySubject,
+  memorySubjectOf,
+} from './memory-step/memory-subject.ts';
+export {
   type MemoryStepReport,
   type MemoryStepResult,
   runMemoryStep,

@@ -171,7 +171,7 @@ export async function runTurn(
       ...(dependencies.subagents ? { subagents: dependencies.subagents } : {}),
       agent,
       budget,
-      userId: intent.userId,
+      intent,
       sessionId: conversationKey,
       tokenCounter: counter,
       now,

@@ -20,6 +20,9 @@ const FACTS: Record<string, Array<{ content: string; category: string; source: s
     { content: 'Is allergic to peanuts', category: 'fact', source: 'user_explicit' },
     { content: 'Lives in Porto', category: 'fact', source: 'user_explicit' },
   ],
+  'Our book club meets every Friday at 19:00': [
+    { content: 'Meets every Friday at 19:00', category: 'pattern', source: 'user_explicit' },
+  ],
 };
 
 const systemOf = (request: ChatCompletionRequest) => String(request.messages[0]?.content ?? '');
@@ -29,17 +32,22 @@ const lastUserOf = (request: ChatCompletionRequest) =>
 export const isExtraction = (request: ChatCompletionRequest) =>
   systemOf(request).includes('You extract lasting facts');
 export const isDecision = (request: ChatCompletionRequest) =>
-  systemOf(request).includes("You keep a person's long-term memory");
+  /You keep (a person's|a group chat's) long-term memory/u.test(systemOf(request));
+/** An extraction or decision request about a group's memory rather than a person's. */
+export const isGroupMemoryRequest = (request: ChatCompletionRequest) =>
+  /memory of this group|a group chat's long-term memory/u.test(systemOf(request));
 export const isChatTurn = (request: ChatCompletionRequest) => !isExtraction(request) && !isDecision(request);
 
 /**
- * A scripted model that behaves like a careful extraction model: facts from a table keyed by the
- * person's message; decisions that replace a stored "Lives in …" with a new one, skip exact
+ * A scripted model that extracts like a careless extraction model would: facts from a table keyed
+ * by the message, for a person or a group alike (so a test shows where they land); decisions that replace a stored "Lives in …" with a new one, skip exact
  * restatements and add the rest. Chat turns get a fixed streamed reply.
  */
 export function memoryAwareResponder(request: ChatCompletionRequest): ScriptedResponse {
   if (isExtraction(request)) {
-    const message = /The person wrote:\n<<<\n([\s\S]*?)\n>>>/u.exec(lastUserOf(request))?.[1] ?? '';
+    const message =
+      /(?:The person|A member of the group) wrote:\n<<<\n([\s\S]*?)\n>>>/u.exec(lastUserOf(request))?.[1] ??
+      '';
     return { text: `\`\`\`json\n${JSON.stringify({ facts: FACTS[message] ?? [] })}\n\`\`\`` };
   }
   if (isDecision(request)) {

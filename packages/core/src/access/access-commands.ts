@@ -1,4 +1,5 @@
 import { type Intent, NexusError } from '@nexus/protocol';
+import { groupMemoryId } from '../memory-step/memory-subject.ts';
 import type { AccessDecision, AccessMemoryPort } from './access-decision.ts';
 import { ACCESS_MESSAGES } from './access-messages.ts';
 import type { ResolvedAccessOptions } from './access-options.ts';
@@ -40,6 +41,13 @@ export function runCommand(
       return ACCESS_MESSAGES.newConversation();
     });
   }
+  if (!direct && command.name === 'memories') {
+    // In a group: the group's own memory, which its members share; never the speaker's.
+    const memory = options.memory;
+    if (!memory) return replyWith(intent, ACCESS_MESSAGES.memoryOff());
+    const groupId = groupMemoryId(intent.channel, intent.conversation.id);
+    return replyWith(intent, ({ abortSignal }) => listMemories(memory, groupId, abortSignal, 'group'));
+  }
   if (!direct) return replyWith(intent, ACCESS_MESSAGES.directOnly(command.name));
   if (command.name === 'link') {
     if (command.argument === '') return issueLinkCode(options, intent, identity);
@@ -53,16 +61,25 @@ export function runCommand(
   return forgetMe(context, memory, intent, command.argument.toLowerCase() === 'confirm');
 }
 
-async function listMemories(memory: AccessMemoryPort, userId: string, abortSignal: AbortSignal) {
+async function listMemories(
+  memory: AccessMemoryPort,
+  userId: string,
+  abortSignal: AbortSignal,
+  whose: 'person' | 'group' = 'person',
+) {
   const memories = await memory
     .list({ userId, limit: LISTED_MEMORIES, abortSignal })
     .catch((error: unknown) => unavailable(error));
-  if (memories.length === 0) return ACCESS_MESSAGES.memoriesEmpty();
+  if (memories.length === 0)
+    return whose === 'group' ? ACCESS_MESSAGES.groupMemoriesEmpty() : ACCESS_MESSAGES.memoriesEmpty();
   const lines = memories.slice(0, SHOWN_MEMORIES).map((item) => {
     const content = item.content.replace(/\s+/g, ' ').trim();
     return content.length > SHOWN_CHARS ? `${content.slice(0, SHOWN_CHARS - 1)}…` : content;
   });
-  return ACCESS_MESSAGES.memories(lines, memories.length - lines.length);
+  const more = memories.length - lines.length;
+  return whose === 'group'
+    ? ACCESS_MESSAGES.groupMemories(lines, more)
+    : ACCESS_MESSAGES.memories(lines, more);
 }
 
 function forgetMe(

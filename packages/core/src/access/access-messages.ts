@@ -35,7 +35,10 @@ export const ACCESS_MESSAGES = {
             '- /forget-me: delete everything I remember about you',
             '- /link: link this account with your account on another channel, so I remember you in both',
           ]
-        : ['- /memories, /forget-me and /link work in a direct message with me']),
+        : [
+            '- /memories: what I remember about this group (every member sees it; I use no personal memory here)',
+            '- /forget-me and /link work in a direct message with me',
+          ]),
       '- /help: this list',
     ].join('\n'),
   newConversation: () => "Started a new conversation. I won't use the earlier messages of this chat.",
@@ -49,6 +52,16 @@ export const ACCESS_MESSAGES = {
       ...(more > 0 ? [`…and ${more} more.`] : []),
       '',
       'Send /forget-me to delete all of it.',
+    ].join('\n'),
+  groupMemoriesEmpty: () =>
+    "I don't remember anything about this group yet. In groups I only keep facts about the group, never personal ones.",
+  groupMemories: (lines: string[], more: number) =>
+    [
+      'Here is what I remember about this group (every member can see this):',
+      ...lines.map((line) => `- ${line}`),
+      ...(more > 0 ? [`…and ${more} more.`] : []),
+      '',
+      'I keep no personal memory in groups; /memories in a direct message shows what I remember about you.',
     ].join('\n'),
   forgetConfirm: (confirmWithinMs: number) =>
     `This deletes everything I remember about you, on every account linked to you, and starts your direct conversations afresh. It cannot be undone.\n\nTo go ahead, send **/forget-me confirm** within ${minutes(confirmWithinMs)}.`,

@@ -9,7 +9,10 @@ afterEach(async () => {
 
 describe('group mention gating on the test channel', () => {
   it('answers in an allowlisted group only when mentioned, replied to or given a command', async () => {
-    const memory = arrayMemory([{ userId: 'test:ann', content: 'Ann likes tea' }]);
+    const memory = arrayMemory([
+      { userId: 'test:ann', content: 'Ann likes tea' },
+      { userId: 'group:test:team', content: 'Meets on Fridays' },
+    ]);
     setup = await startAccessCore({ groupAllowlist: ['test:team'], memory });
     const { channel, model, core } = setup;
     const group = { kind: 'group' as const, conversationId: 'team', senderId: 'ann' };
@@ -35,10 +38,14 @@ describe('group mention gating on the test channel', () => {
 
     await channel.send({ ...group, text: '/help' });
     expect(await channel.waitForReply('team')).toMatch(/work in a direct message/);
-    // Personal answers never go to a group.
+    // Personal answers never go to a group: /memories there lists the group's memory only.
     await channel.send({ ...group, text: '/memories' });
+    const listed = await channel.waitForReply('team');
+    expect(listed).toContain('- Meets on Fridays');
+    expect(listed).not.toContain('Ann likes tea');
+    await channel.send({ ...group, text: '/forget-me' });
     expect(await channel.waitForReply('team')).toBe(
-      'For your privacy, send /memories to me in a direct message.',
+      'For your privacy, send /forget-me to me in a direct message.',
     );
     expect(model.chatRequests()).toHaveLength(2);
   });

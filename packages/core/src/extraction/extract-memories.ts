@@ -1,7 +1,8 @@
 import type { Logger } from '@nexus/protocol';
 import type { LanguageModel } from 'ai';
 import { factAge } from '../memory-step/fact-lines.ts';
-import type { MemoryPort, MemorySearchHit } from '../memory-step/memory-port.ts';
+import type { MemoryMetadataValues, MemoryPort, MemorySearchHit } from '../memory-step/memory-port.ts';
+import { type MemorySubject, memorySubjectOf } from '../memory-step/memory-subject.ts';
 import { askModelForJson } from './ask-model-for-json.ts';
 import {
   calendarDate,
@@ -9,8 +10,9 @@ import {
   extractedFactsSchema,
   factExtractionInstructions,
   factExtractionPrompt,
-  MEMORY_DECISION_INSTRUCTIONS,
+  groupFactExtractionInstructions,
   type MemoryDecision,
+  memoryDecisionInstructions,
   memoryDecisionPrompt,
   memoryDecisionsSchema,
 } from './extraction-prompts.ts';
@@ -24,6 +26,8 @@ export interface ExtractionReport {
   unchanged: number;
   /** False when nothing similar was stored, so every fact was added without asking the model. */
   decisionCall: boolean;
+  /** Whose memory was written: the speaker's (`person`) or the group's (`group`); `none` skipped it. */
+  subject: MemorySubject['kind'];
 }
 
 export interface ExtractMemoriesOptions {
@@ -47,30 +51,42 @@ const SIMILAR_PER_FACT = 5;
 export async function extractMemories(options: ExtractMemoriesOptions): Promise<ExtractionReport> {
   const { payload, memory, model, abortSignal } = options;
   const signal = abortSignal ? { abortSignal } : {};
-  const occurredAt = Date.parse(payload.occurredAt);
-  const today = calendarDate(new Date(Number.isFinite(occurredAt) ? occurredAt : options.now()));
-  const { facts } = await askModelForJson({
-    model,
-    step: 'fact extraction',
-    instructions: factExtractionInstructions(today),
-    prompt: factExtractionPrompt(payload.userText, payload.replyText),
-    schema: extractedFactsSchema,
-    ...signal,
-  });
+  const subject = extractionSubjectOf(payload);
   const report: ExtractionReport = {
-    facts: facts.length,
+    facts: 0,
     added: 0,
     updated: 0,
     deleted: 0,
     unchanged: 0,
     decisionCall: false,
+    subject: subject.kind,
   };
+  if (subject.kind === 'none') {
+    options.logger.warn({ reason: subject.reason }, 'memory extraction skipped');
+    return report;
+  }
+  const group = subject.kind === 'group';
+  const destination: Destination = {
+    userId: subject.userId,
+    metadata: group ? { speaker: subject.speakerId } : {},
+  };
+  const occurredAt = Date.parse(payload.occurredAt);
+  const today = calendarDate(new Date(Number.isFinite(occurredAt) ? occurredAt : options.now()));
+  const { facts } = await askModelForJson({
+    model,
+    step: 'fact extraction',
+    instructions: group ? groupFactExtractionInstructions(today) : factExtractionInstructions(today),
+    prompt: factExtractionPrompt(payload.userText, payload.replyText, group),
+    schema: extractedFactsSchema,
+    ...signal,
+  });
+  report.facts = facts.length;
   if (facts.length === 0) return report;
 
   const similar = await Promise.all(
     facts.map((fact) =>
       memory.search({
-        userId: payload.userId,
+        userId: destination.userId,
         query: fact.content,
         limit: SIMILAR_PER_FACT,
         scopes: ['user'],
@@ -88,7 +104,7 @@ export async function extractMemories(options: ExtractMemoriesOptions): Promise<
     const answer = await askModelForJson({
       model,
       step: 'memory decisions',
-      instructions: MEMORY_DECISION_INSTRUCTIONS,
+      instructions: memoryDecisionInstructions(subject.kind),
       prompt: memoryDecisionPrompt(
         facts,
         stored.map((hit) => ({
@@ -117,21 +133,22 @@ export async function extractMemories(options: ExtractMemoriesOptions): Promise<
       touched.add(decision.memory!);
     }
     if (decision.action === 'ADD' && fact) {
-      const result = await addFact(options, fact, decision.content ?? fact.content);
+      const result = await addFact(options, destination, fact, decision.content ?? fact.content);
       if (result.action === 'inserted' || result.action === 'updated') report.added += 1;
       else report.unchanged += 1;
     } else if (decision.action === 'UPDATE' && target) {
       const content = decision.content ?? fact?.content ?? target.content;
       const result = await addFact(
         options,
+        destination,
         fact ?? { content, category: target.category, source: target.source },
         content,
       );
       if (result.memory.id !== target.id)
-        await memory.delete({ userId: payload.userId, id: target.id, ...signal });
+        await memory.delete({ userId: subject.userId, id: target.id, ...signal });
       report.updated += 1;
     } else if (decision.action === 'DELETE' && target) {
-      const { deleted } = await memory.delete({ userId: payload.userId, id: target.id, ...signal });
+      const { deleted } = await memory.delete({ userId: subject.userId, id: target.id, ...signal });
       if (deleted) report.deleted += 1;
     } else {
       report.unchanged += 1;
@@ -140,15 +157,42 @@ export async function extractMemories(options: ExtractMemoriesOptions): Promise<
   return report;
 }
 
-function addFact(options: ExtractMemoriesOptions, fact: ExtractedFact, content: string) {
+/** Whose memory extraction writes, and what each write carries besides the fact. */
+interface Destination {
+  userId: string;
+  metadata: MemoryMetadataValues;
+}
+
+/**
+ * The speaker's memory for a direct turn (or a group the owner allowed, marked in the job); the
+ * group's memory for every other group turn, including jobs queued before the mark existed.
+ */
+export function extractionSubjectOf(payload: MemoryExtractionPayload): MemorySubject {
+  const conversation = `${payload.channel}:${payload.conversationId}`;
+  return memorySubjectOf(
+    {
+      channel: payload.channel,
+      userId: payload.userId,
+      conversation: { id: payload.conversationId, kind: payload.conversationKind },
+    },
+    payload.personalInGroup ? [{ conversation, userId: payload.userId }] : [],
+  );
+}
+
+function addFact(
+  options: ExtractMemoriesOptions,
+  destination: Destination,
+  fact: ExtractedFact,
+  content: string,
+) {
   return options.memory.add({
-    userId: options.payload.userId,
+    userId: destination.userId,
     content,
     category: fact.category,
     source: fact.source,
     scope: 'user',
     sessionId: options.payload.sessionId,
-    metadata: { via: 'extraction', intentId: options.payload.intentId },
+    metadata: { via: 'extraction', intentId: options.payload.intentId, ...destination.metadata },
     ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
   });
 }

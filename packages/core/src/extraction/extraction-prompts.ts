@@ -35,8 +35,26 @@ Rules:
 Answer with JSON only, no prose: {"facts":[{"content":"...","category":"fact","source":"user_explicit"}]}`;
 }
 
-export function factExtractionPrompt(userText: string, replyText: string): string {
-  return `The person wrote:\n<<<\n${userText}\n>>>\n\nThe assistant replied:\n<<<\n${replyText}\n>>>`;
+/**
+ * For group turns: only facts about the group as a whole, because they land in the group's memory,
+ * which every member sees; a member's private facts are never stored from a group.
+ */
+export function groupFactExtractionInstructions(today: string): string {
+  return `You extract lasting facts about a group chat from one exchange between a member and an assistant, for the assistant's long-term memory of this group.
+What you extract is stored in the group's memory, which every member of the group can see. It is never stored in anyone's personal memory.
+Today's date is ${today}. Turn relative dates ("tomorrow", "next Friday", "last week") into absolute dates.
+Rules:
+- Only facts about the group as a whole: what it is for, shared plans, decisions, events and conventions the members agreed on.
+- Never facts about one member's private life (health, money, relationships, contact details, where they live, what they told you in confidence), never facts about the assistant, and nothing taken only from the assistant's reply.
+- At most ${MAX_FACTS_PER_TURN} facts; fewer is better. None for greetings, questions, small talk or anything that will not matter later.
+- Each fact is one short sentence in the third person about the group ("Meets every Friday at 18:00", "Is planning a trip to Porto on 2026-12-12"), written in the same language as the message.
+- category: "preference" (how the group wants to be answered), "fact" (stable facts about the group), "pattern" (routines), "event" (something with a date).
+- source: "user_explicit" when a member said it directly, "inferred" when you concluded it.
+Answer with JSON only, no prose: {"facts":[{"content":"...","category":"fact","source":"user_explicit"}]}`;
+}
+
+export function factExtractionPrompt(userText: string, replyText: string, group = false): string {
+  return `${group ? 'A member of the group wrote' : 'The person wrote'}:\n<<<\n${userText}\n>>>\n\nThe assistant replied:\n<<<\n${replyText}\n>>>`;
 }
 
 export const memoryDecisionsSchema = z.object({
@@ -51,7 +69,13 @@ export const memoryDecisionsSchema = z.object({
 });
 export type MemoryDecision = z.infer<typeof memoryDecisionsSchema>['decisions'][number];
 
-export const MEMORY_DECISION_INSTRUCTIONS = `You keep a person's long-term memory up to date. You get new facts about the person and the stored memories most similar to them, each memory with a number in brackets.
+export const MEMORY_DECISION_INSTRUCTIONS = memoryDecisionInstructions('person');
+
+/** The decision step; for a group, its memory holds facts about the group, not about a person. */
+export function memoryDecisionInstructions(subject: 'person' | 'group'): string {
+  const whose = subject === 'group' ? "a group chat's" : "a person's";
+  const about = subject === 'group' ? 'the group' : 'the person';
+  return `You keep ${whose} long-term memory up to date. You get new facts about ${about} and the stored memories most similar to them, each memory with a number in brackets.
 Decide for each new fact:
 - ADD: it is new information; store it.
 - UPDATE: it changes or refines a stored memory about the same thing (they moved, changed their mind, more detail); give that memory's number and the new content that replaces it.
@@ -59,6 +83,7 @@ Decide for each new fact:
 - NONE: it is already stored with the same meaning, or not worth keeping.
 A newer fact always wins over a stored memory it contradicts: never keep both. Write content in the language of the fact.
 Use only the numbers shown. Answer with JSON only, no prose: {"decisions":[{"fact":1,"action":"ADD"},{"fact":2,"action":"UPDATE","memory":3,"content":"..."},{"fact":3,"action":"DELETE","memory":1},{"fact":4,"action":"NONE"}]}`;
+}
 
 export function memoryDecisionPrompt(
   facts: readonly ExtractedFact[],

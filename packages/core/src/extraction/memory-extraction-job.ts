@@ -12,6 +12,11 @@ export const memoryExtractionPayloadSchema = z.object({
   channel: z.string().min(1),
   conversationId: z.string().min(1),
   conversationKind: z.enum(['direct', 'group', 'thread']),
+  /**
+   * A group turn whose speaker the owner named as the group's only human member: extracted into
+   * the speaker's memory. Absent (every other group turn): extracted into the group's memory.
+   */
+  personalInGroup: z.literal(true).optional(),
   intentId: z.string().min(1),
   userText: z.string(),
   replyText: z.string(),

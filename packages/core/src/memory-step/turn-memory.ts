@@ -5,6 +5,7 @@ import type { StoredTurn } from '../session-store.ts';
 import { scheduleSessionSummary } from '../session-summary/session-summary-job.ts';
 import type { TokenCounter } from '../token-counter.ts';
 import type { MemoryPort } from './memory-port.ts';
+import { GROUP_MEMORY_NOTE, type GroupPersonalMemoryEntry, memorySubjectOf } from './memory-subject.ts';
 import { type MemoryStepReport, type MemoryStepResult, runMemoryStep } from './run-memory-step.ts';
 
 /** Memory in the loop, as `createNexusCore` takes it. Only `port` is required. */
@@ -36,6 +37,11 @@ export interface TurnMemoryOptions {
   extraction?: boolean;
   /** Called once per turn with what the memory step did (metrics). */
   onMemoryStep?: (report: MemoryStepReport & { channel: string }) => void;
+  /**
+   * Groups whose only human member the owner named: that person's own memory is used when they
+   * speak there. Every other group conversation uses the group's memory only. Default none.
+   */
+  groupPersonalMemory?: GroupPersonalMemoryEntry[];
 }
 
 export type TurnMemory = Required<Omit<TurnMemoryOptions, 'jobQueue' | 'onMemoryStep'>> &
@@ -55,6 +61,7 @@ export function resolveTurnMemory(options: TurnMemoryOptions): TurnMemory {
     summaryIdleMs: 30 * 60_000,
     tools: true,
     extraction: true,
+    groupPersonalMemory: [],
     ...definedOnly(options),
   } as TurnMemory;
 }
@@ -64,8 +71,9 @@ function definedOnly<T extends object>(value: T): Partial<T> {
 }
 
 /**
- * The memory block of one turn: what matches the message, the person's standing facts, and, when
- * the conversation resumes after a quiet period, its stored summary.
+ * The memory block of one turn: what matches the message, the standing facts, and, when a direct
+ * conversation resumes after a quiet period, its stored summary. In a group the block is the
+ * group's own memory under a note saying so, never a person's (see `memorySubjectOf`).
  */
 export async function loadTurnMemory(options: {
   memory: TurnMemory;
@@ -79,14 +87,20 @@ export async function loadTurnMemory(options: {
   abortSignal: AbortSignal;
 }): Promise<MemoryStepResult> {
   const { memory, intent } = options;
+  const subject = memorySubjectOf(intent, memory.groupPersonalMemory);
+  if (subject.kind === 'none') {
+    options.logger.warn({ reason: subject.reason }, 'no memory for this turn');
+    return { block: '', report: NO_MEMORY_REPORT };
+  }
   const lastTurnAt = options.turns.at(-1)?.createdAt;
   const resumed =
+    intent.conversation.kind === 'direct' &&
     lastTurnAt !== undefined &&
     memory.summaryIdleMs > 0 &&
     options.now() - lastTurnAt >= memory.summaryIdleMs;
   const result = await runMemoryStep({
     memory: memory.port,
-    userId: intent.userId,
+    userId: subject.userId,
     query: intent.text,
     sessionId: options.conversationKey,
     budgetMs: memory.budgetMs,
@@ -108,8 +122,19 @@ export async function loadTurnMemory(options: {
   } catch (error) {
     options.logger.warn({ error: describeFailure(error) }, 'onMemoryStep threw');
   }
-  return result;
+  if (subject.kind !== 'group') return result;
+  return { ...result, block: result.block ? `${GROUP_MEMORY_NOTE}\n\n${result.block}` : GROUP_MEMORY_NOTE };
 }
+
+const NO_MEMORY_REPORT: MemoryStepReport = {
+  outcome: 'ok',
+  durationMs: 0,
+  scopesFound: [],
+  scopesMissing: [],
+  memoriesUsed: 0,
+  tokensUsed: 0,
+  slow: false,
+};
 
 /**
  * After an answered turn: the extraction job, and the summary job for when the conversation goes
@@ -125,6 +150,8 @@ export async function enqueueAfterTurn(options: {
   const { memory, intent } = options;
   const queue = memory.jobQueue;
   if (!queue) return;
+  const subject = memorySubjectOf(intent, memory.groupPersonalMemory);
+  if (subject.kind === 'none') return;
   const abortSignal = AbortSignal.timeout(5_000);
   const jobs: Promise<unknown>[] = [];
   if (memory.extraction) {
@@ -138,6 +165,10 @@ export async function enqueueAfterTurn(options: {
           channel: intent.channel,
           conversationId: intent.conversation.id,
           conversationKind: intent.conversation.kind,
+          // Only set where the owner allowed it; a job without it extracts a group turn into the group.
+          ...(subject.kind === 'person' && intent.conversation.kind !== 'direct'
+            ? { personalInGroup: true }
+            : {}),
           intentId: intent.id,
           userText: intent.text,
           replyText: options.replyText,

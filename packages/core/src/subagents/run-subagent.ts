@@ -2,6 +2,7 @@ import type { Logger } from '@nexus/protocol';
 import type { ToolSet } from 'ai';
 import type { AgentUsage } from '../agent.ts';
 import { failureMessage } from '../extraction/failure-message.ts';
+import { GROUP_MEMORY_NOTE } from '../memory-step/memory-subject.ts';
 import { runMemoryStep } from '../memory-step/run-memory-step.ts';
 import type { SubagentFanOut, TurnToolsContext } from '../tools/create-turn-tools.ts';
 
@@ -73,7 +74,11 @@ export async function runSubagent(options: {
         logger,
         abortSignal: controller.signal,
       });
-      block = step.block;
+      // The same memory as the run that delegated: in a group, the group's and no person's.
+      block =
+        context.memorySubject === 'group'
+          ? [GROUP_MEMORY_NOTE, step.block].filter(Boolean).join('\n\n')
+          : step.block;
       memoriesUsed = step.report.memoriesUsed;
     }
     if (controller.signal.aborted) throw controller.signal.reason;

@@ -1,8 +1,9 @@
-import type { Logger } from '@nexus/protocol';
+import type { Intent, Logger } from '@nexus/protocol';
 import type { ToolSet } from 'ai';
 import type { Agent } from '../agent.ts';
 import type { TurnBudget } from '../cost/turn-budget.ts';
 import type { MemoryPort } from '../memory-step/memory-port.ts';
+import { memorySubjectOf } from '../memory-step/memory-subject.ts';
 import type { TurnMemory } from '../memory-step/turn-memory.ts';
 import { createSemaphore, type Semaphore } from '../semaphore.ts';
 import { createDelegateTool } from '../subagents/delegate-tool.ts';
@@ -25,7 +26,11 @@ export interface TurnToolsContext {
   subagents: SubagentSettings;
   /** The inbound message's allowance: subagents draw from it like the main run. */
   budget?: TurnBudget;
+  /** Whose memory the tools and subagents use: the person in a direct chat, the group's id in a group. */
   userId: string;
+  /** `group`: `userId` is a group's memory id and `speakerId` who is speaking. Default `person`. */
+  memorySubject?: 'person' | 'group';
+  speakerId?: string;
   sessionId: string;
   /** Deadline of a subagent's memory lookup. */
   memoryBudgetMs: number;
@@ -58,6 +63,8 @@ export function createTurnTools(
     const memoryTools = createMemoryTools({
       memory: context.memory,
       userId: context.userId,
+      ...(context.memorySubject ? { subject: context.memorySubject } : {}),
+      ...(context.speakerId ? { speakerId: context.speakerId } : {}),
       sessionId: context.sessionId,
       now: context.now,
       logger: context.logger,
@@ -78,19 +85,25 @@ export function createTurnTools(
   return tools;
 }
 
-/** The tools of a main run, from the core's memory and subagent settings; undefined when there are none. */
+/**
+ * The tools of a main run, from the core's memory and subagent settings; undefined when there are
+ * none. Memory follows the conversation (`memorySubjectOf`): in a group, the memory tools and every
+ * subagent reach the group's memory and no person's; a speaker without a usable id gets none.
+ */
 export function toolsForTurn(options: {
   memory?: TurnMemory;
   subagents?: SubagentSettings;
   agent: Agent;
   budget?: TurnBudget;
-  userId: string;
+  intent: Pick<Intent, 'channel' | 'userId' | 'conversation'>;
   sessionId: string;
   tokenCounter: TokenCounter;
   now: () => number;
   logger: Logger;
 }): ToolSet | undefined {
-  const { memory, subagents } = options;
+  const { subagents, intent } = options;
+  const subject = memorySubjectOf(intent, options.memory?.groupPersonalMemory);
+  const memory = subject.kind === 'none' ? undefined : options.memory;
   if (!memory?.tools && !subagents) return undefined;
   const settings = subagents ?? DEFAULT_SUBAGENT_SETTINGS;
   const tools = createTurnTools(
@@ -100,7 +113,8 @@ export function toolsForTurn(options: {
       ...(subagents ? { agent: options.agent } : {}),
       subagents: settings,
       ...(options.budget ? { budget: options.budget } : {}),
-      userId: options.userId,
+      userId: subject.kind === 'none' ? intent.userId : subject.userId,
+      ...(subject.kind === 'group' ? { memorySubject: 'group' as const, speakerId: subject.speakerId } : {}),
       sessionId: options.sessionId,
       memoryBudgetMs: memory?.budgetMs ?? 0,
       tokenCounter: options.tokenCounter,

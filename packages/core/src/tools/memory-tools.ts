@@ -2,7 +2,7 @@ import type { Logger } from '@nexus/protocol';
 import { type ToolSet, tool, zodSchema } from 'ai';
 import { z } from 'zod';
 import { factAge } from '../memory-step/fact-lines.ts';
-import type { MemoryPort } from '../memory-step/memory-port.ts';
+import type { MemoryMetadataValues, MemoryPort } from '../memory-step/memory-port.ts';
 
 // Built once: the SDK converts a schema to JSON Schema when it is first read and keeps the result,
 // so per-turn tools reuse it instead of converting three schemas on every turn.
@@ -22,8 +22,15 @@ const FORGET_INPUT = zodSchema(z.object({ memory: z.union([z.string(), z.number(
 
 export interface MemoryToolsOptions {
   memory: MemoryPort;
-  /** The person speaking. The tools take no user id from the model: this one is the only one used. */
+  /**
+   * Whose memory: the person speaking in a direct chat, the group's memory id in a group. The tools
+   * take no user id from the model: this one is the only one used.
+   */
   userId: string;
+  /** `group`: the tools speak of the group and tag what is stored with the speaker. Default `person`. */
+  subject?: 'person' | 'group';
+  /** Who asked, stored with group memories so a person's words in a group can be found again. */
+  speakerId?: string;
   /** The conversation, so what is remembered here is linked to it. */
   sessionId: string;
   now: () => number;
@@ -37,6 +44,9 @@ export interface MemoryToolsOptions {
  */
 export function createMemoryTools(options: MemoryToolsOptions): ToolSet {
   const { memory, userId, sessionId, logger } = options;
+  const words = options.subject === 'group' ? GROUP_WORDS : PERSON_WORDS;
+  const speaker: MemoryMetadataValues =
+    options.subject === 'group' && options.speakerId ? { speaker: options.speakerId } : {};
   const handles = new Map<number, string>();
   const handleOf = new Map<string, number>();
   const handleFor = (id: string): number => {
@@ -51,8 +61,7 @@ export function createMemoryTools(options: MemoryToolsOptions): ToolSet {
 
   return {
     remember: tool({
-      description:
-        'Store a lasting fact or preference about the person you are talking to, when they ask you to remember it or state it clearly. One short sentence in their language, in the third person (e.g. "Prefers metric units").',
+      description: words.remember,
       inputSchema: REMEMBER_INPUT,
       execute: async ({ content, category }, { abortSignal }) => {
         const result = await memory.add({
@@ -62,7 +71,7 @@ export function createMemoryTools(options: MemoryToolsOptions): ToolSet {
           source: 'user_explicit',
           scope: 'user',
           sessionId,
-          metadata: { via: 'remember' },
+          metadata: { via: 'remember', ...speaker },
           ...(abortSignal ? { abortSignal } : {}),
         });
         logger.info({ tool: 'remember', action: result.action }, 'memory tool used');
@@ -70,8 +79,7 @@ export function createMemoryTools(options: MemoryToolsOptions): ToolSet {
       },
     }),
     recall: tool({
-      description:
-        'Search what you remember about the person you are talking to. Returns numbered memories (#1, #2, …) that `forget` accepts.',
+      description: words.recall,
       inputSchema: RECALL_INPUT,
       execute: async ({ query, limit }, { abortSignal }) => {
         const hits = await memory.search({
@@ -88,15 +96,14 @@ export function createMemoryTools(options: MemoryToolsOptions): ToolSet {
             memory: `#${handleFor(hit.id)}`,
             content: hit.content,
             category: hit.category,
-            told: hit.source === 'user_explicit' ? 'by the person' : 'inferred',
+            told: hit.source === 'user_explicit' ? words.told : 'inferred',
             age: factAge(now - hit.updatedAt),
           })),
         };
       },
     }),
     forget: tool({
-      description:
-        'Forget a memory about the person you are talking to, by its number from `recall` (e.g. "#2"). Call `recall` first.',
+      description: words.forget,
       inputSchema: FORGET_INPUT,
       execute: async ({ memory: reference }, { abortSignal }) => {
         const handle = Number(String(reference).replace(/^#/u, ''));
@@ -110,3 +117,24 @@ export function createMemoryTools(options: MemoryToolsOptions): ToolSet {
     }),
   };
 }
+
+const PERSON_WORDS = {
+  remember:
+    'Store a lasting fact or preference about the person you are talking to, when they ask you to remember it or state it clearly. One short sentence in their language, in the third person (e.g. "Prefers metric units").',
+  recall:
+    'Search what you remember about the person you are talking to. Returns numbered memories (#1, #2, …) that `forget` accepts.',
+  forget:
+    'Forget a memory about the person you are talking to, by its number from `recall` (e.g. "#2"). Call `recall` first.',
+  told: 'by the person',
+};
+
+// In a group these tools reach the group's memory only: no person's memory is reachable from a group.
+const GROUP_WORDS = {
+  remember:
+    'Store a lasting fact about this group chat (its purpose, shared plans, decisions, conventions), when a member asks you to remember it. Every member can see it. It never goes into anyone\'s personal memory; do not store a member\'s private facts. One short sentence in the third person about the group (e.g. "Meets on Fridays").',
+  recall:
+    "Search what you remember about this group chat. Only the group's own memory is searched: the personal memories of its members are not available in a group. Returns numbered memories (#1, #2, …) that `forget` accepts.",
+  forget:
+    'Forget a memory of this group chat, by its number from `recall` (e.g. "#2"). Call `recall` first. Personal memories of members cannot be changed from a group.',
+  told: 'by a member',
+};
