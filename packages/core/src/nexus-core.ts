@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   type ChannelAdapter,
   type IntakeResult,
@@ -16,6 +15,7 @@ import { createConversationLanes, type LaneTask } from './conversation-lanes.ts'
 import { createIntentDeduplicator } from './intent-deduplicator.ts';
 import { resolveTurnMemory, type TurnMemoryOptions } from './memory-step/turn-memory.ts';
 import { describeFailure, MODEL_ERROR_MESSAGES } from './model-error.ts';
+import { replyIdFor } from './reply-id.ts';
 import { runTurn, type TurnDependencies, type TurnReport } from './run-turn.ts';
 import type { AdmitIntentOptions, InboxEntry, SessionStore } from './session-store.ts';
 import { resolveSubagentSettings, type SubagentSettings } from './subagents/subagent-settings.ts';
@@ -39,7 +39,6 @@ export interface NexusCoreOptions {
   /** How long intent ids are remembered in memory (the store remembers answered ones forever). */
   deduplicationTtlMs?: number;
   now?: () => number;
-  generateId?: () => string;
   onTurnFinished?: (report: TurnReport) => void;
   /** The access step between de-duplication and the lanes; without it every intent becomes a turn. */
   access?: AccessControl;
@@ -104,7 +103,6 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     historyTokenBudget: options.historyTokenBudget ?? 3000,
     historyMaxTurns: options.historyMaxTurns ?? 50,
     now,
-    generateId: options.generateId ?? randomUUID,
     logger,
     shutdownSignal: shutdownController.signal,
     hardStopSignal: hardStopController.signal,
@@ -217,7 +215,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
         intent: entry.decided,
         reply,
         adapter,
-        replyId: dependencies.generateId(),
+        replyId: replyIdFor(entry.decided),
         logger,
         hardStopSignal: hardStopController.signal,
         deliveryTimeoutMs: dependencies.deliveryTimeoutMs,
