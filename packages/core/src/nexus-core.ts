@@ -110,6 +110,8 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     ...(options.memory ? { memory: resolveTurnMemory(options.memory) } : {}),
     ...(options.subagents ? { subagents: resolveSubagentSettings(options.subagents) } : {}),
   };
+  /** Intents queued or running here, by de-dupe key: a replay must not queue them twice. */
+  const inLanes = new Set<string>();
   let accepting = true;
   let shutdownPromise: Promise<void> | undefined;
 
@@ -176,14 +178,31 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     if (admitted === 'duplicate') return { status: 'duplicate' };
     lanes.enqueue(
       conversationKey,
-      decision.action === 'reply'
-        ? replyTask(entry, adapter, decision.reply)
-        : turnTask(decision.intent, adapter, entry.acceptedAt),
+      inLane(
+        dedupeKey,
+        decision.action === 'reply'
+          ? replyTask(entry, adapter, decision.reply)
+          : turnTask(decision.intent, adapter, entry.acceptedAt),
+      ),
       // Room was checked before the inbox write; what is durable is never refused afterwards.
       { overLimit: true },
     );
     return { status: 'accepted' };
   };
+
+  /** Marks an intent as in a lane of this process until its task and delivery are done. */
+  function inLane(key: string, task: LaneTask): LaneTask {
+    inLanes.add(key);
+    return async () => {
+      try {
+        const drain = (await task())?.drain ?? Promise.resolve();
+        return { drain: drain.finally(() => inLanes.delete(key)) };
+      } catch (error) {
+        inLanes.delete(key);
+        throw error;
+      }
+    };
+  }
 
   /** A model turn in its lane; a retryable failure other than shutdown lets the resend in again. */
   function turnTask(intent: Intent, adapter: ChannelAdapter, enqueuedAt: number): LaneTask {
@@ -260,9 +279,12 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
       const adapter = adapters.get(entry.channel);
       // Not registered (a channel switched off): the entry waits for a start that has it.
       if (!adapter) waiting += 1;
-      // Claimed already: accepted by this process and in its lane.
-      else if (deduplicator.claim(dedupeKeyOf(entry.channel, entry.intentId))) {
-        lanes.enqueue(entry.conversationKey, replayTask(entry, adapter), { overLimit: true });
+      else {
+        const key = dedupeKeyOf(entry.channel, entry.intentId);
+        // Already in a lane of this process (taken by intake after it started, or replayed).
+        if (inLanes.has(key)) continue;
+        deduplicator.claim(key);
+        lanes.enqueue(entry.conversationKey, inLane(key, replayTask(entry, adapter)), { overLimit: true });
         replayed += 1;
       }
     }
