@@ -11,7 +11,7 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AccessControl } from './access/access-decision.ts';
 import { createAgent } from './agent.ts';
-import { createNexusCore, type NexusCore, type NexusCoreOptions } from './nexus-core.ts';
+import { createNexusCore, MAX_INBOX_REPLAYS, type NexusCore, type NexusCoreOptions } from './nexus-core.ts';
 import { createSqliteSessionStore } from './sqlite-session-store.ts';
 import { createRecordingChannel, testIntent } from './testing/recording-channel.ts';
 
@@ -94,7 +94,7 @@ describe('durable intake', () => {
     expect(await second.core.intake(testIntent({ id: 'x2', conversationId: 'X' }))).toEqual({
       status: 'duplicate',
     });
-    expect(await second.core.replayInbox()).toEqual({ replayed: 5, waiting: 1 });
+    expect(await second.core.replayInbox()).toEqual({ replayed: 5, waiting: 1, givenUp: 0 });
     await second.core.whenIdle();
     expect(replyTexts(second.channel.deliveries, 'X')).toEqual([
       'answer to x1',
@@ -106,7 +106,7 @@ describe('durable intake', () => {
     expect(history.map((turn) => turn.intentId)).toEqual(['x1', 'x2', 'x3']);
     // The channel that is not registered keeps its entry for a later start.
     expect((await second.sessionStore.unfinishedIntents()).map((entry) => entry.intentId)).toEqual(['e1']);
-    expect(await second.core.replayInbox()).toEqual({ replayed: 0, waiting: 1 });
+    expect(await second.core.replayInbox()).toEqual({ replayed: 0, waiting: 1, givenUp: 0 });
   });
 
   it('answers an intent a crashed core had accepted exactly once: replayed by the next, then a duplicate', async () => {
@@ -118,7 +118,7 @@ describe('durable intake', () => {
 
     // The first core never finishes (as if killed); the next start opens the same file.
     const next = setUp(path);
-    expect(await next.core.replayInbox()).toEqual({ replayed: 1, waiting: 0 });
+    expect(await next.core.replayInbox()).toEqual({ replayed: 1, waiting: 0, givenUp: 0 });
     await next.core.whenIdle();
     expect(replyTexts(next.channel.deliveries, 'conversation-1')).toEqual(['answer to c1']);
     expect(await next.core.intake(testIntent({ id: 'c1', text: 'c1' }))).toEqual({ status: 'duplicate' });
@@ -176,10 +176,41 @@ describe('durable intake', () => {
     await first.shutdown({ deadlineMs: 200 });
 
     const second = setUp(path, { access });
-    expect(await second.core.replayInbox()).toEqual({ replayed: 1, waiting: 0 });
+    expect(await second.core.replayInbox()).toEqual({ replayed: 1, waiting: 0, givenUp: 0 });
     await second.core.whenIdle();
     expect(replyTexts(second.channel.deliveries, 'conversation-1')).toEqual(['done 1']);
     expect(effects).toBe(1);
     expect(await second.sessionStore.unfinishedIntents()).toEqual([]);
+  });
+
+  it('answers with an error, once, a message that several starts in a row could not finish', async () => {
+    const path = storePath();
+    server.enqueue({ hang: true });
+    const crashed = setUp(path);
+    await crashed.core.intake(testIntent({ id: 'poison', text: 'poison' }));
+    await until(() => server.chatRequests().length === 1);
+    const raw = new DatabaseSync(path);
+    raw.exec(`UPDATE inbox SET replays = ${MAX_INBOX_REPLAYS}`);
+    raw.close();
+
+    const next = setUp(path);
+    expect(await next.core.replayInbox()).toEqual({ replayed: 0, waiting: 0, givenUp: 1 });
+    await next.core.whenIdle();
+    const events = next.channel.deliveries.flatMap((delivery) => delivery.events);
+    expect(events).toEqual([expect.objectContaining({ type: 'error', code: 'internal', retryable: false })]);
+    expect(await next.sessionStore.unfinishedIntents()).toEqual([]);
+    expect(server.chatRequests()).toHaveLength(1);
+  });
+
+  it('counts each replay before it runs', async () => {
+    const path = storePath();
+    server.enqueue({ hang: true }, { hang: true });
+    const first = setUp(path);
+    await first.core.intake(testIntent({ id: 'slow', text: 'slow' }));
+    await until(() => server.chatRequests().length === 1);
+    const second = setUp(path);
+    await second.core.replayInbox();
+    await until(() => server.chatRequests().length === 2);
+    expect((await second.sessionStore.unfinishedIntents()).map((entry) => entry.replays)).toEqual([1]);
   });
 });
