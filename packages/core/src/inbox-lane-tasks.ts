@@ -157,6 +157,7 @@ export function createInboxLaneTasks(context: InboxLaneContext) {
       // Already in a lane of this process (taken by intake after it started, or replayed).
       else if (inLanes.has(key)) continue;
       else {
+        inLanes.add(key); // before the await, so a second replay running meanwhile skips it
         context.deduplicator.claim(key);
         const task = await replayOrGiveUp(entry, adapter);
         counts[task.givenUp ? 'givenUp' : 'replayed'] += 1;
