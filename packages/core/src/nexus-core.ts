@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   type ChannelAdapter,
   type IntakeResult,
@@ -9,17 +8,22 @@ import {
   NexusError,
   silentLogger,
 } from '@nexus/protocol';
-import type { AccessControl, AccessDecision } from './access/access-decision.ts';
-import { answerWithoutModel } from './access/answer-without-model.ts';
+import type { AccessControl } from './access/access-decision.ts';
 import type { Agent } from './agent.ts';
 import { createConversationLanes } from './conversation-lanes.ts';
 import type { DailyTokenBudget } from './cost/daily-token-budget.ts';
 import { type CreateTurnBudget, resolveTurnLimits, type TurnLimits } from './cost/turn-budget.ts';
+import {
+  type AnsweredDecision,
+  createInboxLaneTasks,
+  dedupeKeyOf,
+  type InboxReplay,
+} from './inbox-lane-tasks.ts';
 import { createIntentDeduplicator } from './intent-deduplicator.ts';
 import { resolveTurnMemory, type TurnMemoryOptions } from './memory-step/turn-memory.ts';
 import { describeFailure, MODEL_ERROR_MESSAGES } from './model-error.ts';
-import { runTurn, type TurnDependencies, type TurnReport } from './run-turn.ts';
-import type { SessionStore } from './session-store.ts';
+import type { TurnDependencies, TurnReport } from './run-turn.ts';
+import type { AdmitIntentOptions, SessionStore } from './session-store.ts';
 import { resolveSubagentSettings, type SubagentSettings } from './subagents/subagent-settings.ts';
 import { loadTokenCounter, type TokenCounter } from './token-counter.ts';
 
@@ -41,7 +45,6 @@ export interface NexusCoreOptions {
   /** How long intent ids are remembered in memory (the store remembers answered ones forever). */
   deduplicationTtlMs?: number;
   now?: () => number;
-  generateId?: () => string;
   onTurnFinished?: (report: TurnReport) => void;
   /** The access step between de-duplication and the lanes; without it every intent becomes a turn. */
   access?: AccessControl;
@@ -57,6 +60,8 @@ export interface NexusCoreOptions {
   dailyBudget?: DailyTokenBudget;
 }
 
+export { type InboxReplay, MAX_INBOX_REPLAYS } from './inbox-lane-tasks.ts';
+
 export interface NexusCoreStats {
   activeTurns: number;
   queuedTurns: number;
@@ -67,8 +72,17 @@ export interface NexusCoreStats {
 export interface NexusCore {
   /** Makes an adapter the destination of replies for its channel name. Starting it is the caller's job. */
   registerChannel(adapter: ChannelAdapter): void;
-  /** Validates, de-duplicates and queues an intent; answers before the reply is generated. */
+  /**
+   * Validates, de-duplicates and writes an intent to the inbox, then queues it; `accepted` means
+   * it survives a restart. Answers before the reply is generated.
+   */
   intake: IntentSink;
+  /**
+   * Queues the inbox entries an earlier process accepted and did not finish, in their original
+   * order per conversation. Call once, after every channel is registered and before any starts
+   * taking messages; entries of channels not registered stay in the inbox.
+   */
+  replayInbox(): Promise<InboxReplay>;
   /**
    * Stops intake, lets running and queued turns finish until shortly before the deadline, then
    * aborts the rest (their channels get a retryable `shutting_down` error) and closes the store.
@@ -103,7 +117,6 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     historyTokenBudget: options.historyTokenBudget ?? 3000,
     historyMaxTurns: options.historyMaxTurns ?? 50,
     now,
-    generateId: options.generateId ?? randomUUID,
     logger,
     shutdownSignal: shutdownController.signal,
     hardStopSignal: hardStopController.signal,
@@ -114,6 +127,17 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     ...(options.createTurnBudget ? { createTurnBudget: options.createTurnBudget } : {}),
     ...(options.dailyBudget ? { dailyBudget: options.dailyBudget } : {}),
   };
+  const inbox = createInboxLaneTasks({
+    sessionStore: options.sessionStore,
+    dependencies,
+    lanes,
+    deduplicator,
+    adapters,
+    logger,
+    now,
+    decideAccess,
+    ...(options.onTurnFinished ? { onTurnFinished: options.onTurnFinished } : {}),
+  });
   let accepting = true;
   let shutdownPromise: Promise<void> | undefined;
 
@@ -138,7 +162,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
         message: `No channel named "${intent.channel}" is registered.`,
       };
     }
-    const dedupeKey = `${intent.channel}\u0000${intent.id}`;
+    const dedupeKey = dedupeKeyOf(intent.channel, intent.id);
     if (!deduplicator.claim(dedupeKey)) return { status: 'duplicate' };
     try {
       if (await options.sessionStore.hasIntent({ channel: intent.channel, intentId: intent.id }))
@@ -146,54 +170,44 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     } catch (error) {
       deduplicator.release(dedupeKey);
       logger.error({ error: describeFailure(error) }, 'session store failed during intake');
-      return { status: 'rejected', code: 'internal', message: 'The session store is not available.' };
+      return storeUnavailable();
     }
     const decision = await decideAccess(intent);
     if ('status' in decision) {
       if (decision.status === 'rejected') deduplicator.release(dedupeKey);
       return decision;
     }
-    if (!accepting) {
+    const conversationKey = `${intent.channel}:${intent.conversation.id}`;
+    const refusal = !accepting ? shuttingDown() : lanes.hasRoom(conversationKey) ? undefined : laneFull();
+    if (refusal) {
       deduplicator.release(dedupeKey);
-      return shuttingDown();
+      return refusal;
     }
-    const enqueuedAt = now();
-    const queued = lanes.enqueue(`${intent.channel}:${intent.conversation.id}`, async () => {
-      if (decision.action === 'reply') {
-        return answerWithoutModel({
-          intent: decision.intent,
-          reply: decision.reply,
-          adapter,
-          replyId: dependencies.generateId(),
-          logger,
-          hardStopSignal: hardStopController.signal,
-          deliveryTimeoutMs: dependencies.deliveryTimeoutMs,
-        });
-      }
-      const result = await runTurn(decision.intent, enqueuedAt, adapter, dependencies);
-      if (result.retryableFailure) deduplicator.release(dedupeKey);
-      try {
-        options.onTurnFinished?.(result.report);
-      } catch (error) {
-        logger.warn({ error: describeFailure(error) }, 'onTurnFinished threw');
-      }
-      return { drain: result.drain };
-    });
-    if (!queued) {
+    const entry: AdmitIntentOptions = {
+      channel: intent.channel,
+      intentId: intent.id,
+      conversationKey,
+      kind: decision.action,
+      intent,
+      decided: decision.intent,
+      acceptedAt: now(),
+    };
+    let admitted: 'admitted' | 'duplicate';
+    try {
+      // The de-dupe and the inbox write are one transaction: from here the intent survives a restart.
+      admitted = await options.sessionStore.admitIntent(entry);
+    } catch (error) {
       deduplicator.release(dedupeKey);
-      return {
-        status: 'rejected',
-        code: 'rate_limited',
-        message: 'Too many messages are waiting in this conversation; please wait for the replies.',
-      };
+      logger.error({ error: describeFailure(error) }, 'could not write the intent to the inbox');
+      return storeUnavailable();
     }
+    if (admitted === 'duplicate') return { status: 'duplicate' };
+    inbox.enqueueAdmitted(entry, adapter, decision);
     return { status: 'accepted' };
   };
 
   /** Runs the access step; a refusal or a silent drop comes back as the intake result. */
-  async function decideAccess(
-    intent: Intent,
-  ): Promise<Exclude<AccessDecision, { action: 'reject' | 'ignore' }> | IntakeResult> {
+  async function decideAccess(intent: Intent): Promise<AnsweredDecision | IntakeResult> {
     if (!options.access) return { action: 'turn', intent };
     try {
       const decision = await options.access.check(intent);
@@ -259,6 +273,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
       adapters.set(adapter.name, adapter);
     },
     intake,
+    replayInbox: () => inbox.replayInbox(),
     shutdown(shutdownOptions = {}) {
       shutdownPromise ??= runShutdown(shutdownOptions.deadlineMs ?? 8000);
       return shutdownPromise;
@@ -273,5 +288,25 @@ function shuttingDown(): IntakeResult {
     status: 'rejected',
     code: 'shutting_down',
     message: 'The assistant is shutting down; try again shortly.',
+    retryable: true,
+  };
+}
+
+/** The store is busy or full: not taken, so the platform keeps the message and redelivers it. */
+function storeUnavailable(): IntakeResult {
+  return {
+    status: 'rejected',
+    code: 'internal',
+    message: 'Messages cannot be stored right now; try again shortly.',
+    retryable: true,
+  };
+}
+
+function laneFull(): IntakeResult {
+  return {
+    status: 'rejected',
+    code: 'rate_limited',
+    message: 'Too many messages are waiting in this conversation; please wait for the replies.',
+    retryable: true,
   };
 }
