@@ -125,7 +125,9 @@ export class MemoryService implements MemoryApi {
   ): Promise<AddMemoryResult> {
     const { abortSignal } = input;
     const hash = contentHash(input.content);
-    const exact = await this.#store.findByHash({ userId, hash, abortSignal });
+    // An import run twice finds its memories by id (even if edited since) or by content.
+    const known = input.id ? await this.#store.get({ userId, id: input.id, abortSignal }) : undefined;
+    const exact = known ?? (await this.#store.findByHash({ userId, hash, abortSignal }));
     if (exact) {
       if (input.sessionId)
         await this.#store.linkSession({
@@ -149,7 +151,7 @@ export class MemoryService implements MemoryApi {
           category: input.category,
           // A restated fact keeps the strongest provenance it ever had.
           source: previous.source === 'user_explicit' ? 'user_explicit' : input.source,
-          updatedAt: now,
+          updatedAt: Math.max(previous.updatedAt, input.updatedAt ?? now),
           metadata: { ...previous.metadata, ...input.metadata },
         };
         await this.#store.update({ memory, embedding, abortSignal });
@@ -163,15 +165,16 @@ export class MemoryService implements MemoryApi {
         return { action: 'updated', deduplicated: true, memory, previousContent: previous.content };
       }
     }
+    const createdAt = input.createdAt ?? now;
     const memory: Memory = {
-      id: this.#generateId(),
+      id: input.id ?? this.#generateId(),
       userId,
       scope: input.scope,
       content: input.content,
       category: input.category,
       source: input.source,
-      createdAt: now,
-      updatedAt: now,
+      createdAt,
+      updatedAt: input.updatedAt ?? createdAt,
       hash,
       metadata: input.metadata,
     };
