@@ -302,7 +302,7 @@ export const SETTINGS: readonly SettingDefinition[] = [
     path: 'memory.apiKey',
     schema: z.string().min(16),
     description:
-      'API key sent to the memory service (`X-API-Key`) when `NEXUS_MEMORY_MODE=http`. Also read from `NEXUS_MEMORY_API_KEY_FILE`.',
+      'API key sent to the memory service (`X-API-Key`) when `NEXUS_MEMORY_MODE=http`, and the key the memory service itself (`nexus memory serve`) requires; it refuses to listen on a non-loopback address without one. Also read from `NEXUS_MEMORY_API_KEY_FILE`.',
     hint: 'use the key the memory service was started with (at least 16 characters)',
     secret: true,
   },
@@ -506,11 +506,11 @@ export const SETTINGS: readonly SettingDefinition[] = [
   {
     env: 'NEXUS_ROLE',
     path: 'role',
-    schema: z.enum(['all', 'gateway', 'worker']),
+    schema: z.enum(['all', 'gateway', 'worker', 'memory']),
     defaultValue: 'all',
     description:
-      'What this process runs: `all` (gateway and worker in one), `gateway` (channels, people, sessions; agent runs go to workers through Redis) or `worker` (agent runs from Redis). Same as `nexus start --role`.',
-    hint: 'use one of all, gateway, worker',
+      'What this process runs: `all` (gateway and worker in one), `gateway` (channels, people, sessions; agent runs go to workers through Redis), `worker` (agent runs from Redis) or `memory` (the memory HTTP API on its own store, for `NEXUS_MEMORY_MODE=http`; same as `nexus memory serve`). Same as `nexus start --role`.',
+    hint: 'use one of all, gateway, worker, memory',
   },
   {
     env: 'NEXUS_REDIS_URL',
