@@ -294,8 +294,8 @@ export const SETTINGS: readonly SettingDefinition[] = [
     env: 'NEXUS_MEMORY_URL',
     path: 'memory.url',
     schema: z.url(),
-    description: 'Base URL of the memory service when `NEXUS_MEMORY_MODE=http`, e.g. `http://memory:7400`.',
-    hint: 'use a full URL such as http://127.0.0.1:7400',
+    description: 'Base URL of the memory service when `NEXUS_MEMORY_MODE=http`, e.g. `http://memory:8787` (the compose stack’s `memory` service, `nexus memory serve`).',
+    hint: 'use a full URL such as http://127.0.0.1:8787',
   },
   {
     env: 'NEXUS_MEMORY_API_KEY',
@@ -369,7 +369,7 @@ export const SETTINGS: readonly SettingDefinition[] = [
     path: 'memory.qdrantUrl',
     schema: z.url(),
     description:
-      'Keep memories in Qdrant at this URL instead of the embedded SQLite file (in-process memory only). The collection and its indexes are created at start.',
+      'Keep memories in Qdrant at this URL instead of the embedded SQLite file: for in-process memory and for the memory service (`nexus memory serve`), never with `NEXUS_MEMORY_MODE=http`. The collection and its indexes are created at start.',
     hint: 'use the Qdrant REST URL, e.g. http://qdrant:6333',
   },
   {
