@@ -1,7 +1,11 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { processOutput } from './commands/command-output.ts';
-import { MEMORY_ADMIN_ACTIONS, memoryAdminCommand } from './commands/memory-admin-command.ts';
+import {
+  MEMORY_ADMIN_ACTIONS,
+  MEMORY_ADMIN_USAGE,
+  memoryAdminCommand,
+} from './commands/memory-admin-command.ts';
 import { memoryCommand } from './commands/memory-reindex.ts';
 import { ADMIN_USAGE, isAdminCommand, runAdminCommand } from './commands/run-admin-command.ts';
 import { createLogger } from './create-logger.ts';
@@ -82,6 +86,10 @@ async function main(argv: string[]): Promise<number> {
     await processOutput.flush?.();
     return code;
   } else if (positionals[0] === 'memory') {
+    if (positionals[1] === undefined || positionals[1] === 'help')
+      process.stderr.write(
+        `${MEMORY_ADMIN_USAGE}  nexus memory serve                The memory HTTP API (NEXUS_MEMORY_API_KEY)\n`,
+      );
     const code = await memoryCommand({
       args: positionals.slice(1),
       ...(values.to ? { to: values.to } : {}),

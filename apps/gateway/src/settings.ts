@@ -294,7 +294,8 @@ export const SETTINGS: readonly SettingDefinition[] = [
     env: 'NEXUS_MEMORY_URL',
     path: 'memory.url',
     schema: z.url(),
-    description: 'Base URL of the memory service when `NEXUS_MEMORY_MODE=http`, e.g. `http://memory:8787` (the compose stack’s `memory` service, `nexus memory serve`).',
+    description:
+      'Base URL of the memory service when `NEXUS_MEMORY_MODE=http`, e.g. `http://memory:8787` (the compose stack’s `memory` service, `nexus memory serve`).',
     hint: 'use a full URL such as http://127.0.0.1:8787',
   },
   {

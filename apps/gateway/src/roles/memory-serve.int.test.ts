@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -52,6 +52,17 @@ async function serve(env: Record<string, string>) {
   return { child, exited, url: await url, output: () => output };
 }
 
+function cli(args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { PATH: process.env.PATH ?? '', NEXUS_DATA_DIR: tmpdir(), ...env }, timeout: 20_000 },
+      (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
+    );
+  });
+}
+
 /** A raw request line, as a client that does not go through `fetch` can send it. */
 function rawGet(url: string, target: string): Promise<number> {
   const { hostname, port } = new URL(url);
@@ -85,6 +96,13 @@ describe('nexus memory serve', () => {
     expect(added.status).toBe(201);
     const stats = await fetch(`${service.url}/stats`, { headers: { 'x-api-key': KEY } });
     expect(await stats.json()).toMatchObject({ globalMemories: 1 });
+    // The operator's commands reach the service when NEXUS_MEMORY_MODE=http.
+    const listed = await cli(['memory', 'list', '--global'], {
+      NEXUS_MEMORY_MODE: 'http',
+      NEXUS_MEMORY_URL: service.url!,
+      NEXUS_MEMORY_API_KEY: KEY,
+    });
+    expect(listed).toMatch(/\(global\)\s+global\s+fact\s+inferred\s+\S+\s+The team stand-up is at 09:30/u);
     expect(await rawGet(service.url!, '*')).toBe(400);
     expect(await rawGet(service.url!, '//health')).toBe(404);
 
