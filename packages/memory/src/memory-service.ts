@@ -179,7 +179,18 @@ export class MemoryService implements MemoryApi {
       metadata: input.metadata,
     };
     if (input.sessionId) memory.sessionId = input.sessionId;
-    await this.#store.insert({ memory, embedding, abortSignal });
+    try {
+      await this.#store.insert({ memory, embedding, abortSignal });
+    } catch (error) {
+      // A given id that another person's memory already has: refused, that memory untouched.
+      if (input.id && error instanceof Error && /UNIQUE constraint failed: memories\.id/u.test(error.message))
+        throw new MemoryInputError({
+          field: 'id',
+          message: 'Invalid id: another memory already has it; import without the id.',
+          cause: error,
+        });
+      throw error;
+    }
     return { action: 'inserted', deduplicated: false, memory };
   }
 

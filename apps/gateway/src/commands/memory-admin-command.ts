@@ -239,7 +239,13 @@ async function importCommand(
     const text = await readFile(path, 'utf8');
     parsed =
       format === 'mem0' ? parseMem0Export(text, person ? { userId: person } : {}) : parseMemoryJsonl(text);
-    if (person && format === 'jsonl') for (const item of parsed.items) item.userId = person;
+    // Moved to another person, a memory gets a new id: its old one still names the original,
+    // and a store may hold both. A re-import still adds nothing (same content, same person).
+    if (person)
+      for (const item of parsed.items) {
+        item.userId = person;
+        delete item.id;
+      }
   }
   const counts = { inserted: 0, updated: 0, unchanged: 0 };
   for (const item of parsed.items) {

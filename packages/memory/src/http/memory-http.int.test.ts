@@ -237,6 +237,12 @@ describe('memory HTTP API', () => {
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ action: 'unchanged', memory: { id, content: 'Keeps bees' } });
     expect(await service.list({ userId: 'grace' })).toHaveLength(1);
+    // The same id for another person: refused, grace's memory untouched.
+    const taken = await request('POST', '/add', { userId: 'henry', content: 'Keeps wasps', id });
+    expect(taken.status).toBe(400);
+    expect(taken.body.error).toMatchObject({ field: 'id' });
+    expect(await service.list({ userId: 'henry' })).toEqual([]);
+    expect(await service.get({ userId: 'grace', id })).toMatchObject({ content: 'Keeps bees' });
     // Only createdAt: the memory was last updated then too.
     const dated = await request('POST', '/add', { userId: 'grace', content: 'Born in Leeds', createdAt });
     expect(dated.body).toMatchObject({ memory: { createdAt, updatedAt: createdAt } });
