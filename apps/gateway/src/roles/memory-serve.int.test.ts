@@ -116,6 +116,14 @@ describe('nexus memory serve', () => {
     expect(await exposed.exited).toBe(78);
     expect(exposed.output()).toContain('NEXUS_MEMORY_API_KEY');
 
+    const pointedElsewhere = await serve({
+      NEXUS_MEMORY_API_KEY: KEY,
+      NEXUS_MEMORY_MODE: 'http',
+      NEXUS_MEMORY_URL: 'http://127.0.0.1:9',
+    });
+    expect(await pointedElsewhere.exited).toBe(78);
+    expect(pointedElsewhere.output()).toContain('NEXUS_MEMORY_MODE=http');
+
     const local = await serve({});
     expect(local.url, local.output()).toBeDefined();
     expect((await fetch(`${local.url}/stats`)).status).toBe(200);

@@ -20,9 +20,14 @@ export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/u.test(host);
 }
 
-/** Throws the configuration error of a memory service others could reach without a key. */
+/** Throws the configuration error of a memory service pointed at another one, or reachable without a key. */
 export function assertMemoryServiceConfig(config: GatewayConfig): void {
   const { host } = config.server;
+  if (config.role === 'memory' && config.memory.mode === 'http') {
+    throw new ConfigError([
+      'NEXUS_MEMORY_MODE=http points a process at a memory service; the memory service itself keeps memory in its own store: unset NEXUS_MEMORY_MODE (or set in-process) for it.',
+    ]);
+  }
   if (config.role === 'memory' && !config.memory.apiKey && !isLoopbackHost(host)) {
     throw new ConfigError([
       `The memory service listens on ${host}, which other machines can reach, but has no key: set NEXUS_MEMORY_API_KEY or NEXUS_MEMORY_API_KEY_FILE (at least 16 characters), or bind it to 127.0.0.1.`,
