@@ -55,7 +55,12 @@ export {
   sessionMemoriesOptionsSchema,
   statsOptionsSchema,
 } from './memory-api.ts';
-export { EmbedderMismatchError, MemoryInputError, MemoryStoreError } from './memory-errors.ts';
+export {
+  EmbedderMismatchError,
+  MemoryIdTakenError,
+  MemoryInputError,
+  MemoryStoreError,
+} from './memory-errors.ts';
 export { compareRanked, DAY_MS, memoryScore, type Rankable, type ScoringOptions } from './memory-scoring.ts';
 export { MemoryService, type MemoryServiceOptions } from './memory-service.ts';
 export type {

@@ -25,7 +25,7 @@ import {
   sessionMemoriesOptionsSchema,
   statsOptionsSchema,
 } from './memory-api.ts';
-import { EmbedderMismatchError, MemoryInputError } from './memory-errors.ts';
+import { EmbedderMismatchError, MemoryIdTakenError, MemoryInputError } from './memory-errors.ts';
 import { compareRanked, memoryScore, type ScoringOptions } from './memory-scoring.ts';
 import type { MemoryStore } from './memory-store.ts';
 import { parseInput } from './parse-input.ts';
@@ -183,7 +183,11 @@ export class MemoryService implements MemoryApi {
       await this.#store.insert({ memory, embedding, abortSignal });
     } catch (error) {
       // A given id that another person's memory already has: refused, that memory untouched.
-      if (input.id && error instanceof Error && /UNIQUE constraint failed: memories\.id/u.test(error.message))
+      if (
+        input.id &&
+        (error instanceof MemoryIdTakenError ||
+          (error instanceof Error && /UNIQUE constraint failed: memories\.id/u.test(error.message)))
+      )
         throw new MemoryInputError({
           field: 'id',
           message: 'Invalid id: another memory already has it; import without the id.',
