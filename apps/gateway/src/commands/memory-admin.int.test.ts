@@ -108,6 +108,8 @@ describe('nexus memory (operator commands)', () => {
     const result = await nexus(dataDir, ['import', '--format', 'openclaw', '--user', 'web:sam', workspace]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('Imported: 9 new');
+    const again = await nexus(dataDir, ['import', '--format', 'openclaw', '--user', 'web:sam', workspace]);
+    expect(again.stdout).toContain('Imported: 0 new, 0 updated, 9 already there; 0 skipped.');
 
     const memories = await roundTrip(dataDir);
     const of = (content: string) => memories.find((memory) => memory.content === content);
