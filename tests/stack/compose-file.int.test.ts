@@ -105,20 +105,35 @@ describe('docker-compose.yml', () => {
       }
     }
     expect(problems).toEqual([]);
-    for (const stateful of ['nexus', 'redis', 'qdrant', 'ollama']) {
+    for (const stateful of ['nexus', 'memory', 'redis', 'qdrant', 'ollama']) {
       expect(compose.services[stateful]?.volumes?.length, stateful).toBeGreaterThan(0);
     }
   });
 
-  it('starts Nexus after Redis and Qdrant are healthy, with Redis keeping an append-only file', async () => {
+  it('starts Nexus after Redis and the memory service (after Qdrant) are healthy, with Redis keeping an append-only file', async () => {
     const { compose } = await loadCompose();
-    const { nexus, worker, redis } = compose.services;
+    const { nexus, worker, redis, memory } = compose.services;
     for (const service of [nexus, worker]) {
       expect(service?.depends_on).toMatchObject({
         redis: { condition: 'service_healthy' },
-        qdrant: { condition: 'service_healthy' },
+        memory: { condition: 'service_healthy' },
+      });
+      // Gateway and workers reach memory only through the memory service, never Qdrant itself.
+      expect(service?.environment).toMatchObject({
+        NEXUS_MEMORY_MODE: 'http',
+        NEXUS_MEMORY_URL: 'http://memory:8787',
+        NEXUS_MEMORY_API_KEY_FILE: '/run/secrets/memory-api-key',
+        NEXUS_QDRANT_URL: '',
       });
     }
+    expect(memory?.profiles).toBeUndefined();
+    expect(memory?.command).toEqual(['memory', 'serve']);
+    expect(memory?.depends_on).toMatchObject({ qdrant: { condition: 'service_healthy' } });
+    expect(memory?.environment).toMatchObject({
+      NEXUS_MEMORY_MODE: 'in-process',
+      NEXUS_MEMORY_API_KEY_FILE: '/run/secrets/memory-api-key',
+    });
+    expect(withDefaults(memory?.environment?.NEXUS_QDRANT_URL ?? '')).toBe('http://qdrant:6333');
     expect(nexus?.profiles).toBeUndefined();
     expect(nexus?.command).toEqual(['start', '--role', 'all']);
     expect(worker?.profiles).toEqual(['workers']);
@@ -168,15 +183,22 @@ describe('docker-compose.yml', () => {
       ]),
     );
     for (const service of [nexus, worker]) {
-      expect(secretNames(service).sort()).toEqual(['qdrant-api-key', 'redis-password']);
+      expect(secretNames(service).sort()).toEqual(['memory-api-key', 'redis-password']);
       expect(withDefaults(service?.environment?.NEXUS_REDIS_PASSWORD_FILE ?? '')).toBe(
         '/run/secrets/redis-password',
       );
-      expect(withDefaults(service?.environment?.NEXUS_QDRANT_API_KEY_FILE ?? '')).toBe(
-        '/run/secrets/qdrant-api-key',
-      );
     }
-    expect(Object.keys(compose.secrets ?? {}).sort()).toEqual(['qdrant-api-key', 'redis-password']);
+    const { memory } = compose.services;
+    expect(secretNames(memory).sort()).toEqual(['memory-api-key', 'qdrant-api-key']);
+    expect(withDefaults(memory?.environment?.NEXUS_QDRANT_API_KEY_FILE ?? '')).toBe(
+      '/run/secrets/qdrant-api-key',
+    );
+    expect(Object.keys(memory?.environment ?? {}).filter((name) => PLATFORM_VARIABLE.test(name))).toEqual([]);
+    expect(Object.keys(compose.secrets ?? {}).sort()).toEqual([
+      'memory-api-key',
+      'qdrant-api-key',
+      'redis-password',
+    ]);
 
     // Redis: a password from the secret (on stdin, not argv), a memory cap, and noeviction for BullMQ.
     expect(secretNames(redis)).toEqual(['redis-password']);
@@ -219,7 +241,14 @@ describe('docker-compose.yml', () => {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
     });
     const resolved = parse(stdout) as ComposeFile;
-    expect(Object.keys(resolved.services).sort()).toEqual(['nexus', 'ollama', 'qdrant', 'redis', 'worker']);
+    expect(Object.keys(resolved.services).sort()).toEqual([
+      'memory',
+      'nexus',
+      'ollama',
+      'qdrant',
+      'redis',
+      'worker',
+    ]);
     for (const [name, service] of Object.entries(resolved.services)) {
       expect(pinningProblem(service.image ?? ''), name).toBeUndefined();
     }

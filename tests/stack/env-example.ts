@@ -25,7 +25,7 @@ export const COMPOSE_VARIABLES: { name: string; example: string; description: st
     name: 'NEXUS_SECRETS_DIR',
     example: './secrets',
     description:
-      'Directory holding the files `redis-password` and `qdrant-api-key` (compose secrets; create them before the first start, see docs/deployment.md).',
+      'Directory holding the files `redis-password`, `qdrant-api-key` and `memory-api-key` (compose secrets; create them before the first start, see docs/deployment.md).',
   },
   {
     name: 'NEXUS_REDIS_MAXMEMORY',
@@ -123,8 +123,12 @@ export const COMPOSE_FIXED: Record<string, string> = {
   NEXUS_REDIS_URL: 'redis://redis:6379 (the redis service)',
   NEXUS_REDIS_PASSWORD: 'the redis-password secret, through NEXUS_REDIS_PASSWORD_FILE',
   NEXUS_QDRANT_API_KEY: 'the qdrant-api-key secret, through NEXUS_QDRANT_API_KEY_FILE',
-  NEXUS_QDRANT_URL: 'http://qdrant:6333 (the qdrant service: memories live in Qdrant)',
-  NEXUS_ROLE: 'all for `nexus`, worker for `worker` (the command line wins)',
+  NEXUS_QDRANT_URL:
+    'http://qdrant:6333 for the `memory` service (memories live in Qdrant), empty for `nexus` and `worker`',
+  NEXUS_MEMORY_MODE: 'http for `nexus` and `worker`, in-process for the `memory` service',
+  NEXUS_MEMORY_URL: 'http://memory:8787 (the memory service) for `nexus` and `worker`',
+  NEXUS_MEMORY_API_KEY: 'the memory-api-key secret, through NEXUS_MEMORY_API_KEY_FILE',
+  NEXUS_ROLE: 'all for `nexus`, worker for `worker`, memory for `memory` (the command line wins)',
 };
 
 function commentLines(text: string): string[] {

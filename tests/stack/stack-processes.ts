@@ -9,10 +9,16 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 
 const CLI = fileURLToPath(new URL('../../apps/gateway/src/cli.ts', import.meta.url));
+/** The log line each role writes once it serves, with its `url`. */
+const READY_MESSAGES = new Set([
+  'nexus gateway listening',
+  'nexus worker ready',
+  'nexus memory service listening',
+]);
 export const REDIS_URL = process.env.NEXUS_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 export interface StackProcess {
-  role: 'gateway' | 'worker' | 'all';
+  role: 'gateway' | 'worker' | 'all' | 'memory';
   url: string;
   child: ChildProcess;
   /** The last 500 stdout/stderr lines, for failure messages. */
@@ -81,7 +87,7 @@ export class Stack {
         if (!line.startsWith('{')) return;
         try {
           const entry = JSON.parse(line) as { msg?: string; url?: string };
-          if ((entry.msg === 'nexus gateway listening' || entry.msg === 'nexus worker ready') && entry.url) {
+          if (READY_MESSAGES.has(entry.msg ?? '') && entry.url) {
             clearTimeout(timer);
             resolve(entry.url);
           }

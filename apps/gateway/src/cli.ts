@@ -1,12 +1,18 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { processOutput } from './commands/command-output.ts';
+import {
+  MEMORY_ADMIN_ACTIONS,
+  MEMORY_ADMIN_USAGE,
+  memoryAdminCommand,
+} from './commands/memory-admin-command.ts';
 import { memoryCommand } from './commands/memory-reindex.ts';
 import { ADMIN_USAGE, isAdminCommand, runAdminCommand } from './commands/run-admin-command.ts';
 import { createLogger } from './create-logger.ts';
 import { installCrashPolicy } from './install-crash-policy.ts';
 import { ConfigError, loadConfig } from './load-config.ts';
 import { assertRoleConfig } from './roles/distributed-runs.ts';
+import { assertMemoryServiceConfig, startMemoryService } from './roles/start-memory-service.ts';
 import { startWorker } from './roles/start-worker.ts';
 import { SETTINGS } from './settings.ts';
 import { startGateway } from './start-gateway.ts';
@@ -17,6 +23,9 @@ Commands:
   start            Run the gateway (web chat on http://127.0.0.1:8787 by default)
   config check     Validate the configuration and print what is wrong, key by key
 ${ADMIN_USAGE}
+  memory serve     The memory HTTP API for NEXUS_MEMORY_MODE=http (same as start --role memory)
+  memory list|add|delete|export|import
+                   Read and edit memories, global ones included (\`nexus memory\` for details)
   memory reindex [--to none]
                    Re-embed all memories with the configured embedder (or drop vectors)
   help             Show this help
@@ -25,7 +34,7 @@ Options:
   --config <file>  JSON config file (same as NEXUS_CONFIG); environment variables override it
   --port <port>    Same as NEXUS_PORT
   --host <host>    Same as NEXUS_HOST
-  --role <role>    all (default), gateway or worker; same as NEXUS_ROLE (see docs/deployment.md)
+  --role <role>    all (default), gateway, worker or memory; same as NEXUS_ROLE (see docs/deployment.md)
 
 Settings: ${SETTINGS.map((setting) => setting.env).join(', ')}
 `;
@@ -42,6 +51,13 @@ async function main(argv: string[]): Promise<number> {
       to: { type: 'string' },
       help: { type: 'boolean' },
       fix: { type: 'boolean' },
+      global: { type: 'boolean' },
+      user: { type: 'string' },
+      scope: { type: 'string' },
+      category: { type: 'string' },
+      source: { type: 'string' },
+      format: { type: 'string' },
+      limit: { type: 'string' },
     },
   });
   const command = positionals.join(' ') || 'help';
@@ -54,7 +70,26 @@ async function main(argv: string[]): Promise<number> {
   if (values.host) env.NEXUS_HOST = values.host;
   if (values.role) env.NEXUS_ROLE = values.role;
 
-  if (positionals[0] === 'memory') {
+  if (positionals[0] === 'memory' && positionals[1] === 'serve') {
+    if (positionals.length > 2) {
+      process.stderr.write(`Unknown command "${command}".\n\n${USAGE}`);
+      return 64;
+    }
+    env.NEXUS_ROLE = 'memory';
+  } else if (positionals[0] === 'memory' && MEMORY_ADMIN_ACTIONS.includes(positionals[1] ?? '')) {
+    const code = await memoryAdminCommand({
+      args: positionals.slice(1),
+      flags: values,
+      config: { env, ...(values.config ? { configFile: values.config } : {}) },
+      output: processOutput,
+    });
+    await processOutput.flush?.();
+    return code;
+  } else if (positionals[0] === 'memory') {
+    if (positionals[1] === undefined || positionals[1] === 'help')
+      process.stderr.write(
+        `${MEMORY_ADMIN_USAGE}  nexus memory serve                The memory HTTP API (NEXUS_MEMORY_API_KEY)\n`,
+      );
     const code = await memoryCommand({
       args: positionals.slice(1),
       ...(values.to ? { to: values.to } : {}),
@@ -77,6 +112,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     config = loadConfig({ env, ...(values.config ? { configFile: values.config } : {}) });
     assertRoleConfig(config);
+    assertMemoryServiceConfig(config);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -89,7 +125,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write('Configuration is valid.\n');
     return 0;
   }
-  if (command !== 'start') {
+  if (command !== 'start' && command !== 'memory serve') {
     process.stderr.write(`Unknown command "${command}".\n\n${USAGE}`);
     return 64; // EX_USAGE
   }
@@ -117,6 +153,8 @@ async function runGateway(config: ReturnType<typeof loadConfig>): Promise<number
   const startAndWait = (async () => {
     if (config.role === 'worker') {
       running = await startWorker({ config, logger });
+    } else if (config.role === 'memory') {
+      running = await startMemoryService({ config, logger });
     } else {
       const gateway = await startGateway({ config, logger });
       logger.info(

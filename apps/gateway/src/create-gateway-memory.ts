@@ -87,21 +87,14 @@ export async function createGatewayMemory(options: {
         ),
       );
   } else {
-    const embedder = createGatewayEmbedder(config, options.fetch);
-    const vectors = embedder ? { embedderId: embedder.id, dimensions: embedder.dimensions } : undefined;
-    const store = await openMemoryStore(config, vectors);
-    // Without an embedder MemoryService logs that search is lexical only.
-    service = new MemoryService({
-      store,
-      ...(embedder ? { embedder } : {}),
+    const local = await openLocalMemoryService({
+      config,
       logger: memoryLogger,
-      // Scopes that outlive most of the budget are dropped inside, so the step returns partial results in time.
-      scopeTimeoutMs: Math.max(25, Math.floor(settings.contextBudgetMs * 0.75)),
-      ...(tokenCounter.exact
-        ? { tokenCounter: { name: 'o200k_base', count: (text: string) => tokenCounter.count(text) } }
-        : {}),
+      tokenCounter,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
     });
-    closeStore = () => store.close();
+    service = local.service;
+    closeStore = local.close;
   }
   const port: MemoryPort = service;
   const ownsQueue = options.jobQueue === undefined;
@@ -185,6 +178,41 @@ export async function createGatewayMemory(options: {
       await closeStore();
     },
   };
+}
+
+/**
+ * The memory service on this process's own store (Qdrant when `NEXUS_QDRANT_URL` is set, else
+ * `<dataDir>/memory.sqlite`) with the configured embedder: what in-process memory, `nexus memory
+ * serve` and the operator's `nexus memory` commands all open.
+ */
+export async function openLocalMemoryService(options: {
+  config: GatewayConfig;
+  logger: Logger;
+  tokenCounter?: TokenCounter;
+  fetch?: typeof globalThis.fetch;
+}): Promise<{ service: MemoryService; close(): Promise<void> }> {
+  const { config } = options;
+  const tokenCounter = options.tokenCounter ?? (await loadTokenCounter());
+  const embedder = createGatewayEmbedder(config, options.fetch);
+  const vectors = embedder ? { embedderId: embedder.id, dimensions: embedder.dimensions } : undefined;
+  const store = await openMemoryStore(config, vectors);
+  try {
+    // Without an embedder MemoryService logs that search is lexical only.
+    const service = new MemoryService({
+      store,
+      ...(embedder ? { embedder } : {}),
+      logger: options.logger,
+      // Scopes that outlive most of the budget are dropped inside, so the step returns partial results in time.
+      scopeTimeoutMs: Math.max(25, Math.floor(config.memory.contextBudgetMs * 0.75)),
+      ...(tokenCounter.exact
+        ? { tokenCounter: { name: 'o200k_base', count: (text: string) => tokenCounter.count(text) } }
+        : {}),
+    });
+    return { service, close: () => store.close() };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 }
 
 /**

@@ -52,8 +52,8 @@ export interface GatewayConfig {
   telegram: { botToken?: string; apiRoot?: string; webhookUrl?: string; webhookSecret?: string };
   discord: { botToken?: string; apiUrl?: string };
   whatsapp: { enabled: boolean; pairingPhone?: string };
-  /** Which parts run in this process; `worker` and `gateway` need `redis.url`. */
-  role: 'all' | 'gateway' | 'worker';
+  /** Which parts run in this process; `worker` and `gateway` need `redis.url`; `memory` is the memory service alone. */
+  role: 'all' | 'gateway' | 'worker' | 'memory';
   /** `url` carries `password` once loaded, so every Redis client authenticates. */
   redis: { url?: string; password?: string; prefix: string };
   worker: { concurrency: number; jobLockMs: number; stalledCheckMs: number };

@@ -294,15 +294,16 @@ export const SETTINGS: readonly SettingDefinition[] = [
     env: 'NEXUS_MEMORY_URL',
     path: 'memory.url',
     schema: z.url(),
-    description: 'Base URL of the memory service when `NEXUS_MEMORY_MODE=http`, e.g. `http://memory:7400`.',
-    hint: 'use a full URL such as http://127.0.0.1:7400',
+    description:
+      'Base URL of the memory service when `NEXUS_MEMORY_MODE=http`, e.g. `http://memory:8787` (the compose stack’s `memory` service, `nexus memory serve`).',
+    hint: 'use a full URL such as http://127.0.0.1:8787',
   },
   {
     env: 'NEXUS_MEMORY_API_KEY',
     path: 'memory.apiKey',
     schema: z.string().min(16),
     description:
-      'API key sent to the memory service (`X-API-Key`) when `NEXUS_MEMORY_MODE=http`. Also read from `NEXUS_MEMORY_API_KEY_FILE`.',
+      'API key sent to the memory service (`X-API-Key`) when `NEXUS_MEMORY_MODE=http`, and the key the memory service itself (`nexus memory serve`) requires; it refuses to listen on a non-loopback address without one. Also read from `NEXUS_MEMORY_API_KEY_FILE`.',
     hint: 'use the key the memory service was started with (at least 16 characters)',
     secret: true,
   },
@@ -369,7 +370,7 @@ export const SETTINGS: readonly SettingDefinition[] = [
     path: 'memory.qdrantUrl',
     schema: z.url(),
     description:
-      'Keep memories in Qdrant at this URL instead of the embedded SQLite file (in-process memory only). The collection and its indexes are created at start.',
+      'Keep memories in Qdrant at this URL instead of the embedded SQLite file: for in-process memory and for the memory service (`nexus memory serve`), never with `NEXUS_MEMORY_MODE=http`. The collection and its indexes are created at start.',
     hint: 'use the Qdrant REST URL, e.g. http://qdrant:6333',
   },
   {
@@ -506,11 +507,11 @@ export const SETTINGS: readonly SettingDefinition[] = [
   {
     env: 'NEXUS_ROLE',
     path: 'role',
-    schema: z.enum(['all', 'gateway', 'worker']),
+    schema: z.enum(['all', 'gateway', 'worker', 'memory']),
     defaultValue: 'all',
     description:
-      'What this process runs: `all` (gateway and worker in one), `gateway` (channels, people, sessions; agent runs go to workers through Redis) or `worker` (agent runs from Redis). Same as `nexus start --role`.',
-    hint: 'use one of all, gateway, worker',
+      'What this process runs: `all` (gateway and worker in one), `gateway` (channels, people, sessions; agent runs go to workers through Redis), `worker` (agent runs from Redis) or `memory` (the memory HTTP API on its own store, for `NEXUS_MEMORY_MODE=http`; same as `nexus memory serve`). Same as `nexus start --role`.',
+    hint: 'use one of all, gateway, worker, memory',
   },
   {
     env: 'NEXUS_REDIS_URL',

@@ -4,6 +4,7 @@ import {
   fuseRankings,
   GLOBAL_USER_ID,
   type Memory,
+  MemoryIdTakenError,
   type MemoryScope,
   type MemoryStats,
   type MemoryStore,
@@ -123,6 +124,16 @@ class QdrantMemoryStore implements MemoryStore {
     const points = options.items.map(({ memory, embedding }) =>
       this.#point(memory, memory.sessionId ? [memory.sessionId] : [], embedding),
     );
+    // Qdrant's upsert replaces a point with the same id; an insert must never overwrite a memory
+    // (an import can name an id another person's memory has), so existing ids are refused first.
+    const taken = await guard('retrieve', () =>
+      this.#client.retrieve(this.#name, {
+        ids: points.map((point) => point.id),
+        with_payload: false,
+        with_vector: false,
+      }),
+    );
+    if (taken.length > 0) throw new MemoryIdTakenError({ id: String(taken[0]?.id) });
     await guard('upsert', () => this.#client.upsert(this.#name, { wait: true, points }));
   }
 

@@ -8,6 +8,10 @@ export {
   type MemoryHttpServer,
   startMemoryHttpServer,
 } from './http/memory-http-server.ts';
+export type { MemoryImport } from './import/memory-import-item.ts';
+export { parseMem0Export } from './import/parse-mem0-export.ts';
+export { parseMemoryJsonl } from './import/parse-memory-jsonl.ts';
+export { markdownFacts, readOpenClawMemory } from './import/read-openclaw-memory.ts';
 export { lexicalTerms, queryTerms } from './lexical-terms.ts';
 export {
   GLOBAL_USER_ID,
@@ -51,7 +55,12 @@ export {
   sessionMemoriesOptionsSchema,
   statsOptionsSchema,
 } from './memory-api.ts';
-export { EmbedderMismatchError, MemoryInputError, MemoryStoreError } from './memory-errors.ts';
+export {
+  EmbedderMismatchError,
+  MemoryIdTakenError,
+  MemoryInputError,
+  MemoryStoreError,
+} from './memory-errors.ts';
 export { compareRanked, DAY_MS, memoryScore, type Rankable, type ScoringOptions } from './memory-scoring.ts';
 export { MemoryService, type MemoryServiceOptions } from './memory-service.ts';
 export type {

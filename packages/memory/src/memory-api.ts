@@ -14,20 +14,43 @@ import {
   userIdSchema,
 } from './memory.ts';
 
+/** A time Nexus accepts: from 1970 up to a day ahead of this clock (clock skew), never later. */
+const epochMillisSchema = z
+  .number()
+  .int()
+  .nonnegative()
+  .refine((value) => value <= Date.now() + 86_400_000, 'must not be in the future');
+
 const abortSignalSchema = z.custom<AbortSignal>((value) => value instanceof AbortSignal).optional();
 
-export const addMemoryOptionsSchema = z.object({
-  /** The person; `GLOBAL_USER_ID` (or omitted) with scope `global`. */
-  userId: userIdSchema.optional(),
-  content: memoryContentSchema,
-  scope: memoryScopeSchema.default('user'),
-  category: memoryCategorySchema.default('fact'),
-  /** Defaults to `inferred`: never claim the person said something unless the caller knows. */
-  source: memorySourceSchema.default('inferred'),
-  sessionId: sessionIdSchema.optional(),
-  metadata: memoryMetadataSchema.default({}),
-  abortSignal: abortSignalSchema,
-});
+export const addMemoryOptionsSchema = z
+  .object({
+    /** The person; `GLOBAL_USER_ID` (or omitted) with scope `global`. */
+    userId: userIdSchema.optional(),
+    content: memoryContentSchema,
+    scope: memoryScopeSchema.default('user'),
+    category: memoryCategorySchema.default('fact'),
+    /** Defaults to `inferred`: never claim the person said something unless the caller knows. */
+    source: memorySourceSchema.default('inferred'),
+    sessionId: sessionIdSchema.optional(),
+    metadata: memoryMetadataSchema.default({}),
+    /**
+     * For imports: the id, creation and last-update times (epoch ms) the memory had elsewhere.
+     * Omitted, a new id and the current time; a known id or content is not stored twice.
+     */
+    id: z.uuid().optional(),
+    createdAt: epochMillisSchema.optional(),
+    updatedAt: epochMillisSchema.optional(),
+    abortSignal: abortSignalSchema,
+  })
+  .refine(
+    (input) =>
+      input.createdAt === undefined || input.updatedAt === undefined || input.updatedAt >= input.createdAt,
+    {
+      path: ['updatedAt'],
+      message: 'updatedAt must not be before createdAt',
+    },
+  );
 export type AddMemoryOptions = z.input<typeof addMemoryOptionsSchema>;
 
 export interface AddMemoryResult {

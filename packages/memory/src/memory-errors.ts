@@ -43,3 +43,11 @@ export class EmbedderMismatchError extends NexusError {
     this.name = 'EmbedderMismatchError';
   }
 }
+
+/** An insert named an id that a memory (of any person) already has; nothing was written. */
+export class MemoryIdTakenError extends MemoryStoreError {
+  constructor(options: { id: string }) {
+    super({ message: `A memory with id ${options.id} already exists.`, retryable: false });
+    this.name = 'MemoryIdTakenError';
+  }
+}

@@ -25,7 +25,7 @@ import {
   sessionMemoriesOptionsSchema,
   statsOptionsSchema,
 } from './memory-api.ts';
-import { EmbedderMismatchError, MemoryInputError } from './memory-errors.ts';
+import { EmbedderMismatchError, MemoryIdTakenError, MemoryInputError } from './memory-errors.ts';
 import { compareRanked, memoryScore, type ScoringOptions } from './memory-scoring.ts';
 import type { MemoryStore } from './memory-store.ts';
 import { parseInput } from './parse-input.ts';
@@ -125,7 +125,9 @@ export class MemoryService implements MemoryApi {
   ): Promise<AddMemoryResult> {
     const { abortSignal } = input;
     const hash = contentHash(input.content);
-    const exact = await this.#store.findByHash({ userId, hash, abortSignal });
+    // An import run twice finds its memories by id (even if edited since) or by content.
+    const known = input.id ? await this.#store.get({ userId, id: input.id, abortSignal }) : undefined;
+    const exact = known ?? (await this.#store.findByHash({ userId, hash, abortSignal }));
     if (exact) {
       if (input.sessionId)
         await this.#store.linkSession({
@@ -149,7 +151,7 @@ export class MemoryService implements MemoryApi {
           category: input.category,
           // A restated fact keeps the strongest provenance it ever had.
           source: previous.source === 'user_explicit' ? 'user_explicit' : input.source,
-          updatedAt: now,
+          updatedAt: Math.max(previous.updatedAt, input.updatedAt ?? now),
           metadata: { ...previous.metadata, ...input.metadata },
         };
         await this.#store.update({ memory, embedding, abortSignal });
@@ -163,20 +165,36 @@ export class MemoryService implements MemoryApi {
         return { action: 'updated', deduplicated: true, memory, previousContent: previous.content };
       }
     }
+    const createdAt = input.createdAt ?? now;
     const memory: Memory = {
-      id: this.#generateId(),
+      id: input.id ?? this.#generateId(),
       userId,
       scope: input.scope,
       content: input.content,
       category: input.category,
       source: input.source,
-      createdAt: now,
-      updatedAt: now,
+      createdAt,
+      updatedAt: input.updatedAt ?? createdAt,
       hash,
       metadata: input.metadata,
     };
     if (input.sessionId) memory.sessionId = input.sessionId;
-    await this.#store.insert({ memory, embedding, abortSignal });
+    try {
+      await this.#store.insert({ memory, embedding, abortSignal });
+    } catch (error) {
+      // A given id that another person's memory already has: refused, that memory untouched.
+      if (
+        input.id &&
+        (error instanceof MemoryIdTakenError ||
+          (error instanceof Error && /UNIQUE constraint failed: memories\.id/u.test(error.message)))
+      )
+        throw new MemoryInputError({
+          field: 'id',
+          message: 'Invalid id: another memory already has it; import without the id.',
+          cause: error,
+        });
+      throw error;
+    }
     return { action: 'inserted', deduplicated: false, memory };
   }
 

@@ -29,7 +29,7 @@ export interface DistributedRuns {
 
 /** Throws the configuration error a role without Redis deserves, naming the fix. */
 export function assertRoleConfig(config: GatewayConfig): void {
-  if (config.role !== 'all' && !config.redis.url) {
+  if ((config.role === 'gateway' || config.role === 'worker') && !config.redis.url) {
     throw new ConfigError([
       `NEXUS_ROLE=${config.role} needs NEXUS_REDIS_URL (config key "redis.url"): gateway and workers meet in Redis; set it to e.g. redis://127.0.0.1:6379, or use --role all to run everything in one process.`,
     ]);

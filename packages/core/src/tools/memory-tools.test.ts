@@ -111,4 +111,35 @@ describe('memory tools', () => {
     expect(memory.memoriesOf('test:person-1')).toEqual([]);
     expect(memory.memoriesOf('test:other').map((item) => item.content)).toEqual(['Lives in Lisbon too']);
   });
+
+  it('recall returns global memories (kept under their own partition) beside the person’s, and forget leaves them', async () => {
+    const memory = createInMemoryMemory();
+    await memory.port.add({ scope: 'global', content: 'The office is in Lisbon', category: 'fact' });
+    await memory.port.add({ userId: 'test:person-1', content: 'Moved to Lisbon in May', category: 'event' });
+    await memory.port.add({ userId: 'test:other', content: 'Lisbon is home', category: 'fact' });
+    const { core, channel } = setUp(memory);
+    server.enqueue(
+      { toolCalls: [{ name: 'recall', arguments: { query: 'Lisbon office' } }] },
+      { toolCalls: [{ name: 'forget', arguments: { memory: '#1' } }] },
+      { text: 'Done.' },
+    );
+
+    await core.intake(testIntent({ id: 'm1', text: 'what do you know about Lisbon?' }));
+    await core.whenIdle();
+
+    expect(channel.replyTextOf('m1')).toBe('Done.');
+    const [recalled] = toolResults(1) as Array<{ memories: Array<{ content: string; scope?: string }> }>;
+    expect(recalled?.memories).toEqual([
+      expect.objectContaining({ memory: '#1', content: 'The office is in Lisbon', scope: 'global' }),
+      expect.objectContaining({ memory: '#2', content: 'Moved to Lisbon in May' }),
+    ]);
+    expect(recalled?.memories[1]).not.toHaveProperty('scope');
+    expect(toolResults(2).slice(1)).toEqual([
+      {
+        forgotten: false,
+        reason: '#1 is a global memory (for everyone); only the operator can change it.',
+      },
+    ]);
+    expect(memory.memoriesOf('*').map((item) => item.content)).toEqual(['The office is in Lisbon']);
+  });
 });

@@ -20,6 +20,12 @@ const RECALL_INPUT = zodSchema(
 );
 const FORGET_INPUT = zodSchema(z.object({ memory: z.union([z.string(), z.number()]) }));
 
+/**
+ * The memory service's partition of global memories (`GLOBAL_USER_ID` of @nexus/memory, which
+ * core does not import): facts for everyone, kept apart from every person's own.
+ */
+const GLOBAL_PARTITION = '*';
+
 export interface MemoryToolsOptions {
   memory: MemoryPort;
   /**
@@ -49,6 +55,7 @@ export function createMemoryTools(options: MemoryToolsOptions): ToolSet {
     options.subject === 'group' && options.speakerId ? { speaker: options.speakerId } : {};
   const handles = new Map<number, string>();
   const handleOf = new Map<string, number>();
+  const globalIds = new Set<string>();
   const handleFor = (id: string): number => {
     let handle = handleOf.get(id);
     if (handle === undefined) {
@@ -82,13 +89,15 @@ export function createMemoryTools(options: MemoryToolsOptions): ToolSet {
       description: words.recall,
       inputSchema: RECALL_INPUT,
       execute: async ({ query, limit }, { abortSignal }) => {
-        const hits = await memory.search({
-          userId,
-          query,
-          limit,
-          scopes: ['user', 'global'],
-          ...(abortSignal ? { abortSignal } : {}),
-        });
+        const signal = abortSignal ? { abortSignal } : {};
+        // Global memories live under their own partition, never under the person's id: searched
+        // apart, then merged by score.
+        const [own, global] = await Promise.all([
+          memory.search({ userId, query, limit, scopes: ['user'], ...signal }),
+          memory.search({ userId: GLOBAL_PARTITION, query, limit, scopes: ['global'], ...signal }),
+        ]);
+        const hits = [...own, ...global].sort((left, right) => right.score - left.score).slice(0, limit);
+        for (const hit of hits) if (hit.scope === 'global') globalIds.add(hit.id);
         const now = options.now();
         logger.info({ tool: 'recall', found: hits.length }, 'memory tool used');
         return {
@@ -98,6 +107,7 @@ export function createMemoryTools(options: MemoryToolsOptions): ToolSet {
             category: hit.category,
             told: hit.source === 'user_explicit' ? words.told : 'inferred',
             age: factAge(now - hit.updatedAt),
+            ...(hit.scope === 'global' ? { scope: 'global' } : {}),
           })),
         };
       },
@@ -110,6 +120,11 @@ export function createMemoryTools(options: MemoryToolsOptions): ToolSet {
         const id = Number.isInteger(handle) ? handles.get(handle) : undefined;
         if (!id)
           return { forgotten: false, reason: `No recalled memory ${String(reference)}; call recall first.` };
+        if (globalIds.has(id))
+          return {
+            forgotten: false,
+            reason: `${String(reference)} is a global memory (for everyone); only the operator can change it.`,
+          };
         const { deleted } = await memory.delete({ userId, id, ...(abortSignal ? { abortSignal } : {}) });
         logger.info({ tool: 'forget', deleted }, 'memory tool used');
         return { forgotten: deleted };

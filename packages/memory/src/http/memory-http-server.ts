@@ -8,8 +8,11 @@ import { decodePathSegment, parseRequestTarget } from './parse-request-target.ts
 
 export interface MemoryHttpHandlerOptions {
   service: MemoryApi;
-  /** Required in the `X-API-Key` header of every route except `GET /health`. */
-  apiKey: string;
+  /**
+   * Required in the `X-API-Key` header of every route except `GET /health`. Undefined only for a
+   * service its host keeps on loopback (`nexus memory serve` refuses any other address without one).
+   */
+  apiKey: string | undefined;
   /** Larger request bodies get a 413 before they are parsed (default 64 KiB). */
   maxBodyBytes?: number;
   logger?: Logger;
@@ -34,7 +37,7 @@ export function createMemoryRequestHandler(options: MemoryHttpHandlerOptions) {
   const { service } = options;
   const maxBodyBytes = options.maxBodyBytes ?? 65_536;
   const logger = options.logger ?? silentLogger;
-  const expectedKey = digest(options.apiKey);
+  const expectedKey = options.apiKey === undefined ? undefined : digest(options.apiKey);
   const routes: Array<[method: string, pattern: RegExp, handler: Handler, authenticated: boolean]> = [
     ['POST', /^\/add$/u, async (r) => withStatus(await service.add(withSignal(r.body, r)), 'action'), true],
     [
@@ -96,7 +99,7 @@ export function createMemoryRequestHandler(options: MemoryHttpHandlerOptions) {
         return send(response, 405, errorBody('method_not_allowed', `${request.method} is not allowed here.`));
       }
       const [, pattern, handler, authenticated] = route;
-      if (authenticated && !keyMatches(request.headers['x-api-key'], expectedKey)) {
+      if (authenticated && expectedKey && !keyMatches(request.headers['x-api-key'], expectedKey)) {
         return send(response, 401, errorBody('unauthorized', 'Missing or wrong X-API-Key header.'));
       }
       const body = request.method === 'POST' ? await readJsonBody(request, maxBodyBytes) : {};

@@ -68,6 +68,16 @@ describe('memory HTTP API', () => {
       ['POST', '/add', { userId: 'ada', content: 'x', scope: 'planet' }, 400, /scope/],
       ['POST', '/add', '{not json', 400, /not valid JSON/],
       ['POST', '/add', '[1, 2]', 400, /JSON object/],
+      ['POST', '/add', { userId: 'ada', content: 'x', createdAt: '2020-01-01' }, 400, /createdAt/],
+      [
+        'POST',
+        '/add',
+        { userId: 'ada', content: 'x', createdAt: Date.now() + 3 * 86_400_000 },
+        400,
+        /future/,
+      ],
+      ['POST', '/add', { userId: 'ada', content: 'x', createdAt: 2_000, updatedAt: 1_000 }, 400, /updatedAt/],
+      ['POST', '/add', { userId: 'ada', content: 'x', id: 'not-a-uuid' }, 400, /id/],
       ['POST', '/search', { query: 'tea' }, 400, /userId/],
       ['POST', '/search', { userId: 'ada', query: 'tea', limit: 'ten' }, 400, /limit/],
       ['POST', '/context', { userId: 'ada', query: 'tea', tokenBudget: -5 }, 400, /tokenBudget/],
@@ -205,5 +215,47 @@ describe('memory HTTP API', () => {
       await remoteStore.close();
       await localStore.close();
     }
+  });
+
+  it('keeps the id and times an import gives, finds the memory again by id, and stores global memories', async () => {
+    const id = '7d7c4a52-3a0c-4b7e-9d0e-2f5a3c1b9e01';
+    const createdAt = Date.UTC(2024, 0, 15, 9, 30);
+    const updatedAt = Date.UTC(2024, 5, 1);
+    const imported = {
+      userId: 'grace',
+      content: 'Keeps bees',
+      id,
+      createdAt,
+      updatedAt,
+      source: 'user_explicit',
+    };
+    const first = await request('POST', '/add', imported);
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ action: 'inserted', memory: { id, createdAt, updatedAt } });
+    // Re-imported after an edit elsewhere: the id finds it, nothing is added twice.
+    const again = await request('POST', '/add', { ...imported, content: 'Keeps three hives of bees' });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ action: 'unchanged', memory: { id, content: 'Keeps bees' } });
+    expect(await service.list({ userId: 'grace' })).toHaveLength(1);
+    // The same id for another person: refused, grace's memory untouched.
+    const taken = await request('POST', '/add', { userId: 'henry', content: 'Keeps wasps', id });
+    expect(taken.status).toBe(400);
+    expect(taken.body.error).toMatchObject({ field: 'id' });
+    expect(await service.list({ userId: 'henry' })).toEqual([]);
+    expect(await service.get({ userId: 'grace', id })).toMatchObject({ content: 'Keeps bees' });
+    // Only createdAt: the memory was last updated then too.
+    const dated = await request('POST', '/add', { userId: 'grace', content: 'Born in Leeds', createdAt });
+    expect(dated.body).toMatchObject({ memory: { createdAt, updatedAt: createdAt } });
+
+    const global = await request('POST', '/add', {
+      scope: 'global',
+      content: 'The assistant is called Nexus',
+    });
+    expect(global.status).toBe(201);
+    expect(global.body).toMatchObject({ memory: { userId: '*', scope: 'global' } });
+    const listed = await request('GET', '/memories?userId=*');
+    expect(
+      (listed.body as unknown as { memories: Array<{ content: string }> }).memories.map((m) => m.content),
+    ).toEqual(['The assistant is called Nexus']);
   });
 });

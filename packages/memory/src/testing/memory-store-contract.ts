@@ -77,6 +77,26 @@ export function describeMemoryStoreContract(options: MemoryStoreContractOptions)
       expect(await service.list({ userId: 'ada', limit: 1, offset: 1 })).toEqual([first.memory]);
     });
 
+    it('keeps an import’s id and times, and refuses an id another person’s memory has', async () => {
+      const service = serviceOf(store);
+      const id = '5b0c7e2a-1f3d-4a6b-8c9d-0e1f2a3b4c5d';
+      const createdAt = START - 400 * DAY_MS;
+      const imported = await service.add({
+        userId: 'ada',
+        content: 'Grew up in Coimbra',
+        id,
+        createdAt,
+        updatedAt: createdAt + DAY_MS,
+      });
+      expect(imported.memory).toMatchObject({ id, createdAt, updatedAt: createdAt + DAY_MS });
+      await expect(service.add({ userId: 'bob', content: 'Grew up in Braga', id })).rejects.toMatchObject({
+        name: 'MemoryInputError',
+        field: 'id',
+      });
+      expect(await service.get({ userId: 'ada', id })).toEqual(imported.memory);
+      expect(await service.list({ userId: 'bob' })).toEqual([]);
+    });
+
     it('treats an exact duplicate (after normalisation) as a no-op', async () => {
       const service = serviceOf(store);
       const first = await service.add({ userId: 'ada', content: 'Prefers tea over coffee' });
