@@ -110,6 +110,7 @@ export async function loadTurnMemory(options: {
     limit: memory.limit,
     includeProfile: memory.profileLimit > 0 && memory.profileTokenBudget > 0,
     includeSessionSummary: resumed,
+    currentIntentIds: new Set(options.turns.map((turn) => turn.intentId)),
     profileTokenBudget: memory.profileTokenBudget,
     profileLimit: memory.profileLimit,
     tokenCounter: options.tokenCounter,
