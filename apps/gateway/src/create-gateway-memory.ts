@@ -129,6 +129,7 @@ export async function createGatewayMemory(options: {
       budgetMs: settings.contextBudgetMs,
       extraction: settings.extraction,
       summaryIdleMs: settings.summaryIdleMs,
+      welcomeBackAfterMs: Math.round(settings.welcomeBackAfterHours * 3_600_000),
       tools: config.model.tools,
       groupPersonalMemory,
       ...(options.metrics ? { onMemoryStep: (report) => options.metrics?.observeMemoryStep(report) } : {}),

@@ -38,6 +38,7 @@ export interface GatewayConfig {
     contextBudgetMs: number;
     extractionModel?: string;
     summaryIdleMs: number;
+    welcomeBackAfterHours: number;
     embeddingModel?: string;
     embeddingDimensions?: number;
     embeddingBaseUrl?: string;

@@ -229,7 +229,7 @@ describe('personal memory in group chats, with the real memory service on SQLite
 
     // /memories in the group shows the group's memory, never the speaker's or anyone else's.
     const listed = channel.replies.get('g6')?.find((event) => event.type === 'reply.end');
-    expect(listed).toMatchObject({ text: expect.stringContaining('- Meets every Friday at 19:00') });
+    expect(listed).toMatchObject({ text: expect.stringContaining('1. Meets every Friday at 19:00') });
     expect(JSON.stringify(listed)).not.toMatch(PRIVATE_WORDS);
   });
 

@@ -80,8 +80,8 @@ describe('memory in the loop, end to end with the scripted model', () => {
     expect(dinner.events.filter((event) => event.type === 'reply.delta').length).toBeGreaterThan(3);
     const prompt = systemOf(chatRequestFor('suggest a dinner place')!);
     expect(prompt).toContain('## Known Facts (from memory)');
-    expect(prompt).toContain('- Is vegetarian (today, you told me)');
-    expect(prompt).toContain('- Lives in Lisbon (today, you told me)');
+    expect(prompt).toContain('- Is vegetarian (preference, today, you told me)');
+    expect(prompt).toContain('- Lives in Lisbon (fact, today, you told me)');
 
     await ana.ask('second', 'I moved to Berlin');
     await expect

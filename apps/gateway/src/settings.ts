@@ -433,6 +433,15 @@ export const SETTINGS: readonly SettingDefinition[] = [
     hint: 'set it to milliseconds, e.g. 1800000 for 30 minutes, or 0',
   },
   {
+    env: 'NEXUS_WELCOME_BACK_AFTER_HOURS',
+    path: 'memory.welcomeBackAfterHours',
+    schema: z.coerce.number().min(0),
+    defaultValue: 72,
+    description:
+      'A person who writes again in a direct chat after this many hours is welcomed back with what Nexus remembers about them; 0 turns it off.',
+    hint: 'set it to hours, e.g. 72, or 0',
+  },
+  {
     env: 'NEXUS_TELEGRAM_BOT_TOKEN',
     path: 'telegram.botToken',
     schema: z.string().regex(/^\d+:[A-Za-z0-9_-]+$/, 'expected a bot token such as 123456:ABC-DEF…'),

@@ -12,6 +12,7 @@ import {
 } from '@nexus/core';
 import { type Logger, NexusError, silentLogger } from '@nexus/protocol';
 import { createChannelsApi } from './admin/channels-api.ts';
+import { createPersonMemoryApi } from './admin/person-memory-api.ts';
 import { createGatewayAccess, openAccessStore } from './commands/create-gateway-access.ts';
 import { createPairingApi } from './commands/pairing-api.ts';
 import { createConfiguredAgent } from './create-configured-agent.ts';
@@ -177,6 +178,12 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   });
   // A plain GET on the socket path lets the web client check its token before upgrading.
   const pairingApi = createPairingApi({ store: accessStore, token, logger });
+  const personMemoryApi = createPersonMemoryApi({
+    memory: memory.service,
+    store: accessStore,
+    token,
+    logger,
+  });
   const channelsApi = createChannelsApi({
     token,
     channels: () => [web, ...platformChannels],
@@ -197,7 +204,12 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     httpServerOptions(config.server),
     guardRequestListener((request, response) => {
       if (refuseBadTarget(request, response)) return;
-      if (pairingApi(request, response) || channelsApi(request, response)) return;
+      if (
+        pairingApi(request, response) ||
+        channelsApi(request, response) ||
+        personMemoryApi(request, response)
+      )
+        return;
       const postRoute = request.method === 'POST' ? postRoutes.get(requestPath(request) ?? '') : undefined;
       if (postRoute) postRoute(request, response);
       else if (!web.handleRequest(request, response)) handleHttp(request, response);

@@ -32,7 +32,11 @@ export async function callAdminApi(
   try {
     response = await fetchFunction(`${origin}${path}`, {
       ...init,
-      headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${options.token}`,
+        'content-type': 'application/json',
+        ...(init.headers as Record<string, string> | undefined),
+      },
       cache: 'no-store',
       credentials: 'omit',
     });

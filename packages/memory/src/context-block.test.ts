@@ -42,14 +42,14 @@ describe('formatAge', () => {
 });
 
 describe('factLine', () => {
-  it('names the source and folds the content onto one line', () => {
+  it('names the category and source and folds the content onto one line', () => {
     const line = factLine(
       memory('Prefers\nshort   answers', { source: 'user_explicit', updatedAt: NOW - 3 * DAY_MS }),
       NOW,
     );
-    expect(line).toBe('- Prefers short answers (3 days ago, you told me)');
+    expect(line).toBe('- Prefers short answers (fact, 3 days ago, you told me)');
     expect(factLine(memory('Works late', { updatedAt: NOW - DAY_MS }), NOW)).toBe(
-      '- Works late (yesterday, inferred)',
+      '- Works late (fact, yesterday, inferred)',
     );
   });
 });
@@ -73,7 +73,7 @@ describe('packContext', () => {
     expect(packed.used).toEqual([short]);
     expect(packed.truncated).toBe(true);
     expect(packed.tokensUsed).toBe(budget);
-    expect(packed.context).toBe(`${CONTEXT_HEADER}\n- Short fact (today, inferred)\n`);
+    expect(packed.context).toBe(`${CONTEXT_HEADER}\n- Short fact (fact, today, inferred)\n`);
   });
 
   it('returns an empty block when nothing fits or nothing is known', () => {

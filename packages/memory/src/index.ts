@@ -1,5 +1,12 @@
 export { contentHash, normaliseContent } from './content-hash.ts';
-export { CONTEXT_HEADER, factLine, formatAge, type PackedContext, packContext } from './context-block.ts';
+export {
+  CONTEXT_HEADER,
+  factLine,
+  formatAge,
+  GLOBAL_CONTEXT_HEADER,
+  type PackedContext,
+  packContext,
+} from './context-block.ts';
 export { cosineSimilarity, type Embedder } from './embedder.ts';
 export { createMemoryClient, type MemoryClientOptions } from './http/memory-http-client.ts';
 export {
@@ -61,7 +68,16 @@ export {
   MemoryInputError,
   MemoryStoreError,
 } from './memory-errors.ts';
-export { compareRanked, DAY_MS, memoryScore, type Rankable, type ScoringOptions } from './memory-scoring.ts';
+export {
+  CATEGORY_ORDER,
+  compareRanked,
+  DAY_MS,
+  MEMORY_PRIOR,
+  memoryPrior,
+  memoryScore,
+  type Rankable,
+  type ScoringOptions,
+} from './memory-scoring.ts';
 export { MemoryService, type MemoryServiceOptions } from './memory-service.ts';
 export type {
   MemoryStore,

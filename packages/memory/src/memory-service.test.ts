@@ -69,7 +69,7 @@ describe('MemoryService', () => {
     const context = await partial.context({ userId: 'ada', query: 'short answers' });
     expect(context.scopes.global.status).toBe('timeout');
     expect(context.scopes.user).toMatchObject({ status: 'ok', candidates: 1 });
-    expect(context.context).toContain('Prefers short answers (today, you told me)');
+    expect(context.context).toContain('Prefers short answers (fact, today, you told me)');
     expect(context.context).not.toContain('house style');
     expect(aborted).toBe(true);
     expect((await service.context({ userId: 'ada', query: 'short answers' })).memoriesUsed).toBe(2);

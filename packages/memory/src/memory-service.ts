@@ -322,7 +322,7 @@ export class MemoryService implements MemoryApi {
     const ranked: Ranked[] = hits.map(({ memory, relevance }) => ({
       id: memory.id,
       content: memory.content,
-      score: memoryScore(relevance, now - memory.updatedAt, this.#scoring),
+      score: memoryScore(relevance, now - memory.updatedAt, this.#scoring, memory),
       relevance,
       category: memory.category,
       source: memory.source,

@@ -36,7 +36,7 @@ describe('memoryScore and compareRanked', () => {
     );
   });
 
-  it('breaks ties: stated before inferred, then preference > fact > event > pattern, then newer, then id', () => {
+  it('breaks ties: stated before inferred, then preference > fact > pattern > event, then newer, then id', () => {
     const base = { score: 0.5, updatedAt: 1 };
     const items = [
       { ...base, id: 'p', source: 'inferred', category: 'pattern' },
@@ -47,5 +47,17 @@ describe('memoryScore and compareRanked', () => {
       { ...base, id: 'top', score: 0.6, source: 'inferred', category: 'pattern' },
     ] as const;
     expect([...items].sort(compareRanked).map((item) => item.id)).toEqual(['top', 'n', 's', 'e', 'f', 'p']);
+  });
+
+  it('adds a small category and source prior: it decides near-equal relevance, not clear differences', () => {
+    const stated = { category: 'preference', source: 'user_explicit' } as const;
+    const inferred = { category: 'pattern', source: 'inferred' } as const;
+    expect(memoryScore(0.5, 0, {}, stated) - memoryScore(0.5, 0)).toBeCloseTo(0.08, 12);
+    expect(memoryScore(0.5, 0, {}, inferred) - memoryScore(0.5, 0)).toBeCloseTo(0.01, 12);
+    // A stated preference beats an inferred pattern that is slightly more relevant…
+    expect(memoryScore(0.8, 0, {}, stated)).toBeGreaterThan(memoryScore(0.89, 0, {}, inferred));
+    // …but not one that is clearly more relevant.
+    expect(memoryScore(0.7, 0, {}, stated)).toBeLessThan(memoryScore(0.81, 0, {}, inferred));
+    expect(memoryScore(0.5, 0, { priorWeight: 0 }, stated)).toBeCloseTo(memoryScore(0.5, 0), 12);
   });
 });

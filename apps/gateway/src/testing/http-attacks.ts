@@ -77,6 +77,8 @@ const ODD_TARGETS = [
   '/api/channels/%/relink',
   '/api/channels/..%2f..%2f/relink',
   '/api/pairing/%E0%A4%A',
+  '/api/memory/%E0%A4%A',
+  '/api/memory/..%2f..%2fexport',
   `/${'a'.repeat(8000)}`,
 ];
 
@@ -115,6 +117,10 @@ export function gatewayRoutes(
     { path: '/api/channels', headers: [bearer] },
     { path: '/api/channels/whatsapp/relink', headers: [bearer] },
     { path: '/api/channels/nope/relink', headers: [] },
+    { path: '/api/memory', headers: [bearer, ['X-Nexus-Client', 'attacker']] },
+    { path: '/api/memory/export', headers: [bearer, ['X-Nexus-Client', 'attacker']] },
+    { path: '/api/memory/00000000-0000-4000-8000-000000000001', headers: [bearer, ['X-Nexus-Client', 'a']] },
+    { path: '/api/memory', label: '/api/memory (no client)', headers: [bearer] },
     { path: targets.telegramPath, headers: [['X-Telegram-Bot-Api-Secret-Token', targets.telegramSecret]] },
     { path: targets.telegramPath, label: `${targets.telegramPath} (no secret)`, headers: [] },
     { path: '/no/such/route', headers: [] },

@@ -59,6 +59,7 @@ export function App({ storage, url, initialToken }: AppProps) {
     <ChatView
       session={session}
       {...(pairingApi ? { pairingApi } : {})}
+      clientId={storage.clientId()}
       onUnauthorized={() => {
         storage.clearToken();
         setSignInError(rejectedTokenMessage);

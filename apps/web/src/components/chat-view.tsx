@@ -1,9 +1,10 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ChatSession } from '../chat-session.ts';
 import type { PairingRequestsOptions } from '../pairing-requests.ts';
 import { useChatSession } from '../use-chat-session.ts';
 import { ChannelsPanel } from './channels-panel.tsx';
 import { Composer } from './composer.tsx';
+import { MemoryPanel } from './memory-panel.tsx';
 import { MessageList } from './message-list.tsx';
 import { NoticeBanner } from './notice-banner.tsx';
 import { PairingPanel } from './pairing-panel.tsx';
@@ -14,12 +15,19 @@ export interface ChatViewProps {
   onUnauthorized: () => void;
   /** The gateway's admin API: access requests from the chat channels and the channels' links. */
   pairingApi?: PairingRequestsOptions;
+  /** This browser's web client id: the Memory panel shows what is remembered about its person. */
+  clientId?: string;
 }
 
-export function ChatView({ session, onUnauthorized, pairingApi }: ChatViewProps) {
+export function ChatView({ session, onUnauthorized, pairingApi, clientId }: ChatViewProps) {
   const snapshot = useChatSession(session);
-  const [openPanel, setOpenPanel] = useState<'access' | 'channels'>();
-  const toggle = (panel: 'access' | 'channels') => setOpenPanel(openPanel === panel ? undefined : panel);
+  const [openPanel, setOpenPanel] = useState<'access' | 'channels' | 'memory'>();
+  const toggle = (panel: 'access' | 'channels' | 'memory') =>
+    setOpenPanel(openPanel === panel ? undefined : panel);
+  const memoryApi = useMemo(
+    () => (pairingApi && clientId ? { ...pairingApi, clientId } : undefined),
+    [pairingApi, clientId],
+  );
   const { conversation, connection, notice, maxTextChars } = snapshot;
 
   useEffect(() => {
@@ -53,6 +61,17 @@ export function ChatView({ session, onUnauthorized, pairingApi }: ChatViewProps)
               Channels
             </button>
           )}
+          {memoryApi !== undefined && (
+            <button
+              type="button"
+              class="secondary"
+              data-testid="memory-button"
+              aria-expanded={openPanel === 'memory'}
+              onClick={() => toggle('memory')}
+            >
+              Memory
+            </button>
+          )}
           <button
             type="button"
             class="secondary"
@@ -69,6 +88,9 @@ export function ChatView({ session, onUnauthorized, pairingApi }: ChatViewProps)
       )}
       {openPanel === 'channels' && pairingApi !== undefined && (
         <ChannelsPanel api={pairingApi} onClose={() => setOpenPanel(undefined)} />
+      )}
+      {openPanel === 'memory' && memoryApi !== undefined && (
+        <MemoryPanel api={memoryApi} onClose={() => setOpenPanel(undefined)} />
       )}
       {notice !== undefined && <NoticeBanner text={notice} />}
       <MessageList messages={conversation.messages} onRetry={(id) => session.retry(id)} />

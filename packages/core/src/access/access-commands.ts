@@ -5,19 +5,18 @@ import { ACCESS_MESSAGES } from './access-messages.ts';
 import type { ResolvedAccessOptions } from './access-options.ts';
 import type { Identity } from './identity-store.ts';
 import { enterLinkCode, issueLinkCode } from './link-flow.ts';
+import { forgetOneMemory, listMemoryPage, type MemoryListings } from './memory-commands.ts';
 import type { NoticeThrottle } from './notice-throttle.ts';
 import type { ParsedCommand } from './parse-command.ts';
 import { replyWith } from './reply-with.ts';
-
-const SHOWN_MEMORIES = 30;
-const LISTED_MEMORIES = 500;
-const SHOWN_CHARS = 300;
 
 export interface CommandContext {
   options: ResolvedAccessOptions;
   throttle: NoticeThrottle;
   /** Person id → when their `/forget-me` stops waiting for `/forget-me confirm`. */
   forgetPending: Map<string, number>;
+  /** What each memory owner's last `/memories` page numbered, for `/forget <n>`. */
+  listings: MemoryListings;
 }
 
 /**
@@ -34,6 +33,9 @@ export function runCommand(
   const { options } = context;
   const direct = intent.conversation.kind === 'direct';
   if (command.name === 'help') return replyWith(intent, ACCESS_MESSAGES.help(direct));
+  if (command.name === 'start') {
+    return replyWith(intent, `${ACCESS_MESSAGES.introduction(direct)}\n\n${ACCESS_MESSAGES.help(direct)}`);
+  }
   if (command.name === 'new') {
     const conversationKey = `${intent.channel}:${intent.conversation.id}`;
     return replyWith(intent, async () => {
@@ -41,12 +43,15 @@ export function runCommand(
       return ACCESS_MESSAGES.newConversation();
     });
   }
-  if (!direct && command.name === 'memories') {
+  if (!direct && (command.name === 'memories' || command.name === 'forget')) {
     // In a group: the group's own memory, which its members share; never the speaker's.
     const memory = options.memory;
     if (!memory) return replyWith(intent, ACCESS_MESSAGES.memoryOff());
-    const groupId = groupMemoryId(intent.channel, intent.conversation.id);
-    return replyWith(intent, ({ abortSignal }) => listMemories(memory, groupId, abortSignal, 'group'));
+    const ownerId = groupMemoryId(intent.channel, intent.conversation.id);
+    const request = { intent, memory, listings: context.listings, ownerId, argument: command.argument };
+    return command.name === 'memories'
+      ? listMemoryPage({ ...request, whose: 'group' })
+      : forgetOneMemory(request);
   }
   if (!direct) return replyWith(intent, ACCESS_MESSAGES.directOnly(command.name));
   if (command.name === 'link') {
@@ -55,31 +60,19 @@ export function runCommand(
   }
   const memory = options.memory;
   if (!memory) return replyWith(intent, ACCESS_MESSAGES.memoryOff());
-  if (command.name === 'memories') {
-    return replyWith(intent, ({ abortSignal }) => listMemories(memory, intent.userId, abortSignal));
+  if (command.name === 'memories' || command.name === 'forget') {
+    const request = {
+      intent,
+      memory,
+      listings: context.listings,
+      ownerId: intent.userId,
+      argument: command.argument,
+    };
+    return command.name === 'memories'
+      ? listMemoryPage({ ...request, whose: 'person' })
+      : forgetOneMemory(request);
   }
   return forgetMe(context, memory, intent, command.argument.toLowerCase() === 'confirm');
-}
-
-async function listMemories(
-  memory: AccessMemoryPort,
-  userId: string,
-  abortSignal: AbortSignal,
-  whose: 'person' | 'group' = 'person',
-) {
-  const memories = await memory
-    .list({ userId, limit: LISTED_MEMORIES, abortSignal })
-    .catch((error: unknown) => unavailable(error));
-  if (memories.length === 0)
-    return whose === 'group' ? ACCESS_MESSAGES.groupMemoriesEmpty() : ACCESS_MESSAGES.memoriesEmpty();
-  const lines = memories.slice(0, SHOWN_MEMORIES).map((item) => {
-    const content = item.content.replace(/\s+/g, ' ').trim();
-    return content.length > SHOWN_CHARS ? `${content.slice(0, SHOWN_CHARS - 1)}…` : content;
-  });
-  const more = memories.length - lines.length;
-  return whose === 'group'
-    ? ACCESS_MESSAGES.groupMemories(lines, more)
-    : ACCESS_MESSAGES.memories(lines, more);
 }
 
 function forgetMe(

@@ -12,6 +12,7 @@ import { withConversationGenerations } from './generational-session-store.ts';
 import { type IdentityRef, identityKey } from './identity-key.ts';
 import type { Identity } from './identity-store.ts';
 import { enterLinkCode } from './link-flow.ts';
+import { createMemoryListings } from './memory-commands.ts';
 import { createNoticeThrottle, type NoticeThrottle } from './notice-throttle.ts';
 import { type ParsedCommand, parseCommand } from './parse-command.ts';
 import { createRateLimiter } from './rate-limiter.ts';
@@ -29,7 +30,12 @@ export function createAccessControl(input: AccessControlOptions): AccessControl 
     ? createRateLimiter({ ...options.rateLimits, now: options.now })
     : undefined;
   const exempt = new Set(options.rateLimits ? (options.rateLimits.exemptChannels ?? []) : []);
-  const context = { options, throttle, forgetPending: new Map<string, number>() };
+  const context = {
+    options,
+    throttle,
+    forgetPending: new Map<string, number>(),
+    listings: createMemoryListings(),
+  };
 
   function allowed(intent: Intent, identity: Identity, command: ParsedCommand | undefined): AccessDecision {
     const resolved: Intent = { ...intent, userId: identity.userId };

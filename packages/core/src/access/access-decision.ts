@@ -30,7 +30,9 @@ export interface AccessMemoryPort {
   list(options: {
     userId: string;
     limit?: number;
+    offset?: number;
     abortSignal?: AbortSignal;
-  }): Promise<ReadonlyArray<{ content: string; category?: string }>>;
+  }): Promise<ReadonlyArray<{ id: string; content: string; category?: string }>>;
+  delete(options: { userId: string; id: string; abortSignal?: AbortSignal }): Promise<{ deleted: boolean }>;
   reset(options: { userId: string; abortSignal?: AbortSignal }): Promise<{ deleted: number }>;
 }

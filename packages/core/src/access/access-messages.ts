@@ -31,38 +31,28 @@ export const ACCESS_MESSAGES = {
       '- /new: start a new conversation (I stop using the earlier messages of this chat)',
       ...(direct
         ? [
-            '- /memories: what I remember about you',
+            '- /memories: what I remember about you, numbered (/memories 2 for the next page)',
+            '- /forget 3: delete memory number 3 of that list',
             '- /forget-me: delete everything I remember about you',
             '- /link: link this account with your account on another channel, so I remember you in both',
           ]
         : [
             '- /memories: what I remember about this group (every member sees it; I use no personal memory here)',
+            '- /forget 3: delete memory number 3 of that list',
             '- /forget-me and /link work in a direct message with me',
           ]),
       '- /help: this list',
     ].join('\n'),
+  introduction: (direct: boolean) =>
+    direct
+      ? "Hi, I'm your assistant. I remember what you tell me about yourself (your preferences, facts about you, what you are working on) so I don't have to ask again, and I use it only when I answer you. You decide what stays: /memories shows everything I remember, /forget and a number deletes one memory, /forget-me deletes all of it."
+      : "Hi, I'm your assistant. In this group I remember facts about the group only, never personal ones, and every member can see them with /memories and delete one with /forget and its number.",
   newConversation: () => "Started a new conversation. I won't use the earlier messages of this chat.",
   directOnly: (command: string) => `For your privacy, send /${command} to me in a direct message.`,
   memoryOff: () => "Memory is not enabled on this assistant, so I don't remember anything about anyone.",
   memoriesEmpty: () => "I don't remember anything about you yet.",
-  memories: (lines: string[], more: number) =>
-    [
-      'Here is what I remember about you:',
-      ...lines.map((line) => `- ${line}`),
-      ...(more > 0 ? [`…and ${more} more.`] : []),
-      '',
-      'Send /forget-me to delete all of it.',
-    ].join('\n'),
   groupMemoriesEmpty: () =>
     "I don't remember anything about this group yet. In groups I only keep facts about the group, never personal ones.",
-  groupMemories: (lines: string[], more: number) =>
-    [
-      'Here is what I remember about this group (every member can see this):',
-      ...lines.map((line) => `- ${line}`),
-      ...(more > 0 ? [`…and ${more} more.`] : []),
-      '',
-      'I keep no personal memory in groups; /memories in a direct message shows what I remember about you.',
-    ].join('\n'),
   forgetConfirm: (confirmWithinMs: number) =>
     `This deletes everything I remember about you, on every account linked to you, and starts your direct conversations afresh. It cannot be undone.\n\nTo go ahead, send **/forget-me confirm** within ${minutes(confirmWithinMs)}.`,
   forgetNothingPending: () => 'There is nothing to confirm. Send /forget-me first.',

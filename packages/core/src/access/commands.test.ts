@@ -62,7 +62,7 @@ describe('commands on the test channel', () => {
     const { channel, model } = setup;
     await channel.send({ text: '/memories', senderId: 'ann' });
     const listed = await channel.waitForReply('dm:ann');
-    expect(listed).toContain('- Prefers short answers\n- Lives in Lisbon');
+    expect(listed).toContain('1. Prefers short answers\n2. Lives in Lisbon');
     expect(listed).not.toContain('chess');
 
     await channel.send({ text: '/forget-me confirm', senderId: 'ann' });
@@ -85,6 +85,7 @@ describe('commands on the test channel', () => {
         list: async () => {
           throw new Error('connect ECONNREFUSED');
         },
+        delete: async () => ({ deleted: false }),
         reset: async () => ({ deleted: 0 }),
       },
     });
@@ -123,7 +124,7 @@ describe('/link on the test channels', () => {
     });
 
     await channel.send({ text: '/memories', ...other });
-    expect(await channel.waitForReply('phone')).toContain('- Ann is vegetarian');
+    expect(await channel.waitForReply('phone')).toContain('1. Ann is vegetarian');
     await channel.send({ text: 'hello from the phone', ...other });
     await channel.waitForReply('phone');
     await setup.core.whenIdle();

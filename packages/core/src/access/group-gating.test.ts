@@ -41,7 +41,7 @@ describe('group mention gating on the test channel', () => {
     // Personal answers never go to a group: /memories there lists the group's memory only.
     await channel.send({ ...group, text: '/memories' });
     const listed = await channel.waitForReply('team');
-    expect(listed).toContain('- Meets on Fridays');
+    expect(listed).toContain('1. Meets on Fridays');
     expect(listed).not.toContain('Ann likes tea');
     await channel.send({ ...group, text: '/forget-me' });
     expect(await channel.waitForReply('team')).toBe(

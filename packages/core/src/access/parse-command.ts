@@ -1,4 +1,4 @@
-export type CommandName = 'help' | 'new' | 'memories' | 'forget-me' | 'link';
+export type CommandName = 'help' | 'start' | 'new' | 'memories' | 'forget' | 'forget-me' | 'link';
 
 export interface ParsedCommand {
   name: CommandName;
@@ -11,10 +11,11 @@ export interface ParsedCommand {
 /** Telegram allows only letters, digits and `_` in command names, so `/forget_me` is the same command. */
 const NAMES: Record<string, CommandName> = {
   help: 'help',
-  start: 'help',
+  start: 'start',
   new: 'new',
   reset: 'new',
   memories: 'memories',
+  forget: 'forget',
   'forget-me': 'forget-me',
   forget_me: 'forget-me',
   forgetme: 'forget-me',

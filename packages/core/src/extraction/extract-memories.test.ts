@@ -184,6 +184,35 @@ describe('extractMemories', () => {
     expect(memory.memoriesOf('test:ana').map((item) => item.content)).toEqual(['Is vegetarian']);
   });
 
+  it('keeps the best 5 of a longer answer instead of parking the job: stated first, then by category', async () => {
+    const memory = createInMemoryMemory();
+    const fact = (content: string, category: string, source: string) => ({ content, category, source });
+    scriptModel({
+      facts: [
+        JSON.stringify({
+          facts: [
+            fact('Often asks about trains', 'pattern', 'inferred'),
+            fact('Went to Porto last week', 'event', 'user_explicit'),
+            fact('Is vegetarian', 'preference', 'user_explicit'),
+            fact('Seems to like jazz', 'preference', 'inferred'),
+            fact('Lives in Lisbon', 'fact', 'user_explicit'),
+            fact('Works as a nurse', 'fact', 'user_explicit'),
+            fact('Has a dog named Rex', 'fact', 'user_explicit'),
+          ],
+        }),
+      ],
+    });
+    expect(await run(memory)).toMatchObject({ facts: 5, added: 5 });
+    expect(memory.memoriesOf('test:ana').map((memory) => memory.content)).toEqual([
+      'Went to Porto last week',
+      'Is vegetarian',
+      'Lives in Lisbon',
+      'Works as a nurse',
+      'Has a dog named Rex',
+    ]);
+    expect(server.chatRequests()).toHaveLength(1);
+  });
+
   it('stores nothing and makes one call when the turn holds no lasting fact', async () => {
     const memory = createInMemoryMemory();
     scriptModel({ facts: ['{"facts":[]}'] });

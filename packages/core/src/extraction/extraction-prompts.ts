@@ -1,6 +1,9 @@
 import { z } from 'zod';
+import { CATEGORY_ORDER } from '../memory-step/fact-lines.ts';
 
 export const MAX_FACTS_PER_TURN = 5;
+/** Longer answers are cut to the best `MAX_FACTS_PER_TURN`; beyond this the answer is nonsense. */
+const MAX_FACTS_ACCEPTED = 50;
 const categorySchema = z.enum(['preference', 'fact', 'pattern', 'event']);
 const sourceSchema = z.enum(['user_explicit', 'inferred']);
 
@@ -13,9 +16,27 @@ export const extractedFactsSchema = z.object({
         source: sourceSchema,
       }),
     )
-    .max(MAX_FACTS_PER_TURN),
+    .max(MAX_FACTS_ACCEPTED)
+    .transform(bestFacts),
 });
 export type ExtractedFact = z.infer<typeof extractedFactsSchema>['facts'][number];
+
+/**
+ * A model that names more facts than asked loses the extras, not the turn: the best
+ * `MAX_FACTS_PER_TURN` are kept, what the person said before what was inferred, then by category
+ * (`CATEGORY_ORDER`), then in the model's own order.
+ */
+function bestFacts<T extends { category: (typeof CATEGORY_ORDER)[number]; source: string }>(facts: T[]): T[] {
+  if (facts.length <= MAX_FACTS_PER_TURN) return facts;
+  const rank = (fact: T) =>
+    (fact.source === 'user_explicit' ? 0 : CATEGORY_ORDER.length) + CATEGORY_ORDER.indexOf(fact.category);
+  return facts
+    .map((fact, index) => ({ fact, index }))
+    .sort((left, right) => rank(left.fact) - rank(right.fact) || left.index - right.index)
+    .slice(0, MAX_FACTS_PER_TURN)
+    .sort((left, right) => left.index - right.index)
+    .map(({ fact }) => fact);
+}
 
 /** "2026-11-22 (Sunday)" in UTC: the model resolves "tomorrow" and "last week" against it. */
 export function calendarDate(at: Date): string {

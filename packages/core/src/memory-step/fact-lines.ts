@@ -1,7 +1,9 @@
-import type { MemoryCategoryName, MemoryRecord } from './memory-port.ts';
+import type { MemoryCategoryName, MemoryRecord, MemorySourceName } from './memory-port.ts';
 
 /** The header memory's context block starts with; used when core builds the block itself. */
 export const KNOWN_FACTS_HEADER = '## Known Facts (from memory)';
+/** Memory's heading for global facts; standing facts go in before it, with the person's own. */
+export const GLOBAL_FACTS_HEADER = '## Known Facts for everyone (global)';
 export const SESSION_SUMMARY_HEADER = '## Earlier in this conversation';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -22,21 +24,43 @@ export function factAge(ageMs: number): string {
 }
 
 export function factLine(
-  memory: Pick<MemoryRecord, 'content' | 'source' | 'updatedAt'>,
+  memory: Pick<MemoryRecord, 'content' | 'source' | 'updatedAt' | 'category'>,
   now: number,
 ): string {
   const content = memory.content.replace(/\s+/gu, ' ').trim();
   const source = memory.source === 'user_explicit' ? 'you told me' : 'inferred';
-  return `- ${content} (${factAge(now - memory.updatedAt)}, ${source})`;
+  return `- ${content} (${memory.category}, ${factAge(now - memory.updatedAt)}, ${source})`;
 }
 
-const CATEGORY_RANK: Record<MemoryCategoryName, number> = { preference: 0, fact: 1, pattern: 2, event: 3 };
+/**
+ * The memory service's category order and prior (`packages/memory/src/memory-scoring.ts`), repeated
+ * here because core does not depend on the memory package; tests/architecture/category-order.test.ts
+ * fails if the two drift apart.
+ */
+export const CATEGORY_ORDER: readonly MemoryCategoryName[] = ['preference', 'fact', 'pattern', 'event'];
+export const STANDING_PRIOR = {
+  category: { preference: 0.04, fact: 0.03, pattern: 0.01, event: 0 } satisfies Record<
+    MemoryCategoryName,
+    number
+  >,
+  source: { user_explicit: 0.04, inferred: 0 } satisfies Record<MemorySourceName, number>,
+} as const;
 
-/** Standing facts first: preferences, then facts, patterns, events; newest first within each. */
-export function profileOrder(left: MemoryRecord, right: MemoryRecord): number {
-  return (
-    CATEGORY_RANK[left.category] - CATEGORY_RANK[right.category] ||
+/**
+ * A standing fact's score: memory's score with no query (relevance 0), so recency (0.3, halving every
+ * 30 days) plus the category and source prior. A preference stated last week outranks an inferred
+ * event from today; a month-old fact gives way to a fresh one.
+ */
+export function standingScore(memory: Pick<MemoryRecord, 'category' | 'source' | 'updatedAt'>, now: number) {
+  const recency = 0.5 ** (Math.max(0, now - memory.updatedAt) / (30 * DAY_MS));
+  return 0.3 * recency + STANDING_PRIOR.category[memory.category] + STANDING_PRIOR.source[memory.source];
+}
+
+/** Best standing fact first; ties by `CATEGORY_ORDER`, then newer, then id. */
+export function standingOrder(now: number) {
+  return (left: MemoryRecord, right: MemoryRecord): number =>
+    standingScore(right, now) - standingScore(left, now) ||
+    CATEGORY_ORDER.indexOf(left.category) - CATEGORY_ORDER.indexOf(right.category) ||
     right.updatedAt - left.updatedAt ||
-    (left.id < right.id ? -1 : 1)
-  );
+    (left.id < right.id ? -1 : 1);
 }

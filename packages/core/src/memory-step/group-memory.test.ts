@@ -96,7 +96,10 @@ describe('memory in group conversations', () => {
     await turn(core, inGroup('t1', 'thread', 'topic-7'));
 
     const userIds = new Set(memory.calls.map((call) => call.options.userId));
-    expect(userIds).toEqual(new Set(['group:test:team', 'group:test:topic-7']));
+    // `*` is the global partition, facts for everyone: `recall` reads it in every conversation.
+    expect(userIds).toEqual(new Set(['group:test:team', 'group:test:topic-7', '*']));
+    const globalCalls = memory.calls.filter((call) => call.options.userId === '*');
+    expect(new Set(globalCalls.map((call) => call.method))).toEqual(new Set(['search']));
     // No summary of a group is read: only context and standing facts.
     expect(memory.calls.filter((call) => call.method === 'list').map((call) => call.options.scope)).toEqual([
       'user',

@@ -1,7 +1,13 @@
 import type { Logger } from '@nexus/protocol';
 import { failureMessage } from '../extraction/failure-message.ts';
 import type { TokenCounter } from '../token-counter.ts';
-import { factLine, KNOWN_FACTS_HEADER, profileOrder, SESSION_SUMMARY_HEADER } from './fact-lines.ts';
+import {
+  factLine,
+  GLOBAL_FACTS_HEADER,
+  KNOWN_FACTS_HEADER,
+  SESSION_SUMMARY_HEADER,
+  standingOrder,
+} from './fact-lines.ts';
 import type { MemoryContextResult, MemoryPort, MemoryRecord } from './memory-port.ts';
 
 /** What one memory step did, for logs and metrics. */
@@ -41,6 +47,13 @@ export interface MemoryStepOptions {
   includeProfile: boolean;
   /** Resumed after a gap: load the stored summary of this conversation. */
   includeSessionSummary: boolean;
+  /**
+   * The turns of the conversation's current generation. A summary counts only if the last turn it
+   * summarised is one of them, so after `/new` the earlier conversation's summary stays out.
+   */
+  currentIntentIds?: ReadonlySet<string>;
+  /** Appended to the block (the welcome-back instruction); '' or omitted for none. */
+  extraInstruction?: string;
   profileTokenBudget: number;
   profileLimit: number;
   tokenCounter: TokenCounter;
@@ -88,7 +101,6 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
     }
   };
 
-  const profileLimit = options.profileLimit;
   const [context, profile, summary] = await Promise.all([
     within(() =>
       options.memory.context({
@@ -101,21 +113,14 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
       }),
     ),
     options.includeProfile
-      ? within(() =>
-          options.memory.list({
-            userId: options.userId,
-            scope: 'user',
-            limit: profileLimit * 3,
-            abortSignal: signal,
-          }),
-        )
+      ? within(() => listAllStanding(options.memory, options.userId, signal))
       : undefined,
     options.includeSessionSummary
       ? within(() =>
           options.memory.list({
             userId: options.userId,
             scope: 'session',
-            sessionId: options.sessionId,
+            sessionId: summarySessionId(options.sessionId),
             limit: 5,
             abortSignal: signal,
           }),
@@ -148,8 +153,10 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
   if (factsBlock.text) sections.push(factsBlock.text);
   if (summary) {
     if (summary.status === 'ok') {
+      const current = options.currentIntentIds;
       const latest = summary.value
         .filter(isSummary)
+        .filter((memory) => !current || current.has(String(memory.metadata.throughIntentId)))
         .sort((left, right) => right.updatedAt - left.updatedAt)[0];
       if (latest) {
         found.push('summary');
@@ -157,6 +164,7 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
       }
     } else missing.push('summary');
   }
+  if (options.extraInstruction) sections.push(options.extraInstruction);
   const block = sections.join('\n\n');
   const parts = [context, profile, summary].filter((part) => part !== undefined);
   const answered = parts.filter((part) => part.status === 'ok').length;
@@ -201,7 +209,7 @@ function knownFacts(
   const used = new Set(context?.memoryIds ?? []);
   const candidates = profile.value
     .filter((memory) => !used.has(memory.id) && memory.scope === 'user')
-    .sort(profileOrder)
+    .sort(standingOrder(now))
     .slice(0, options.profileLimit);
   let tokens = 0;
   const lines: string[] = [];
@@ -213,9 +221,44 @@ function knownFacts(
     lines.push(line);
   }
   if (lines.length === 0) return { text, memoriesUsed };
-  text = text ? `${text}\n${lines.join('\n')}` : `${KNOWN_FACTS_HEADER}\n${lines.join('\n')}`;
+  // Standing facts are the person's: they go with the person's facts, ahead of the global section.
+  const globalAt = text.indexOf(GLOBAL_FACTS_HEADER);
+  const personal = (globalAt === -1 ? text : text.slice(0, globalAt)).trim();
+  const global = globalAt === -1 ? '' : `\n${text.slice(globalAt)}`;
+  text = personal
+    ? `${personal}\n${lines.join('\n')}${global}`
+    : `${KNOWN_FACTS_HEADER}\n${lines.join('\n')}${global}`;
   memoriesUsed += lines.length;
   return { text, memoriesUsed };
+}
+
+const STANDING_PAGE = 500;
+const STANDING_PAGES = 20;
+
+/** Every user-scope memory of the person (up to 10,000), so standing facts are chosen from all of them. */
+async function listAllStanding(memory: MemoryPort, userId: string, abortSignal: AbortSignal) {
+  const all: MemoryRecord[] = [];
+  for (let page = 0; page < STANDING_PAGES; page++) {
+    const rows = await memory.list({
+      userId,
+      scope: 'user',
+      limit: STANDING_PAGE,
+      offset: page * STANDING_PAGE,
+      abortSignal,
+    });
+    all.push(...rows);
+    if (rows.length < STANDING_PAGE) break;
+  }
+  return all;
+}
+
+/**
+ * Summaries are linked to their own session id, not the conversation's, so the context's session
+ * scope (which searches every memory linked to the conversation) never offers one as a fact; only the
+ * resumed-conversation path reads them, and only for the current generation (`currentIntentIds`).
+ */
+export function summarySessionId(conversationKey: string): string {
+  return `${conversationKey}#summary`;
 }
 
 /** Session summaries are session-scope memories marked by the summary worker. */

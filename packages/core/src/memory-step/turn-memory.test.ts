@@ -82,8 +82,8 @@ describe('memory step in a turn', () => {
 
     const anaPrompt = systemPromptOf(0);
     expect(anaPrompt.startsWith('You are a test.\n\n## Known Facts (from memory)\n')).toBe(true);
-    expect(anaPrompt).toContain('- Is vegetarian (today, inferred)');
-    expect(anaPrompt).toContain('- Lives in Lisbon (today, inferred)');
+    expect(anaPrompt).toContain('- Is vegetarian (preference, today, inferred)');
+    expect(anaPrompt).toContain('- Lives in Lisbon (fact, today, inferred)');
     expect(anaPrompt).not.toContain('peanuts');
     const benBody = server.chatRequests()[1]?.body as ChatCompletionRequest;
     expect(JSON.stringify(benBody)).toContain('Is allergic to peanuts');
@@ -157,7 +157,7 @@ describe('memory step in a turn', () => {
     await core.intake(testIntent({ id: 'm1', text: 'hi', conversationId: 'c1' }));
     await core.whenIdle();
 
-    expect(systemPromptOf(0)).toContain('- Prefers short answers (today, inferred)');
+    expect(systemPromptOf(0)).toContain('- Prefers short answers (preference, today, inferred)');
     expect(channel.deliveries[0]?.events.some((event) => event.type === 'status')).toBe(false);
     expect(reports[0]?.memory).toMatchObject({ outcome: 'partial', scopesMissing: ['context'] });
     const warning = logger.lines.find(

@@ -31,6 +31,11 @@ export interface TurnMemoryOptions {
   profileLimit?: number;
   /** A direct conversation quiet for this long is summarised; 0 turns summaries off. Default 30 min. */
   summaryIdleMs?: number;
+  /**
+   * A person who writes again after this long in a direct conversation is greeted as returning: the
+   * prompt gets `WELCOME_BACK_INSTRUCTION` next to their standing facts. 0 turns it off. Default 72 h.
+   */
+  welcomeBackAfterMs?: number;
   /** `remember`, `recall`, `forget` for the agent. Default true. */
   tools?: boolean;
   /** A `memory.extract` job after each answered turn. Default true. */
@@ -49,6 +54,12 @@ export type TurnMemory = Required<Omit<TurnMemoryOptions, 'jobQueue' | 'onMemory
 
 export const DEFAULT_MEMORY_STATUS_TEXT = 'Restoring your preferences…';
 
+/** Put at the end of the memory block on a returning person's first message after a long gap. */
+export function welcomeBackInstruction(gapMs: number): string {
+  const days = Math.max(1, Math.round(gapMs / 86_400_000));
+  return `## Returning person\nThis person is writing again after ${days === 1 ? 'a day' : `${days} days`} away. Welcome them back briefly as someone you know, and show that you remember them by using what you know about them (above) where it fits. Do not list everything you remember.`;
+}
+
 export function resolveTurnMemory(options: TurnMemoryOptions): TurnMemory {
   return {
     budgetMs: 2000,
@@ -59,6 +70,7 @@ export function resolveTurnMemory(options: TurnMemoryOptions): TurnMemory {
     profileTokenBudget: 400,
     profileLimit: 10,
     summaryIdleMs: 30 * 60_000,
+    welcomeBackAfterMs: 72 * 3_600_000,
     tools: true,
     extraction: true,
     groupPersonalMemory: [],
@@ -93,11 +105,19 @@ export async function loadTurnMemory(options: {
     return { block: '', report: NO_MEMORY_REPORT };
   }
   const lastTurnAt = options.turns.at(-1)?.createdAt;
+  const gapMs = lastTurnAt === undefined ? 0 : options.now() - lastTurnAt;
   const resumed =
     intent.conversation.kind === 'direct' &&
     lastTurnAt !== undefined &&
     memory.summaryIdleMs > 0 &&
-    options.now() - lastTurnAt >= memory.summaryIdleMs;
+    gapMs >= memory.summaryIdleMs;
+  // Only someone Nexus has talked with before: a first-time person has no earlier turn here.
+  const returning =
+    subject.kind === 'person' &&
+    intent.conversation.kind === 'direct' &&
+    lastTurnAt !== undefined &&
+    memory.welcomeBackAfterMs > 0 &&
+    gapMs >= memory.welcomeBackAfterMs;
   const result = await runMemoryStep({
     memory: memory.port,
     userId: subject.userId,
@@ -110,6 +130,8 @@ export async function loadTurnMemory(options: {
     limit: memory.limit,
     includeProfile: memory.profileLimit > 0 && memory.profileTokenBudget > 0,
     includeSessionSummary: resumed,
+    currentIntentIds: new Set(options.turns.map((turn) => turn.intentId)),
+    ...(returning ? { extraInstruction: welcomeBackInstruction(gapMs) } : {}),
     profileTokenBudget: memory.profileTokenBudget,
     profileLimit: memory.profileLimit,
     tokenCounter: options.tokenCounter,

@@ -1,5 +1,6 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { JobQueue } from '@nexus/protocol';
+import { silentLogger } from '@nexus/protocol';
 import {
   type ChatCompletionRequest,
   type ScriptedModelServer,
@@ -8,10 +9,12 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../agent.ts';
 import { createSqliteJobQueue } from '../job-queue/sqlite-job-queue.ts';
+import { runMemoryStep } from '../memory-step/run-memory-step.ts';
 import { createInMemoryMemory } from '../memory-step/testing/in-memory-memory.ts';
 import { createNexusCore, type NexusCore } from '../nexus-core.ts';
 import { createSqliteSessionStore } from '../sqlite-session-store.ts';
 import { createRecordingChannel, testIntent } from '../testing/recording-channel.ts';
+import { approximateTokenCounter } from '../token-counter.ts';
 import { SESSION_SUMMARY_JOB } from './session-summary-job.ts';
 import { startSessionSummaryWorker } from './session-summary-worker.ts';
 
@@ -45,14 +48,15 @@ async function until(condition: () => boolean | Promise<boolean>, description: s
   }
 }
 
-function setUp() {
+const SUMMARY =
+  'They planned a weekend trip to Porto by train, leaving on Friday evening; the hotel is still to be booked.';
+
+function setUp(summary = SUMMARY) {
   const memory = createInMemoryMemory();
   const sessionStore = createSqliteSessionStore({ path: ':memory:' });
   const model = createOpenAICompatible({ baseURL: server.baseUrl, name: 'scripted' })('scripted-model');
   server.setResponder((request) =>
-    systemOf(request).includes('You write a short summary')
-      ? { text: 'They planned a weekend trip to Porto by train.' }
-      : { text: 'Sounds good.' },
+    systemOf(request).includes('You write a short summary') ? { text: summary } : { text: 'Sounds good.' },
   );
   const channel = createRecordingChannel();
   const core = createNexusCore({
@@ -77,8 +81,8 @@ describe('session summaries', () => {
 
     const [summary] = memory.memoriesOf('test:person-1').filter((item) => item.scope === 'session');
     expect(summary).toMatchObject({
-      content: 'They planned a weekend trip to Porto by train.',
-      sessionId: 'test:conversation-1',
+      content: SUMMARY,
+      sessionId: 'test:conversation-1#summary',
       category: 'event',
       metadata: { kind: 'session-summary', throughIntentId: 'm1' },
     });
@@ -89,9 +93,7 @@ describe('session summaries', () => {
     await core.intake(testIntent({ id: 'm2', text: 'where were we?' }));
     await core.whenIdle();
     const resumed = server.chatRequests().at(-1)?.body as ChatCompletionRequest;
-    expect(systemOf(resumed)).toContain(
-      '## Earlier in this conversation\nThey planned a weekend trip to Porto by train.',
-    );
+    expect(systemOf(resumed)).toContain(`## Earlier in this conversation\n${SUMMARY}`);
   });
 
   it('summarises once, after the last turn, when messages keep coming', async () => {
@@ -105,6 +107,51 @@ describe('session summaries', () => {
     expect(summaryRequests()).toHaveLength(1);
     const summaries = memory.memoriesOf('test:person-1').filter((item) => item.scope === 'session');
     expect(summaries.map((item) => item.metadata.throughIntentId)).toEqual(['m2']);
+  });
+
+  it('never offers a summary as a known fact, and leaves out one from another generation', async () => {
+    const { core, memory, completed } = setUp();
+    await core.intake(testIntent({ id: 'm1', text: 'let us plan a weekend in Porto by train' }));
+    await core.whenIdle();
+    await until(async () => (await completed()) === 1, 'the summary job');
+    // A message with the summary's words: the summary comes once, as the summary, never as a fact.
+    await core.intake(testIntent({ id: 'm2', text: 'weekend trip Porto train hotel Friday' }));
+    await core.whenIdle();
+    const next = systemOf(server.chatRequests().at(-1)?.body as ChatCompletionRequest);
+    expect(next.split(SUMMARY)).toHaveLength(2);
+    expect(next).toContain(`## Earlier in this conversation\n${SUMMARY}`);
+    expect(next).not.toMatch(/## Known Facts[^#]*hotel is still to be booked/);
+
+    const resumedStep = (currentIntentIds: Set<string>) =>
+      runMemoryStep({
+        memory: memory.port,
+        userId: 'test:person-1',
+        query: 'where were we?',
+        sessionId: 'test:conversation-1',
+        budgetMs: 2_000,
+        tokenBudget: 2_000,
+        limit: 20,
+        includeProfile: false,
+        includeSessionSummary: true,
+        currentIntentIds,
+        profileTokenBudget: 0,
+        profileLimit: 0,
+        tokenCounter: approximateTokenCounter,
+        now: Date.now,
+        logger: silentLogger,
+      });
+    expect((await resumedStep(new Set(['m1', 'm2']))).block).toContain(SUMMARY);
+    // After /new the generation's history holds none of the summarised turns.
+    expect((await resumedStep(new Set(['m9']))).block).toBe('');
+  });
+
+  it('does not store a summary under 100 characters', async () => {
+    const { core, memory, completed } = setUp('They said hello.');
+    await core.intake(testIntent({ id: 'm1', text: 'hello' }));
+    await core.whenIdle();
+    await until(async () => (await completed()) === 1, 'the summary job');
+    expect(summaryRequests()).toHaveLength(1);
+    expect(memory.memoriesOf('test:person-1').filter((item) => item.scope === 'session')).toEqual([]);
   });
 
   it('does not summarise group conversations', async () => {

@@ -7,7 +7,7 @@ import {
 } from '@nexus/protocol';
 import { generateText, type LanguageModel } from 'ai';
 import type { MemoryPort } from '../memory-step/memory-port.ts';
-import { isSummary, SESSION_SUMMARY_KIND } from '../memory-step/run-memory-step.ts';
+import { isSummary, SESSION_SUMMARY_KIND, summarySessionId } from '../memory-step/run-memory-step.ts';
 import { describeFailure } from '../model-error.ts';
 import type { SessionStore, StoredTurn } from '../session-store.ts';
 import { SESSION_SUMMARY_JOB, sessionSummaryPayloadSchema } from './session-summary-job.ts';
@@ -27,6 +27,8 @@ export const SESSION_SUMMARY_INSTRUCTIONS = `You write a short summary of a conv
 In at most 5 sentences, say what was discussed, what was decided or promised, and what is still open. Write in the language of the conversation. Plain text only, no headings, no lists.`;
 
 const MAX_SUMMARY_CHARS = 2_000;
+/** A shorter summary says nothing a resumed conversation needs ("The person said hi."); not stored. */
+export const MIN_SUMMARY_CHARS = 100;
 
 /**
  * Handles `memory.summarize`: when a conversation went quiet, stores a short summary of it as a
@@ -56,7 +58,13 @@ export function startSessionSummaryWorker(options: SessionSummaryWorkerOptions):
         return;
       }
       const previous = (
-        await options.memory.list({ userId, scope: 'session', sessionId, limit: 20, abortSignal })
+        await options.memory.list({
+          userId,
+          scope: 'session',
+          sessionId: summarySessionId(sessionId),
+          limit: 20,
+          abortSignal,
+        })
       ).filter(isSummary);
       if (previous.some((memory) => memory.metadata.throughIntentId === lastIntentId)) return;
       const transcript = transcriptOf(
@@ -79,11 +87,14 @@ export function startSessionSummaryWorker(options: SessionSummaryWorkerOptions):
         jobLogger.warn({ error: describeFailure(error) }, 'session summary: model call failed');
         throw error;
       }
-      if (!summary) return;
+      if (summary.length < MIN_SUMMARY_CHARS) {
+        jobLogger.info({ characters: summary.length }, 'session summary too short to be worth keeping');
+        return;
+      }
       const added = await options.memory.add({
         userId,
         scope: 'session',
-        sessionId,
+        sessionId: summarySessionId(sessionId),
         content: summary,
         category: 'event',
         source: 'inferred',

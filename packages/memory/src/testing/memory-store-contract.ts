@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CONTEXT_HEADER } from '../context-block.ts';
+import { CONTEXT_HEADER, GLOBAL_CONTEXT_HEADER } from '../context-block.ts';
 import type { Embedder } from '../embedder.ts';
 import { DAY_MS } from '../memory-scoring.ts';
 import { MemoryService } from '../memory-service.ts';
@@ -154,12 +154,13 @@ export function describeMemoryStoreContract(options: MemoryStoreContractOptions)
       for (const result of results) {
         expect(result.relevance).toBeGreaterThanOrEqual(0);
         expect(result.relevance).toBeLessThanOrEqual(1);
-        expect(result.score).toBeCloseTo(0.7 * result.relevance + 0.3, 9);
+        // Defaults: category "fact" (prior 0.03), source "inferred" (0).
+        expect(result.score).toBeCloseTo(0.7 * result.relevance + 0.3 + 0.03, 9);
       }
       expect(results.every((result) => result.content !== 'Allergic to peanuts')).toBe(true);
     });
 
-    it('orders equal relevance by the tie-break: stated preference before inferred pattern', async () => {
+    it('orders equal relevance by the prior, and equal scores by the tie-break', async () => {
       // Lexical only: the two texts have the same words, so BM25 scores them exactly alike.
       const service = new MemoryService({ store, now, tokenCounter: approximateTokenCounter });
       const pattern = await service.add({
@@ -176,7 +177,16 @@ export function describeMemoryStoreContract(options: MemoryStoreContractOptions)
       });
       const results = await service.search({ userId: 'ada', query: 'jazz evenings' });
       expect(results.map((result) => result.id)).toEqual([preference.memory.id, pattern.memory.id]);
-      expect(results[0]?.score).toBe(results[1]?.score);
+      expect(results[0]!.score - results[1]!.score).toBeCloseTo(0.07, 9);
+      const noPrior = new MemoryService({
+        store,
+        now,
+        tokenCounter: approximateTokenCounter,
+        scoring: { priorWeight: 0 },
+      });
+      const tied = await noPrior.search({ userId: 'ada', query: 'jazz evenings' });
+      expect(tied.map((result) => result.id)).toEqual([preference.memory.id, pattern.memory.id]);
+      expect(tied[0]?.score).toBe(tied[1]?.score);
     });
 
     it('links sessions, lists a session’s memories and drops the links on delete, across reopen', async () => {
@@ -282,9 +292,13 @@ export function describeMemoryStoreContract(options: MemoryStoreContractOptions)
         sessionId: 'trip',
       });
       expect(context.context.startsWith(`${CONTEXT_HEADER}\n`)).toBe(true);
-      expect(context.context).toContain('- The assistant is called Nexus (3 days ago, inferred)');
-      expect(context.context).toContain('- Prefers short answers (3 days ago, you told me)');
-      expect(context.context).toContain('- Wants answers about Kyoto trains (today, inferred)');
+      expect(context.context).toContain(
+        `${GLOBAL_CONTEXT_HEADER}\n- The assistant is called Nexus (fact, 3 days ago, inferred)`,
+      );
+      expect(context.context).toContain('- Prefers short answers (preference, 3 days ago, you told me)');
+      expect(context.context).toContain('- Wants answers about Kyoto trains (fact, today, inferred)');
+      // The person's facts come first, the global ones after them under their own heading.
+      expect(context.context.indexOf('Kyoto')).toBeLessThan(context.context.indexOf(GLOBAL_CONTEXT_HEADER));
       expect(context.context).not.toContain('tax forms');
       expect(context.scopes.global.status).toBe('ok');
       expect(context.scopes.session.status).toBe('ok');

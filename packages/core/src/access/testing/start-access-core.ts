@@ -65,14 +65,25 @@ export async function startAccessCore(
   };
 }
 
-/** A memory port over a plain array: enough for the commands, which only list and reset. */
-export function arrayMemory(entries: { userId: string; content: string }[]): AccessMemoryPort & {
-  entries: { userId: string; content: string }[];
+/** A memory port over a plain array: enough for the commands, which list, delete and reset. */
+export function arrayMemory(entries: { userId: string; content: string; id?: string }[]): AccessMemoryPort & {
+  entries: { userId: string; content: string; id?: string }[];
 } {
+  entries.forEach((entry, index) => {
+    entry.id ??= `memory-${index + 1}`;
+  });
   return {
     entries,
-    async list({ userId }) {
-      return entries.filter((entry) => entry.userId === userId);
+    async list({ userId, limit = 100, offset = 0 }) {
+      return entries
+        .filter((entry) => entry.userId === userId)
+        .slice(offset, offset + limit)
+        .map((entry) => ({ id: entry.id ?? '', content: entry.content }));
+    },
+    async delete({ userId, id }) {
+      const index = entries.findIndex((entry) => entry.userId === userId && entry.id === id);
+      if (index >= 0) entries.splice(index, 1);
+      return { deleted: index >= 0 };
     },
     async reset({ userId }) {
       const before = entries.length;

@@ -1,0 +1,175 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import {
+  deleteMemory,
+  editMemory,
+  exportMemories,
+  listMemories,
+  type MemoryView,
+  type PersonMemoryOptions,
+} from '../person-memory.ts';
+
+export interface MemoryPanelProps {
+  api: PersonMemoryOptions;
+  onClose: () => void;
+}
+
+/** What Nexus knows about the person using this browser: search, edit or delete one, export all. */
+export function MemoryPanel({ api, onClose }: MemoryPanelProps) {
+  const [memories, setMemories] = useState<MemoryView[]>();
+  const [query, setQuery] = useState('');
+  const [problem, setProblem] = useState<string>();
+  const [editing, setEditing] = useState<{ id: string; draft: string }>();
+  const [busy, setBusy] = useState(false);
+
+  const load = useCallback(
+    async (search: string) => {
+      try {
+        setMemories(await listMemories(api, search));
+        setProblem(undefined);
+      } catch (error) {
+        setProblem((error as Error).message);
+      }
+    },
+    [api],
+  );
+
+  useEffect(() => {
+    void load('');
+  }, [load]);
+
+  const act = async (work: () => Promise<unknown>) => {
+    setBusy(true);
+    try {
+      await work();
+      setProblem(undefined);
+    } catch (error) {
+      setProblem((error as Error).message);
+    } finally {
+      setBusy(false);
+      await load(query);
+    }
+  };
+
+  const download = () =>
+    act(async () => {
+      const text = await exportMemories(api);
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
+      link.download = 'nexus-memories.jsonl';
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+    });
+
+  return (
+    <section class="pairing-panel memory-panel" aria-label="Memory" data-testid="memory-panel">
+      <header class="pairing-panel-header">
+        <h2>Memory</h2>
+        <button
+          type="button"
+          class="secondary"
+          data-testid="memory-export"
+          disabled={busy}
+          onClick={download}
+        >
+          Export
+        </button>
+        <button type="button" class="secondary" onClick={onClose}>
+          Close
+        </button>
+      </header>
+      <form
+        class="memory-search"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void load(query);
+        }}
+      >
+        <input
+          type="search"
+          data-testid="memory-search"
+          placeholder="Search what I remember"
+          aria-label="Search what I remember"
+          value={query}
+          onInput={(event) => setQuery((event.target as HTMLInputElement).value)}
+        />
+        <button type="submit" class="secondary">
+          Search
+        </button>
+      </form>
+      {problem !== undefined && (
+        <p class="pairing-problem" role="alert" data-testid="memory-problem">
+          {problem}
+        </p>
+      )}
+      {memories === undefined ? (
+        <p class="pairing-empty">Loading…</p>
+      ) : memories.length === 0 ? (
+        <p class="pairing-empty" data-testid="memory-empty">
+          {query.trim() ? 'Nothing I remember matches that.' : "I don't remember anything about you yet."}
+        </p>
+      ) : (
+        <ul class="pairing-list">
+          {memories.map((memory) => (
+            <li key={memory.id} class="pairing-request" data-testid="memory-item" data-id={memory.id}>
+              {editing?.id === memory.id ? (
+                <form
+                  class="memory-edit"
+                  onSubmit={(event) => {
+                    event.preventDefault();
+                    const draft = editing.draft;
+                    setEditing(undefined);
+                    void act(() => editMemory(api, memory.id, draft));
+                  }}
+                >
+                  <textarea
+                    data-testid="memory-edit-input"
+                    aria-label="Memory text"
+                    maxLength={4000}
+                    value={editing.draft}
+                    onInput={(event) =>
+                      setEditing({ id: memory.id, draft: (event.target as HTMLTextAreaElement).value })
+                    }
+                  />
+                  <button type="submit" data-testid="memory-save" disabled={busy || !editing.draft.trim()}>
+                    Save
+                  </button>
+                  <button type="button" class="secondary" onClick={() => setEditing(undefined)}>
+                    Cancel
+                  </button>
+                </form>
+              ) : (
+                <>
+                  <div class="pairing-who">
+                    <span data-testid="memory-content">{memory.content}</span>
+                    <span class="pairing-meta">
+                      {memory.category} · {memory.source === 'user_explicit' ? 'you told me' : 'inferred'}
+                    </span>
+                  </div>
+                  <div class="pairing-actions">
+                    <button
+                      type="button"
+                      class="secondary"
+                      data-testid="memory-edit"
+                      disabled={busy}
+                      onClick={() => setEditing({ id: memory.id, draft: memory.content })}
+                    >
+                      Edit
+                    </button>
+                    <button
+                      type="button"
+                      data-testid="memory-delete"
+                      disabled={busy}
+                      onClick={() => void act(() => deleteMemory(api, memory.id))}
+                    >
+                      Delete
+                    </button>
+                  </div>
+                </>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,149 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig, type RunningGateway, startGateway } from '@nexus/gateway';
+import { launchBrowser, newPhonePage } from '@nexus/testkit/browser';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The web app does not depend on memory; the test opens the gateway's store to seed and check it.
+import { createSqliteMemoryStore, MemoryService } from '../../../packages/memory/src/index.ts';
+
+type Browser = Awaited<ReturnType<typeof launchBrowser>>;
+
+const webRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+let workDir: string;
+let webDistDir: string;
+let browser: Browser;
+let gateway: RunningGateway;
+let store: ReturnType<typeof createSqliteMemoryStore>;
+let memory: MemoryService;
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'nexus-memory-panel-'));
+  webDistDir = join(workDir, 'dist');
+  await build({ root: webRoot, logLevel: 'warn', build: { outDir: webDistDir, emptyOutDir: true } });
+  browser = await launchBrowser();
+  const dataDir = join(workDir, 'data');
+  const config = loadConfig({
+    env: {
+      NEXUS_PORT: '0',
+      NEXUS_DATA_DIR: dataDir,
+      NEXUS_LOG_LEVEL: 'silent',
+      NEXUS_MEMORY_EXTRACTION: 'false',
+    },
+  });
+  gateway = await startGateway({ config, webDistDir });
+  store = createSqliteMemoryStore({ path: join(dataDir, 'memory.sqlite') });
+  memory = new MemoryService({ store });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await gateway?.close();
+  store?.close();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+async function api(path: string, init: RequestInit & { clientId?: string; token?: string | null } = {}) {
+  const { clientId, token, ...rest } = init;
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (token !== null) headers.authorization = `Bearer ${token ?? gateway.token}`;
+  if (clientId) headers['x-nexus-client'] = clientId;
+  const response = await fetch(`${gateway.url}${path}`, { ...rest, headers });
+  return { status: response.status, body: (await response.json()) as { error?: { message: string } } };
+}
+
+describe('Memory panel in Chromium', () => {
+  it('shows what is remembered about this browser’s person; searches, edits, deletes and exports', async () => {
+    const page = await newPhonePage(browser);
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(`${gateway.url}/#token=${gateway.token}`);
+    await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
+    const clientId = await page.evaluate(() => localStorage.getItem('nexus.clientId'));
+    expect(clientId).toBeTruthy();
+    const userId = `web:${clientId}`;
+    await memory.add({ userId, content: 'Lives in Lisbon', category: 'fact', source: 'user_explicit' });
+    await memory.add({ userId, content: 'Prefers short answers', category: 'preference' });
+    await memory.add({ userId, content: 'Plays chess on Sundays', category: 'pattern' });
+    const bobs = await memory.add({ userId: 'web:bob', content: 'Bob lives in Lisbon too' });
+
+    await page.getByTestId('memory-button').click();
+    const items = page.getByTestId('memory-item');
+    await expect.poll(() => items.count()).toBe(3);
+    expect(await page.getByTestId('memory-panel').textContent()).not.toContain('Bob');
+
+    await page.getByTestId('memory-search').fill('Lisbon');
+    await page.getByTestId('memory-search').press('Enter');
+    await expect.poll(() => items.count()).toBe(1);
+    const lisbon = items.first();
+    expect(await lisbon.getByTestId('memory-content').textContent()).toBe('Lives in Lisbon');
+
+    await lisbon.getByTestId('memory-edit').click();
+    await page.getByTestId('memory-edit-input').fill('Lives in Berlin since May');
+    await page.getByTestId('memory-save').click();
+    await page.getByTestId('memory-search').fill('');
+    await page.getByTestId('memory-search').press('Enter');
+    await page.getByText('Lives in Berlin since May').waitFor();
+    const stored = () => memory.list({ userId }).then((rows) => rows.map((row) => row.content).sort());
+    expect(await stored()).toEqual([
+      'Lives in Berlin since May',
+      'Plays chess on Sundays',
+      'Prefers short answers',
+    ]);
+
+    const chess = items.filter({ hasText: 'Plays chess on Sundays' });
+    await chess.getByTestId('memory-delete').click();
+    await expect.poll(() => items.count()).toBe(2);
+    expect(await stored()).toEqual(['Lives in Berlin since May', 'Prefers short answers']);
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('memory-export').click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('nexus-memories.jsonl');
+    const lines = (await readFile((await download.path())!, 'utf8')).trim().split('\n');
+    const exported = lines.map(
+      (line) => JSON.parse(line) as { content: string; userId: string; createdAt: number },
+    );
+    expect(exported.map((row) => row.content).sort()).toEqual([
+      'Lives in Berlin since May',
+      'Prefers short answers',
+    ]);
+    expect(exported.every((row) => row.userId === userId && typeof row.createdAt === 'number')).toBe(true);
+    expect(await memory.list({ userId: 'web:bob' })).toHaveLength(1);
+    expect(bobs.memory.id).toBeTruthy();
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('refuses bad requests clearly and never reaches another person’s memory', async () => {
+    const bob = await memory.add({ userId: 'web:bob2', content: 'Bob2 has a cat' });
+    expect((await api('/api/memory', { clientId: 'ann', token: null })).status).toBe(401);
+    expect((await api('/api/memory', { clientId: 'ann', token: 'wrong' })).status).toBe(401);
+    const noClient = await api('/api/memory');
+    expect(noClient.status).toBe(400);
+    expect(noClient.body.error?.message).toMatch(/x-nexus-client/);
+    expect((await api('/api/memory?limit=0', { clientId: 'ann' })).status).toBe(400);
+    expect((await api('/api/memory/not-a-uuid', { clientId: 'ann', method: 'DELETE' })).status).toBe(404);
+    const theirs = await api(`/api/memory/${bob.memory.id}`, { clientId: 'ann', method: 'DELETE' });
+    expect(theirs.status).toBe(404);
+    const mine = await memory.add({ userId: 'web:ann', content: 'Ann likes tea' });
+    const empty = await api(`/api/memory/${mine.memory.id}`, {
+      clientId: 'ann',
+      method: 'PUT',
+      body: JSON.stringify({ content: '   ' }),
+    });
+    expect(empty.status).toBe(400);
+    const huge = await api(`/api/memory/${mine.memory.id}`, {
+      clientId: 'ann',
+      method: 'PUT',
+      body: JSON.stringify({ content: 'x'.repeat(20_000) }),
+    });
+    expect(huge.status).toBe(400);
+    expect(huge.body.error?.message).toMatch(/larger than/);
+    expect((await memory.list({ userId: 'web:bob2' })).map((row) => row.content)).toEqual(['Bob2 has a cat']);
+    expect((await memory.list({ userId: 'web:ann' })).map((row) => row.content)).toEqual(['Ann likes tea']);
+  });
+});

@@ -1,0 +1,58 @@
+import { type AdminApiOptions, callAdminApi } from './admin-api.ts';
+
+/** One memory as the Memory panel shows it. */
+export interface MemoryView {
+  id: string;
+  content: string;
+  category: 'preference' | 'fact' | 'pattern' | 'event';
+  source: 'user_explicit' | 'inferred';
+  updatedAt: number;
+}
+
+/** The gateway's `/api/memory` for this browser: the token, and the client id naming the web person. */
+export interface PersonMemoryOptions extends AdminApiOptions {
+  clientId: string;
+}
+
+const headersOf = (options: PersonMemoryOptions) => ({ 'x-nexus-client': options.clientId });
+
+/** What Nexus remembers about this web person, newest first, or the best matches for `query`. */
+export async function listMemories(options: PersonMemoryOptions, query = ''): Promise<MemoryView[]> {
+  const search = query.trim() ? `?q=${encodeURIComponent(query.trim())}` : '?limit=200';
+  const body = (await callAdminApi(options, `/api/memory${search}`, { headers: headersOf(options) })) as {
+    memories: MemoryView[];
+  };
+  return body.memories;
+}
+
+export async function editMemory(
+  options: PersonMemoryOptions,
+  id: string,
+  content: string,
+): Promise<MemoryView> {
+  const body = (await callAdminApi(options, `/api/memory/${encodeURIComponent(id)}`, {
+    method: 'PUT',
+    headers: headersOf(options),
+    body: JSON.stringify({ content }),
+  })) as { memory: MemoryView };
+  return body.memory;
+}
+
+export async function deleteMemory(options: PersonMemoryOptions, id: string): Promise<void> {
+  await callAdminApi(options, `/api/memory/${encodeURIComponent(id)}`, {
+    method: 'DELETE',
+    headers: headersOf(options),
+  });
+}
+
+/** Every memory as JSON Lines (one JSON object per line, every field), for a download. */
+export async function exportMemories(options: PersonMemoryOptions): Promise<string> {
+  const origin = new URL(options.url.replace(/^ws(s?):/, 'http$1:')).origin;
+  const response = await (options.fetch ?? globalThis.fetch)(`${origin}/api/memory/export`, {
+    headers: { authorization: `Bearer ${options.token}`, ...headersOf(options) },
+    cache: 'no-store',
+    credentials: 'omit',
+  });
+  if (!response.ok) throw new Error(`The gateway answered ${response.status} to the export.`);
+  return response.text();
+}
