@@ -16,7 +16,6 @@ import {
   MemoryService,
   type MemoryStore,
   type StoreSearchHit,
-  type VectorSpace,
 } from '../src/index.ts';
 import { createHashedEmbedder, seededRandom } from '../src/testing/index.ts';
 
@@ -64,12 +63,10 @@ function timed(embedder: Embedder): Embedder & { spentMs: number } {
  */
 async function sameAsExact(
   fast: MemoryStore,
-  path: string,
-  vectors: VectorSpace | undefined,
+  exact: MemoryStore,
   queries: readonly string[],
   embedder: Embedder,
 ): Promise<{ dense: number; hybrid: number }> {
-  const exact = createSqliteMemoryStore({ path, vectors, vectorCache: false });
   let dense = 0;
   let hybrid = 0;
   for (const text of queries) {
@@ -90,7 +87,6 @@ async function sameAsExact(
       if (same && kind === 'hybrid') hybrid++;
     }
   }
-  await exact.close();
   return { dense: dense / queries.length, hybrid: hybrid / queries.length };
 }
 
@@ -186,12 +182,42 @@ for (const config of ['lexical', 'hybrid-384'] as const) {
     if (config === 'hybrid-384') {
       figures[`context_p95_ms_${label}`] = round(percentile(contextTimes, 0.95));
       if (scale === 10_000) figures.search_p95_ms_10k = round(percentile(searchTimes, 0.95));
-      const path = join(directory, 'memory.sqlite');
-      const same = await sameAsExact(store, path, vectors, queries, embedder);
+      // The same queries through the exact sqlite-vec scan (the store without its quantised
+      // cache) right after, so both run under about the same load on this shared machine.
+      const exact = createSqliteMemoryStore({
+        path: join(directory, 'memory.sqlite'),
+        vectors,
+        vectorCache: false,
+      });
+      const exactService = new MemoryService({ store: exact, embedder, tokenCounter });
+      const exactTimes: number[] = [];
+      for (const text of queries) {
+        const spent = embedder.spentMs;
+        const started = performance.now();
+        await exactService.context({ userId: 'person-0', query: text, sessionId: 'bench-session' });
+        exactTimes.push(performance.now() - started - (embedder.spentMs - spent));
+      }
+      rows.push([
+        'exact scan',
+        label,
+        '',
+        '',
+        '',
+        ...[0.5, 0.95, 0.99].map((fraction) => String(round(percentile(exactTimes, fraction)))),
+      ]);
+      figures[`exact_context_p95_ms_${label}`] = round(percentile(exactTimes, 0.95));
+      const same = await sameAsExact(store, exact, queries, embedder);
+      await exact.close();
       checks.push(
         `${label}: top 60 identical to the exact scan for ${same.dense * 100}% (dense) / ${same.hybrid * 100}% (hybrid) of queries`,
       );
-      figures.topk_identical_ratio = Math.min(figures.topk_identical_ratio ?? 1, same.dense, same.hybrid);
+      // The dense channel is what the fast path replaces; the fused list can also differ when the
+      // two scans keep different members of a group tied at the dense cut (see docs/memory.md).
+      figures.topk_identical_ratio = Math.min(figures.topk_identical_ratio ?? 1, same.dense);
+      figures.hybrid_topk_identical_ratio = Math.min(figures.hybrid_topk_identical_ratio ?? 1, same.hybrid);
+      checks.push(
+        `${label}: first search ${round(searchTimes[0] ?? 0)} ms (builds the person's quantised index when large)`,
+      );
     }
 
     if (scale === SCALES[0]) {
@@ -244,5 +270,8 @@ console.log(
     context_p95_ms_100k: figures.context_p95_ms_100k,
     search_p95_ms_10k: figures.search_p95_ms_10k,
     topk_identical_ratio: figures.topk_identical_ratio,
+    hybrid_topk_identical_ratio: figures.hybrid_topk_identical_ratio,
+    exact_context_p95_ms_10k: figures.exact_context_p95_ms_10k,
+    exact_context_p95_ms_100k: figures.exact_context_p95_ms_100k,
   }),
 );
