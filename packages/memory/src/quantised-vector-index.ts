@@ -50,6 +50,11 @@ export class QuantisedVectorIndex {
     return vectors * (this.#dots.stride + 8 + 1 + 8 + 8 + 40);
   }
 
+  /** Room for `vectors` slots at once (a build knows its size; growth doubles otherwise). */
+  reserve(vectors: number): void {
+    if (vectors > this.#rowids.length) this.#grow(vectors);
+  }
+
   /** Adds or replaces the vector of `rowid` (a unit vector, as stored in sqlite-vec). */
   upsert(rowid: number, scope: string, unit: Float32Array): void {
     let slot = this.#slots.get(rowid);
