@@ -4,7 +4,7 @@ import type { Embedder } from './embedder.ts';
 import { MemoryStoreError } from './memory-errors.ts';
 import type { VectorSpace } from './memory-store.ts';
 import { createSqliteMemoryStore } from './sqlite-memory-store.ts';
-import { unitVectorBytes, vectorTableSql } from './sqlite-schema.ts';
+import { unitVectorBytes, VECTOR_COPY_TABLE_SQL, vectorTableSql } from './sqlite-schema.ts';
 
 export interface ReindexProgress {
   /** Memories whose new vector is staged (including ones staged by an earlier, interrupted run). */
@@ -152,13 +152,17 @@ function swap(database: DatabaseSync, to: VectorSpace | undefined, ready: () => 
       database.exec('ROLLBACK');
       return false;
     }
-    database.exec('DROP TABLE IF EXISTS memories_vec');
+    database.exec('DROP TABLE IF EXISTS memories_vec; DROP TABLE IF EXISTS memory_vectors');
     if (to) {
       database.exec(vectorTableSql(to.dimensions));
+      database.exec(VECTOR_COPY_TABLE_SQL);
       database.exec(
         `INSERT INTO memories_vec (rowid, user_id, scope, embedding)
          SELECT r.rowid, m.user_id, m.scope, r.embedding FROM reindex_vectors r
          JOIN memories m ON m.rowid = r.rowid AND m.hash = r.hash WHERE r.embedding IS NOT NULL`,
+      );
+      database.exec(
+        'INSERT INTO memory_vectors (rowid, embedding) SELECT rowid, embedding FROM memories_vec',
       );
       database
         .prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('vector_space', ?)")

@@ -10,3 +10,13 @@ describeMemoryStoreContract({
   open: async ({ location, vectors }) => createSqliteMemoryStore({ path: location, vectors }),
   cleanup: async (location) => rmSync(join(location, '..'), { recursive: true, force: true }),
 });
+
+// The same contract with the quantised pre-filter on for every person, however small, so each
+// search, update, delete and reset above also runs through the in-process index.
+describeMemoryStoreContract({
+  name: 'embedded SQLite with the quantised vector cache',
+  createLocation: () => join(mkdtempSync(join(tmpdir(), 'nexus-memory-')), 'memory.sqlite'),
+  open: async ({ location, vectors }) =>
+    createSqliteMemoryStore({ path: location, vectors, vectorCache: { minVectors: 1 } }),
+  cleanup: async (location) => rmSync(join(location, '..'), { recursive: true, force: true }),
+});

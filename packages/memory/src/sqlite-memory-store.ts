@@ -25,12 +25,18 @@ import {
   unitVectorBytes,
 } from './sqlite-schema.ts';
 import { denseRanking, lexicalRanking, type RowRanking } from './sqlite-search.ts';
+import { SqliteVectorCache, type VectorCacheOptions } from './sqlite-vector-cache.ts';
 
 export interface SqliteMemoryStoreOptions {
   /** File path, or `:memory:` for a throw-away store. */
   path: string;
   /** The embedder whose vectors are stored; omit for a lexical-only store. */
   vectors?: VectorSpace;
+  /**
+   * The in-process quantised pre-filter for large people (see `SqliteVectorCache`); `false`
+   * makes every dense search an exact sqlite-vec scan. Results are the same either way.
+   */
+  vectorCache?: VectorCacheOptions | false;
 }
 
 const MEMORY_COLUMNS_OF_M = MEMORY_COLUMNS.split(', ')
@@ -53,6 +59,7 @@ class SqliteMemoryStore implements MemoryStore {
   readonly #database: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
   readonly #hasVectorTable: boolean;
+  readonly #vectorCache: SqliteVectorCache | undefined;
   readonly #inserts = new GroupCommit<{ memory: Memory; embedding: Float32Array | undefined }>((items) =>
     this.#transaction(() => items.map((item) => this.#insertSavepoint(item.memory, item.embedding))),
   );
@@ -104,6 +111,14 @@ class SqliteMemoryStore implements MemoryStore {
         .run(JSON.stringify(this.vectorSpace));
     }
     this.#hasVectorTable = this.vectorSpace !== undefined;
+    this.#vectorCache =
+      this.vectorSpace && options.vectorCache !== false && SqliteVectorCache.available()
+        ? new SqliteVectorCache(
+            (sql) => this.#statement(sql),
+            this.vectorSpace.dimensions,
+            options.vectorCache || {},
+          )
+        : undefined;
   }
 
   /** Concurrent inserts share one transaction (see `GroupCommit`); each settles after its commit. */
@@ -126,6 +141,7 @@ class SqliteMemoryStore implements MemoryStore {
   /** One queued insert inside the group's transaction; a failure undoes and rejects it alone. */
   #insertSavepoint(memory: Memory, embedding: Float32Array | undefined): unknown {
     this.#database.exec('SAVEPOINT memory_insert');
+    const mark = this.#vectorCache?.mark() ?? 0;
     try {
       this.#insert(memory, embedding);
       this.#database.exec('RELEASE memory_insert');
@@ -133,6 +149,7 @@ class SqliteMemoryStore implements MemoryStore {
     } catch (error) {
       this.#database.exec('ROLLBACK TO memory_insert');
       this.#database.exec('RELEASE memory_insert');
+      this.#vectorCache?.rollbackTo(mark);
       return error instanceof Error ? error : new MemoryStoreError({ message: String(error) });
     }
   }
@@ -228,7 +245,10 @@ class SqliteMemoryStore implements MemoryStore {
     const terms = queryTerms(options.text);
     if (terms.length > 0) rankings.push(lexicalRanking(statements, partition, terms, candidates));
     const query = options.embedding && this.#hasVectorTable ? unitVectorBytes(options.embedding) : undefined;
-    if (query) rankings.push(denseRanking(statements, partition, query, candidates));
+    if (query) {
+      const index = options.sessionId === undefined ? this.#vectorCache?.index(options.userId) : undefined;
+      rankings.push(denseRanking(statements, partition, query, candidates, index));
+    }
     const relevance = fuseRankings(
       rankings.map((ranking) => ranking.map((entry) => ({ id: String(entry.rowid), score: entry.score }))),
     );
@@ -368,6 +388,7 @@ class SqliteMemoryStore implements MemoryStore {
     if (this.#closed) return;
     this.#inserts.flush();
     this.#closed = true;
+    this.#vectorCache?.clear();
     this.#statements.clear();
     this.#database.close();
   }
@@ -405,6 +426,11 @@ class SqliteMemoryStore implements MemoryStore {
       memory.scope,
       unit,
     );
+    this.#statement('INSERT OR REPLACE INTO memory_vectors (rowid, embedding) VALUES (?, ?)').run(
+      rowid,
+      unit,
+    );
+    this.#vectorCache?.written(memory.userId, rowid, memory.scope, unit);
   }
 
   #deleteText(rowid: number): void {
@@ -412,7 +438,10 @@ class SqliteMemoryStore implements MemoryStore {
   }
 
   #deleteVector(rowid: number): void {
-    if (this.#hasVectorTable) this.#statement('DELETE FROM memories_vec WHERE rowid = ?').run(BigInt(rowid));
+    if (!this.#hasVectorTable) return;
+    this.#statement('DELETE FROM memories_vec WHERE rowid = ?').run(BigInt(rowid));
+    this.#statement('DELETE FROM memory_vectors WHERE rowid = ?').run(rowid);
+    this.#vectorCache?.removed(rowid);
   }
 
   /** Links the memory to the session; returns its rowid when the link is new. */
@@ -451,8 +480,10 @@ class SqliteMemoryStore implements MemoryStore {
     try {
       const result = work();
       this.#database.exec('COMMIT');
+      this.#vectorCache?.committed();
       return result;
     } catch (error) {
+      this.#vectorCache?.rolledBack();
       this.#database.exec('ROLLBACK');
       throw error;
     }

@@ -123,8 +123,9 @@ describe('SQLite memory store: opening a schema version 1 file', () => {
     ).toEqual(['Allergic to peanuts']);
     const database = new DatabaseSync(path, { readOnly: true });
     expect(database.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({
-      value: '2',
+      value: '3',
     });
+    expect(database.prepare('SELECT count(*) AS count FROM memory_vectors').get()).toEqual({ count: 4 });
     database.close();
   });
 
@@ -135,5 +136,61 @@ describe('SQLite memory store: opening a schema version 1 file', () => {
     database.prepare("UPDATE meta SET value = '99' WHERE key = 'schema_version'").run();
     database.close();
     expect(() => createSqliteMemoryStore({ path })).toThrow(/prepare the memory store/u);
+  });
+});
+
+describe('SQLite memory store: opening a schema version 2 file', () => {
+  let directory: string;
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), 'nexus-memory-migration-'));
+  });
+  afterEach(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('copies every vector into the plain table and the quantised path answers as the exact scan did', async () => {
+    const path = join(directory, 'memory.sqlite');
+    const contents = Array.from(
+      { length: 300 },
+      (_, index) => `Likes ${['tea', 'jazz', 'trains', 'kyoto', 'chess'][index % 5]} number ${index}`,
+    );
+    const writer = createSqliteMemoryStore({ path, vectors, vectorCache: false });
+    const embeddings = await embedder.embed({ texts: contents });
+    await writer.insertMany({
+      items: contents.map((content, index) => ({
+        memory: {
+          id: randomUUID(),
+          userId: 'ada',
+          scope: 'user' as const,
+          content,
+          category: 'fact' as const,
+          source: 'inferred' as const,
+          createdAt: NOW - index,
+          updatedAt: NOW - index,
+          hash: contentHash(content),
+          metadata: {},
+        },
+        embedding: embeddings[index],
+      })),
+    });
+    const query = { userId: 'ada', text: 'jazz kyoto', embedding: embeddings[1], limit: 40 };
+    const before = await writer.search(query);
+    await writer.close();
+    // A schema 2 file is this layout without the plain copy of the vectors.
+    const database = new DatabaseSync(path);
+    database.exec("DROP TABLE memory_vectors; UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+    database.close();
+
+    const store = createSqliteMemoryStore({ path, vectors, vectorCache: { minVectors: 1 } });
+    try {
+      expect(await store.search(query)).toEqual(before);
+      expect((await store.stats({ userId: 'ada' })).totalMemories).toBe(300);
+    } finally {
+      await store.close();
+    }
+    const reopened = new DatabaseSync(path, { readOnly: true });
+    expect(reopened.prepare('SELECT count(*) AS count FROM memory_vectors').get()).toEqual({ count: 300 });
+    expect(reopened.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get()).toEqual({
+      value: '3',
+    });
+    reopened.close();
   });
 });

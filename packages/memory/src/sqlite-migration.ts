@@ -5,12 +5,14 @@ import {
   partitionKeys,
   SQLITE_SCHEMA_VERSION,
   unitVectorBytes,
+  VECTOR_COPY_TABLE_SQL,
   vectorTableSql,
 } from './sqlite-schema.ts';
 
 /**
  * Creates the search indexes, or rebuilds them when the file was written by an older layout
- * (version 1: one person token per FTS row, cosine vectors in 1,024-slot chunks). Memories,
+ * (version 1: one person token per FTS row, cosine vectors in 1,024-slot chunks; version 2: no
+ * plain copy of the vectors, which is then filled from sqlite-vec). Memories,
  * session links and vectors are kept; only the FTS5 and sqlite-vec tables are rewritten, in
  * one transaction. Runs after the base tables exist and the vector space is known.
  */
@@ -27,9 +29,14 @@ export function prepareSearchIndexes(database: DatabaseSync, dimensions: number 
   }
   database.exec('BEGIN IMMEDIATE');
   try {
-    if (version < SQLITE_SCHEMA_VERSION) rebuildFromVersion1(database, dimensions);
+    if (version < 2) rebuildFromVersion1(database, dimensions);
     database.exec(FTS_TABLE_SQL);
-    if (dimensions !== undefined) database.exec(vectorTableSql(dimensions));
+    if (dimensions !== undefined) {
+      database.exec(vectorTableSql(dimensions));
+      database.exec(VECTOR_COPY_TABLE_SQL);
+      // Version 3 added the plain copy of the vectors; earlier files get it from sqlite-vec.
+      if (version < 3) copyVectors(database);
+    }
     database
       .prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)")
       .run(String(SQLITE_SCHEMA_VERSION));
@@ -96,6 +103,12 @@ function rebuildFromVersion1(database: DatabaseSync, dimensions: number | undefi
     );
   }
   database.exec('DROP TABLE memories_vec_v1');
+}
+
+function copyVectors(database: DatabaseSync): void {
+  database.exec(
+    'INSERT OR REPLACE INTO memory_vectors (rowid, embedding) SELECT rowid, embedding FROM memories_vec',
+  );
 }
 
 function tableExists(database: DatabaseSync, name: string): boolean {

@@ -1,5 +1,6 @@
 import type { StatementSync } from 'node:sqlite';
 import type { MemoryScope } from './memory.ts';
+import type { QuantisedVectorIndex } from './quantised-vector-index.ts';
 import { personToken, scopeToken, sessionToken, similarityFromDistance } from './sqlite-schema.ts';
 
 /** One channel's candidates, best first: a memory's rowid and its channel score (higher is better). */
@@ -54,14 +55,50 @@ export function denseRanking(
   partition: SearchPartition,
   query: Uint8Array,
   limit: number,
+  index?: QuantisedVectorIndex,
 ): RowRanking {
   if (partition.sessionId !== undefined) return sessionDenseRanking(statements, partition, query, limit);
+  if (index) return quantisedDenseRanking(statements, partition, query, limit, index);
   const scopes = partition.scopes;
   const scopeSql = scopes ? ` AND scope IN (${scopes.map(() => '?').join(', ')})` : '';
   const rows = statements(
     `SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ? AND user_id = ?${scopeSql}`,
   ).all(query, limit, partition.userId, ...(scopes ?? [])) as Array<{ rowid: number; distance: number }>;
   return rows.map((row) => ({ rowid: row.rowid, score: similarityFromDistance(row.distance) }));
+}
+
+/**
+ * The same top `limit` as sqlite-vec's exact KNN, from the person's quantised index: the int8
+ * pass names every vector that can be in the top `limit` (see `QuantisedVectorIndex`), and only
+ * those are compared exactly, by sqlite-vec's own distance, so the scores are identical too.
+ */
+function quantisedDenseRanking(
+  statements: Statements,
+  partition: SearchPartition,
+  query: Uint8Array,
+  limit: number,
+  index: QuantisedVectorIndex,
+): RowRanking {
+  const floats = new Float32Array(query.buffer, query.byteOffset, query.byteLength / 4);
+  const candidates = index.candidates(floats, limit, partition.scopes);
+  return exactRanking(statements, candidates, query, limit);
+}
+
+/** Exact distances of the candidates, from the plain copy of the vectors, best `limit` kept. */
+function exactRanking(
+  statements: Statements,
+  rowids: readonly number[],
+  query: Uint8Array,
+  limit: number,
+): RowRanking {
+  const scored = statements(
+    `SELECT rowid, vec_distance_l2(embedding, ?) AS distance FROM memory_vectors
+     WHERE rowid IN (SELECT value FROM json_each(?))`,
+  ).all(query, JSON.stringify(rowids)) as Array<{ rowid: number; distance: number }>;
+  scored.sort((left, right) => left.distance - right.distance || left.rowid - right.rowid);
+  return scored
+    .slice(0, limit)
+    .map((entry) => ({ rowid: entry.rowid, score: similarityFromDistance(entry.distance) }));
 }
 
 function sessionDenseRanking(

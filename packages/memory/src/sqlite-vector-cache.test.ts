@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { contentHash } from './content-hash.ts';
+import type { Memory } from './memory.ts';
+import type { MemoryStore } from './memory-store.ts';
+import { createSqliteMemoryStore } from './sqlite-memory-store.ts';
+import { createHashedEmbedder } from './testing/hashed-embedder.ts';
+
+const embedder = createHashedEmbedder({ dimensions: 48 });
+const vectors = { embedderId: embedder.id, dimensions: 48 };
+const WORDS = 'tea jazz kyoto piano harbour garden dog cat bicycle sushi winter books chess rent'.split(' ');
+
+function memoryOf(content: string): Memory {
+  return {
+    id: randomUUID(),
+    userId: 'ada',
+    scope: 'user',
+    content,
+    category: 'fact',
+    source: 'inferred',
+    createdAt: 1,
+    updatedAt: 1,
+    hash: contentHash(content),
+    metadata: {},
+  };
+}
+
+const embed = async (text: string) => (await embedder.embed({ texts: [text] }))[0] ?? new Float32Array(48);
+
+describe('SQLite memory store: the quantised vector cache stays in step with the file', () => {
+  let directory: string;
+  let cached: MemoryStore;
+  let exact: MemoryStore;
+  beforeEach(async () => {
+    directory = mkdtempSync(join(tmpdir(), 'nexus-vector-cache-'));
+    const path = join(directory, 'memory.sqlite');
+    cached = createSqliteMemoryStore({ path, vectors, vectorCache: { minVectors: 1 } });
+    exact = createSqliteMemoryStore({ path, vectors, vectorCache: false });
+    const contents = Array.from(
+      { length: 400 },
+      (_, index) => `${WORDS[index % WORDS.length]} ${WORDS[(index * 7) % WORDS.length]} note ${index}`,
+    );
+    const embeddings = await embedder.embed({ texts: contents });
+    await cached.insertMany({
+      items: contents.map((content, index) => ({ memory: memoryOf(content), embedding: embeddings[index] })),
+    });
+  });
+  afterEach(async () => {
+    await cached.close();
+    await exact.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  /**
+   * The dense channel alone (no query words), as both stores answer it: relevance at each rank,
+   * and which memories, up to the order of equally scored ones and the choice among those tied
+   * at the cut (the exact scan keeps an arbitrary subset of such a group).
+   */
+  const dense = async (store: MemoryStore, text: string) => {
+    const hits = await store.search({ userId: 'ada', text: '', embedding: await embed(text), limit: 20 });
+    const last = hits.at(-1)?.relevance;
+    return hits
+      .map((hit) =>
+        hit.relevance === last
+          ? `(tied at the cut):${hit.relevance}`
+          : `${hit.memory.content}:${hit.relevance}`,
+      )
+      .sort();
+  };
+  const top = async (store: MemoryStore, text: string) =>
+    (await store.search({ userId: 'ada', text: '', embedding: await embed(text), limit: 1 }))[0]?.memory
+      .content;
+
+  it('follows its own inserts, updates and deletes', async () => {
+    expect(await dense(cached, 'tea jazz')).toEqual(await dense(exact, 'tea jazz'));
+    const added = memoryOf('zebra quokka');
+    await cached.insert({ memory: added, embedding: await embed('zebra quokka') });
+    expect(await top(cached, 'zebra quokka')).toBe('zebra quokka');
+    await cached.update({
+      memory: { ...added, content: 'walrus narwhal', hash: contentHash('walrus narwhal') },
+      embedding: await embed('walrus narwhal'),
+    });
+    expect(await top(cached, 'walrus narwhal')).toBe('walrus narwhal');
+    expect(await dense(cached, 'zebra quokka')).toEqual(await dense(exact, 'zebra quokka'));
+    await cached.delete({ userId: 'ada', id: added.id });
+    expect(await dense(cached, 'walrus narwhal')).toEqual(await dense(exact, 'walrus narwhal'));
+    expect((await dense(cached, 'walrus narwhal')).some((hit) => hit.startsWith('walrus'))).toBe(false);
+  });
+
+  it('drops what it holds when another connection writes to the file', async () => {
+    expect(await dense(cached, 'tea jazz')).toEqual(await dense(exact, 'tea jazz'));
+    const added = memoryOf('zebra quokka');
+    await exact.insert({ memory: added, embedding: await embed('zebra quokka') });
+    expect(await top(cached, 'zebra quokka')).toBe('zebra quokka');
+    await exact.delete({ userId: 'ada', id: added.id });
+    expect(await dense(cached, 'zebra quokka')).toEqual(await dense(exact, 'zebra quokka'));
+    expect((await dense(cached, 'zebra quokka')).some((hit) => hit.startsWith('zebra'))).toBe(false);
+    await exact.reset({ userId: 'ada' });
+    expect(await dense(cached, 'tea jazz')).toEqual([]);
+  });
+});
