@@ -24,13 +24,20 @@ RUN pnpm install --offline --frozen-lockfile --filter @nexus/web --filter @nexus
   && pnpm --filter @nexus/web build
 
 # ---- production dependencies of the gateway, and the sources of every package it uses --------
+# The local transformers embedder (ONNX Runtime, ~430 MB) is an add-on, left out unless asked for:
+# `docker build --build-arg NEXUS_EMBEDDER=transformers .` adds it (the root's production
+# dependencies, `nexus...`) for NEXUS_EMBEDDING_PROVIDER=transformers.
 FROM store AS prod
+ARG NEXUS_EMBEDDER=""
 COPY . .
-RUN pnpm install --offline --frozen-lockfile --prod --filter-prod '@nexus/gateway...' \
+RUN set -e; filters="--filter-prod @nexus/gateway..."; \
+  if [ "$NEXUS_EMBEDDER" = "transformers" ]; then filters="$filters --filter-prod nexus..."; \
+  elif [ -n "$NEXUS_EMBEDDER" ]; then echo "NEXUS_EMBEDDER: only 'transformers' is an add-on" >&2; exit 1; fi; \
+  pnpm install --offline --frozen-lockfile --prod $filters \
   && mkdir /out \
   && cp -a package.json pnpm-workspace.yaml node_modules /out/ \
-  && pnpm --filter-prod '@nexus/gateway...' exec sh -c \
-    'dest="/out/${PWD#/src/}"; mkdir -p "$dest" && cp -a package.json src "$dest"/ && if [ -d node_modules ]; then cp -a node_modules "$dest"/; fi' \
+  && pnpm $filters exec sh -c \
+    '[ "$PWD" = /src ] && exit 0; dest="/out/${PWD#/src/}"; mkdir -p "$dest" && cp -a package.json src "$dest"/ && if [ -d node_modules ]; then cp -a node_modules "$dest"/; fi' \
   && find /out/packages /out/apps -name '*.test.ts' -delete \
   && find /out/node_modules/.pnpm -type f \
     \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' -o -name '*.md' -o -name '*.markdown' \) \

@@ -13,7 +13,6 @@ import {
   createMemoryClient,
   createOpenAICompatibleEmbedder,
   createSqliteMemoryStore,
-  createTransformersEmbedder,
   type Embedder,
   type MemoryApi,
   MemoryService,
@@ -25,6 +24,7 @@ import type { LanguageModel } from 'ai';
 import { createLanguageModel } from './create-language-model.ts';
 import { ensurePrivateDirectory, privateFilePath } from './data-dir/private-path.ts';
 import type { GatewayConfig } from './gateway-config.ts';
+import { loadTransformersAddon } from './load-transformers-addon.ts';
 import type { MemoryMetrics } from './memory-metrics.ts';
 
 export interface GatewayMemory {
@@ -87,7 +87,7 @@ export async function createGatewayMemory(options: {
         ),
       );
   } else {
-    const embedder = createGatewayEmbedder(config, options.fetch);
+    const embedder = await createGatewayEmbedder(config, options.fetch);
     const vectors = embedder ? { embedderId: embedder.id, dimensions: embedder.dimensions } : undefined;
     const store = await openMemoryStore(config, vectors);
     // Without an embedder MemoryService logs that search is lexical only.
@@ -188,18 +188,20 @@ export async function createGatewayMemory(options: {
 }
 
 /**
- * The embedder when `NEXUS_EMBEDDING_MODEL` is set: a local transformers model, or an
+ * The embedder when `NEXUS_EMBEDDING_MODEL` is set: a local transformers model (the
+ * `@nexus/embedder-transformers` add-on; a `ConfigError` naming it when absent), or an
  * OpenAI-compatible API whose defaults follow the chat model's endpoint.
  */
-export function createGatewayEmbedder(
+export async function createGatewayEmbedder(
   config: GatewayConfig,
   fetch?: typeof globalThis.fetch,
-): Embedder | undefined {
+): Promise<Embedder | undefined> {
   const { embeddingModel, embeddingDimensions } = config.memory;
   if (!embeddingModel || !embeddingDimensions) return undefined;
   if (config.memory.embeddingProvider === 'transformers') {
     const cacheDir = config.memory.embeddingCacheDir ?? join(config.dataDir, 'models');
     // Created private here, before the model library creates it with whatever the umask allows.
+    const { createTransformersEmbedder } = await loadTransformersAddon();
     ensurePrivateDirectory(cacheDir);
     return createTransformersEmbedder({
       model: embeddingModel,
