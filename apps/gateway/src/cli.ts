@@ -7,7 +7,6 @@ import { createLogger } from './create-logger.ts';
 import { installCrashPolicy } from './install-crash-policy.ts';
 import { ConfigError, loadConfig } from './load-config.ts';
 import { assertRoleConfig } from './roles/distributed-runs.ts';
-import { startWorker } from './roles/start-worker.ts';
 import { SETTINGS } from './settings.ts';
 import { startGateway } from './start-gateway.ts';
 
@@ -116,6 +115,8 @@ async function runGateway(config: ReturnType<typeof loadConfig>): Promise<number
   // A crash while starting ends the process too, without waiting for the start to finish.
   const startAndWait = (async () => {
     if (config.role === 'worker') {
+      // The worker role's Redis clients are imported only for it.
+      const { startWorker } = await import('./roles/start-worker.ts');
       running = await startWorker({ config, logger });
     } else {
       const gateway = await startGateway({ config, logger });

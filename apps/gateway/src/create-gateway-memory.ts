@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import {
   createSqliteJobQueue,
-  loadTokenCounter,
   type MemoryPort,
   type SessionStore,
   startMemoryExtractionWorker,
@@ -19,11 +18,11 @@ import {
   type MemoryStore,
 } from '@nexus/memory';
 import type { JobProcessor, JobQueue, Logger } from '@nexus/protocol';
-import { createBullMqJobQueue } from '@nexus/queue-bullmq';
 import type { LanguageModel } from 'ai';
 import { createLanguageModel } from './create-language-model.ts';
 import { ensurePrivateDirectory, privateFilePath } from './data-dir/private-path.ts';
 import type { GatewayConfig } from './gateway-config.ts';
+import { createLazyTokenCounter } from './lazy-token-counter.ts';
 import { loadTransformersAddon } from './load-transformers-addon.ts';
 import type { MemoryMetrics } from './memory-metrics.ts';
 
@@ -61,7 +60,7 @@ export async function createGatewayMemory(options: {
   const { config, logger } = options;
   const settings = config.memory;
   const memoryLogger = logger.child({ component: 'memory' });
-  const tokenCounter = await loadTokenCounter();
+  const tokenCounter = createLazyTokenCounter();
   let service: MemoryApi;
   let closeStore = async () => {};
   if (settings.mode === 'http') {
@@ -106,10 +105,15 @@ export async function createGatewayMemory(options: {
   const port: MemoryPort = service;
   const ownsQueue = options.jobQueue === undefined;
   // With Redis the jobs live there (any process may handle them); otherwise in `<dataDir>/jobs.sqlite`.
+  // BullMQ and ioredis are imported only then (about 40 MB of RSS a process without Redis saves).
   const jobQueue =
     options.jobQueue ??
     (config.redis.url
-      ? createBullMqJobQueue({ connection: { url: config.redis.url }, prefix: config.redis.prefix, logger })
+      ? (await import('@nexus/queue-bullmq')).createBullMqJobQueue({
+          connection: { url: config.redis.url },
+          prefix: config.redis.prefix,
+          logger,
+        })
       : createSqliteJobQueue({ path: privateFilePath(join(config.dataDir, 'jobs.sqlite')), logger }));
   const extractionModel =
     options.model && config.memory.extractionModel
