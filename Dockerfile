@@ -24,7 +24,7 @@ RUN pnpm install --offline --frozen-lockfile --filter @nexus/web --filter @nexus
   && pnpm --filter @nexus/web build
 
 # ---- production dependencies of the gateway, and the sources of every package it uses --------
-# The local transformers embedder (ONNX Runtime, ~430 MB) is an add-on, left out unless asked for:
+# The local transformers embedder (ONNX Runtime, ~450 MB) is an add-on, left out unless asked for:
 # `docker build --build-arg NEXUS_EMBEDDER=transformers .` adds it (the root's production
 # dependencies, `nexus...`) for NEXUS_EMBEDDING_PROVIDER=transformers.
 FROM store AS prod

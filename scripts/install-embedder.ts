@@ -1,6 +1,6 @@
 /**
  * `pnpm embedder:install`: installs the `@nexus/embedder-transformers` add-on (a local embedding
- * model through ONNX Runtime, about 430 MB) that `NEXUS_EMBEDDING_PROVIDER=transformers` needs.
+ * model through ONNX Runtime, about 450 MB) that `NEXUS_EMBEDDING_PROVIDER=transformers` needs.
  *
  * The add-on is a dependency of the workspace root only, so the gateway's production closure
  * (`--filter-prod '@nexus/gateway...'`, what the image and `pnpm size` install) leaves it out.

@@ -4,7 +4,7 @@ import { parse } from 'yaml';
 
 // What the image installs is the gateway's production closure in pnpm-lock.yaml
 // (`--prod --filter-prod '@nexus/gateway...'`). Walked here from the lockfile, so a dependency
-// that drags dev tooling or the 430 MB model runtime back into production fails the build.
+// that drags dev tooling or the 450 MB model runtime back into production fails the build.
 const root = new URL('../../', import.meta.url).pathname;
 
 /** Never shipped in the default install: dev and test tooling, and the transformers add-on. */

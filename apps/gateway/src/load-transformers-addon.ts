@@ -6,7 +6,7 @@ export const TRANSFORMERS_ADDON = '@nexus/embedder-transformers';
 
 export const TRANSFORMERS_ADDON_MISSING =
   `NEXUS_EMBEDDING_PROVIDER=transformers needs the add-on ${TRANSFORMERS_ADDON} ` +
-  '(ONNX Runtime, about 430 MB installed), which is not installed here. Install it with ' +
+  '(ONNX Runtime, about 450 MB installed), which is not installed here. Install it with ' +
   '`pnpm embedder:install` in the Nexus directory (Docker: build the image with ' +
   '`--build-arg NEXUS_EMBEDDER=transformers`), or use NEXUS_EMBEDDING_PROVIDER=openai-compatible.';
 
