@@ -91,6 +91,15 @@ for (let attempt = 0; ; attempt += 1) {
 }
 // From spawning `node bin/nexus.mjs start` to the first 200 from /ready (10 ms polling).
 const readyMs = performance.now() - spawnedAt;
+// CPU the gateway spent to get there (user + system, /proc clock ticks of 10 ms): unlike the
+// wall-clock time, it hardly moves when other work shares the machine.
+const readyCpuMs = await readFile(`/proc/${gateway.pid}/stat`, 'utf8').then(
+  (stat) => {
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  },
+  () => Number.NaN,
+);
 
 /** Resident set (VmRSS) or its peak (VmHWM) of the gateway process, in MiB, from /proc. */
 async function gatewayMemoryMb(field: 'VmRSS' | 'VmHWM'): Promise<number> {
@@ -171,6 +180,7 @@ const result = {
   overhead_p99_ms: round(percentile(overheads, 99)),
   peak_rss_mb: round(peakRssMb, 1),
   ready_ms: round(readyMs, 0),
+  ready_cpu_ms: readyCpuMs,
   idle_rss_mb: round(idleRssMb, 1),
   idle_heap_used_mb: round(idleHeap.heapUsed, 1),
 };
@@ -184,6 +194,7 @@ printTable([
   ['overhead p95 (ms)', result.overhead_p95_ms],
   ['overhead p99 (ms)', result.overhead_p99_ms],
   ['gateway ready after spawn (ms)', result.ready_ms],
+  ['  CPU used to get ready (ms)', result.ready_cpu_ms],
   ['gateway idle RSS (MB)', result.idle_rss_mb],
   ['  idle V8 heap used / total (MB)', `${round(idleHeap.heapUsed, 1)} / ${round(idleHeap.heapTotal, 1)}`],
   ['  idle native: RSS - heap total (MB)', round(idleRssMb - idleHeap.heapTotal, 1)],
