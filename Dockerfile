@@ -24,13 +24,20 @@ RUN pnpm install --offline --frozen-lockfile --filter @nexus/web --filter @nexus
   && pnpm --filter @nexus/web build
 
 # ---- production dependencies of the gateway, and the sources of every package it uses --------
+# The local transformers embedder (ONNX Runtime, ~450 MB) is an add-on, left out unless asked for:
+# `docker build --build-arg NEXUS_EMBEDDER=transformers .` adds it (the root's production
+# dependencies, `nexus...`) for NEXUS_EMBEDDING_PROVIDER=transformers.
 FROM store AS prod
+ARG NEXUS_EMBEDDER=""
 COPY . .
-RUN pnpm install --offline --frozen-lockfile --prod --filter-prod '@nexus/gateway...' \
+RUN set -e; filters="--filter-prod @nexus/gateway..."; \
+  if [ "$NEXUS_EMBEDDER" = "transformers" ]; then filters="$filters --filter-prod nexus..."; \
+  elif [ -n "$NEXUS_EMBEDDER" ]; then echo "NEXUS_EMBEDDER: only 'transformers' is an add-on" >&2; exit 1; fi; \
+  pnpm install --offline --frozen-lockfile --prod $filters \
   && mkdir /out \
   && cp -a package.json pnpm-workspace.yaml node_modules /out/ \
-  && pnpm --filter-prod '@nexus/gateway...' exec sh -c \
-    'dest="/out/${PWD#/src/}"; mkdir -p "$dest" && cp -a package.json src "$dest"/ && if [ -d node_modules ]; then cp -a node_modules "$dest"/; fi' \
+  && pnpm $filters exec sh -c \
+    '[ "$PWD" = /src ] && exit 0; dest="/out/${PWD#/src/}"; mkdir -p "$dest" && cp -a package.json src "$dest"/ && if [ -d node_modules ]; then cp -a node_modules "$dest"/; fi' \
   && find /out/packages /out/apps -name '*.test.ts' -delete \
   && find /out/node_modules/.pnpm -type f \
     \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' -o -name '*.md' -o -name '*.markdown' \) \
@@ -38,7 +45,10 @@ RUN pnpm install --offline --frozen-lockfile --prod --filter-prod '@nexus/gatewa
 
 # ---- runtime ------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
+# A 2 MB young generation and a 192 MB old-space limit keep the process near 100 MB idle and
+# 200 MB under load (docs/deployment.md, "Memory"); raise the limit with -e NODE_OPTIONS=….
 ENV NODE_ENV=production \
+    NODE_OPTIONS="--max-semi-space-size=2 --max-old-space-size=192" \
     NEXUS_HOST=0.0.0.0 \
     NEXUS_PORT=8787 \
     NEXUS_DATA_DIR=/data \
@@ -48,11 +58,15 @@ WORKDIR /app
 COPY --from=prod /out/ ./
 COPY --from=web /src/apps/web/dist/ ./apps/web/dist/
 RUN install -d -o node -g node -m 0700 /data
+# Node's compile cache (see apps/gateway/bin/nexus.mjs), filled here once so every start skips
+# the TypeScript stripper; read-only at run time like the rest of /app.
+RUN NEXUS_DATA_DIR=/tmp/warm-up node apps/gateway/bin/nexus.mjs config check >/dev/null \
+  && rm -rf /tmp/warm-up && chmod -R a+rX node_modules/.cache
 USER node
 VOLUME ["/data"]
 EXPOSE 8787
 # Slim images have no curl: Node's own fetch probes /health (gateway and worker roles both serve it).
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.NEXUS_PORT||8787)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-ENTRYPOINT ["node", "apps/gateway/src/cli.ts"]
+ENTRYPOINT ["node", "apps/gateway/bin/nexus.mjs"]
 CMD ["start"]

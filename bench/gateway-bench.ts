@@ -1,4 +1,4 @@
-// pnpm bench:gateway [--conversations 200] [--turns 10] [--connections 20] [--cpu-prof-dir dir]
+// pnpm bench:gateway [--conversations 200] [--turns 10] [--connections 20] [--cpu-prof-dir dir] [--node-flags '...']
 // Web-socket clients drive the whole gateway (a separate process, so its RSS is its own) against a
 // zero-latency scripted model in this process. Overhead = client round trip minus the model
 // server's own time for that request: everything the gateway adds (intake, lanes, SQLite, the AI
@@ -14,6 +14,13 @@ import { startScriptedModelServer } from '@nexus/testkit/llm';
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { percentile, printTable, round } from './bench-stats.ts';
 
+/**
+ * The production start path's Node flags (the Dockerfile's NODE_OPTIONS, `pnpm start`): a 2 MB
+ * young generation and a 192 MB old-space limit, under which V8 sizes the heap far more tightly.
+ * See docs/deployment.md ("Memory") for the measurements behind them.
+ */
+const PRODUCTION_NODE_FLAGS = '--max-semi-space-size=2 --max-old-space-size=192';
+
 const { values } = parseArgs({
   options: {
     conversations: { type: 'string', default: '200' },
@@ -21,6 +28,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '20' },
     /** Writes a V8 CPU profile of the gateway process into this directory. */
     'cpu-prof-dir': { type: 'string' },
+    /** Node/V8 flags of the gateway process; `--node-flags=` runs it with Node's defaults. */
+    'node-flags': { type: 'string', default: PRODUCTION_NODE_FLAGS },
     /** Writes a heap snapshot of the gateway (into its working directory) after the load. */
     'heap-snapshot': { type: 'boolean', default: false },
   },
@@ -46,12 +55,14 @@ scriptResponses();
 const dataDir = await mkdtemp(join(tmpdir(), 'nexus-bench-'));
 const port = await freePort();
 const profileArgs = [
+  ...values['node-flags'].split(' ').filter(Boolean),
   ...(values['cpu-prof-dir'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof-dir']] : []),
   ...(values['heap-snapshot'] ? ['--heapsnapshot-signal=SIGUSR2'] : []),
 ];
+const spawnedAt = performance.now();
 const gateway = spawn(
   process.execPath,
-  [...profileArgs, fileURLToPath(new URL('../apps/gateway/src/cli.ts', import.meta.url)), 'start'],
+  [...profileArgs, fileURLToPath(new URL('../apps/gateway/bin/nexus.mjs', import.meta.url)), 'start'],
   {
     env: {
       ...process.env,
@@ -75,9 +86,41 @@ for (let attempt = 0; ; attempt += 1) {
     () => false,
   );
   if (ready) break;
-  if (attempt > 200) throw new Error('gateway did not become ready');
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  if (attempt > 1000) throw new Error('gateway did not become ready');
+  await new Promise((resolve) => setTimeout(resolve, 10));
 }
+// From spawning `node bin/nexus.mjs start` to the first 200 from /ready (10 ms polling).
+const readyMs = performance.now() - spawnedAt;
+// CPU the gateway spent to get there (user + system, /proc clock ticks of 10 ms): unlike the
+// wall-clock time, it hardly moves when other work shares the machine.
+const readyCpuMs = await readFile(`/proc/${gateway.pid}/stat`, 'utf8').then(
+  (stat) => {
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  },
+  () => Number.NaN,
+);
+
+/** Resident set (VmRSS) or its peak (VmHWM) of the gateway process, in MiB, from /proc. */
+async function gatewayMemoryMb(field: 'VmRSS' | 'VmHWM'): Promise<number> {
+  const status = await readFile(`/proc/${gateway.pid}/status`, 'utf8').catch(() => '');
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) / 1024;
+}
+/** The gateway's own V8 figures from /metrics, in MiB: heap used and total, external. */
+async function gatewayHeapMb(): Promise<{ heapUsed: number; heapTotal: number; external: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const metric = (name: string) =>
+    Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN) / 1048576;
+  return {
+    heapUsed: metric('nexus_nodejs_heap_size_used_bytes'),
+    heapTotal: metric('nexus_nodejs_heap_size_total_bytes'),
+    external: metric('nexus_nodejs_external_memory_bytes'),
+  };
+}
+// Idle: started, nobody connected yet, two seconds to settle (start-up garbage collected or not).
+await new Promise((resolve) => setTimeout(resolve, 2000));
+const idleRssMb = await gatewayMemoryMb('VmRSS');
+const idleHeap = await gatewayHeapMb();
 
 const clients = await Promise.all(
   Array.from({ length: connections }, () => WebChatClient.connect({ url, token })),
@@ -114,13 +157,9 @@ for (const request of model.chatRequests()) {
   overheads.push(roundTrip - (request.finishedAt - request.receivedAt));
 }
 
-const metricsText = await (await fetch(`${url}/metrics`)).text();
-const metric = (name: string) =>
-  Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(metricsText)?.[1] ?? Number.NaN) / 1048576;
-const heapUsedMb = metric('nexus_nodejs_heap_size_used_bytes');
-const externalMb = metric('nexus_nodejs_external_memory_bytes');
-const status = await readFile(`/proc/${gateway.pid}/status`, 'utf8').catch(() => '');
-const peakRssMb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) / 1024;
+const endHeap = await gatewayHeapMb();
+const endRssMb = await gatewayMemoryMb('VmRSS');
+const peakRssMb = await gatewayMemoryMb('VmHWM');
 await Promise.all(clients.map((client) => client.close()));
 if (values['heap-snapshot']) {
   gateway.kill('SIGUSR2');
@@ -140,6 +179,10 @@ const result = {
   overhead_p95_ms: round(percentile(overheads, 95)),
   overhead_p99_ms: round(percentile(overheads, 99)),
   peak_rss_mb: round(peakRssMb, 1),
+  ready_ms: round(readyMs, 0),
+  ready_cpu_ms: readyCpuMs,
+  idle_rss_mb: round(idleRssMb, 1),
+  idle_heap_used_mb: round(idleHeap.heapUsed, 1),
 };
 printTable([
   ['conversations', conversations],
@@ -150,8 +193,15 @@ printTable([
   ['overhead p50 (ms)', result.overhead_p50_ms],
   ['overhead p95 (ms)', result.overhead_p95_ms],
   ['overhead p99 (ms)', result.overhead_p99_ms],
+  ['gateway ready after spawn (ms)', result.ready_ms],
+  ['  CPU used to get ready (ms)', result.ready_cpu_ms],
+  ['gateway idle RSS (MB)', result.idle_rss_mb],
+  ['  idle V8 heap used / total (MB)', `${round(idleHeap.heapUsed, 1)} / ${round(idleHeap.heapTotal, 1)}`],
+  ['  idle native: RSS - heap total (MB)', round(idleRssMb - idleHeap.heapTotal, 1)],
   ['gateway peak RSS (MB)', result.peak_rss_mb],
-  ['gateway heap used at end (MB)', round(heapUsedMb, 1)],
-  ['gateway external memory at end (MB)', round(externalMb, 1)],
+  ['gateway RSS at end (MB)', round(endRssMb, 1)],
+  ['  heap used / total at end (MB)', `${round(endHeap.heapUsed, 1)} / ${round(endHeap.heapTotal, 1)}`],
+  ['  external memory at end (MB)', round(endHeap.external, 1)],
+  ['  native at end: RSS - heap total (MB)', round(endRssMb - endHeap.heapTotal, 1)],
 ]);
 process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -17,6 +17,7 @@ const ALLOWED: Record<string, string[]> = {
   '@nexus/core': ['@nexus/protocol'],
   '@nexus/memory': ['@nexus/protocol'],
   '@nexus/memory-qdrant': ['@nexus/protocol', '@nexus/memory'],
+  '@nexus/embedder-transformers': ['@nexus/memory'],
   '@nexus/queue-bullmq': ['@nexus/protocol'],
 };
 

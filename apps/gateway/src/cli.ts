@@ -13,7 +13,6 @@ import { installCrashPolicy } from './install-crash-policy.ts';
 import { ConfigError, loadConfig } from './load-config.ts';
 import { assertRoleConfig } from './roles/distributed-runs.ts';
 import { assertMemoryServiceConfig, startMemoryService } from './roles/start-memory-service.ts';
-import { startWorker } from './roles/start-worker.ts';
 import { SETTINGS } from './settings.ts';
 import { startGateway } from './start-gateway.ts';
 
@@ -152,6 +151,8 @@ async function runGateway(config: ReturnType<typeof loadConfig>): Promise<number
   // A crash while starting ends the process too, without waiting for the start to finish.
   const startAndWait = (async () => {
     if (config.role === 'worker') {
+      // The worker role's Redis clients are imported only for it.
+      const { startWorker } = await import('./roles/start-worker.ts');
       running = await startWorker({ config, logger });
     } else if (config.role === 'memory') {
       running = await startMemoryService({ config, logger });

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import {
   createSqliteJobQueue,
-  loadTokenCounter,
   type MemoryPort,
   type SessionStore,
   startMemoryExtractionWorker,
@@ -13,18 +12,18 @@ import {
   createMemoryClient,
   createOpenAICompatibleEmbedder,
   createSqliteMemoryStore,
-  createTransformersEmbedder,
   type Embedder,
   type MemoryApi,
   MemoryService,
   type MemoryStore,
 } from '@nexus/memory';
 import type { JobProcessor, JobQueue, Logger } from '@nexus/protocol';
-import { createBullMqJobQueue } from '@nexus/queue-bullmq';
 import type { LanguageModel } from 'ai';
 import { createLanguageModel } from './create-language-model.ts';
 import { ensurePrivateDirectory, privateFilePath } from './data-dir/private-path.ts';
 import type { GatewayConfig } from './gateway-config.ts';
+import { createLazyTokenCounter } from './lazy-token-counter.ts';
+import { loadTransformersAddon } from './load-transformers-addon.ts';
 import type { MemoryMetrics } from './memory-metrics.ts';
 
 export interface GatewayMemory {
@@ -61,7 +60,7 @@ export async function createGatewayMemory(options: {
   const { config, logger } = options;
   const settings = config.memory;
   const memoryLogger = logger.child({ component: 'memory' });
-  const tokenCounter = await loadTokenCounter();
+  const tokenCounter = createLazyTokenCounter();
   let service: MemoryApi;
   let closeStore = async () => {};
   if (settings.mode === 'http') {
@@ -99,10 +98,15 @@ export async function createGatewayMemory(options: {
   const port: MemoryPort = service;
   const ownsQueue = options.jobQueue === undefined;
   // With Redis the jobs live there (any process may handle them); otherwise in `<dataDir>/jobs.sqlite`.
+  // BullMQ and ioredis are imported only then (about 40 MB of RSS a process without Redis saves).
   const jobQueue =
     options.jobQueue ??
     (config.redis.url
-      ? createBullMqJobQueue({ connection: { url: config.redis.url }, prefix: config.redis.prefix, logger })
+      ? (await import('@nexus/queue-bullmq')).createBullMqJobQueue({
+          connection: { url: config.redis.url },
+          prefix: config.redis.prefix,
+          logger,
+        })
       : createSqliteJobQueue({ path: privateFilePath(join(config.dataDir, 'jobs.sqlite')), logger }));
   const extractionModel =
     options.model && config.memory.extractionModel
@@ -193,8 +197,8 @@ export async function openLocalMemoryService(options: {
   fetch?: typeof globalThis.fetch;
 }): Promise<{ service: MemoryService; close(): Promise<void> }> {
   const { config } = options;
-  const tokenCounter = options.tokenCounter ?? (await loadTokenCounter());
-  const embedder = createGatewayEmbedder(config, options.fetch);
+  const tokenCounter = options.tokenCounter ?? createLazyTokenCounter();
+  const embedder = await createGatewayEmbedder(config, options.fetch);
   const vectors = embedder ? { embedderId: embedder.id, dimensions: embedder.dimensions } : undefined;
   const store = await openMemoryStore(config, vectors);
   try {
@@ -217,18 +221,20 @@ export async function openLocalMemoryService(options: {
 }
 
 /**
- * The embedder when `NEXUS_EMBEDDING_MODEL` is set: a local transformers model, or an
+ * The embedder when `NEXUS_EMBEDDING_MODEL` is set: a local transformers model (the
+ * `@nexus/embedder-transformers` add-on; a `ConfigError` naming it when absent), or an
  * OpenAI-compatible API whose defaults follow the chat model's endpoint.
  */
-export function createGatewayEmbedder(
+export async function createGatewayEmbedder(
   config: GatewayConfig,
   fetch?: typeof globalThis.fetch,
-): Embedder | undefined {
+): Promise<Embedder | undefined> {
   const { embeddingModel, embeddingDimensions } = config.memory;
   if (!embeddingModel || !embeddingDimensions) return undefined;
   if (config.memory.embeddingProvider === 'transformers') {
     const cacheDir = config.memory.embeddingCacheDir ?? join(config.dataDir, 'models');
     // Created private here, before the model library creates it with whatever the umask allows.
+    const { createTransformersEmbedder } = await loadTransformersAddon();
     ensurePrivateDirectory(cacheDir);
     return createTransformersEmbedder({
       model: embeddingModel,

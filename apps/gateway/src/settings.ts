@@ -345,7 +345,7 @@ export const SETTINGS: readonly SettingDefinition[] = [
     schema: z.enum(['openai-compatible', 'transformers']),
     defaultValue: 'openai-compatible',
     description:
-      'How `NEXUS_EMBEDDING_MODEL` runs: `openai-compatible` (an `/embeddings` API) or `transformers` (a local ONNX model through @huggingface/transformers, e.g. `Xenova/all-MiniLM-L6-v2` with 384 dimensions, downloaded once into `NEXUS_EMBEDDING_CACHE_DIR`). Changing the model later takes `nexus memory reindex`.',
+      'How `NEXUS_EMBEDDING_MODEL` runs: `openai-compatible` (an `/embeddings` API) or `transformers` (a local ONNX model through @huggingface/transformers, e.g. `Xenova/all-MiniLM-L6-v2` with 384 dimensions, downloaded once into `NEXUS_EMBEDDING_CACHE_DIR`; needs the add-on `@nexus/embedder-transformers`, installed with `pnpm embedder:install`). Changing the model later takes `nexus memory reindex`.',
     hint: 'use openai-compatible or transformers',
   },
   {

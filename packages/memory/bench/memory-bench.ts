@@ -179,7 +179,7 @@ for (const config of ['lexical', 'hybrid-384'] as const) {
       ...[0.5, 0.95, 0.99].map((fraction) => String(round(percentile(searchTimes, fraction)))),
       ...[0.5, 0.95, 0.99].map((fraction) => String(round(percentile(contextTimes, fraction)))),
     ]);
-    if (config === 'hybrid-384') {
+    if (config === 'hybrid-384' && embedder) {
       figures[`context_p95_ms_${label}`] = round(percentile(contextTimes, 0.95));
       if (scale === 10_000) figures.search_p95_ms_10k = round(percentile(searchTimes, 0.95));
       // The same queries through the exact sqlite-vec scan (the store without its quantised

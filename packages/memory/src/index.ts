@@ -100,4 +100,3 @@ export {
 } from './reindex-sqlite-store.ts';
 export { createSqliteMemoryStore, type SqliteMemoryStoreOptions } from './sqlite-memory-store.ts';
 export { approximateTokenCounter, createTokenCounter, type TokenCounter } from './token-counter.ts';
-export { createTransformersEmbedder, type TransformersEmbedderOptions } from './transformers-embedder.ts';

@@ -48,7 +48,7 @@ export async function memoryCommand(options: {
     );
     return 64;
   }
-  const embedder = options.to === 'none' ? undefined : createGatewayEmbedder(config, options.fetch);
+  const embedder = options.to === 'none' ? undefined : await createGatewayEmbedder(config, options.fetch);
   if (options.to !== 'none' && !embedder) {
     output.error(
       'No embedder configured: set NEXUS_EMBEDDING_MODEL and NEXUS_EMBEDDING_DIMENSIONS, or pass --to none.\n',

@@ -1,10 +1,9 @@
 import { type Agent, type CreateTurnBudget, MEMORY_EXTRACT_JOB, type TurnLimits } from '@nexus/core';
 import type { ChannelHealth, JobQueue, Logger } from '@nexus/protocol';
-import { createBullMqJobQueue } from '@nexus/queue-bullmq';
 import type { GatewayConfig } from '../gateway-config.ts';
 import { ConfigError } from '../load-config.ts';
-import { type AgentRunGateway, startAgentRunGateway } from './agent-run-gateway.ts';
-import { type AgentRunWorkerHost, startAgentRunWorkerHost } from './agent-run-worker-host.ts';
+import type { AgentRunGateway } from './agent-run-gateway.ts';
+import type { AgentRunWorkerHost } from './agent-run-worker-host.ts';
 import { enqueueOnlyQueue } from './enqueue-only-queue.ts';
 import type { BudgetObserver } from './observed-turn-budget.ts';
 import { memoryIsShared } from './worker-extraction.ts';
@@ -36,9 +35,13 @@ export function assertRoleConfig(config: GatewayConfig): void {
   }
 }
 
-/** The BullMQ queue of agent runs, with the lease settings that decide how fast a dead worker's run moves. */
-export function createAgentRunQueue(config: GatewayConfig, logger: Logger): JobQueue {
+/**
+ * The BullMQ queue of agent runs, with the lease settings that decide how fast a dead worker's run
+ * moves. BullMQ and ioredis (about 40 MB of RSS) are imported here, only when Redis is configured.
+ */
+export async function createAgentRunQueue(config: GatewayConfig, logger: Logger): Promise<JobQueue> {
   if (!config.redis.url) throw new Error('createAgentRunQueue needs redis.url');
+  const { createBullMqJobQueue } = await import('@nexus/queue-bullmq');
   return createBullMqJobQueue({
     connection: { url: config.redis.url },
     prefix: config.redis.prefix,
@@ -69,7 +72,12 @@ export async function startDistributedRuns(options: {
   const { config, logger } = options;
   assertRoleConfig(config);
   if (config.role === 'worker' || !config.redis.url) return undefined;
-  const queue = createAgentRunQueue(config, logger);
+  const queue = await createAgentRunQueue(config, logger);
+  // Imported only with Redis: they hold the Redis clients (ioredis).
+  const [{ startAgentRunGateway }, { startAgentRunWorkerHost }] = await Promise.all([
+    import('./agent-run-gateway.ts'),
+    import('./agent-run-worker-host.ts'),
+  ]);
   let gateway: AgentRunGateway | undefined;
   let host: AgentRunWorkerHost | undefined;
   try {

@@ -38,7 +38,7 @@ export async function startWorker(options: {
   const startedAt = now();
   const { model, agent } = createConfiguredAgent(config, logger);
   const metrics = new WorkerMetrics();
-  const queue = createAgentRunQueue(config, logger);
+  const queue = await createAgentRunQueue(config, logger);
   const probe = createRedisClient({ url: redisUrl, name: 'nexus-worker-probe', logger });
   let host: AgentRunWorkerHost;
   try {

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url));
+// The production entry point (compile cache, then the CLI), as the image starts it.
+const CLI = fileURLToPath(new URL('../../bin/nexus.mjs', import.meta.url));
 
 export interface GatewayProcess {
   url: string;

@@ -1,5 +1,5 @@
-import type { Embedder } from './embedder.ts';
-import { MemoryStoreError } from './memory-errors.ts';
+import type { Embedder } from '@nexus/memory';
+import { MemoryStoreError } from '@nexus/memory';
 
 export interface TransformersEmbedderOptions {
   /** A Hugging Face model with ONNX weights, e.g. `Xenova/all-MiniLM-L6-v2` (384 dimensions). */

@@ -3,8 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MemoryStoreError } from '@nexus/memory';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryStoreError } from './memory-errors.ts';
 import { createTransformersEmbedder } from './transformers-embedder.ts';
 
 // No model hub is reachable here, so a real model can never be downloaded or run in this suite:

@@ -1,0 +1,2 @@
+export { createTransformersEmbedder, type TransformersEmbedderOptions } from './transformers-embedder.ts';
+export { transformersLibraryUrl } from './transformers-library-url.ts';
