@@ -8,6 +8,7 @@ import {
   startSessionSummaryWorker,
   type TokenCounter,
   type TurnMemoryOptions,
+  tracedJobQueue,
 } from '@nexus/core';
 import {
   createMemoryClient,
@@ -21,6 +22,7 @@ import {
 } from '@nexus/memory';
 import type { JobProcessor, JobQueue, Logger } from '@nexus/protocol';
 import { createBullMqJobQueue } from '@nexus/queue-bullmq';
+import type { Tracer } from '@opentelemetry/api';
 import type { LanguageModel } from 'ai';
 import { createLanguageModel } from './create-language-model.ts';
 import { ensurePrivateDirectory, privateFilePath } from './data-dir/private-path.ts';
@@ -55,6 +57,8 @@ export async function createGatewayMemory(options: {
   /** The chat model; without one there is nothing to extract with. */
   model: LanguageModel | undefined;
   jobQueue?: JobQueue;
+  /** Tracing on: extraction and summary jobs continue the trace of the turn that queued them. */
+  tracer?: Tracer;
   metrics?: MemoryMetrics;
   fetch?: typeof globalThis.fetch;
 }): Promise<GatewayMemory> {
@@ -99,11 +103,14 @@ export async function createGatewayMemory(options: {
   const port: MemoryPort = service;
   const ownsQueue = options.jobQueue === undefined;
   // With Redis the jobs live there (any process may handle them); otherwise in `<dataDir>/jobs.sqlite`.
-  const jobQueue =
+  const createdQueue =
     options.jobQueue ??
     (config.redis.url
       ? createBullMqJobQueue({ connection: { url: config.redis.url }, prefix: config.redis.prefix, logger })
       : createSqliteJobQueue({ path: privateFilePath(join(config.dataDir, 'jobs.sqlite')), logger }));
+  // A queue handed in (the distributed one) is traced already by its creator.
+  const jobQueue =
+    options.tracer && !options.jobQueue ? tracedJobQueue(createdQueue, options.tracer) : createdQueue;
   const extractionModel =
     options.model && config.memory.extractionModel
       ? createLanguageModel({ ...config.model, name: config.memory.extractionModel }, options)

@@ -11,6 +11,7 @@ import {
   type NexusCore,
 } from '@nexus/core';
 import { type Logger, NexusError, silentLogger } from '@nexus/protocol';
+import type { Tracer } from '@opentelemetry/api';
 import { createChannelsApi } from './admin/channels-api.ts';
 import { createGatewayAccess, openAccessStore } from './commands/create-gateway-access.ts';
 import { createPairingApi } from './commands/pairing-api.ts';
@@ -41,6 +42,8 @@ export interface StartGatewayOptions {
   now?: () => number;
   /** Tests only: WhatsApp through a stand-in socket instead of Baileys' `makeWASocket`. */
   whatsappSocketFactory?: WhatsAppSocketFactory;
+  /** Tracing on (see tracing/start-tracing.ts): each turn becomes a trace. */
+  tracer?: Tracer;
 }
 
 export interface RunningGateway {
@@ -84,7 +87,13 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     path: privateFilePath(join(config.dataDir, 'sessions.sqlite')),
   });
   // Role `gateway` (or `all` with Redis): agent runs go to workers; see roles/distributed-runs.ts.
-  const distributed = await startDistributedRuns({ config, localAgent: agent, logger });
+  const tracer = options.tracer;
+  const distributed = await startDistributedRuns({
+    config,
+    localAgent: agent,
+    logger,
+    ...(tracer ? { tracer } : {}),
+  });
   const memory = await createGatewayMemory({
     config,
     logger,
@@ -92,6 +101,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     metrics: new MemoryMetrics(metrics.registry),
     // A memory service every process reaches: its jobs go through Redis, so workers extract.
     ...(distributed?.memoryQueue ? { jobQueue: distributed.memoryQueue } : {}),
+    ...(tracer ? { tracer } : {}),
   });
   const accessStore = openAccessStore(config.dataDir);
   const core = createNexusCore({
@@ -107,6 +117,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     memory: memory.coreOptions,
     ...(config.model.tools && model ? { subagents: {} } : {}),
     turnLimits: turnLimitsOf(config),
+    ...(tracer ? { tracer } : {}),
     ...(distributed ? { createTurnBudget: distributed.createTurnBudget } : {}),
     ...(config.cost.dailyTokensPerPerson
       ? {

@@ -1,5 +1,6 @@
 import type { ChannelAdapter, IntakeResult, Intent, Logger } from '@nexus/protocol';
 import { NexusError } from '@nexus/protocol';
+import { context as otelContext } from '@opentelemetry/api';
 import type { AccessDecision, AccessReply } from './access/access-decision.ts';
 import { answerWithoutModel } from './access/answer-without-model.ts';
 import type { ConversationLanes, LaneTask } from './conversation-lanes.ts';
@@ -58,8 +59,11 @@ export function createInboxLaneTasks(context: InboxLaneContext) {
         ? replyTask(entry, adapter, decision.reply)
         : turnTask(decision.intent, adapter, entry.acceptedAt);
     const key = dedupeKeyOf(entry.channel, entry.intentId);
+    // The lane may run the task after other turns: it runs in intake's trace context, not theirs.
+    const traceContext = otelContext.active();
+    const traced: LaneTask = () => otelContext.with(traceContext, task);
     // What is durable is never refused afterwards.
-    context.lanes.enqueue(entry.conversationKey, inLane(key, task), { overLimit: true });
+    context.lanes.enqueue(entry.conversationKey, inLane(key, traced), { overLimit: true });
   }
 
   /** Marks an intent as in a lane of this process until its task and delivery are done. */

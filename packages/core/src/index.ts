@@ -138,3 +138,5 @@ export {
   type TokenizerEncoding,
 } from './token-counter.ts';
 export { createMemoryTools, type MemoryToolsOptions } from './tools/memory-tools.ts';
+export { tracedJobQueue } from './tracing/traced-job-queue.ts';
+export { SPAN } from './tracing/turn-spans.ts';

@@ -1,6 +1,13 @@
-import { type Agent, type CreateTurnBudget, MEMORY_EXTRACT_JOB, type TurnLimits } from '@nexus/core';
+import {
+  type Agent,
+  type CreateTurnBudget,
+  MEMORY_EXTRACT_JOB,
+  type TurnLimits,
+  tracedJobQueue,
+} from '@nexus/core';
 import type { ChannelHealth, JobQueue, Logger } from '@nexus/protocol';
 import { createBullMqJobQueue } from '@nexus/queue-bullmq';
+import type { Tracer } from '@opentelemetry/api';
 import type { GatewayConfig } from '../gateway-config.ts';
 import { ConfigError } from '../load-config.ts';
 import { type AgentRunGateway, startAgentRunGateway } from './agent-run-gateway.ts';
@@ -37,9 +44,9 @@ export function assertRoleConfig(config: GatewayConfig): void {
 }
 
 /** The BullMQ queue of agent runs, with the lease settings that decide how fast a dead worker's run moves. */
-export function createAgentRunQueue(config: GatewayConfig, logger: Logger): JobQueue {
+export function createAgentRunQueue(config: GatewayConfig, logger: Logger, tracer?: Tracer): JobQueue {
   if (!config.redis.url) throw new Error('createAgentRunQueue needs redis.url');
-  return createBullMqJobQueue({
+  const queue = createBullMqJobQueue({
     connection: { url: config.redis.url },
     prefix: config.redis.prefix,
     lockDurationMs: config.worker.jobLockMs,
@@ -48,6 +55,7 @@ export function createAgentRunQueue(config: GatewayConfig, logger: Logger): JobQ
     closeTimeoutMs: config.core.shutdownDeadlineMs,
     logger,
   });
+  return tracer ? tracedJobQueue(queue, tracer) : queue;
 }
 
 /** How long the gateway waits for one turn: a full run, a crash, and a full run again. */
@@ -63,13 +71,15 @@ export async function startDistributedRuns(options: {
   config: GatewayConfig;
   localAgent: Agent;
   logger: Logger;
+  /** Tracing on: jobs carry the trace they were enqueued in (the gateway→worker hop). */
+  tracer?: Tracer;
   /** Counts the model requests this process makes as a worker (role `all`). */
   budgetObserver?: BudgetObserver;
 }): Promise<DistributedRuns | undefined> {
   const { config, logger } = options;
   assertRoleConfig(config);
   if (config.role === 'worker' || !config.redis.url) return undefined;
-  const queue = createAgentRunQueue(config, logger);
+  const queue = createAgentRunQueue(config, logger, options.tracer);
   let gateway: AgentRunGateway | undefined;
   let host: AgentRunWorkerHost | undefined;
   try {

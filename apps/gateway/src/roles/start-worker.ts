@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Logger, silentLogger } from '@nexus/protocol';
+import type { Tracer } from '@opentelemetry/api';
 import { createConfiguredAgent } from '../create-configured-agent.ts';
 import type { GatewayConfig } from '../gateway-config.ts';
 import { createHttpHandler, type Readiness } from '../http-handler.ts';
@@ -29,6 +30,8 @@ export async function startWorker(options: {
   config: GatewayConfig;
   logger?: Logger;
   now?: () => number;
+  /** Tracing on: each agent run and extraction job is a span in the trace of its turn. */
+  tracer?: Tracer;
 }): Promise<RunningWorker> {
   const { config } = options;
   const logger = options.logger ?? silentLogger;
@@ -38,7 +41,7 @@ export async function startWorker(options: {
   const startedAt = now();
   const { model, agent } = createConfiguredAgent(config, logger);
   const metrics = new WorkerMetrics();
-  const queue = createAgentRunQueue(config, logger);
+  const queue = createAgentRunQueue(config, logger, options.tracer);
   const probe = createRedisClient({ url: redisUrl, name: 'nexus-worker-probe', logger });
   let host: AgentRunWorkerHost;
   try {

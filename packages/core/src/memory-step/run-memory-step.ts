@@ -14,6 +14,8 @@ export interface MemoryStepReport {
   /** Parts that did not answer in time or failed. */
   scopesMissing: string[];
   memoriesUsed: number;
+  /** Ids of the memories that went into the prompt (for tracing which memory fed which reply). */
+  memoryIds: string[];
   tokensUsed: number;
   /** True when the status event was sent because the step was slow. */
   slow: boolean;
@@ -174,6 +176,7 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
     scopesFound: found,
     scopesMissing: missing,
     memoriesUsed: factsBlock.memoriesUsed,
+    memoryIds: factsBlock.memoryIds,
     tokensUsed: block ? options.tokenCounter.count(block) : 0,
     slow,
   };
@@ -194,10 +197,11 @@ function knownFacts(
   profile: PartOutcome<MemoryRecord[]> | undefined,
   options: MemoryStepOptions,
   now: number,
-): { text: string; memoriesUsed: number } {
+): { text: string; memoriesUsed: number; memoryIds: string[] } {
   let text = context?.context.trim() ?? '';
   let memoriesUsed = context?.memoriesUsed ?? 0;
-  if (profile?.status !== 'ok') return { text, memoriesUsed };
+  const memoryIds = [...(context?.memoryIds ?? [])];
+  if (profile?.status !== 'ok') return { text, memoriesUsed, memoryIds };
   const used = new Set(context?.memoryIds ?? []);
   const candidates = profile.value
     .filter((memory) => !used.has(memory.id) && memory.scope === 'user')
@@ -211,11 +215,12 @@ function knownFacts(
     if (tokens + lineTokens > options.profileTokenBudget) continue;
     tokens += lineTokens;
     lines.push(line);
+    memoryIds.push(memory.id);
   }
-  if (lines.length === 0) return { text, memoriesUsed };
+  if (lines.length === 0) return { text, memoriesUsed, memoryIds };
   text = text ? `${text}\n${lines.join('\n')}` : `${KNOWN_FACTS_HEADER}\n${lines.join('\n')}`;
   memoriesUsed += lines.length;
-  return { text, memoriesUsed };
+  return { text, memoriesUsed, memoryIds };
 }
 
 /** Session summaries are session-scope memories marked by the summary worker. */

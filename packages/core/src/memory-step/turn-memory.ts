@@ -132,6 +132,7 @@ const NO_MEMORY_REPORT: MemoryStepReport = {
   scopesFound: [],
   scopesMissing: [],
   memoriesUsed: 0,
+  memoryIds: [],
   tokensUsed: 0,
   slow: false,
 };
