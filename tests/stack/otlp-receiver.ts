@@ -49,17 +49,17 @@ interface ExportRequest {
   }>;
 }
 
-function valueOf(value: AnyValue): unknown {
+function decodeValue(value: AnyValue): unknown {
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.boolValue !== undefined) return value.boolValue;
   if (value.intValue !== undefined) return Number(value.intValue);
   if (value.doubleValue !== undefined) return value.doubleValue;
-  if (value.arrayValue) return (value.arrayValue.values ?? []).map(valueOf);
+  if (value.arrayValue) return (value.arrayValue.values ?? []).map(decodeValue);
   return undefined;
 }
 
 function attributesOf(list: KeyValue[] | undefined): Record<string, unknown> {
-  return Object.fromEntries((list ?? []).map((entry) => [entry.key, valueOf(entry.value)]));
+  return Object.fromEntries((list ?? []).map((entry) => [entry.key, decodeValue(entry.value)]));
 }
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
