@@ -139,6 +139,13 @@ describe('tracing off', () => {
       await expect
         .poll(() => exporter.getFinishedSpans().map((span) => span.name))
         .toEqual(expect.arrayContaining(['nexus.intake', 'nexus.turn', 'nexus.delivery']));
+      const spans = exporter.getFinishedSpans();
+      const named = (name: string) => spans.find((span) => span.name === name);
+      const parentOf = (name: string) => named(name)?.parentSpanContext?.spanId;
+      expect(named('nexus.intake')?.parentSpanContext).toBeUndefined();
+      expect(parentOf('nexus.turn')).toBe(named('nexus.intake')?.spanContext().spanId);
+      expect(parentOf('nexus.delivery')).toBe(named('nexus.turn')?.spanContext().spanId);
+      expect(new Set(spans.map((span) => span.spanContext().traceId)).size).toBe(1);
     });
   });
 });
