@@ -154,7 +154,7 @@ async function runGateway(config: ReturnType<typeof loadConfig>): Promise<number
   // A crash while starting ends the process too, without waiting for the start to finish.
   const startAndWait = (async () => {
     const tracing = await startTracing(config, config.role, logger);
-    const traced = tracing ? { tracer: tracing.tracer } : {};
+    const traced = tracing ? { tracing } : {};
     if (config.role === 'worker') {
       running = await startWorker({ config, logger, ...traced });
     } else if (config.role === 'memory') {

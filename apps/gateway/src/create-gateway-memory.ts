@@ -8,7 +8,6 @@ import {
   startSessionSummaryWorker,
   type TokenCounter,
   type TurnMemoryOptions,
-  tracedJobQueue,
 } from '@nexus/core';
 import {
   createMemoryClient,
@@ -22,12 +21,12 @@ import {
 } from '@nexus/memory';
 import type { JobProcessor, JobQueue, Logger } from '@nexus/protocol';
 import { createBullMqJobQueue } from '@nexus/queue-bullmq';
-import type { Tracer } from '@opentelemetry/api';
 import type { LanguageModel } from 'ai';
 import { createLanguageModel } from './create-language-model.ts';
 import { ensurePrivateDirectory, privateFilePath } from './data-dir/private-path.ts';
 import type { GatewayConfig } from './gateway-config.ts';
 import type { MemoryMetrics } from './memory-metrics.ts';
+import type { GatewayTracing } from './tracing/start-tracing.ts';
 
 export interface GatewayMemory {
   /** The memory service, in process or over HTTP; core sees only the `MemoryPort` part of it. */
@@ -58,7 +57,7 @@ export async function createGatewayMemory(options: {
   model: LanguageModel | undefined;
   jobQueue?: JobQueue;
   /** Tracing on: extraction and summary jobs continue the trace of the turn that queued them. */
-  tracer?: Tracer;
+  tracing?: GatewayTracing;
   metrics?: MemoryMetrics;
   fetch?: typeof globalThis.fetch;
 }): Promise<GatewayMemory> {
@@ -110,7 +109,7 @@ export async function createGatewayMemory(options: {
       : createSqliteJobQueue({ path: privateFilePath(join(config.dataDir, 'jobs.sqlite')), logger }));
   // A queue handed in (the distributed one) is traced already by its creator.
   const jobQueue =
-    options.tracer && !options.jobQueue ? tracedJobQueue(createdQueue, options.tracer) : createdQueue;
+    options.tracing && !options.jobQueue ? options.tracing.traceJobQueue(createdQueue) : createdQueue;
   const extractionModel =
     options.model && config.memory.extractionModel
       ? createLanguageModel({ ...config.model, name: config.memory.extractionModel }, options)

@@ -11,7 +11,6 @@ import {
   type NexusCore,
 } from '@nexus/core';
 import { type Logger, NexusError, silentLogger } from '@nexus/protocol';
-import type { Tracer } from '@opentelemetry/api';
 import { createChannelsApi } from './admin/channels-api.ts';
 import { createGatewayAccess, openAccessStore } from './commands/create-gateway-access.ts';
 import { createPairingApi } from './commands/pairing-api.ts';
@@ -32,6 +31,7 @@ import { isAllowedOrigin } from './is-same-origin.ts';
 import { MemoryMetrics } from './memory-metrics.ts';
 import { startDistributedRuns, turnLimitsOf } from './roles/distributed-runs.ts';
 import { loadStaticFiles } from './static-files.ts';
+import type { GatewayTracing } from './tracing/start-tracing.ts';
 import { loadOrCreateWebToken } from './web-token.ts';
 
 export interface StartGatewayOptions {
@@ -43,7 +43,7 @@ export interface StartGatewayOptions {
   /** Tests only: WhatsApp through a stand-in socket instead of Baileys' `makeWASocket`. */
   whatsappSocketFactory?: WhatsAppSocketFactory;
   /** Tracing on (see tracing/start-tracing.ts): each turn becomes a trace. */
-  tracer?: Tracer;
+  tracing?: GatewayTracing;
 }
 
 export interface RunningGateway {
@@ -87,12 +87,12 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     path: privateFilePath(join(config.dataDir, 'sessions.sqlite')),
   });
   // Role `gateway` (or `all` with Redis): agent runs go to workers; see roles/distributed-runs.ts.
-  const tracer = options.tracer;
+  const tracing = options.tracing;
   const distributed = await startDistributedRuns({
     config,
     localAgent: agent,
     logger,
-    ...(tracer ? { tracer } : {}),
+    ...(tracing ? { tracing } : {}),
   });
   const memory = await createGatewayMemory({
     config,
@@ -101,7 +101,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     metrics: new MemoryMetrics(metrics.registry),
     // A memory service every process reaches: its jobs go through Redis, so workers extract.
     ...(distributed?.memoryQueue ? { jobQueue: distributed.memoryQueue } : {}),
-    ...(tracer ? { tracer } : {}),
+    ...(tracing ? { tracing } : {}),
   });
   const accessStore = openAccessStore(config.dataDir);
   const core = createNexusCore({
@@ -117,7 +117,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     memory: memory.coreOptions,
     ...(config.model.tools && model ? { subagents: {} } : {}),
     turnLimits: turnLimitsOf(config),
-    ...(tracer ? { tracer } : {}),
+    ...(tracing ? { tracing } : {}),
     ...(distributed ? { createTurnBudget: distributed.createTurnBudget } : {}),
     ...(config.cost.dailyTokensPerPerson
       ? {

@@ -1,6 +1,5 @@
 import type { ChannelAdapter, IntakeResult, Intent, Logger } from '@nexus/protocol';
 import { NexusError } from '@nexus/protocol';
-import { context as otelContext } from '@opentelemetry/api';
 import type { AccessDecision, AccessReply } from './access/access-decision.ts';
 import { answerWithoutModel } from './access/answer-without-model.ts';
 import type { ConversationLanes, LaneTask } from './conversation-lanes.ts';
@@ -60,8 +59,8 @@ export function createInboxLaneTasks(context: InboxLaneContext) {
         : turnTask(decision.intent, adapter, entry.acceptedAt);
     const key = dedupeKeyOf(entry.channel, entry.intentId);
     // The lane may run the task after other turns: it runs in intake's trace context, not theirs.
-    const traceContext = otelContext.active();
-    const traced: LaneTask = () => otelContext.with(traceContext, task);
+    const tracing = context.dependencies.tracing;
+    const traced: LaneTask = tracing ? tracing.bindToActiveContext(task) : task;
     // What is durable is never refused afterwards.
     context.lanes.enqueue(entry.conversationKey, inLane(key, traced), { overLimit: true });
   }

@@ -9,7 +9,6 @@ import {
   NexusError,
   silentLogger,
 } from '@nexus/protocol';
-import type { Tracer } from '@opentelemetry/api';
 import type { AccessControl } from './access/access-decision.ts';
 import type { Agent } from './agent.ts';
 import { createConversationLanes } from './conversation-lanes.ts';
@@ -30,6 +29,7 @@ import { resolveSubagentSettings, type SubagentSettings } from './subagents/suba
 import { loadTokenCounter, type TokenCounter } from './token-counter.ts';
 import { inSpan } from './tracing/in-span.ts';
 import { SPAN } from './tracing/turn-spans.ts';
+import type { TurnTracing } from './tracing/turn-tracing.ts';
 
 export interface NexusCoreOptions {
   sessionStore: SessionStore;
@@ -66,7 +66,7 @@ export interface NexusCoreOptions {
    * Set when tracing is on: each intake opens a trace (`nexus.intake` → access → turn → memory
    * step, model calls, delivery). Unset, no span is made.
    */
-  tracer?: Tracer;
+  tracing?: TurnTracing;
 }
 
 export { type InboxReplay, MAX_INBOX_REPLAYS } from './inbox-lane-tasks.ts';
@@ -135,7 +135,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     turnLimits: resolveTurnLimits(options.turnLimits),
     ...(options.createTurnBudget ? { createTurnBudget: options.createTurnBudget } : {}),
     ...(options.dailyBudget ? { dailyBudget: options.dailyBudget } : {}),
-    ...(options.tracer ? { tracer: options.tracer } : {}),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
   };
   const inbox = createInboxLaneTasks({
     sessionStore: options.sessionStore,
@@ -152,7 +152,8 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
   let shutdownPromise: Promise<void> | undefined;
 
   const intake: IntentSink = (input) => {
-    if (!options.tracer) return takeIntent(input);
+    const tracer = options.tracing?.tracer;
+    if (!tracer) return takeIntent(input);
     const attributes =
       input && typeof input === 'object'
         ? {
@@ -160,7 +161,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
             'nexus.intent_id': String((input as { id?: unknown }).id),
           }
         : {};
-    return inSpan(options.tracer, SPAN.intake, attributes, async (span) => {
+    return inSpan(tracer, SPAN.intake, attributes, async (span) => {
       const result = await takeIntent(input);
       span?.setAttribute('nexus.intake.status', result.status);
       if (result.status === 'rejected') span?.setAttribute('nexus.intake.code', result.code);
@@ -238,7 +239,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     if (!options.access) return { action: 'turn', intent };
     const access = options.access;
     try {
-      const decision = await inSpan(options.tracer, SPAN.access, {}, async (span) => {
+      const decision = await inSpan(options.tracing?.tracer, SPAN.access, {}, async (span) => {
         const decided = await access.check(intent);
         span?.setAttribute('nexus.access.action', decided.action);
         return decided;

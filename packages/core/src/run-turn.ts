@@ -5,7 +5,6 @@ import {
   type Logger,
   type NexusError,
 } from '@nexus/protocol';
-import type { Tracer } from '@opentelemetry/api';
 import type { Agent } from './agent.ts';
 import { budgetNote } from './cost/budget-note.ts';
 import { chargeDailyBudget, checkDailyBudget, DailyBudgetRefusal } from './cost/daily-budget-step.ts';
@@ -28,6 +27,7 @@ import type { SubagentSettings } from './subagents/subagent-settings.ts';
 import type { TokenCounter } from './token-counter.ts';
 import { toolsForTurn } from './tools/create-turn-tools.ts';
 import { traceDelivery, traceMemoryStep, traceTurn } from './tracing/turn-spans.ts';
+import type { TurnTracing } from './tracing/turn-tracing.ts';
 
 /** What one turn did, for metrics. Times are in milliseconds of the core's clock. */
 export interface TurnReport {
@@ -74,7 +74,7 @@ export interface TurnDependencies {
   /** Tokens per person per day; unset, no daily limit. */
   dailyBudget?: DailyTokenBudget;
   /** Set when tracing is on: the turn, its memory step and its delivery become spans. */
-  tracer?: Tracer;
+  tracing?: TurnTracing;
 }
 
 export interface TurnResult {
@@ -99,7 +99,7 @@ export function runTurn(
   adapter: ChannelAdapter,
   dependencies: TurnDependencies,
 ): Promise<TurnResult> {
-  return traceTurn(dependencies.tracer, intent, () =>
+  return traceTurn(dependencies.tracing?.tracer, intent, () =>
     runTracedTurn(intent, enqueuedAt, adapter, dependencies),
   );
 }
@@ -123,7 +123,7 @@ async function runTracedTurn(
   dependencies.hardStopSignal.addEventListener('abort', stopDelivery, { once: true });
   const delivered = Promise.resolve()
     .then(() =>
-      traceDelivery(dependencies.tracer, intent.channel, () =>
+      traceDelivery(dependencies.tracing?.tracer, intent.channel, () =>
         adapter.deliver({
           conversation: conversationRefOf(intent),
           events,
@@ -176,7 +176,7 @@ async function runTracedTurn(
       dependencies.tokenCounter,
       memory
         ? Promise.all([historyLoaded, dependencies.tokenCounter]).then(([loadedTurns, loadedCounter]) =>
-            traceMemoryStep(dependencies.tracer, () =>
+            traceMemoryStep(dependencies.tracing?.tracer, () =>
               loadTurnMemory({
                 memory,
                 intent,

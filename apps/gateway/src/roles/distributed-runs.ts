@@ -1,15 +1,9 @@
-import {
-  type Agent,
-  type CreateTurnBudget,
-  MEMORY_EXTRACT_JOB,
-  type TurnLimits,
-  tracedJobQueue,
-} from '@nexus/core';
+import { type Agent, type CreateTurnBudget, MEMORY_EXTRACT_JOB, type TurnLimits } from '@nexus/core';
 import type { ChannelHealth, JobQueue, Logger } from '@nexus/protocol';
 import { createBullMqJobQueue } from '@nexus/queue-bullmq';
-import type { Tracer } from '@opentelemetry/api';
 import type { GatewayConfig } from '../gateway-config.ts';
 import { ConfigError } from '../load-config.ts';
+import type { GatewayTracing } from '../tracing/start-tracing.ts';
 import { type AgentRunGateway, startAgentRunGateway } from './agent-run-gateway.ts';
 import { type AgentRunWorkerHost, startAgentRunWorkerHost } from './agent-run-worker-host.ts';
 import { enqueueOnlyQueue } from './enqueue-only-queue.ts';
@@ -44,7 +38,11 @@ export function assertRoleConfig(config: GatewayConfig): void {
 }
 
 /** The BullMQ queue of agent runs, with the lease settings that decide how fast a dead worker's run moves. */
-export function createAgentRunQueue(config: GatewayConfig, logger: Logger, tracer?: Tracer): JobQueue {
+export function createAgentRunQueue(
+  config: GatewayConfig,
+  logger: Logger,
+  tracing?: GatewayTracing,
+): JobQueue {
   if (!config.redis.url) throw new Error('createAgentRunQueue needs redis.url');
   const queue = createBullMqJobQueue({
     connection: { url: config.redis.url },
@@ -55,7 +53,7 @@ export function createAgentRunQueue(config: GatewayConfig, logger: Logger, trace
     closeTimeoutMs: config.core.shutdownDeadlineMs,
     logger,
   });
-  return tracer ? tracedJobQueue(queue, tracer) : queue;
+  return tracing ? tracing.traceJobQueue(queue) : queue;
 }
 
 /** How long the gateway waits for one turn: a full run, a crash, and a full run again. */
@@ -72,14 +70,14 @@ export async function startDistributedRuns(options: {
   localAgent: Agent;
   logger: Logger;
   /** Tracing on: jobs carry the trace they were enqueued in (the gateway→worker hop). */
-  tracer?: Tracer;
+  tracing?: GatewayTracing;
   /** Counts the model requests this process makes as a worker (role `all`). */
   budgetObserver?: BudgetObserver;
 }): Promise<DistributedRuns | undefined> {
   const { config, logger } = options;
   assertRoleConfig(config);
   if (config.role === 'worker' || !config.redis.url) return undefined;
-  const queue = createAgentRunQueue(config, logger, options.tracer);
+  const queue = createAgentRunQueue(config, logger, options.tracing);
   let gateway: AgentRunGateway | undefined;
   let host: AgentRunWorkerHost | undefined;
   try {

@@ -7,6 +7,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { registerTelemetry } from 'ai';
 import type { GatewayTracing } from './start-tracing.ts';
+import { tracedJobQueue } from './traced-job-queue.ts';
 
 /**
  * The OTel SDK set up for one process: spans batched to an OTLP/HTTP endpoint (JSON encoding),
@@ -36,6 +37,8 @@ export function startOtelSdk(options: {
   registerTelemetry(new OpenTelemetry({ tracer }));
   return {
     tracer,
+    bindToActiveContext: (fn) => context.bind(context.active(), fn),
+    traceJobQueue: (queue) => tracedJobQueue(queue, tracer),
     async shutdown() {
       await provider.forceFlush();
       await provider.shutdown();

@@ -1,9 +1,11 @@
-import type { Logger } from '@nexus/protocol';
-import type { Tracer } from '@opentelemetry/api';
+import type { TurnTracing } from '@nexus/core';
+import type { JobQueue, Logger } from '@nexus/protocol';
 import type { GatewayConfig } from '../gateway-config.ts';
 
-export interface GatewayTracing {
-  tracer: Tracer;
+/** Tracing as the gateway hands it around; every OTel import lives behind it (see below). */
+export interface GatewayTracing extends TurnTracing {
+  /** The queue, its jobs carrying the enqueuer's trace and its handlers running in a span. */
+  traceJobQueue(queue: JobQueue): JobQueue;
   /** Exports what is still buffered, then stops the exporter. */
   shutdown(): Promise<void>;
 }

@@ -1,6 +1,6 @@
+import { failSpan } from '@nexus/core';
 import type { JobQueue } from '@nexus/protocol';
 import { context, propagation, ROOT_CONTEXT, SpanKind, type Tracer, trace } from '@opentelemetry/api';
-import { failSpan } from './in-span.ts';
 
 /**
  * A job queue whose jobs carry the trace they were enqueued in: `enqueue` writes the active
