@@ -109,6 +109,7 @@ describe('a turn traced end to end', () => {
     expect(step!.attributes).toMatchObject({
       'nexus.memory.outcome': 'ok',
       'nexus.memory.scopes_missing': [],
+      'nexus.memory.scopes_timed_out': [],
       'nexus.memory.memories_injected': 2,
     });
     // The memories come back as the person's standing facts (the `profile` part of the step).

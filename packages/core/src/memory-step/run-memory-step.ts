@@ -13,6 +13,8 @@ export interface MemoryStepReport {
   scopesFound: string[];
   /** Parts that did not answer in time or failed. */
   scopesMissing: string[];
+  /** Of those, the ones that did not answer in time (the rest failed). */
+  scopesTimedOut: string[];
   memoriesUsed: number;
   /** Ids of the memories that went into the prompt (for tracing which memory fed which reply). */
   memoryIds: string[];
@@ -135,18 +137,24 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
 
   const found: string[] = [];
   const missing: string[] = [];
+  const timedOut: string[] = [];
   const contextValue = context.status === 'ok' ? context.value : undefined;
   if (contextValue) {
     for (const [scope, report] of Object.entries(contextValue.scopes)) {
       if (report.status === 'ok' && report.candidates > 0) found.push(scope);
       else if (report.status === 'timeout' || report.status === 'error') missing.push(scope);
+      if (report.status === 'timeout') timedOut.push(scope);
     }
-  } else missing.push('context');
+  } else {
+    missing.push('context');
+    if (context.status === 'timeout') timedOut.push('context');
+  }
   const now = options.now();
   const sections: string[] = [];
   const factsBlock = knownFacts(contextValue, profile, options, now);
   if (profile?.status === 'ok' && profile.value.length > 0) found.push('profile');
   else if (profile && profile.status !== 'ok') missing.push('profile');
+  if (profile?.status === 'timeout') timedOut.push('profile');
   if (factsBlock.text) sections.push(factsBlock.text);
   if (summary) {
     if (summary.status === 'ok') {
@@ -157,7 +165,10 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
         found.push('summary');
         sections.push(`${SESSION_SUMMARY_HEADER}\n${latest.content.trim()}`);
       }
-    } else missing.push('summary');
+    } else {
+      missing.push('summary');
+      if (summary.status === 'timeout') timedOut.push('summary');
+    }
   }
   const block = sections.join('\n\n');
   const parts = [context, profile, summary].filter((part) => part !== undefined);
@@ -175,6 +186,7 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
     durationMs: now - startedAt,
     scopesFound: found,
     scopesMissing: missing,
+    scopesTimedOut: timedOut,
     memoriesUsed: factsBlock.memoriesUsed,
     memoryIds: factsBlock.memoryIds,
     tokensUsed: block ? options.tokenCounter.count(block) : 0,

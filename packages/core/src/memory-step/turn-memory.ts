@@ -131,6 +131,7 @@ const NO_MEMORY_REPORT: MemoryStepReport = {
   durationMs: 0,
   scopesFound: [],
   scopesMissing: [],
+  scopesTimedOut: [],
   memoriesUsed: 0,
   memoryIds: [],
   tokensUsed: 0,

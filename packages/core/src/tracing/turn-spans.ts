@@ -58,6 +58,7 @@ export function traceMemoryStep(
       'nexus.memory.outcome': report.outcome,
       'nexus.memory.scopes_answered': report.scopesFound,
       'nexus.memory.scopes_missing': report.scopesMissing,
+      'nexus.memory.scopes_timed_out': report.scopesTimedOut,
       'nexus.memory.memory_ids': report.memoryIds,
       'nexus.memory.memories_injected': report.memoriesUsed,
       'nexus.memory.tokens_injected': report.tokensUsed,
