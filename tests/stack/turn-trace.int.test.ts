@@ -11,7 +11,11 @@ import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testk
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAT_REPLY, memoryAwareResponder } from '../../apps/gateway/src/testing/memory-test-support.ts';
-import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from './otlp-receiver.ts';
+import {
+  type OtlpReceiver,
+  type ReceivedSpan,
+  startOtlpReceiver,
+} from '../../apps/gateway/src/testing/otlp-receiver.ts';
 import { metricValue, Stack } from './stack-processes.ts';
 
 // A gateway and a worker over Redis export their spans (OTLP/HTTP, JSON) to a receiver in this
