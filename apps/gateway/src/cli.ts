@@ -15,6 +15,8 @@ import { assertRoleConfig } from './roles/distributed-runs.ts';
 import { assertMemoryServiceConfig, startMemoryService } from './roles/start-memory-service.ts';
 import { SETTINGS } from './settings.ts';
 import { startGateway } from './start-gateway.ts';
+import { flushTracesAfter } from './tracing/flush-traces-after.ts';
+import { startTracing } from './tracing/start-tracing.ts';
 
 const USAGE = `Usage: nexus <command> [options]
 
@@ -150,14 +152,16 @@ async function runGateway(config: ReturnType<typeof loadConfig>): Promise<number
   });
   // A crash while starting ends the process too, without waiting for the start to finish.
   const startAndWait = (async () => {
+    const tracing = await startTracing(config, config.role, logger);
+    const traced = tracing ? { tracing } : {};
     if (config.role === 'worker') {
       // The worker role's Redis clients are imported only for it.
       const { startWorker } = await import('./roles/start-worker.ts');
-      running = await startWorker({ config, logger });
+      running = await startWorker({ config, logger, ...traced });
     } else if (config.role === 'memory') {
       running = await startMemoryService({ config, logger });
     } else {
-      const gateway = await startGateway({ config, logger });
+      const gateway = await startGateway({ config, logger, ...traced });
       logger.info(
         { url: gateway.url, tokenFile: config.web.token ? undefined : `${config.dataDir}/web-token` },
         'web chat ready',
@@ -165,6 +169,7 @@ async function runGateway(config: ReturnType<typeof loadConfig>): Promise<number
       if (process.stdout.isTTY) process.stdout.write(`\n  Open ${gateway.url}/#token=${gateway.token}\n\n`);
       running = gateway;
     }
+    if (tracing) running = flushTracesAfter(running, tracing, logger);
     const started = running;
 
     let signals = 0;

@@ -25,6 +25,7 @@ import type { GatewayConfig } from './gateway-config.ts';
 import { createLazyTokenCounter } from './lazy-token-counter.ts';
 import { loadTransformersAddon } from './load-transformers-addon.ts';
 import type { MemoryMetrics } from './memory-metrics.ts';
+import type { GatewayTracing } from './tracing/start-tracing.ts';
 
 export interface GatewayMemory {
   /** The memory service, in process or over HTTP; core sees only the `MemoryPort` part of it. */
@@ -54,6 +55,8 @@ export async function createGatewayMemory(options: {
   /** The chat model; without one there is nothing to extract with. */
   model: LanguageModel | undefined;
   jobQueue?: JobQueue;
+  /** Tracing on: extraction and summary jobs continue the trace of the turn that queued them. */
+  tracing?: GatewayTracing;
   metrics?: MemoryMetrics;
   fetch?: typeof globalThis.fetch;
 }): Promise<GatewayMemory> {
@@ -99,7 +102,7 @@ export async function createGatewayMemory(options: {
   const ownsQueue = options.jobQueue === undefined;
   // With Redis the jobs live there (any process may handle them); otherwise in `<dataDir>/jobs.sqlite`.
   // BullMQ and ioredis are imported only then (about 40 MB of RSS a process without Redis saves).
-  const jobQueue =
+  const createdQueue =
     options.jobQueue ??
     (config.redis.url
       ? (await import('@nexus/queue-bullmq')).createBullMqJobQueue({
@@ -108,6 +111,9 @@ export async function createGatewayMemory(options: {
           logger,
         })
       : createSqliteJobQueue({ path: privateFilePath(join(config.dataDir, 'jobs.sqlite')), logger }));
+  // A queue handed in (the distributed one) is traced already by its creator.
+  const jobQueue =
+    options.tracing && !options.jobQueue ? options.tracing.traceJobQueue(createdQueue) : createdQueue;
   const extractionModel =
     options.model && config.memory.extractionModel
       ? createLanguageModel({ ...config.model, name: config.memory.extractionModel }, options)

@@ -75,4 +75,11 @@ export interface GatewayConfig {
     };
   };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; pretty?: boolean };
+  /** OpenTelemetry traces over OTLP/HTTP; off unless an endpoint is set (see docs/observability.md). */
+  tracing: {
+    endpoint?: string;
+    tracesEndpoint?: string;
+    headers?: Record<string, string>;
+    serviceName: string;
+  };
 }

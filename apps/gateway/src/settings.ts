@@ -33,6 +33,22 @@ const commaList = z.union([
   ),
 ]);
 
+/** `OTEL_EXPORTER_OTLP_HEADERS`: `k=v,k2=v2` with URL-encoded values, as the OTel spec writes it. */
+const otlpHeaders = z.union([
+  z.record(z.string(), z.string()),
+  z
+    .string()
+    .regex(/^\s*[^=,\s]+\s*=[^,]*(,\s*[^=,\s]+\s*=[^,]*)*$/, 'expected key=value pairs separated by commas')
+    .transform((value) =>
+      Object.fromEntries(
+        value.split(',').map((pair) => {
+          const at = pair.indexOf('=');
+          return [pair.slice(0, at).trim(), decodeURIComponent(pair.slice(at + 1).trim())];
+        }),
+      ),
+    ),
+]);
+
 const dmPolicy = z.enum(['pairing', 'allowlist', 'open', 'disabled']);
 const identityList = commaList.pipe(
   z.array(z.string().regex(/^(\*|[a-z][a-z0-9-]*:.+)$/, 'each entry must look like <channel>:<id>')),
@@ -659,5 +675,38 @@ export const SETTINGS: readonly SettingDefinition[] = [
     schema: booleanText,
     description: 'Force pretty (true) or JSON (false) logs; default: pretty only on a terminal.',
     hint: 'use true or false',
+  },
+  {
+    env: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    path: 'tracing.endpoint',
+    schema: z.url(),
+    description:
+      'OpenTelemetry: base URL of an OTLP/HTTP collector (traces go to `<url>/v1/traces`). Unset (and no traces endpoint), tracing is off and its libraries are not loaded. See docs/observability.md (Langfuse: `https://cloud.langfuse.com/api/public/otel`).',
+    hint: 'use a URL such as http://127.0.0.1:4318',
+  },
+  {
+    env: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    path: 'tracing.tracesEndpoint',
+    schema: z.url(),
+    description:
+      'OpenTelemetry: the full OTLP/HTTP traces URL, used as is; overrides `OTEL_EXPORTER_OTLP_ENDPOINT` for traces.',
+    hint: 'use a URL such as http://127.0.0.1:4318/v1/traces',
+  },
+  {
+    env: 'OTEL_EXPORTER_OTLP_HEADERS',
+    path: 'tracing.headers',
+    schema: otlpHeaders,
+    description:
+      'OpenTelemetry: headers sent with every export, `key=value` pairs separated by commas, values URL-encoded (e.g. `Authorization=Basic%20<base64>` for Langfuse). Also read from `OTEL_EXPORTER_OTLP_HEADERS_FILE`.',
+    hint: 'use key=value pairs separated by commas, such as Authorization=Basic%20abc',
+    secret: true,
+  },
+  {
+    env: 'OTEL_SERVICE_NAME',
+    path: 'tracing.serviceName',
+    schema: z.string().min(1).max(200),
+    defaultValue: 'nexus',
+    description: 'OpenTelemetry: `service.name` of this process in traces (each role may set its own).',
+    hint: 'use a short name such as nexus-gateway',
   },
 ];

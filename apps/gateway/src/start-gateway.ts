@@ -32,6 +32,7 @@ import { isAllowedOrigin } from './is-same-origin.ts';
 import { MemoryMetrics } from './memory-metrics.ts';
 import { startDistributedRuns, turnLimitsOf } from './roles/distributed-runs.ts';
 import { loadStaticFiles } from './static-files.ts';
+import type { GatewayTracing } from './tracing/start-tracing.ts';
 import { loadOrCreateWebToken } from './web-token.ts';
 
 export interface StartGatewayOptions {
@@ -42,6 +43,8 @@ export interface StartGatewayOptions {
   now?: () => number;
   /** Tests only: WhatsApp through a stand-in socket instead of Baileys' `makeWASocket`. */
   whatsappSocketFactory?: WhatsAppSocketFactory;
+  /** Tracing on (see tracing/start-tracing.ts): each turn becomes a trace. */
+  tracing?: GatewayTracing;
 }
 
 export interface RunningGateway {
@@ -85,7 +88,13 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     path: privateFilePath(join(config.dataDir, 'sessions.sqlite')),
   });
   // Role `gateway` (or `all` with Redis): agent runs go to workers; see roles/distributed-runs.ts.
-  const distributed = await startDistributedRuns({ config, localAgent: agent, logger });
+  const tracing = options.tracing;
+  const distributed = await startDistributedRuns({
+    config,
+    localAgent: agent,
+    logger,
+    ...(tracing ? { tracing } : {}),
+  });
   const memory = await createGatewayMemory({
     config,
     logger,
@@ -93,6 +102,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     metrics: new MemoryMetrics(metrics.registry),
     // A memory service every process reaches: its jobs go through Redis, so workers extract.
     ...(distributed?.memoryQueue ? { jobQueue: distributed.memoryQueue } : {}),
+    ...(tracing ? { tracing } : {}),
   });
   const accessStore = openAccessStore(config.dataDir);
   const core = createNexusCore({
@@ -108,6 +118,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     memory: memory.coreOptions,
     ...(config.model.tools && model ? { subagents: {} } : {}),
     turnLimits: turnLimitsOf(config),
+    ...(tracing ? { tracing } : {}),
     ...(distributed ? { createTurnBudget: distributed.createTurnBudget } : {}),
     ...(config.cost.dailyTokensPerPerson
       ? {

@@ -58,8 +58,11 @@ export function createInboxLaneTasks(context: InboxLaneContext) {
         ? replyTask(entry, adapter, decision.reply)
         : turnTask(decision.intent, adapter, entry.acceptedAt);
     const key = dedupeKeyOf(entry.channel, entry.intentId);
+    // The lane may run the task after other turns: it runs in intake's trace context, not theirs.
+    const tracing = context.dependencies.tracing;
+    const traced: LaneTask = tracing ? tracing.bindToActiveContext(task) : task;
     // What is durable is never refused afterwards.
-    context.lanes.enqueue(entry.conversationKey, inLane(key, task), { overLimit: true });
+    context.lanes.enqueue(entry.conversationKey, inLane(key, traced), { overLimit: true });
   }
 
   /** Marks an intent as in a lane of this process until its task and delivery are done. */

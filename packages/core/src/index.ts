@@ -138,3 +138,6 @@ export {
   type TokenizerEncoding,
 } from './token-counter.ts';
 export { createMemoryTools, type MemoryToolsOptions } from './tools/memory-tools.ts';
+export { failSpan } from './tracing/in-span.ts';
+export { SPAN } from './tracing/turn-spans.ts';
+export type { TurnTracing } from './tracing/turn-tracing.ts';

@@ -2,6 +2,7 @@ import {
   type ChannelAdapter,
   type IntakeResult,
   type Intent,
+  type IntentInput,
   type IntentSink,
   intentSchema,
   type Logger,
@@ -26,6 +27,9 @@ import type { TurnDependencies, TurnReport } from './run-turn.ts';
 import type { AdmitIntentOptions, SessionStore } from './session-store.ts';
 import { resolveSubagentSettings, type SubagentSettings } from './subagents/subagent-settings.ts';
 import { loadTokenCounter, type TokenCounter } from './token-counter.ts';
+import { inSpan } from './tracing/in-span.ts';
+import { SPAN } from './tracing/turn-spans.ts';
+import type { TurnTracing } from './tracing/turn-tracing.ts';
 
 export interface NexusCoreOptions {
   sessionStore: SessionStore;
@@ -58,6 +62,11 @@ export interface NexusCoreOptions {
   createTurnBudget?: CreateTurnBudget;
   /** Tokens per person per day; the core closes it at shutdown. */
   dailyBudget?: DailyTokenBudget;
+  /**
+   * Set when tracing is on: each intake opens a trace (`nexus.intake` → access → turn → memory
+   * step, model calls, delivery). Unset, no span is made.
+   */
+  tracing?: TurnTracing;
 }
 
 export { type InboxReplay, MAX_INBOX_REPLAYS } from './inbox-lane-tasks.ts';
@@ -126,6 +135,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     turnLimits: resolveTurnLimits(options.turnLimits),
     ...(options.createTurnBudget ? { createTurnBudget: options.createTurnBudget } : {}),
     ...(options.dailyBudget ? { dailyBudget: options.dailyBudget } : {}),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
   };
   const inbox = createInboxLaneTasks({
     sessionStore: options.sessionStore,
@@ -141,7 +151,25 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
   let accepting = true;
   let shutdownPromise: Promise<void> | undefined;
 
-  const intake: IntentSink = async (input) => {
+  const intake: IntentSink = (input) => {
+    const tracer = options.tracing?.tracer;
+    if (!tracer) return takeIntent(input);
+    const attributes =
+      input && typeof input === 'object'
+        ? {
+            'nexus.channel': String((input as { channel?: unknown }).channel),
+            'nexus.intent_id': String((input as { id?: unknown }).id),
+          }
+        : {};
+    return inSpan(tracer, SPAN.intake, attributes, async (span) => {
+      const result = await takeIntent(input);
+      span?.setAttribute('nexus.intake.status', result.status);
+      if (result.status === 'rejected') span?.setAttribute('nexus.intake.code', result.code);
+      return result;
+    });
+  };
+
+  async function takeIntent(input: IntentInput): Promise<IntakeResult> {
     if (!accepting) return shuttingDown();
     const parsed = intentSchema.safeParse(input);
     if (!parsed.success) {
@@ -204,13 +232,18 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     if (admitted === 'duplicate') return { status: 'duplicate' };
     inbox.enqueueAdmitted(entry, adapter, decision);
     return { status: 'accepted' };
-  };
+  }
 
   /** Runs the access step; a refusal or a silent drop comes back as the intake result. */
   async function decideAccess(intent: Intent): Promise<AnsweredDecision | IntakeResult> {
     if (!options.access) return { action: 'turn', intent };
+    const access = options.access;
     try {
-      const decision = await options.access.check(intent);
+      const decision = await inSpan(options.tracing?.tracer, SPAN.access, {}, async (span) => {
+        const decided = await access.check(intent);
+        span?.setAttribute('nexus.access.action', decided.action);
+        return decided;
+      });
       if (decision.action === 'reject')
         return { status: 'rejected', code: decision.code, message: decision.message };
       if (decision.action === 'ignore') return { status: 'accepted' };

@@ -26,6 +26,8 @@ import type { SessionStore } from './session-store.ts';
 import type { SubagentSettings } from './subagents/subagent-settings.ts';
 import type { TokenCounter } from './token-counter.ts';
 import { toolsForTurn } from './tools/create-turn-tools.ts';
+import { traceDelivery, traceMemoryStep, traceTurn } from './tracing/turn-spans.ts';
+import type { TurnTracing } from './tracing/turn-tracing.ts';
 
 /** What one turn did, for metrics. Times are in milliseconds of the core's clock. */
 export interface TurnReport {
@@ -71,6 +73,8 @@ export interface TurnDependencies {
   createTurnBudget?: CreateTurnBudget;
   /** Tokens per person per day; unset, no daily limit. */
   dailyBudget?: DailyTokenBudget;
+  /** Set when tracing is on: the turn, its memory step and its delivery become spans. */
+  tracing?: TurnTracing;
 }
 
 export interface TurnResult {
@@ -89,7 +93,18 @@ export interface TurnResult {
  * The memory step runs right after history is read, under its own deadline; its block goes into
  * the system prompt, ahead of history.
  */
-export async function runTurn(
+export function runTurn(
+  intent: Intent,
+  enqueuedAt: number,
+  adapter: ChannelAdapter,
+  dependencies: TurnDependencies,
+): Promise<TurnResult> {
+  return traceTurn(dependencies.tracing?.tracer, intent, () =>
+    runTracedTurn(intent, enqueuedAt, adapter, dependencies),
+  );
+}
+
+async function runTracedTurn(
   intent: Intent,
   enqueuedAt: number,
   adapter: ChannelAdapter,
@@ -108,11 +123,13 @@ export async function runTurn(
   dependencies.hardStopSignal.addEventListener('abort', stopDelivery, { once: true });
   const delivered = Promise.resolve()
     .then(() =>
-      adapter.deliver({
-        conversation: conversationRefOf(intent),
-        events,
-        abortSignal: deliveryController.signal,
-      }),
+      traceDelivery(dependencies.tracing?.tracer, intent.channel, () =>
+        adapter.deliver({
+          conversation: conversationRefOf(intent),
+          events,
+          abortSignal: deliveryController.signal,
+        }),
+      ),
     )
     .then(
       () => {
@@ -159,17 +176,19 @@ export async function runTurn(
       dependencies.tokenCounter,
       memory
         ? Promise.all([historyLoaded, dependencies.tokenCounter]).then(([loadedTurns, loadedCounter]) =>
-            loadTurnMemory({
-              memory,
-              intent,
-              conversationKey,
-              turns: loadedTurns,
-              onSlow: () => events.push({ type: 'status', text: memory.statusText }),
-              tokenCounter: loadedCounter,
-              now,
-              logger,
-              abortSignal: dependencies.shutdownSignal,
-            }),
+            traceMemoryStep(dependencies.tracing?.tracer, () =>
+              loadTurnMemory({
+                memory,
+                intent,
+                conversationKey,
+                turns: loadedTurns,
+                onSlow: () => events.push({ type: 'status', text: memory.statusText }),
+                tokenCounter: loadedCounter,
+                now,
+                logger,
+                abortSignal: dependencies.shutdownSignal,
+              }),
+            ),
           )
         : undefined,
     ]);

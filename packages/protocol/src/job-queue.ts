@@ -46,6 +46,11 @@ export interface EnqueueJobOptions {
   jobId?: string;
   /** Run no earlier than this many milliseconds from now. */
   delayMs?: number;
+  /**
+   * W3C trace context (`00-<trace id>-<span id>-<flags>`) of the work that enqueued the job,
+   * handed back to the handler so its spans join that trace. Opaque to the queue.
+   */
+  traceparent?: string;
   abortSignal?: AbortSignal;
 }
 
@@ -61,6 +66,8 @@ export interface ActiveJob {
   payload: unknown;
   /** 1 on the first run; counts every start, including runs lost to a crash or shutdown. */
   attempt: number;
+  /** The enqueuer's W3C trace context, when it passed one. */
+  traceparent?: string;
   /** Aborted when the queue shuts down or this process lost the job's lease; stop promptly. */
   abortSignal: AbortSignal;
 }
@@ -181,6 +188,7 @@ export interface NormalisedEnqueueOptions {
   backoff: JobBackoff;
   jobId: string | undefined;
   delayMs: number;
+  traceparent?: string;
 }
 
 function invalid(message: string, cause?: unknown): NexusError {
@@ -232,6 +240,7 @@ export function normaliseEnqueueOptions(options: EnqueueJobOptions): NormalisedE
     backoff: { type: backoff.type, delayMs: backoff.delayMs },
     jobId,
     delayMs: nonNegativeInteger(options.delayMs, 0, 'delayMs'),
+    ...(typeof options.traceparent === 'string' ? { traceparent: options.traceparent } : {}),
   };
 }
 

@@ -68,6 +68,7 @@ export function startBullMqJobProcessor(options: BullMqJobProcessorOptions): Job
       name: options.name,
       payload: job.data,
       attempt: job.attemptsStarted,
+      ...(job.opts.telemetry?.metadata ? { traceparent: job.opts.telemetry.metadata } : {}),
       abortSignal: controller.signal,
     });
     const outcome = await Promise.race([handled, abandoned]);

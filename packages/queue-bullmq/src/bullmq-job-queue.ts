@@ -109,6 +109,9 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
           attempts: job.attempts,
           backoff: { type: job.backoff.type, delay: job.backoff.delayMs },
           ...(job.delayMs > 0 ? { delay: job.delayMs } : {}),
+          // BullMQ's own field for propagated trace context (stored with the job, never interpreted
+          // here since the queue has no telemetry of its own configured).
+          ...(job.traceparent ? { telemetry: { metadata: job.traceparent } } : {}),
           removeOnComplete: { age: keepCompletedSeconds },
           removeOnFail: false,
         });

@@ -2,6 +2,7 @@ import { type Agent, type CreateTurnBudget, MEMORY_EXTRACT_JOB, type TurnLimits 
 import type { ChannelHealth, JobQueue, Logger } from '@nexus/protocol';
 import type { GatewayConfig } from '../gateway-config.ts';
 import { ConfigError } from '../load-config.ts';
+import type { GatewayTracing } from '../tracing/start-tracing.ts';
 import type { AgentRunGateway } from './agent-run-gateway.ts';
 import type { AgentRunWorkerHost } from './agent-run-worker-host.ts';
 import { enqueueOnlyQueue } from './enqueue-only-queue.ts';
@@ -39,10 +40,14 @@ export function assertRoleConfig(config: GatewayConfig): void {
  * The BullMQ queue of agent runs, with the lease settings that decide how fast a dead worker's run
  * moves. BullMQ and ioredis (about 40 MB of RSS) are imported here, only when Redis is configured.
  */
-export async function createAgentRunQueue(config: GatewayConfig, logger: Logger): Promise<JobQueue> {
+export async function createAgentRunQueue(
+  config: GatewayConfig,
+  logger: Logger,
+  tracing?: GatewayTracing,
+): Promise<JobQueue> {
   if (!config.redis.url) throw new Error('createAgentRunQueue needs redis.url');
   const { createBullMqJobQueue } = await import('@nexus/queue-bullmq');
-  return createBullMqJobQueue({
+  const queue = createBullMqJobQueue({
     connection: { url: config.redis.url },
     prefix: config.redis.prefix,
     lockDurationMs: config.worker.jobLockMs,
@@ -51,6 +56,7 @@ export async function createAgentRunQueue(config: GatewayConfig, logger: Logger)
     closeTimeoutMs: config.core.shutdownDeadlineMs,
     logger,
   });
+  return tracing ? tracing.traceJobQueue(queue) : queue;
 }
 
 /** How long the gateway waits for one turn: a full run, a crash, and a full run again. */
@@ -66,13 +72,15 @@ export async function startDistributedRuns(options: {
   config: GatewayConfig;
   localAgent: Agent;
   logger: Logger;
+  /** Tracing on: jobs carry the trace they were enqueued in (the gateway→worker hop). */
+  tracing?: GatewayTracing;
   /** Counts the model requests this process makes as a worker (role `all`). */
   budgetObserver?: BudgetObserver;
 }): Promise<DistributedRuns | undefined> {
   const { config, logger } = options;
   assertRoleConfig(config);
   if (config.role === 'worker' || !config.redis.url) return undefined;
-  const queue = await createAgentRunQueue(config, logger);
+  const queue = await createAgentRunQueue(config, logger, options.tracing);
   // Imported only with Redis: they hold the Redis clients (ioredis).
   const [{ startAgentRunGateway }, { startAgentRunWorkerHost }] = await Promise.all([
     import('./agent-run-gateway.ts'),

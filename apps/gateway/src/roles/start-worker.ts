@@ -4,6 +4,7 @@ import { type Logger, silentLogger } from '@nexus/protocol';
 import { createConfiguredAgent } from '../create-configured-agent.ts';
 import type { GatewayConfig } from '../gateway-config.ts';
 import { createHttpHandler, type Readiness } from '../http-handler.ts';
+import type { GatewayTracing } from '../tracing/start-tracing.ts';
 import { type AgentRunWorkerHost, startAgentRunWorkerHost } from './agent-run-worker-host.ts';
 import { assertRoleConfig, createAgentRunQueue, turnLimitsOf } from './distributed-runs.ts';
 import { createRedisClient } from './redis-client.ts';
@@ -29,6 +30,8 @@ export async function startWorker(options: {
   config: GatewayConfig;
   logger?: Logger;
   now?: () => number;
+  /** Tracing on: each agent run and extraction job is a span in the trace of its turn. */
+  tracing?: GatewayTracing;
 }): Promise<RunningWorker> {
   const { config } = options;
   const logger = options.logger ?? silentLogger;
@@ -38,7 +41,7 @@ export async function startWorker(options: {
   const startedAt = now();
   const { model, agent } = createConfiguredAgent(config, logger);
   const metrics = new WorkerMetrics();
-  const queue = await createAgentRunQueue(config, logger);
+  const queue = await createAgentRunQueue(config, logger, options.tracing);
   const probe = createRedisClient({ url: redisUrl, name: 'nexus-worker-probe', logger });
   let host: AgentRunWorkerHost;
   try {

@@ -109,6 +109,7 @@ export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): Sql
       name: job.name,
       payload: job.payload,
       attempt: job.attemptsStarted,
+      ...(job.traceparent ? { traceparent: job.traceparent } : {}),
       abortSignal: controller.signal,
     });
     const execution: Execution = {

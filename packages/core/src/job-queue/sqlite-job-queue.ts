@@ -106,6 +106,7 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
         name: job.name,
         id: jobId,
         payloadJson: job.payloadJson,
+        ...(job.traceparent ? { traceparent: job.traceparent } : {}),
         runAt: time + job.delayMs,
         maxAttempts: job.attempts,
         backoff: job.backoff,

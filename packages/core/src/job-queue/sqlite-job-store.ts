@@ -26,6 +26,8 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX jobs_ready ON jobs (name, status, run_at);
    CREATE INDEX jobs_finished ON jobs (status, finished_at);`,
+  // The enqueuer's W3C trace context, so the handler's spans join the turn that caused the job.
+  'ALTER TABLE jobs ADD COLUMN traceparent TEXT;',
 ];
 
 export const LEASE_LOST_REASON =
@@ -37,6 +39,7 @@ export interface ClaimedJob {
   id: string;
   name: string;
   payload: unknown;
+  traceparent?: string;
   attemptsStarted: number;
   attemptsFailed: number;
   maxAttempts: number;
@@ -48,6 +51,7 @@ export interface NewJob {
   name: string;
   id: string;
   payloadJson: string;
+  traceparent?: string;
   runAt: number;
   maxAttempts: number;
   backoff: JobBackoff;
@@ -71,6 +75,7 @@ interface ClaimRow {
   max_attempts: number;
   backoff_type: 'exponential' | 'fixed';
   backoff_delay_ms: number;
+  traceparent: string | null;
 }
 
 interface ParkedRow {
@@ -101,8 +106,8 @@ export class SqliteJobStore {
     this.#database = database;
     this.#statements = {
       insert: database.prepare(
-        `INSERT INTO jobs (name, id, payload, status, run_at, max_attempts, backoff_type, backoff_delay_ms, created_at)
-         VALUES (?, ?, ?, 'waiting', ?, ?, ?, ?, ?)
+        `INSERT INTO jobs (name, id, payload, status, run_at, max_attempts, backoff_type, backoff_delay_ms, created_at, traceparent)
+         VALUES (?, ?, ?, 'waiting', ?, ?, ?, ?, ?, ?)
          ON CONFLICT (name, id) DO NOTHING`,
       ),
       recover: database.prepare(
@@ -123,7 +128,7 @@ export class SqliteJobStore {
            SELECT seq FROM jobs WHERE name = :name AND status = 'waiting' AND run_at <= :now
            ORDER BY run_at, seq LIMIT :limit)
          RETURNING seq, id, name, payload, run_at, attempts_started, attempts_failed, max_attempts,
-           backoff_type, backoff_delay_ms`,
+           backoff_type, backoff_delay_ms, traceparent`,
       ),
       renew: database.prepare(
         `UPDATE jobs SET lease_until = ? WHERE seq = ? AND lease_token = ? AND status = 'active'`,
@@ -184,6 +189,7 @@ export class SqliteJobStore {
       job.backoff.type,
       job.backoff.delayMs,
       job.createdAt,
+      job.traceparent ?? null,
     );
     return Number(result.changes) > 0;
   }
@@ -224,6 +230,7 @@ export class SqliteJobStore {
           id: row.id,
           name: row.name,
           payload: JSON.parse(row.payload),
+          ...(row.traceparent ? { traceparent: row.traceparent } : {}),
           attemptsStarted: row.attempts_started,
           attemptsFailed: row.attempts_failed,
           maxAttempts: row.max_attempts,

@@ -19,7 +19,11 @@ export interface MemoryStepReport {
   scopesFound: string[];
   /** Parts that did not answer in time or failed. */
   scopesMissing: string[];
+  /** Of those, the ones that did not answer in time (the rest failed). */
+  scopesTimedOut: string[];
   memoriesUsed: number;
+  /** Ids of the memories that went into the prompt (for tracing which memory fed which reply). */
+  memoryIds: string[];
   tokensUsed: number;
   /** True when the status event was sent because the step was slow. */
   slow: boolean;
@@ -138,18 +142,24 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
 
   const found: string[] = [];
   const missing: string[] = [];
+  const timedOut: string[] = [];
   const contextValue = context.status === 'ok' ? context.value : undefined;
   if (contextValue) {
     for (const [scope, report] of Object.entries(contextValue.scopes)) {
       if (report.status === 'ok' && report.candidates > 0) found.push(scope);
       else if (report.status === 'timeout' || report.status === 'error') missing.push(scope);
+      if (report.status === 'timeout') timedOut.push(scope);
     }
-  } else missing.push('context');
+  } else {
+    missing.push('context');
+    if (context.status === 'timeout') timedOut.push('context');
+  }
   const now = options.now();
   const sections: string[] = [];
   const factsBlock = knownFacts(contextValue, profile, options, now);
   if (profile?.status === 'ok' && profile.value.length > 0) found.push('profile');
   else if (profile && profile.status !== 'ok') missing.push('profile');
+  if (profile?.status === 'timeout') timedOut.push('profile');
   if (factsBlock.text) sections.push(factsBlock.text);
   if (summary) {
     if (summary.status === 'ok') {
@@ -162,7 +172,10 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
         found.push('summary');
         sections.push(`${SESSION_SUMMARY_HEADER}\n${latest.content.trim()}`);
       }
-    } else missing.push('summary');
+    } else {
+      missing.push('summary');
+      if (summary.status === 'timeout') timedOut.push('summary');
+    }
   }
   if (options.extraInstruction) sections.push(options.extraInstruction);
   const block = sections.join('\n\n');
@@ -181,7 +194,9 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
     durationMs: now - startedAt,
     scopesFound: found,
     scopesMissing: missing,
+    scopesTimedOut: timedOut,
     memoriesUsed: factsBlock.memoriesUsed,
+    memoryIds: factsBlock.memoryIds,
     tokensUsed: block ? options.tokenCounter.count(block) : 0,
     slow,
   };
@@ -202,10 +217,11 @@ function knownFacts(
   profile: PartOutcome<MemoryRecord[]> | undefined,
   options: MemoryStepOptions,
   now: number,
-): { text: string; memoriesUsed: number } {
+): { text: string; memoriesUsed: number; memoryIds: string[] } {
   let text = context?.context.trim() ?? '';
   let memoriesUsed = context?.memoriesUsed ?? 0;
-  if (profile?.status !== 'ok') return { text, memoriesUsed };
+  const memoryIds = [...(context?.memoryIds ?? [])];
+  if (profile?.status !== 'ok') return { text, memoriesUsed, memoryIds };
   const used = new Set(context?.memoryIds ?? []);
   const candidates = profile.value
     .filter((memory) => !used.has(memory.id) && memory.scope === 'user')
@@ -219,8 +235,9 @@ function knownFacts(
     if (tokens + lineTokens > options.profileTokenBudget) continue;
     tokens += lineTokens;
     lines.push(line);
+    memoryIds.push(memory.id);
   }
-  if (lines.length === 0) return { text, memoriesUsed };
+  if (lines.length === 0) return { text, memoriesUsed, memoryIds };
   // Standing facts are the person's: they go with the person's facts, ahead of the global section.
   const globalAt = text.indexOf(GLOBAL_FACTS_HEADER);
   const personal = (globalAt === -1 ? text : text.slice(0, globalAt)).trim();
@@ -229,7 +246,7 @@ function knownFacts(
     ? `${personal}\n${lines.join('\n')}${global}`
     : `${KNOWN_FACTS_HEADER}\n${lines.join('\n')}${global}`;
   memoriesUsed += lines.length;
-  return { text, memoriesUsed };
+  return { text, memoriesUsed, memoryIds };
 }
 
 const STANDING_PAGE = 500;

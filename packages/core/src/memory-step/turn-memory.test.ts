@@ -137,6 +137,10 @@ describe('memory step in a turn', () => {
     );
     expect(warning?.object).toMatchObject({ memory: { outcome: 'timeout', slow: true }, budgetMs: 150 });
     expect(reports[0]).toMatchObject({ outcome: 'ok', memory: { outcome: 'timeout' } });
+    expect(reports[0]?.memory).toMatchObject({
+      scopesMissing: ['context', 'profile'],
+      scopesTimedOut: ['context', 'profile'],
+    });
   });
 
   it('uses the parts that answered when another part fails, and sends no status when memory is quick', async () => {
@@ -159,7 +163,11 @@ describe('memory step in a turn', () => {
 
     expect(systemPromptOf(0)).toContain('- Prefers short answers (preference, today, inferred)');
     expect(channel.deliveries[0]?.events.some((event) => event.type === 'status')).toBe(false);
-    expect(reports[0]?.memory).toMatchObject({ outcome: 'partial', scopesMissing: ['context'] });
+    expect(reports[0]?.memory).toMatchObject({
+      outcome: 'partial',
+      scopesMissing: ['context'],
+      scopesTimedOut: [],
+    });
     const warning = logger.lines.find(
       (line) => line.level === 'warn' && /memory context/u.test(line.message ?? ''),
     );

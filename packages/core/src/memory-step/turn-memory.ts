@@ -153,7 +153,9 @@ const NO_MEMORY_REPORT: MemoryStepReport = {
   durationMs: 0,
   scopesFound: [],
   scopesMissing: [],
+  scopesTimedOut: [],
   memoriesUsed: 0,
+  memoryIds: [],
   tokensUsed: 0,
   slow: false,
 };

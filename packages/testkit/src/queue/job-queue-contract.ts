@@ -292,6 +292,23 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
       ]);
     });
 
+    it("hands the enqueuer's traceparent to the handler, across close and reopen", async () => {
+      const first = await create();
+      const name = uniqueName('traceparent');
+      const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      const traced = await first.enqueue({ name, payload: { step: 'traced' }, traceparent });
+      const plain = await first.enqueue({ name, payload: { step: 'plain' } });
+      await first.close();
+      const second = await create();
+      const seen: ActiveJob[] = [];
+      second.process({ name, handler: async (job) => void seen.push(job) });
+      await completed(second, name, 2);
+      expect(seen.map((job) => [job.id, job.traceparent])).toEqual([
+        [traced.jobId, traceparent],
+        [plain.jobId, undefined],
+      ]);
+    });
+
     it('runs the job of a crashed (SIGKILLed) worker again', async () => {
       if (!options.worker)
         throw new Error('Pass `worker`: the crashed-worker case opens the queue in a child process.');

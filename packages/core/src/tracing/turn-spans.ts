@@ -1,0 +1,78 @@
+import type { Intent } from '@nexus/protocol';
+import type { Tracer } from '@opentelemetry/api';
+import type { MemoryStepResult } from '../memory-step/run-memory-step.ts';
+import type { TurnResult } from '../run-turn.ts';
+import { inSpan } from './in-span.ts';
+
+/** Span and attribute names, as documented in docs/observability.md. */
+export const SPAN = {
+  intake: 'nexus.intake',
+  access: 'nexus.access',
+  turn: 'nexus.turn',
+  memoryStep: 'nexus.memory_step',
+  delivery: 'nexus.delivery',
+} as const;
+
+/** `nexus.turn`: open from the start of the turn until it is delivered and stored (its drain). */
+export function traceTurn(
+  tracer: Tracer | undefined,
+  intent: Intent,
+  run: () => Promise<TurnResult>,
+): Promise<TurnResult> {
+  return inSpan(
+    tracer,
+    SPAN.turn,
+    {
+      'nexus.channel': intent.channel,
+      'nexus.intent_id': intent.id,
+      'nexus.conversation_kind': intent.conversation.kind,
+    },
+    async (span) => {
+      const result = await run();
+      if (!span) return result;
+      const { report } = result;
+      span.setAttributes({
+        'nexus.turn.outcome': report.outcome,
+        'nexus.turn.model_calls': report.spend.modelCalls,
+        'nexus.turn.input_tokens': report.spend.inputTokens,
+        'nexus.turn.output_tokens': report.spend.outputTokens,
+        ...(report.errorCode ? { 'nexus.turn.error_code': report.errorCode } : {}),
+        ...(report.budgetExhausted ? { 'nexus.turn.budget_exhausted': report.budgetExhausted } : {}),
+      });
+      void result.drain.finally(() => span.end());
+      return result;
+    },
+    { keepOpen: true },
+  );
+}
+
+/** `nexus.memory_step`: which scopes answered, which timed out, what went into the prompt. */
+export function traceMemoryStep(
+  tracer: Tracer | undefined,
+  run: () => Promise<MemoryStepResult>,
+): Promise<MemoryStepResult> {
+  return inSpan(tracer, SPAN.memoryStep, {}, async (span) => {
+    const result = await run();
+    const { report } = result;
+    span?.setAttributes({
+      'nexus.memory.outcome': report.outcome,
+      'nexus.memory.scopes_answered': report.scopesFound,
+      'nexus.memory.scopes_missing': report.scopesMissing,
+      'nexus.memory.scopes_timed_out': report.scopesTimedOut,
+      'nexus.memory.memory_ids': report.memoryIds,
+      'nexus.memory.memories_injected': report.memoriesUsed,
+      'nexus.memory.tokens_injected': report.tokensUsed,
+      'nexus.memory.slow': report.slow,
+    });
+    return result;
+  });
+}
+
+/** `nexus.delivery`: the channel adapter rendering the reply stream, until it is done. */
+export function traceDelivery(
+  tracer: Tracer | undefined,
+  channel: string,
+  deliver: () => Promise<void>,
+): Promise<void> {
+  return inSpan(tracer, SPAN.delivery, { 'nexus.channel': channel }, () => deliver());
+}
