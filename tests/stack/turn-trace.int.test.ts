@@ -144,6 +144,11 @@ describe('a turn traced end to end', () => {
     const extraction = one('nexus.job memory.extract', turn);
     expect(extraction.service).toBe('nexus-worker');
 
+    // No span carries what people said or were told: not the message, the memory block or the reply.
+    const exported = JSON.stringify(receiver.spans.map((span) => span.attributes));
+    for (const privateText of ['Berlin', 'Lisbon', 'vegetarian', CHAT_REPLY])
+      expect(exported, `"${privateText}" in an exported span`).not.toContain(privateText);
+
     // Every span of the trace hangs off the intake: nothing orphaned, nothing from another turn.
     for (const span of trace) {
       if (span === intake) continue;

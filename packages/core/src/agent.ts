@@ -9,6 +9,7 @@ import {
 } from 'ai';
 import { budgetMiddleware } from './cost/budget-middleware.ts';
 import { type BudgetStopReason, budgetStopOf, type TurnBudget, type TurnSpend } from './cost/turn-budget.ts';
+import { MODEL_CALL_TELEMETRY } from './tracing/model-call-telemetry.ts';
 
 export type AgentPart =
   | { type: 'text-delta'; text: string }
@@ -128,6 +129,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
             ? [isStepCount(maxSteps), async () => (await budget.exhausted()) !== undefined]
             : isStepCount(maxSteps),
           maxRetries,
+          telemetry: MODEL_CALL_TELEMETRY,
           abortSignal: controller.signal,
           // Errors arrive as stream parts and are reported by the caller; keep the SDK off the console.
           onError: () => {},

@@ -10,6 +10,7 @@ import type { MemoryPort } from '../memory-step/memory-port.ts';
 import { isSummary, SESSION_SUMMARY_KIND, summarySessionId } from '../memory-step/run-memory-step.ts';
 import { describeFailure } from '../model-error.ts';
 import type { SessionStore, StoredTurn } from '../session-store.ts';
+import { MODEL_CALL_TELEMETRY } from '../tracing/model-call-telemetry.ts';
 import { SESSION_SUMMARY_JOB, sessionSummaryPayloadSchema } from './session-summary-job.ts';
 
 export interface SessionSummaryWorkerOptions {
@@ -80,6 +81,7 @@ export function startSessionSummaryWorker(options: SessionSummaryWorkerOptions):
           temperature: 0,
           maxOutputTokens: 400,
           maxRetries: 1,
+          telemetry: MODEL_CALL_TELEMETRY,
           abortSignal,
         });
         summary = result.text.trim().slice(0, MAX_SUMMARY_CHARS);
