@@ -18,6 +18,7 @@ const ALLOWED: Record<string, string[]> = {
   '@nexus/memory': ['@nexus/protocol'],
   '@nexus/memory-qdrant': ['@nexus/protocol', '@nexus/memory'],
   '@nexus/queue-bullmq': ['@nexus/protocol'],
+  '@nexus/tools-mcp': ['@nexus/protocol'],
 };
 
 interface Workspace {

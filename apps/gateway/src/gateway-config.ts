@@ -1,3 +1,5 @@
+import type { McpServerConfig } from '@nexus/tools-mcp';
+
 /** The validated configuration the gateway runs with. */
 export interface GatewayConfig {
   server: {
@@ -72,6 +74,14 @@ export interface GatewayConfig {
       globalBurst: number;
       web: boolean;
     };
+  };
+  /** Outside tools: MCP servers and who may use them. */
+  tools: {
+    mcpServers: McpServerConfig[];
+    callTimeoutMs: number;
+    maxOutputChars: number;
+    allowedPeople?: string[];
+    inGroups: boolean;
   };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; pretty?: boolean };
 }

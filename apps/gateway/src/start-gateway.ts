@@ -31,6 +31,7 @@ import { isAllowedOrigin } from './is-same-origin.ts';
 import { MemoryMetrics } from './memory-metrics.ts';
 import { startDistributedRuns, turnLimitsOf } from './roles/distributed-runs.ts';
 import { loadStaticFiles } from './static-files.ts';
+import { createGatewayTools } from './tools/create-gateway-tools.ts';
 import { loadOrCreateWebToken } from './web-token.ts';
 
 export interface StartGatewayOptions {
@@ -94,6 +95,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     ...(distributed?.memoryQueue ? { jobQueue: distributed.memoryQueue } : {}),
   });
   const accessStore = openAccessStore(config.dataDir);
+  // MCP servers connect in the background: a dead one never delays the start or a turn.
+  const tools = createGatewayTools({ config, logger, metrics: metrics.tools });
+  tools.start();
   const core = createNexusCore({
     sessionStore,
     access: createGatewayAccess({ config, store: accessStore, logger, memory: memory.service }),
@@ -107,6 +111,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     memory: memory.coreOptions,
     ...(config.model.tools && model ? { subagents: {} } : {}),
     turnLimits: turnLimitsOf(config),
+    outsideTools: tools.outsideTools,
     ...(distributed ? { createTurnBudget: distributed.createTurnBudget } : {}),
     ...(config.cost.dailyTokensPerPerson
       ? {
@@ -191,6 +196,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       }
       await channel.start({ sink: core.intake });
     },
+    toolServers: tools.mcpStatus,
     logger,
   });
   const server = createServer(
@@ -263,6 +269,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       await core.shutdown({ deadlineMs: config.core.shutdownDeadlineMs });
       await memoryWorkersStopped;
       await memory.close();
+      await tools.close();
       await distributed?.close({ timeoutMs: 1000 });
       await Promise.race([
         platformStarts,

@@ -138,3 +138,4 @@ export {
   type TokenizerEncoding,
 } from './token-counter.ts';
 export { createMemoryTools, type MemoryToolsOptions } from './tools/memory-tools.ts';
+export type { OutsideTools } from './tools/outside-tools.ts';

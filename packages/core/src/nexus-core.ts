@@ -26,6 +26,7 @@ import type { TurnDependencies, TurnReport } from './run-turn.ts';
 import type { AdmitIntentOptions, SessionStore } from './session-store.ts';
 import { resolveSubagentSettings, type SubagentSettings } from './subagents/subagent-settings.ts';
 import { loadTokenCounter, type TokenCounter } from './token-counter.ts';
+import type { OutsideTools } from './tools/outside-tools.ts';
 
 export interface NexusCoreOptions {
   sessionStore: SessionStore;
@@ -58,6 +59,8 @@ export interface NexusCoreOptions {
   createTurnBudget?: CreateTurnBudget;
   /** Tokens per person per day; the core closes it at shutdown. */
   dailyBudget?: DailyTokenBudget;
+  /** Tools from outside the core (MCP servers, schedules) for a turn's main run. */
+  outsideTools?: OutsideTools;
 }
 
 export { type InboxReplay, MAX_INBOX_REPLAYS } from './inbox-lane-tasks.ts';
@@ -126,6 +129,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     turnLimits: resolveTurnLimits(options.turnLimits),
     ...(options.createTurnBudget ? { createTurnBudget: options.createTurnBudget } : {}),
     ...(options.dailyBudget ? { dailyBudget: options.dailyBudget } : {}),
+    ...(options.outsideTools ? { outsideTools: options.outsideTools } : {}),
   };
   const inbox = createInboxLaneTasks({
     sessionStore: options.sessionStore,

@@ -26,6 +26,7 @@ import type { SessionStore } from './session-store.ts';
 import type { SubagentSettings } from './subagents/subagent-settings.ts';
 import type { TokenCounter } from './token-counter.ts';
 import { toolsForTurn } from './tools/create-turn-tools.ts';
+import type { OutsideTools } from './tools/outside-tools.ts';
 
 /** What one turn did, for metrics. Times are in milliseconds of the core's clock. */
 export interface TurnReport {
@@ -71,6 +72,8 @@ export interface TurnDependencies {
   createTurnBudget?: CreateTurnBudget;
   /** Tokens per person per day; unset, no daily limit. */
   dailyBudget?: DailyTokenBudget;
+  /** Tools from outside the core for the main run (MCP servers, schedules). */
+  outsideTools?: OutsideTools;
 }
 
 export interface TurnResult {
@@ -186,6 +189,7 @@ export async function runTurn(
       agent,
       budget,
       intent,
+      outside: dependencies.outsideTools?.({ intent, conversationKey }),
       sessionId: conversationKey,
       tokenCounter: counter,
       now,

@@ -1,0 +1,49 @@
+import type { OutsideTools } from '@nexus/core';
+import type { Logger } from '@nexus/protocol';
+import { createMcpToolServers, type McpServerStatus, type McpToolServers } from '@nexus/tools-mcp';
+import type { GatewayConfig } from '../gateway-config.ts';
+import { mayUseOutsideTools } from './may-use-outside-tools.ts';
+import type { ToolMetrics } from './tool-metrics.ts';
+
+export interface GatewayTools {
+  /** For the core: the MCP tools a turn may use, after the owner-only policy. */
+  outsideTools: OutsideTools;
+  /** Starts connecting MCP servers in the background. */
+  start(): void;
+  mcpStatus(): McpServerStatus[];
+  close(): Promise<void>;
+}
+
+/** MCP servers from settings, connected in the background and offered under the access policy. */
+export function createGatewayTools(options: {
+  config: GatewayConfig;
+  logger: Logger;
+  metrics: ToolMetrics;
+}): GatewayTools {
+  const { config, logger, metrics } = options;
+  const servers: McpToolServers | undefined =
+    config.tools.mcpServers.length > 0
+      ? createMcpToolServers({
+          servers: config.tools.mcpServers,
+          logger,
+          callTimeoutMs: config.tools.callTimeoutMs,
+          maxOutputChars: config.tools.maxOutputChars,
+          onToolCall: (event) => metrics.observeToolCall(event.tool, event.outcome),
+        })
+      : undefined;
+  const policy = {
+    ...(config.tools.allowedPeople ? { allowedPeople: config.tools.allowedPeople } : {}),
+    inGroups: config.tools.inGroups,
+  };
+  return {
+    outsideTools: ({ intent, conversationKey }) => {
+      if (!servers || !mayUseOutsideTools(intent, policy)) return undefined;
+      return servers.tools({ conversationId: conversationKey });
+    },
+    start: () => servers?.start(),
+    mcpStatus: () => servers?.status() ?? [],
+    close: async () => {
+      await servers?.close();
+    },
+  };
+}
