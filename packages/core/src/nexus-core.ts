@@ -6,6 +6,8 @@ import {
   intentSchema,
   type Logger,
   NexusError,
+  type OutboundIntent,
+  type OutboundResult,
   silentLogger,
 } from '@nexus/protocol';
 import type { AccessControl } from './access/access-decision.ts';
@@ -22,6 +24,7 @@ import {
 import { createIntentDeduplicator } from './intent-deduplicator.ts';
 import { resolveTurnMemory, type TurnMemoryOptions } from './memory-step/turn-memory.ts';
 import { describeFailure, MODEL_ERROR_MESSAGES } from './model-error.ts';
+import { deliverOutbound } from './outbound/deliver-outbound.ts';
 import type { TurnDependencies, TurnReport } from './run-turn.ts';
 import type { AdmitIntentOptions, SessionStore } from './session-store.ts';
 import { resolveSubagentSettings, type SubagentSettings } from './subagents/subagent-settings.ts';
@@ -80,6 +83,8 @@ export interface NexusCore {
    * it survives a restart. Answers before the reply is generated.
    */
   intake: IntentSink;
+  /** A message the assistant starts (a reminder): access-checked now, then delivered like a reply. */
+  deliverOutbound(outbound: OutboundIntent): Promise<OutboundResult>;
   /**
    * Queues the inbox entries an earlier process accepted and did not finish, in their original
    * order per conversation. Call once, after every channel is registered and before any starts
@@ -277,6 +282,17 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
       adapters.set(adapter.name, adapter);
     },
     intake,
+    deliverOutbound: (outbound) =>
+      deliverOutbound(
+        {
+          adapters,
+          ...(options.access ? { access: options.access } : {}),
+          logger,
+          timeoutMs: dependencies.deliveryTimeoutMs,
+          stopSignal: hardStopController.signal,
+        },
+        outbound,
+      ),
     replayInbox: () => inbox.replayInbox(),
     shutdown(shutdownOptions = {}) {
       shutdownPromise ??= runShutdown(shutdownOptions.deadlineMs ?? 8000);
