@@ -83,5 +83,7 @@ export interface GatewayConfig {
     allowedPeople?: string[];
     inGroups: boolean;
   };
+  /** The zone of people who did not set one. */
+  time: { defaultZone: string };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; pretty?: boolean };
 }

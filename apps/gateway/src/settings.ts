@@ -52,6 +52,16 @@ const mcpServerList = z
     message: 'server names must be unique',
   });
 
+/** An IANA zone name `Intl` knows (the same check `/timezone` makes). */
+const timeZone = z.string().refine((zone) => {
+  try {
+    new Intl.DateTimeFormat('en-GB', { timeZone: zone });
+    return zone.trim() !== '';
+  } catch {
+    return false;
+  }
+}, 'not a time zone Intl knows');
+
 const dmPolicy = z.enum(['pairing', 'allowlist', 'open', 'disabled']);
 const identityList = commaList.pipe(
   z.array(z.string().regex(/^(\*|[a-z][a-z0-9-]*:.+)$/, 'each entry must look like <channel>:<id>')),
@@ -697,6 +707,15 @@ export const SETTINGS: readonly SettingDefinition[] = [
     defaultValue: false,
     description: 'Offer MCP tools in group chats too (to allowed people only). Off by default.',
     hint: 'use true or false',
+  },
+  {
+    env: 'NEXUS_DEFAULT_TIMEZONE',
+    path: 'time.defaultZone',
+    schema: timeZone,
+    defaultValue: 'UTC',
+    description:
+      'Time zone (IANA name, e.g. `Europe/Lisbon`) for people who have not set theirs with `/timezone`: reminders, schedules and "today" in memory extraction.',
+    hint: 'use an IANA zone name such as UTC or Europe/Lisbon',
   },
   {
     env: 'NEXUS_LOG_LEVEL',

@@ -31,6 +31,7 @@ import { isAllowedOrigin } from './is-same-origin.ts';
 import { MemoryMetrics } from './memory-metrics.ts';
 import { startDistributedRuns, turnLimitsOf } from './roles/distributed-runs.ts';
 import { loadStaticFiles } from './static-files.ts';
+import { createGatewaySchedules } from './tools/create-gateway-schedules.ts';
 import { createGatewayTools } from './tools/create-gateway-tools.ts';
 import { loadOrCreateWebToken } from './web-token.ts';
 
@@ -95,12 +96,19 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     ...(distributed?.memoryQueue ? { jobQueue: distributed.memoryQueue } : {}),
   });
   const accessStore = openAccessStore(config.dataDir);
+  const schedules = createGatewaySchedules({ config, logger, metrics: metrics.tools, now });
   // MCP servers connect in the background: a dead one never delays the start or a turn.
-  const tools = createGatewayTools({ config, logger, metrics: metrics.tools });
+  const tools = createGatewayTools({ config, logger, metrics: metrics.tools, schedules });
   tools.start();
   const core = createNexusCore({
     sessionStore,
-    access: createGatewayAccess({ config, store: accessStore, logger, memory: memory.service }),
+    access: createGatewayAccess({
+      config,
+      store: accessStore,
+      logger,
+      memory: memory.service,
+      extraCommands: schedules.commands,
+    }),
     agent: distributed?.agent ?? agent,
     logger,
     maxConcurrentTurns: config.core.maxConcurrentTurns,
@@ -122,7 +130,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
         }
       : {}),
   });
-  memory.startWorkers({ sessionStore });
+  memory.startWorkers({ sessionStore, timeZoneOf: schedules.timeZoneOf });
+  schedules.bindDelivery((outbound) => core.deliverOutbound(outbound));
   const web = createWebSocketChannel({
     token,
     maxPayloadBytes: config.web.maxPayloadBytes,
@@ -248,6 +257,12 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       ),
     ),
   );
+  // Due reminders (and those missed while down, marked late) go out once the channels are up; a
+  // channel that failed to start makes its deliveries fail and retry with backoff.
+  void platformStarts.then(() => {
+    if (stopping) return;
+    schedules.start().catch((error: unknown) => logger.error({ err: error }, 'schedules failed to start'));
+  });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host}:${port}`;
   logger.info({ url }, 'nexus gateway listening');
@@ -265,6 +280,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
           }),
         ),
       );
+      await schedules.close();
       const memoryWorkersStopped = memory.stopWorkers();
       await core.shutdown({ deadlineMs: config.core.shutdownDeadlineMs });
       await memoryWorkersStopped;

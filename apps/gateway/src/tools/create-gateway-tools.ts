@@ -1,4 +1,4 @@
-import type { OutsideTools } from '@nexus/core';
+import type { OutsideTools, Schedules } from '@nexus/core';
 import type { Logger } from '@nexus/protocol';
 import { createMcpToolServers, type McpServerStatus, type McpToolServers } from '@nexus/tools-mcp';
 import type { GatewayConfig } from '../gateway-config.ts';
@@ -14,13 +14,15 @@ export interface GatewayTools {
   close(): Promise<void>;
 }
 
-/** MCP servers from settings, connected in the background and offered under the access policy. */
+/** MCP servers from settings (connected in the background, offered under the access policy) and `schedule`. */
 export function createGatewayTools(options: {
   config: GatewayConfig;
   logger: Logger;
   metrics: ToolMetrics;
+  /** Gives every turn the `schedule` tool, bound to the person speaking. */
+  schedules?: Schedules;
 }): GatewayTools {
-  const { config, logger, metrics } = options;
+  const { config, logger, metrics, schedules } = options;
   const servers: McpToolServers | undefined =
     config.tools.mcpServers.length > 0
       ? createMcpToolServers({
@@ -37,8 +39,14 @@ export function createGatewayTools(options: {
   };
   return {
     outsideTools: ({ intent, conversationKey }) => {
-      if (!servers || !mayUseOutsideTools(intent, policy)) return undefined;
-      return servers.tools({ conversationId: conversationKey });
+      // Reminders are the person's own: everyone with a turn may set them (access is checked
+      // again when one is due). MCP tools reach other systems: owner-only unless allowed.
+      const mcp =
+        servers && mayUseOutsideTools(intent, policy)
+          ? servers.tools({ conversationId: conversationKey })
+          : {};
+      const tools = schedules ? { ...mcp, schedule: schedules.toolFor(intent) } : mcp;
+      return Object.keys(tools).length > 0 ? tools : undefined;
     },
     start: () => servers?.start(),
     mcpStatus: () => servers?.status() ?? [],

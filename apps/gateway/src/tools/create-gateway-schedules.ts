@@ -1,0 +1,50 @@
+import { join } from 'node:path';
+import { createSchedules, createSqliteJobQueue, type Schedules } from '@nexus/core';
+import type { JobQueue, Logger, OutboundIntent, OutboundResult } from '@nexus/protocol';
+import { createBullMqJobQueue } from '@nexus/queue-bullmq';
+import { privateFilePath } from '../data-dir/private-path.ts';
+import type { GatewayConfig } from '../gateway-config.ts';
+import type { ToolMetrics } from './tool-metrics.ts';
+
+/**
+ * Reminders and scheduled messages: the schedules in `<dataDir>/schedules.sqlite`, their firings
+ * as delayed jobs in Redis when it is configured (any gateway process may deliver them) or in
+ * `<dataDir>/schedule-jobs.sqlite`. `deliver` is bound later, once the core exists.
+ */
+export function createGatewaySchedules(options: {
+  config: GatewayConfig;
+  logger: Logger;
+  metrics: ToolMetrics;
+  now: () => number;
+}): Schedules & { bindDelivery(deliver: (outbound: OutboundIntent) => Promise<OutboundResult>): void } {
+  const { config, logger, metrics, now } = options;
+  const queue: JobQueue = config.redis.url
+    ? createBullMqJobQueue({ connection: { url: config.redis.url }, prefix: config.redis.prefix, logger })
+    : createSqliteJobQueue({
+        path: privateFilePath(join(config.dataDir, 'schedule-jobs.sqlite')),
+        logger,
+        now,
+      });
+  let deliver: ((outbound: OutboundIntent) => Promise<OutboundResult>) | undefined;
+  const schedules = createSchedules({
+    path: privateFilePath(join(config.dataDir, 'schedules.sqlite')),
+    defaultTimeZone: config.time.defaultZone,
+    queue,
+    deliver: async (outbound) =>
+      deliver ? deliver(outbound) : { status: 'failed', message: 'not started yet', retryable: true },
+    now,
+    logger: logger.child({ component: 'schedules' }),
+    onDelivery: ({ channel, outcome }) => metrics.observeDelivery(channel, outcome),
+    onToolCall: (outcome) => metrics.observeToolCall('schedule', outcome),
+  });
+  return {
+    ...schedules,
+    bindDelivery(next) {
+      deliver = next;
+    },
+    async close() {
+      await schedules.close();
+      await queue.close({ timeoutMs: 1_000 });
+    },
+  };
+}
