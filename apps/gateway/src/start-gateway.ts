@@ -32,6 +32,7 @@ import { MemoryMetrics } from './memory-metrics.ts';
 import { startDistributedRuns, turnLimitsOf } from './roles/distributed-runs.ts';
 import { loadStaticFiles } from './static-files.ts';
 import { createGatewaySchedules } from './tools/create-gateway-schedules.ts';
+import { forgettingSchedules } from './tools/forgetting-schedules.ts';
 import { createGatewayTools } from './tools/create-gateway-tools.ts';
 import { loadOrCreateWebToken } from './web-token.ts';
 
@@ -106,7 +107,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       config,
       store: accessStore,
       logger,
-      memory: memory.service,
+      memory: forgettingSchedules(memory.service, schedules, logger),
       extraCommands: schedules.commands,
     }),
     agent: distributed?.agent ?? agent,

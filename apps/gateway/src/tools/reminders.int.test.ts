@@ -175,6 +175,20 @@ describe('reminders', () => {
     expect(telegramWith(502, 'Stand-up notes')).toHaveLength(3);
   });
 
+  it('on Telegram: /forget-me cancels the person’s reminders, so nothing arrives when due', async () => {
+    clock = Date.parse('2026-11-25T08:00:00Z');
+    await start();
+    expect(
+      await telegramSay(503, 'schedule: {"text":"Pick up the parcel","at":"2026-11-25T12:00"}'),
+    ).toContain('Reminder set for 2026-11-25 12:00');
+    expect(await telegramSay(503, '/forget-me')).toContain('/forget-me confirm');
+    await telegramSay(503, '/forget-me confirm');
+    expect(await telegramSay(503, '/reminders')).toBe('You have no reminders.');
+    clock = Date.parse('2026-11-25T12:00:01Z');
+    await settle();
+    expect(telegramWith(503, 'Pick up the parcel')).toHaveLength(0);
+  });
+
   it('on Discord: missed while down, delivered at start and marked late', async () => {
     clock = Date.parse('2026-11-25T08:00:00Z');
     await start();

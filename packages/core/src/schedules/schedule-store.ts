@@ -40,6 +40,8 @@ export interface ScheduleStore {
   /** Records the firing due at `dueAt` and sets the next one (undefined: finished). False if it was already recorded. */
   advance(id: number, dueAt: number, nextRunAt: number | undefined): boolean;
   cancel(id: number): boolean;
+  /** Cancels every active schedule of the person; returns how many. */
+  cancelAllOf(userId: string): number;
   timeZones: TimeZoneStore;
   close(): void;
 }
@@ -110,6 +112,9 @@ export function createSqliteScheduleStore(options: {
   const cancel = database.prepare(
     'UPDATE schedules SET next_run_at = NULL, cancelled_at = ? WHERE id = ? AND next_run_at IS NOT NULL',
   );
+  const cancelAll = database.prepare(
+    'UPDATE schedules SET next_run_at = NULL, cancelled_at = ? WHERE user_id = ? AND next_run_at IS NOT NULL',
+  );
   return {
     add(schedule) {
       const { conversation } = schedule;
@@ -147,6 +152,7 @@ export function createSqliteScheduleStore(options: {
     },
     advance: (id, dueAt, nextRunAt) => advance.run(nextRunAt ?? null, id, dueAt).changes === 1,
     cancel: (id) => cancel.run(options.now(), id).changes === 1,
+    cancelAllOf: (userId) => Number(cancelAll.run(options.now(), userId).changes),
     timeZones: createTimeZoneStore({ database, defaultZone: options.defaultTimeZone, now: options.now }),
     close: () => database.close(),
   };
