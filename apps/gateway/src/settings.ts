@@ -307,7 +307,7 @@ export const SETTINGS: readonly SettingDefinition[] = [
     schema: booleanText,
     defaultValue: true,
     description:
-      'Give the model its tools: `remember`, `recall`, `forget` (memory of the person speaking) and `delegate` (subagents). Turn off for models without tool calling.',
+      'Give the model its tools: `remember`, `recall`, `forget` (memory of the person speaking), `delegate` (subagents), `schedule` (reminders) and those of MCP servers. Turn off for models without tool calling.',
     hint: 'use true or false',
   },
   {

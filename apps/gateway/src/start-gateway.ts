@@ -120,7 +120,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     memory: memory.coreOptions,
     ...(config.model.tools && model ? { subagents: {} } : {}),
     turnLimits: turnLimitsOf(config),
-    outsideTools: tools.outsideTools,
+    // A model without tool calling (NEXUS_MODEL_TOOLS=false) gets no outside tools either.
+    ...(config.model.tools ? { outsideTools: tools.outsideTools } : {}),
     ...(distributed ? { createTurnBudget: distributed.createTurnBudget } : {}),
     ...(config.cost.dailyTokensPerPerson
       ? {
