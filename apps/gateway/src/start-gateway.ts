@@ -32,8 +32,8 @@ import { MemoryMetrics } from './memory-metrics.ts';
 import { startDistributedRuns, turnLimitsOf } from './roles/distributed-runs.ts';
 import { loadStaticFiles } from './static-files.ts';
 import { createGatewaySchedules } from './tools/create-gateway-schedules.ts';
-import { forgettingSchedules } from './tools/forgetting-schedules.ts';
 import { createGatewayTools } from './tools/create-gateway-tools.ts';
+import { forgettingSchedules } from './tools/forgetting-schedules.ts';
 import { loadOrCreateWebToken } from './web-token.ts';
 
 export interface StartGatewayOptions {

@@ -117,7 +117,8 @@ describe('reminders', () => {
     const set = await telegramSay(501, 'schedule: {"text":"Call mum","at":"2026-11-26T09:00"}');
     expect(set).toBe('Done. Reminder set for 2026-11-26 09:00 (Thursday) (America/New_York).');
     // The tool told the model the time where the person is.
-    const toolSpec = JSON.stringify((model.chatRequests().at(-2)?.body as ChatCompletionRequest).tools);
+    const asking = model.chatRequests().at(-2)?.body as ChatCompletionRequest | undefined;
+    const toolSpec = JSON.stringify(asking?.tools);
     expect(toolSpec).toContain(
       'Now it is 2026-11-25 03:00 (Wednesday) in their time zone (America/New_York)',
     );
