@@ -19,6 +19,7 @@ const ALLOWED: Record<string, string[]> = {
   '@nexus/memory-qdrant': ['@nexus/protocol', '@nexus/memory'],
   '@nexus/embedder-transformers': ['@nexus/memory'],
   '@nexus/queue-bullmq': ['@nexus/protocol'],
+  '@nexus/tools-mcp': ['@nexus/protocol'],
 };
 
 interface Workspace {

@@ -36,7 +36,8 @@ export interface GatewayMemory {
   tokenCounter: TokenCounter;
   jobQueue: JobQueue;
   /** Starts extraction (concurrency 2) and session summaries in this process. */
-  startWorkers(options: { sessionStore: SessionStore }): void;
+  /** `timeZoneOf`: the speaker's zone, for "today" in the extraction prompt. */
+  startWorkers(options: { sessionStore: SessionStore; timeZoneOf?: (userId: string) => string }): void;
   /** Lets running memory jobs finish within a few seconds, or hands them back for the next start. */
   stopWorkers(): Promise<void>;
   /** Stops the workers, then closes the queue (when created here) and the store. */
@@ -144,7 +145,7 @@ export async function createGatewayMemory(options: {
       groupPersonalMemory,
       ...(options.metrics ? { onMemoryStep: (report) => options.metrics?.observeMemoryStep(report) } : {}),
     },
-    startWorkers({ sessionStore }) {
+    startWorkers({ sessionStore, timeZoneOf }) {
       if (!extractionModel) {
         memoryLogger.warn({}, 'no model configured: no memory extraction, no conversation summaries');
         return;
@@ -157,6 +158,7 @@ export async function createGatewayMemory(options: {
             model: extractionModel,
             concurrency: 2,
             logger,
+            ...(timeZoneOf ? { timeZoneOf } : {}),
             ...(options.metrics
               ? { onExtracted: (report) => options.metrics?.observeExtraction(report) }
               : {}),

@@ -1,3 +1,5 @@
+import type { McpServerConfig } from '@nexus/tools-mcp/config';
+
 /** The validated configuration the gateway runs with. */
 export interface GatewayConfig {
   server: {
@@ -74,6 +76,16 @@ export interface GatewayConfig {
       web: boolean;
     };
   };
+  /** Outside tools: MCP servers and who may use them. */
+  tools: {
+    mcpServers: McpServerConfig[];
+    callTimeoutMs: number;
+    maxOutputChars: number;
+    allowedPeople?: string[];
+    inGroups: boolean;
+  };
+  /** The zone of people who did not set one. */
+  time: { defaultZone: string };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; pretty?: boolean };
   /** OpenTelemetry traces over OTLP/HTTP; off unless an endpoint is set (see docs/observability.md). */
   tracing: {

@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { ModelSpendMetrics } from './model-spend-metrics.ts';
+import { ToolMetrics } from './tools/tool-metrics.ts';
 
 export interface TurnObservation {
   channel: string;
@@ -60,6 +61,8 @@ export class GatewayMetrics {
   });
 
   readonly spend = new ModelSpendMetrics(this.registry);
+
+  readonly tools = new ToolMetrics(this.registry);
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'nexus_' });

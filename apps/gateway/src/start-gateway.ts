@@ -32,6 +32,9 @@ import { isAllowedOrigin } from './is-same-origin.ts';
 import { MemoryMetrics } from './memory-metrics.ts';
 import { startDistributedRuns, turnLimitsOf } from './roles/distributed-runs.ts';
 import { loadStaticFiles } from './static-files.ts';
+import { createGatewaySchedules } from './tools/create-gateway-schedules.ts';
+import { createGatewayTools } from './tools/create-gateway-tools.ts';
+import { forgettingSchedules } from './tools/forgetting-schedules.ts';
 import type { GatewayTracing } from './tracing/start-tracing.ts';
 import { loadOrCreateWebToken } from './web-token.ts';
 
@@ -105,9 +108,19 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     ...(tracing ? { tracing } : {}),
   });
   const accessStore = openAccessStore(config.dataDir);
+  const schedules = await createGatewaySchedules({ config, logger, metrics: metrics.tools, now });
+  // MCP servers connect in the background: a dead one never delays the start or a turn.
+  const tools = await createGatewayTools({ config, logger, metrics: metrics.tools, schedules });
+  tools.start();
   const core = createNexusCore({
     sessionStore,
-    access: createGatewayAccess({ config, store: accessStore, logger, memory: memory.service }),
+    access: createGatewayAccess({
+      config,
+      store: accessStore,
+      logger,
+      memory: forgettingSchedules(memory.service, schedules, logger),
+      extraCommands: schedules.commands,
+    }),
     agent: distributed?.agent ?? agent,
     logger,
     maxConcurrentTurns: config.core.maxConcurrentTurns,
@@ -119,6 +132,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     ...(config.model.tools && model ? { subagents: {} } : {}),
     turnLimits: turnLimitsOf(config),
     ...(tracing ? { tracing } : {}),
+    // A model without tool calling (NEXUS_MODEL_TOOLS=false) gets no outside tools either.
+    ...(config.model.tools ? { outsideTools: tools.outsideTools } : {}),
     ...(distributed ? { createTurnBudget: distributed.createTurnBudget } : {}),
     ...(config.cost.dailyTokensPerPerson
       ? {
@@ -129,7 +144,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
         }
       : {}),
   });
-  memory.startWorkers({ sessionStore });
+  memory.startWorkers({ sessionStore, timeZoneOf: schedules.timeZoneOf });
+  schedules.bindDelivery((outbound) => core.deliverOutbound(outbound));
   const web = createWebSocketChannel({
     token,
     maxPayloadBytes: config.web.maxPayloadBytes,
@@ -209,6 +225,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       }
       await channel.start({ sink: core.intake });
     },
+    toolServers: tools.mcpStatus,
     logger,
   });
   const server = createServer(
@@ -265,6 +282,12 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       ),
     ),
   );
+  // Due reminders (and those missed while down, marked late) go out once the channels are up; a
+  // channel that failed to start makes its deliveries fail and retry with backoff.
+  void platformStarts.then(() => {
+    if (stopping) return;
+    schedules.start().catch((error: unknown) => logger.error({ err: error }, 'schedules failed to start'));
+  });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.server.host.includes(':') ? `[${config.server.host}]` : config.server.host}:${port}`;
   logger.info({ url }, 'nexus gateway listening');
@@ -284,8 +307,11 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       );
       const memoryWorkersStopped = memory.stopWorkers();
       await core.shutdown({ deadlineMs: config.core.shutdownDeadlineMs });
+      // After core: the turns it still finishes read the schedule store (time zones, the tool).
+      await schedules.close();
       await memoryWorkersStopped;
       await memory.close();
+      await tools.close();
       await distributed?.close({ timeoutMs: 1000 });
       await Promise.race([
         platformStarts,

@@ -20,10 +20,43 @@ export interface ChannelView {
   link?: ChannelLinkView;
 }
 
-/** Every channel of the gateway with its health; failures throw `AdminApiError`. */
-export async function listChannels(options: AdminApiOptions): Promise<ChannelView[]> {
-  const body = (await callAdminApi(options, '/api/channels')) as { channels?: ChannelView[] };
-  return body.channels ?? [];
+/** An MCP tool server as `/api/channels` reports it beside the channels. */
+export interface ToolServerView {
+  name: string;
+  transport: 'stdio' | 'http';
+  state: 'connecting' | 'connected' | 'down' | 'closed';
+  tools: string[];
+  lastError?: string;
+  failedAttempts: number;
+}
+
+/** Every channel with its health and the MCP tool servers, in one request; failures throw `AdminApiError`. */
+export async function readChannelsApi(
+  options: AdminApiOptions,
+): Promise<{ channels: ChannelView[]; toolServers: ToolServerView[] }> {
+  const body = (await callAdminApi(options, '/api/channels')) as {
+    channels?: ChannelView[];
+    toolServers?: ToolServerView[];
+  };
+  return { channels: body.channels ?? [], toolServers: body.toolServers ?? [] };
+}
+
+/** One line for a tool server: its state in words, and how many tools it offers. */
+export function summarizeToolServer(server: ToolServerView): {
+  tone: 'ok' | 'waiting' | 'problem';
+  headline: string;
+} {
+  if (server.state === 'connected') {
+    return {
+      tone: 'ok',
+      headline: `connected, ${server.tools.length} tool${server.tools.length === 1 ? '' : 's'}`,
+    };
+  }
+  if (server.state === 'connecting') return { tone: 'waiting', headline: 'connecting' };
+  return {
+    tone: 'problem',
+    headline: `down${server.lastError ? `: ${server.lastError}` : ''} (retrying)`,
+  };
 }
 
 /** Starts a link WhatsApp ended (logged out, replaced) again, so a new QR code appears. */

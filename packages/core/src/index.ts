@@ -16,6 +16,7 @@ export {
   type DirectMessagePolicy,
 } from './access/access-options.ts';
 export { type AccessStore, type AccessStoreOptions, createAccessStore } from './access/access-store.ts';
+export type { ExtraCommand, ExtraCommands } from './access/extra-commands.ts';
 export { type IdentityRef, identityKey, parseIdentityKey } from './access/identity-key.ts';
 export type { Identity, IdentityStore, Person } from './access/identity-store.ts';
 export type { LinkCode, LinkCodeStore } from './access/link-code-store.ts';
@@ -106,6 +107,9 @@ export {
   type NexusCoreStats,
 } from './nexus-core.ts';
 export type { TurnReport } from './run-turn.ts';
+export { createSchedules, type Schedules } from './schedules/create-schedules.ts';
+export type { Schedule, ScheduleStore } from './schedules/schedule-store.ts';
+export { SCHEDULE_JOB_NAME, type ScheduledDeliveryOutcome, type Scheduler } from './schedules/scheduler.ts';
 export type {
   AdmitIntentOptions,
   AppendTurnOptions,
@@ -132,12 +136,19 @@ export {
   type TurnToolName,
 } from './subagents/subagent-settings.ts';
 export {
+  formatZonedTime,
+  isValidTimeZone,
+  parseZonedTime,
+  zonedCalendarDate,
+} from './time-zones/zoned-time.ts';
+export {
   approximateTokenCounter,
   loadTokenCounter,
   type TokenCounter,
   type TokenizerEncoding,
 } from './token-counter.ts';
 export { createMemoryTools, type MemoryToolsOptions } from './tools/memory-tools.ts';
+export type { OutsideTools } from './tools/outside-tools.ts';
 export { failSpan } from './tracing/in-span.ts';
 export { SPAN } from './tracing/turn-spans.ts';
 export type { TurnTracing } from './tracing/turn-tracing.ts';

@@ -7,6 +7,8 @@ import {
   intentSchema,
   type Logger,
   NexusError,
+  type OutboundIntent,
+  type OutboundResult,
   silentLogger,
 } from '@nexus/protocol';
 import type { AccessControl } from './access/access-decision.ts';
@@ -23,10 +25,12 @@ import {
 import { createIntentDeduplicator } from './intent-deduplicator.ts';
 import { resolveTurnMemory, type TurnMemoryOptions } from './memory-step/turn-memory.ts';
 import { describeFailure, MODEL_ERROR_MESSAGES } from './model-error.ts';
+import { deliverOutbound } from './outbound/deliver-outbound.ts';
 import type { TurnDependencies, TurnReport } from './run-turn.ts';
 import type { AdmitIntentOptions, SessionStore } from './session-store.ts';
 import { resolveSubagentSettings, type SubagentSettings } from './subagents/subagent-settings.ts';
 import { loadTokenCounter, type TokenCounter } from './token-counter.ts';
+import type { OutsideTools } from './tools/outside-tools.ts';
 import { inSpan } from './tracing/in-span.ts';
 import { SPAN } from './tracing/turn-spans.ts';
 import type { TurnTracing } from './tracing/turn-tracing.ts';
@@ -67,6 +71,8 @@ export interface NexusCoreOptions {
    * step, model calls, delivery). Unset, no span is made.
    */
   tracing?: TurnTracing;
+  /** Tools from outside the core (MCP servers, schedules) for a turn's main run. */
+  outsideTools?: OutsideTools;
 }
 
 export { type InboxReplay, MAX_INBOX_REPLAYS } from './inbox-lane-tasks.ts';
@@ -86,6 +92,8 @@ export interface NexusCore {
    * it survives a restart. Answers before the reply is generated.
    */
   intake: IntentSink;
+  /** A message the assistant starts (a reminder): access-checked now, then delivered like a reply. */
+  deliverOutbound(outbound: OutboundIntent): Promise<OutboundResult>;
   /**
    * Queues the inbox entries an earlier process accepted and did not finish, in their original
    * order per conversation. Call once, after every channel is registered and before any starts
@@ -136,6 +144,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     ...(options.createTurnBudget ? { createTurnBudget: options.createTurnBudget } : {}),
     ...(options.dailyBudget ? { dailyBudget: options.dailyBudget } : {}),
     ...(options.tracing ? { tracing: options.tracing } : {}),
+    ...(options.outsideTools ? { outsideTools: options.outsideTools } : {}),
   };
   const inbox = createInboxLaneTasks({
     sessionStore: options.sessionStore,
@@ -306,6 +315,17 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
       adapters.set(adapter.name, adapter);
     },
     intake,
+    deliverOutbound: (outbound) =>
+      deliverOutbound(
+        {
+          adapters,
+          ...(options.access ? { access: options.access } : {}),
+          logger,
+          timeoutMs: dependencies.deliveryTimeoutMs,
+          stopSignal: hardStopController.signal,
+        },
+        outbound,
+      ),
     replayInbox: () => inbox.replayInbox(),
     shutdown(shutdownOptions = {}) {
       shutdownPromise ??= runShutdown(shutdownOptions.deadlineMs ?? 8000);

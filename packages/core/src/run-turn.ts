@@ -26,6 +26,7 @@ import type { SessionStore } from './session-store.ts';
 import type { SubagentSettings } from './subagents/subagent-settings.ts';
 import type { TokenCounter } from './token-counter.ts';
 import { toolsForTurn } from './tools/create-turn-tools.ts';
+import type { OutsideTools } from './tools/outside-tools.ts';
 import { traceDelivery, traceMemoryStep, traceTurn } from './tracing/turn-spans.ts';
 import type { TurnTracing } from './tracing/turn-tracing.ts';
 
@@ -75,6 +76,8 @@ export interface TurnDependencies {
   dailyBudget?: DailyTokenBudget;
   /** Set when tracing is on: the turn, its memory step and its delivery become spans. */
   tracing?: TurnTracing;
+  /** Tools from outside the core for the main run (MCP servers, schedules). */
+  outsideTools?: OutsideTools;
 }
 
 export interface TurnResult {
@@ -205,6 +208,7 @@ async function runTracedTurn(
       agent,
       budget,
       intent,
+      outside: dependencies.outsideTools?.({ intent, conversationKey }),
       sessionId: conversationKey,
       tokenCounter: counter,
       now,

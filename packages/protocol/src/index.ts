@@ -59,6 +59,7 @@ export {
   settlesWithin,
 } from './job-queue.ts';
 export { type Logger, silentLogger } from './logger.ts';
+export { type OutboundIntent, type OutboundResult, outboundIntentSchema } from './outbound-intent.ts';
 export { type ReplyEvent, type ReplyEventType, replyEventSchema } from './reply-event.ts';
 export {
   WEB_SOCKET_CLOSE_CODES,

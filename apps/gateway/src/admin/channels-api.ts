@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WhatsAppLinkState } from '@nexus/channel-whatsapp';
 import type { ChannelAdapter, ChannelHealth, Logger } from '@nexus/protocol';
+import type { McpServerStatus } from '@nexus/tools-mcp';
 import { authorized, digest, sendJson } from '../commands/pairing-api.ts';
 import { decodePathSegment, requestPath } from '../http/parse-request-target.ts';
 
@@ -21,6 +22,8 @@ export interface ChannelsApiOptions {
   linkStates: ReadonlyMap<string, () => WhatsAppLinkState>;
   /** Starts a channel again after WhatsApp ended its link, so a new QR code appears. */
   relink: (name: string) => Promise<void>;
+  /** MCP tool servers and their state, listed beside the channels. */
+  toolServers?: () => McpServerStatus[];
   logger: Logger;
 }
 
@@ -54,7 +57,10 @@ export function createChannelsApi(options: ChannelsApiOptions) {
       return true;
     }
     if (path === CHANNELS_API_PATH && request.method === 'GET') {
-      sendJson(response, 200, { channels: options.channels().map(view) });
+      sendJson(response, 200, {
+        channels: options.channels().map(view),
+        toolServers: options.toolServers?.() ?? [],
+      });
       return true;
     }
     const relink = /^\/api\/channels\/([^/]+)\/relink$/.exec(path);

@@ -5,6 +5,7 @@ import {
   type AccessStore,
   createAccessControl,
   createAccessStore,
+  type ExtraCommands,
 } from '@nexus/core';
 import type { Logger } from '@nexus/protocol';
 import { privateFilePath } from '../data-dir/private-path.ts';
@@ -29,6 +30,8 @@ export function createGatewayAccess(options: {
   store: AccessStore;
   logger: Logger;
   memory?: AccessMemoryPort;
+  /** `/reminders` and `/timezone`. */
+  extraCommands?: ExtraCommands;
 }): AccessControl {
   const { access } = options.config;
   return createAccessControl({
@@ -42,6 +45,7 @@ export function createGatewayAccess(options: {
       exemptChannels: access.rateLimit.web ? [] : ['web'],
     },
     ...(options.memory ? { memory: options.memory } : {}),
+    ...(options.extraCommands ? { extraCommands: options.extraCommands } : {}),
     logger: options.logger.child({ component: 'access' }),
   });
 }

@@ -2,6 +2,7 @@ import type { GatewayConfig } from '../gateway-config.ts';
 import { ConfigError, type LoadConfigOptions, loadConfig } from '../load-config.ts';
 import type { CommandOutput } from './command-output.ts';
 import { type DoctorLine, formatDoctorLine } from './doctor-line.ts';
+import { checkMcpServers } from './doctor-mcp-check.ts';
 import { checkDataPermissions } from './doctor-permission-check.ts';
 import { checkChannels, checkModel, checkQueue } from './doctor-remote-checks.ts';
 import { checkStores } from './doctor-store-checks.ts';
@@ -38,13 +39,14 @@ export async function doctorCommand(options: {
   }
   if (config) {
     const permissions = await checkDataPermissions(config.dataDir, { fix: options.fix === true });
-    const [stores, queue, model, channels] = await Promise.all([
+    const [stores, queue, model, channels, mcpServers] = await Promise.all([
       checkStores(config),
       checkQueue(config),
       checkModel(config, fetchFunction),
       checkChannels(config, fetchFunction),
+      checkMcpServers(config),
     ]);
-    lines.push(...stores, permissions, queue, model, ...channels, ...checkPolicies(config));
+    lines.push(...stores, permissions, queue, model, ...channels, ...mcpServers, ...checkPolicies(config));
   } else {
     lines.push({
       status: 'warn',

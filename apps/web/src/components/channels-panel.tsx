@@ -1,6 +1,12 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { AdminApiOptions } from '../admin-api.ts';
-import { type ChannelView, listChannels, relinkChannel } from '../channel-status.ts';
+import {
+  type ChannelView,
+  readChannelsApi,
+  relinkChannel,
+  summarizeToolServer,
+  type ToolServerView,
+} from '../channel-status.ts';
 import { summarizeChannel } from '../channel-summary.ts';
 import { QrCode } from './qr-code.tsx';
 
@@ -15,12 +21,15 @@ const REFRESH_MS = 2_000;
 /** The owner's view of every chat channel, and where a phone links WhatsApp by QR or code. */
 export function ChannelsPanel({ api, onClose }: ChannelsPanelProps) {
   const [channels, setChannels] = useState<ChannelView[]>();
+  const [toolServers, setToolServers] = useState<ToolServerView[]>([]);
   const [problem, setProblem] = useState<string>();
   const [busy, setBusy] = useState<string>();
 
   const refresh = useCallback(async () => {
     try {
-      setChannels(await listChannels(api));
+      const read = await readChannelsApi(api);
+      setChannels(read.channels);
+      setToolServers(read.toolServers);
       setProblem(undefined);
     } catch (error) {
       setProblem((error as Error).message);
@@ -116,6 +125,31 @@ export function ChannelsPanel({ api, onClose }: ChannelsPanelProps) {
             );
           })}
         </ul>
+      )}
+      {toolServers.length > 0 && (
+        <>
+          <h3>Tool servers</h3>
+          <ul class="channels-list">
+            {toolServers.map((server) => {
+              const summary = summarizeToolServer(server);
+              return (
+                <li
+                  key={server.name}
+                  class="channel-item"
+                  data-testid="tool-server"
+                  data-name={server.name}
+                  data-status={server.state}
+                >
+                  <div class="channel-line">
+                    <strong class="channel-name">{server.name}</strong>
+                    <span class={`channel-state tone-${summary.tone}`}>{summary.headline}</span>
+                  </div>
+                  {server.tools.length > 0 && <p class="channels-muted">{server.tools.join(', ')}</p>}
+                </li>
+              );
+            })}
+          </ul>
+        </>
       )}
     </section>
   );

@@ -8,10 +8,12 @@ import {
   type ResolvedAccessOptions,
   resolveAccessOptions,
 } from './access-options.ts';
+import { type ParsedExtraCommand, parseExtraCommand } from './extra-commands.ts';
 import { withConversationGenerations } from './generational-session-store.ts';
 import { type IdentityRef, identityKey } from './identity-key.ts';
 import type { Identity } from './identity-store.ts';
 import { enterLinkCode } from './link-flow.ts';
+import { mayReach } from './may-reach.ts';
 import { createMemoryListings } from './memory-commands.ts';
 import { createNoticeThrottle, type NoticeThrottle } from './notice-throttle.ts';
 import { type ParsedCommand, parseCommand } from './parse-command.ts';
@@ -37,8 +39,12 @@ export function createAccessControl(input: AccessControlOptions): AccessControl 
     listings: createMemoryListings(),
   };
 
-  function allowed(intent: Intent, identity: Identity, command: ParsedCommand | undefined): AccessDecision {
+  function allowed(intent: Intent, identity: Identity, command: Command | undefined): AccessDecision {
     const resolved: Intent = { ...intent, userId: identity.userId };
+    if (command && 'run' in command) {
+      const { run, argument } = command;
+      return replyWith(resolved, ({ abortSignal }) => run({ intent: resolved, argument, abortSignal }));
+    }
     if (command) return runCommand(context, resolved, identity, command);
     if (!limiter || exempt.has(intent.channel)) return { action: 'turn', intent: resolved };
     const rate = limiter.take(identity.userId);
@@ -62,7 +68,7 @@ export function createAccessControl(input: AccessControlOptions): AccessControl 
     });
   }
 
-  function direct(intent: Intent, sender: IdentityRef, command: ParsedCommand | undefined): AccessDecision {
+  function direct(intent: Intent, sender: IdentityRef, command: Command | undefined): AccessDecision {
     const policy: DirectMessagePolicy =
       options.directMessagePolicies[intent.channel] ?? options.defaultDirectMessagePolicy;
     if (policy === 'disabled')
@@ -88,7 +94,7 @@ export function createAccessControl(input: AccessControlOptions): AccessControl 
     return pairing(options, throttle, intent, sender);
   }
 
-  function group(intent: Intent, sender: IdentityRef, command: ParsedCommand | undefined): AccessDecision {
+  function group(intent: Intent, sender: IdentityRef, command: Command | undefined): AccessDecision {
     const addressed =
       intent.mentionsAssistant || (command !== undefined && command.addressedTo === undefined);
     if (!addressed) return { action: 'ignore', reason: 'not addressed in a group' };
@@ -102,7 +108,7 @@ export function createAccessControl(input: AccessControlOptions): AccessControl 
   return {
     async check(intent) {
       const sender = { channel: intent.channel, platformId: intent.sender.platformId };
-      const command = parseCommand(intent.text);
+      const command = parseCommand(intent.text) ?? parseExtraCommand(intent.text, options.extraCommands);
       return intent.conversation.kind === 'direct'
         ? direct(intent, sender, command)
         : group(intent, sender, command);
@@ -110,8 +116,11 @@ export function createAccessControl(input: AccessControlOptions): AccessControl 
     scopeSessionStore(store) {
       return withConversationGenerations(store, options.store.conversations);
     },
+    mayReach: (target) => mayReach(options, target),
   };
 }
+
+type Command = ParsedCommand | ParsedExtraCommand;
 
 /** Whether `<channel>:<id>` is listed, directly or through `<channel>:*` or `*`. */
 function matches(list: readonly string[], channel: string, id: string): boolean {

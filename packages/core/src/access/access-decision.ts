@@ -1,4 +1,4 @@
-import type { ErrorCode, Intent } from '@nexus/protocol';
+import type { ConversationRef, ErrorCode, Intent } from '@nexus/protocol';
 import type { SessionStore } from '../session-store.ts';
 
 /** Produces the text of an answer that needs no model (a command, a pairing notice). */
@@ -20,6 +20,8 @@ export interface AccessControl {
   check(intent: Intent): Promise<AccessDecision>;
   /** The session store turns should use, so `/new` starts the history afresh. */
   scopeSessionStore(store: SessionStore): SessionStore;
+  /** Whether a message the assistant starts (a reminder) may still go to this person here. */
+  mayReach?(target: ConversationRef): boolean;
 }
 
 /**

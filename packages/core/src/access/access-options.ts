@@ -2,6 +2,7 @@ import { type Logger, silentLogger } from '@nexus/protocol';
 import type { AccessMemoryPort } from './access-decision.ts';
 import type { AccessStore } from './access-store.ts';
 import type { CodeAttemptLimits } from './code-attempts.ts';
+import type { ExtraCommands } from './extra-commands.ts';
 import { randomCode } from './random-code.ts';
 import type { BucketLimits } from './rate-limiter.ts';
 
@@ -56,6 +57,8 @@ export interface AccessControlOptions {
   globalCodeAttemptLimits?: CodeAttemptLimits;
   /** How long `/forget-me` waits for `/forget-me confirm`. Default 5 minutes. */
   forgetConfirmMs?: number;
+  /** Commands answered without the model that live outside access control (`/reminders`, `/timezone`). */
+  extraCommands?: ExtraCommands;
   now?: () => number;
   generateCode?: () => string;
   logger?: Logger;
@@ -97,6 +100,7 @@ export function resolveAccessOptions(options: AccessControlOptions): ResolvedAcc
       lockoutMs: HOUR_MS,
     },
     forgetConfirmMs: options.forgetConfirmMs ?? 5 * 60_000,
+    extraCommands: options.extraCommands ?? {},
     now: options.now ?? Date.now,
     generateCode: options.generateCode ?? randomCode,
     logger: options.logger ?? silentLogger,

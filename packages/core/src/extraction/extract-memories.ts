@@ -3,6 +3,7 @@ import type { LanguageModel } from 'ai';
 import { factAge } from '../memory-step/fact-lines.ts';
 import type { MemoryMetadataValues, MemoryPort, MemorySearchHit } from '../memory-step/memory-port.ts';
 import { type MemorySubject, memorySubjectOf } from '../memory-step/memory-subject.ts';
+import { zonedCalendarDate } from '../time-zones/zoned-time.ts';
 import { askModelForJson } from './ask-model-for-json.ts';
 import {
   calendarDate,
@@ -35,6 +36,8 @@ export interface ExtractMemoriesOptions {
   memory: MemoryPort;
   model: LanguageModel;
   now: () => number;
+  /** The speaker's IANA zone: "today" in the prompt is their date. Default UTC. */
+  timeZone?: string;
   logger: Logger;
   abortSignal?: AbortSignal;
 }
@@ -71,7 +74,8 @@ export async function extractMemories(options: ExtractMemoriesOptions): Promise<
     metadata: group ? { speaker: subject.speakerId } : {},
   };
   const occurredAt = Date.parse(payload.occurredAt);
-  const today = calendarDate(new Date(Number.isFinite(occurredAt) ? occurredAt : options.now()));
+  const at = Number.isFinite(occurredAt) ? occurredAt : options.now();
+  const today = options.timeZone ? zonedCalendarDate(at, options.timeZone) : calendarDate(new Date(at));
   const { facts } = await askModelForJson({
     model,
     step: 'fact extraction',

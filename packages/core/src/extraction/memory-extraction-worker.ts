@@ -19,6 +19,8 @@ export interface MemoryExtractionWorkerOptions {
   /** Extraction jobs handled at the same time by this process. Default 2. */
   concurrency?: number;
   now?: () => number;
+  /** The speaker's time zone, for "today" in the prompt; default UTC. */
+  timeZoneOf?: (userId: string) => string;
   logger?: Logger;
   onExtracted?: (report: ExtractionReport & { jobId: string; attempt: number; durationMs: number }) => void;
 }
@@ -50,6 +52,7 @@ export function startMemoryExtractionWorker(options: MemoryExtractionWorkerOptio
           memory: options.memory,
           model: options.model,
           now,
+          ...(options.timeZoneOf ? { timeZone: options.timeZoneOf(parsed.data.userId) } : {}),
           logger: jobLogger,
           abortSignal: job.abortSignal,
         });

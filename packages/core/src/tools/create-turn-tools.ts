@@ -96,6 +96,8 @@ export function toolsForTurn(options: {
   agent: Agent;
   budget?: TurnBudget;
   intent: Pick<Intent, 'channel' | 'userId' | 'conversation'>;
+  /** Outside tools (MCP, schedules) for this main run only; the core's own names win a clash. */
+  outside?: ToolSet | undefined;
   sessionId: string;
   tokenCounter: TokenCounter;
   now: () => number;
@@ -104,7 +106,8 @@ export function toolsForTurn(options: {
   const { subagents, intent } = options;
   const subject = memorySubjectOf(intent, options.memory?.groupPersonalMemory);
   const memory = subject.kind === 'none' ? undefined : options.memory;
-  if (!memory?.tools && !subagents) return undefined;
+  const outside = options.outside ?? {};
+  if (!memory?.tools && !subagents) return Object.keys(outside).length > 0 ? outside : undefined;
   const settings = subagents ?? DEFAULT_SUBAGENT_SETTINGS;
   const tools = createTurnTools(
     {
@@ -123,5 +126,6 @@ export function toolsForTurn(options: {
     },
     { depth: 0, fanOut: createSubagentFanOut(settings) },
   );
+  for (const [name, definition] of Object.entries(outside)) tools[name] ??= definition;
   return Object.keys(tools).length > 0 ? tools : undefined;
 }

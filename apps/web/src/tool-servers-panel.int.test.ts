@@ -1,0 +1,64 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig, type RunningGateway, startGateway } from '@nexus/gateway';
+import { launchBrowser, newPhonePage } from '@nexus/testkit/browser';
+import { TEST_MCP_STDIO_SCRIPT } from '@nexus/testkit/mcp';
+import { build } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The Channels panel lists the MCP tool servers beside the channels: one that answers, with its
+// tools, and one that cannot start, as down with the reason.
+
+const webRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+let workDir: string;
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
+let gateway: RunningGateway;
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'nexus-tool-servers-panel-'));
+  const webDistDir = join(workDir, 'dist');
+  await build({ root: webRoot, logLevel: 'warn', build: { outDir: webDistDir, emptyOutDir: true } });
+  browser = await launchBrowser();
+  const config = loadConfig({
+    env: {
+      NEXUS_PORT: '0',
+      NEXUS_DATA_DIR: join(workDir, 'data'),
+      NEXUS_LOG_LEVEL: 'silent',
+      NEXUS_MEMORY_EXTRACTION: 'false',
+      NEXUS_MCP_SERVERS: JSON.stringify([
+        {
+          name: 'shop',
+          transport: 'stdio',
+          command: process.execPath,
+          args: [TEST_MCP_STDIO_SCRIPT],
+          tools: ['lookup_order'],
+        },
+        { name: 'broken', transport: 'stdio', command: join(workDir, 'no-such-command') },
+      ]),
+    },
+  });
+  gateway = await startGateway({ config, webDistDir });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await browser?.close();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+describe('tool servers in the Channels panel', () => {
+  it('shows each MCP server’s state and tools', async () => {
+    const page = await newPhonePage(browser);
+    await page.goto(`${gateway.url}/#token=${gateway.token}`);
+    await page.getByTestId('channels-button').click();
+    const shop = page.locator('[data-testid=tool-server][data-name=shop][data-status=connected]');
+    await shop.waitFor({ timeout: 15_000 });
+    expect(await shop.textContent()).toContain('connected, 1 toolshop__lookup_order');
+    const broken = page.locator('[data-testid=tool-server][data-name=broken][data-status=down]');
+    await broken.waitFor({ timeout: 15_000 });
+    expect(await broken.textContent()).toMatch(/down: .*ENOENT.*\(retrying\)/);
+    await page.close();
+  });
+});

@@ -1,0 +1,23 @@
+import { NexusError } from '@nexus/protocol';
+import cronParser from 'cron-parser';
+
+/** The first time after `after` that a five-field cron expression names, read in `zone`. */
+export function nextCronRun(cron: string, zone: string, after: number): number {
+  try {
+    return cronParser
+      .parseExpression(cron, { currentDate: new Date(after), tz: zone })
+      .next()
+      .getTime();
+  } catch (error) {
+    throw new NexusError({
+      code: 'invalid_intent',
+      message: `Not a cron expression: '${cron}'.`,
+      cause: error,
+    });
+  }
+}
+
+/** Five fields only (minute hour day month weekday): seconds would let a schedule fire every second. */
+export function isFiveFieldCron(cron: string): boolean {
+  return cron.trim().split(/\s+/).length === 5;
+}

@@ -1,0 +1,60 @@
+import type { ExtraCommands } from '../access/extra-commands.ts';
+import { formatZonedTime, isValidTimeZone } from '../time-zones/zoned-time.ts';
+import type { Schedule, ScheduleStore } from './schedule-store.ts';
+import type { Scheduler } from './scheduler.ts';
+
+/**
+ * `/reminders` lists the person's reminders (in a group: theirs in this group), numbered;
+ * `/reminders cancel <n>` cancels one. `/timezone` shows the person's zone, `/timezone Europe/Lisbon`
+ * sets it (checked with Intl).
+ */
+export function createScheduleCommands(options: {
+  scheduler: Scheduler;
+  store: ScheduleStore;
+  now: () => number;
+}): ExtraCommands {
+  const { scheduler, store } = options;
+  const mine = (intent: Parameters<ExtraCommands[string]>[0]['intent']): Schedule[] =>
+    scheduler.active({
+      userId: intent.userId,
+      ...(intent.conversation.kind === 'direct'
+        ? {}
+        : { conversationKey: `${intent.channel}:${intent.conversation.id}` }),
+    });
+  return {
+    reminders: async ({ intent, argument }) => {
+      const schedules = mine(intent);
+      const cancel = /^cancel\s+#?(\d+)$/i.exec(argument);
+      if (cancel) {
+        const chosen = schedules[Number(cancel[1]) - 1];
+        if (!chosen) return `There is no reminder ${cancel[1]}. Send /reminders to see the list.`;
+        scheduler.cancel(chosen.id);
+        return `Cancelled: ${chosen.text}`;
+      }
+      if (argument !== '')
+        return 'Send /reminders to list your reminders, or /reminders cancel <n> to cancel one.';
+      if (schedules.length === 0) return 'You have no reminders.';
+      const zone = store.timeZones.zoneOf(intent.userId);
+      const lines = schedules.map((schedule, index) => {
+        const when = formatZonedTime(schedule.nextRunAt ?? 0, zone);
+        const repeat = schedule.cron ? ` (repeats: ${schedule.cron})` : '';
+        return `${index + 1}. ${when}${repeat}: ${schedule.text}`;
+      });
+      return `Your reminders (${zone}):\n${lines.join('\n')}\n\nCancel one with /reminders cancel <n>.`;
+    },
+    timezone: async ({ intent, argument }) => {
+      if (argument === '') {
+        const stored = store.timeZones.storedZoneOf(intent.userId);
+        return stored
+          ? `Your time zone is ${stored}. Change it with /timezone <zone>, e.g. /timezone Europe/Lisbon.`
+          : `I use ${store.timeZones.defaultZone} for you. Set your zone with /timezone <zone>, e.g. /timezone Europe/Lisbon.`;
+      }
+      if (!isValidTimeZone(argument)) {
+        return `I do not know the time zone '${argument}'. Use a name like Europe/Lisbon or America/New_York.`;
+      }
+      store.timeZones.set(intent.userId, argument);
+      const zone = store.timeZones.zoneOf(intent.userId);
+      return `Your time zone is now ${zone}; it is ${formatZonedTime(options.now(), zone)} there.`;
+    },
+  };
+}

@@ -1,0 +1,67 @@
+/** True when `Intl` knows the IANA zone (`Europe/Lisbon`, `UTC`). */
+export function isValidTimeZone(zone: string): boolean {
+  if (zone.trim() === '') return false;
+  try {
+    new Intl.DateTimeFormat('en-GB', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function parts(at: number, zone: string): Record<string, number> {
+  const formatted = new Intl.DateTimeFormat('en-GB', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(at);
+  const result: Record<string, number> = {};
+  for (const part of formatted) if (part.type !== 'literal') result[part.type] = Number(part.value);
+  return result;
+}
+
+/** The zone's offset from UTC at `at`, in milliseconds (Lisbon in summer: +3 600 000). */
+function offsetAt(at: number, zone: string): number {
+  const p = parts(at, zone);
+  const asUtc = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!);
+  return asUtc - Math.floor(at / 1000) * 1000;
+}
+
+const LOCAL = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?$/;
+
+/**
+ * An ISO time as the model writes it, in epoch milliseconds: with an offset or `Z` it is exact;
+ * without one it is a wall-clock time in `zone` (so "09:00" means nine in the person's zone).
+ * Undefined when it is not a time.
+ */
+export function parseZonedTime(text: string, zone: string): number | undefined {
+  const local = LOCAL.exec(text.trim());
+  if (!local) {
+    const exact = Date.parse(text);
+    return /(?:Z|[+-]\d{2}:?\d{2})$/i.test(text.trim()) && Number.isFinite(exact) ? exact : undefined;
+  }
+  const [, year, month, day, hour, minute, second] = local.map(Number) as number[];
+  const wall = Date.UTC(year!, month! - 1, day!, hour!, minute!, second || 0);
+  // Twice: the first guess may sit on the other side of a daylight-saving change.
+  let utc = wall - offsetAt(wall, zone);
+  utc = wall - offsetAt(utc, zone);
+  return utc;
+}
+
+/** "2026-11-26 09:00 (Thursday)" as a person in `zone` reads it. */
+export function formatZonedTime(at: number, zone: string): string {
+  const p = parts(at, zone);
+  const pad = (value: number | undefined) => String(value).padStart(2, '0');
+  const weekday = new Date(at).toLocaleDateString('en-GB', { weekday: 'long', timeZone: zone });
+  return `${p.year}-${pad(p.month)}-${pad(p.day)} ${pad(p.hour)}:${pad(p.minute)} (${weekday})`;
+}
+
+/** "2026-11-22 (Sunday)": the calendar date in `zone`, for "today" in prompts. */
+export function zonedCalendarDate(at: number, zone: string): string {
+  return formatZonedTime(at, zone).replace(/ \d{2}:\d{2} /, ' ');
+}
