@@ -9,17 +9,20 @@ const root = new URL('../../', import.meta.url).pathname;
 /** Which of our packages each package may depend on at run time (tests may use more). */
 const ALLOWED: Record<string, string[]> = {
   '@nexus/protocol': [],
-  '@nexus/channel-kit': ['@nexus/protocol'],
+  // Neutral infrastructure (token counting, token bucket, backoff): depends on nothing of ours,
+  // so channels (through channel-kit), core, memory and the gateway can all share it.
+  '@nexus/limits-kit': [],
+  '@nexus/channel-kit': ['@nexus/protocol', '@nexus/limits-kit'],
   '@nexus/channel-websocket': ['@nexus/protocol', '@nexus/channel-kit'],
   '@nexus/channel-telegram': ['@nexus/protocol', '@nexus/channel-kit'],
   '@nexus/channel-discord': ['@nexus/protocol', '@nexus/channel-kit'],
   '@nexus/channel-whatsapp': ['@nexus/protocol', '@nexus/channel-kit'],
-  '@nexus/core': ['@nexus/protocol'],
-  '@nexus/memory': ['@nexus/protocol'],
+  '@nexus/core': ['@nexus/protocol', '@nexus/limits-kit'],
+  '@nexus/memory': ['@nexus/protocol', '@nexus/limits-kit'],
   '@nexus/memory-qdrant': ['@nexus/protocol', '@nexus/memory'],
   '@nexus/embedder-transformers': ['@nexus/memory'],
   '@nexus/queue-bullmq': ['@nexus/protocol'],
-  '@nexus/tools-mcp': ['@nexus/protocol'],
+  '@nexus/tools-mcp': ['@nexus/protocol', '@nexus/limits-kit'],
 };
 
 interface Workspace {

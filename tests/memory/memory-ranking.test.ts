@@ -12,7 +12,7 @@ import {
   STANDING_PRIOR,
 } from '../../packages/core/src/memory-step/fact-lines.ts';
 import { runMemoryStep } from '../../packages/core/src/memory-step/run-memory-step.ts';
-import { approximateTokenCounter } from '../../packages/core/src/token-counter.ts';
+import { approximateTokenCounter } from '../../packages/limits-kit/src/token-counter.ts';
 import { silentLogger } from '../../packages/protocol/src/index.ts';
 
 // Ranking as DESIGN §4 and docs/memory.md describe it, on the real MemoryService and SQLite store,

@@ -1,3 +1,4 @@
+export { approximateTokenCounter, sharedTokenCounter, type TokenCounter } from '@nexus/limits-kit';
 export { createAccessControl } from './access/access-control.ts';
 export { ACCESS_SCHEMA_VERSION } from './access/access-database.ts';
 export type {
@@ -141,12 +142,6 @@ export {
   parseZonedTime,
   zonedCalendarDate,
 } from './time-zones/zoned-time.ts';
-export {
-  approximateTokenCounter,
-  loadTokenCounter,
-  type TokenCounter,
-  type TokenizerEncoding,
-} from './token-counter.ts';
 export { createMemoryTools, type MemoryToolsOptions } from './tools/memory-tools.ts';
 export type { OutsideTools } from './tools/outside-tools.ts';
 export { failSpan } from './tracing/in-span.ts';

@@ -1,3 +1,4 @@
+import { sharedTokenCounter, type TokenCounter } from '@nexus/limits-kit';
 import {
   type ChannelAdapter,
   type IntakeResult,
@@ -29,7 +30,6 @@ import { deliverOutbound } from './outbound/deliver-outbound.ts';
 import type { TurnDependencies, TurnReport } from './run-turn.ts';
 import type { AdmitIntentOptions, SessionStore } from './session-store.ts';
 import { resolveSubagentSettings, type SubagentSettings } from './subagents/subagent-settings.ts';
-import { loadTokenCounter, type TokenCounter } from './token-counter.ts';
 import type { OutsideTools } from './tools/outside-tools.ts';
 import { inSpan } from './tracing/in-span.ts';
 import { SPAN } from './tracing/turn-spans.ts';
@@ -124,7 +124,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
   });
   const shutdownController = new AbortController();
   const hardStopController = new AbortController();
-  const tokenCounter = Promise.resolve(options.tokenCounter ?? loadTokenCounter());
+  const tokenCounter = Promise.resolve(options.tokenCounter ?? sharedTokenCounter());
   const dependencies: TurnDependencies = {
     sessionStore: options.access
       ? options.access.scopeSessionStore(options.sessionStore)

@@ -1,3 +1,4 @@
+import type { TokenCounter } from '@nexus/limits-kit';
 import {
   type ChannelAdapter,
   conversationRefOf,
@@ -24,7 +25,6 @@ import { replyIdFor } from './reply-id.ts';
 import { createReplyStream } from './reply-stream.ts';
 import type { SessionStore } from './session-store.ts';
 import type { SubagentSettings } from './subagents/subagent-settings.ts';
-import type { TokenCounter } from './token-counter.ts';
 import { toolsForTurn } from './tools/create-turn-tools.ts';
 import type { OutsideTools } from './tools/outside-tools.ts';
 import { traceDelivery, traceMemoryStep, traceTurn } from './tracing/turn-spans.ts';

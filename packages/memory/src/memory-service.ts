@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sharedTokenCounter, type TokenCounter } from '@nexus/limits-kit';
 import { type Logger, silentLogger } from '@nexus/protocol';
 import { contentHash } from './content-hash.ts';
 import { packContext } from './context-block.ts';
@@ -29,7 +30,6 @@ import { EmbedderMismatchError, MemoryIdTakenError, MemoryInputError } from './m
 import { compareRanked, memoryScore, type ScoringOptions } from './memory-scoring.ts';
 import type { MemoryStore } from './memory-store.ts';
 import { parseInput } from './parse-input.ts';
-import { createTokenCounter, type TokenCounter } from './token-counter.ts';
 
 export interface MemoryServiceOptions {
   store: MemoryStore;
@@ -70,7 +70,7 @@ export class MemoryService implements MemoryApi {
     this.#now = options.now ?? Date.now;
     this.#generateId = options.generateId ?? randomUUID;
     this.#logger = options.logger ?? silentLogger;
-    this.#tokenCounter = options.tokenCounter ?? createTokenCounter();
+    this.#tokenCounter = options.tokenCounter ?? sharedTokenCounter();
     const space = this.#store.vectorSpace;
     if (this.#embedder && space && space.embedderId !== this.#embedder.id) {
       throw new EmbedderMismatchError({ stored: space.embedderId, configured: this.#embedder.id });

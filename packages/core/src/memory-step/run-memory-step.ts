@@ -1,6 +1,6 @@
+import type { TokenCounter } from '@nexus/limits-kit';
 import type { Logger } from '@nexus/protocol';
 import { failureMessage } from '../extraction/failure-message.ts';
-import type { TokenCounter } from '../token-counter.ts';
 import {
   factLine,
   GLOBAL_FACTS_HEADER,

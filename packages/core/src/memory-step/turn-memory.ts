@@ -1,9 +1,9 @@
+import type { TokenCounter } from '@nexus/limits-kit';
 import type { Intent, JobQueue, Logger } from '@nexus/protocol';
 import { enqueueMemoryExtraction } from '../extraction/memory-extraction-job.ts';
 import { describeFailure } from '../model-error.ts';
 import type { StoredTurn } from '../session-store.ts';
 import { scheduleSessionSummary } from '../session-summary/session-summary-job.ts';
-import type { TokenCounter } from '../token-counter.ts';
 import type { MemoryPort } from './memory-port.ts';
 import { GROUP_MEMORY_NOTE, type GroupPersonalMemoryEntry, memorySubjectOf } from './memory-subject.ts';
 import { type MemoryStepReport, type MemoryStepResult, runMemoryStep } from './run-memory-step.ts';

@@ -1,3 +1,4 @@
+import type { TokenCounter } from '@nexus/limits-kit';
 import type { Intent, Logger } from '@nexus/protocol';
 import type { ToolSet } from 'ai';
 import type { Agent } from '../agent.ts';
@@ -12,7 +13,6 @@ import {
   type SubagentSettings,
   type TurnToolName,
 } from '../subagents/subagent-settings.ts';
-import type { TokenCounter } from '../token-counter.ts';
 import { createMemoryTools } from './memory-tools.ts';
 
 /** Everything the tools of one turn are bound to. */
