@@ -85,7 +85,7 @@ export async function createGatewayMemory(options: {
       )
       .catch((error: unknown) =>
         memoryLogger.warn(
-          { url: settings.url, error: error instanceof Error ? error.message : String(error) },
+          { url: settings.url, err: error },
           'memory service not reachable at startup; replies go on without memory until it is',
         ),
       );

@@ -80,13 +80,10 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
           logger.info({ intentId: intent.id, code: result.code }, 'core rejected a discord message');
           await onRejected?.(result.message);
         },
-        (error: unknown) => logger.error({ intentId: intent.id, error: String(error) }, 'intake failed'),
+        (error: unknown) => logger.error({ intentId: intent.id, err: error }, 'intake failed'),
       )
       .catch((error: unknown) =>
-        logger.warn(
-          { intentId: intent.id, error: String(error) },
-          'could not tell the sender about a rejection',
-        ),
+        logger.warn({ intentId: intent.id, err: error }, 'could not tell the sender about a rejection'),
       );
   }
 
@@ -130,7 +127,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
       .then(() => forward(intent, answerRejection))
       .catch((error: unknown) => {
         interactions.delete(intent.id);
-        logger.warn({ error: String(error), command: command.name }, 'could not answer a slash command');
+        logger.warn({ err: error, command: command.name }, 'could not answer a slash command');
       });
   }
 

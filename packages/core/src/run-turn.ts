@@ -20,7 +20,7 @@ import {
 import { historyWithinBudget } from './history-within-budget.ts';
 import type { MemoryStepReport } from './memory-step/run-memory-step.ts';
 import { enqueueAfterTurn, loadTurnMemory, type TurnMemory } from './memory-step/turn-memory.ts';
-import { describeFailure, toModelError } from './model-error.ts';
+import { toModelError } from './model-error.ts';
 import { replyIdFor } from './reply-id.ts';
 import { createReplyStream } from './reply-stream.ts';
 import type { SessionStore } from './session-store.ts';
@@ -142,10 +142,7 @@ async function runTracedTurn(
         return finishTurn?.();
       },
       (error: unknown) => {
-        logger.error(
-          { channel: intent.channel, error: describeFailure(error) },
-          'channel failed to deliver the reply',
-        );
+        logger.error({ channel: intent.channel, err: error }, 'channel failed to deliver the reply');
         return finishTurn?.();
       },
     );
@@ -255,7 +252,7 @@ async function runTracedTurn(
     } else {
       failure = toModelError(error, { shuttingDown: dependencies.shutdownSignal.aborted });
       const level = failure.code === 'internal' ? 'error' : 'warn';
-      logger[level]({ code: failure.code, cause: describeFailure(error) }, 'turn failed');
+      logger[level]({ code: failure.code, err: error }, 'turn failed');
       events.push({
         type: 'error',
         code: failure.code,
@@ -267,7 +264,7 @@ async function runTracedTurn(
   events.end();
   const finishedAt = now();
   const spend = await budget.spend().catch((error: unknown) => {
-    logger.warn({ error: describeFailure(error) }, 'could not read what the message spent');
+    logger.warn({ err: error }, 'could not read what the message spent');
     return { modelCalls: 0, inputTokens: 0, outputTokens: 0 };
   });
   chargeDailyBudget(dependencies.dailyBudget, intent.userId, spend, finishedAt, logger);
@@ -320,7 +317,7 @@ async function runTracedTurn(
           : {}),
       });
     } catch (error) {
-      logger.error({ error: describeFailure(error) }, 'could not store the turn');
+      logger.error({ err: error }, 'could not store the turn');
       return;
     }
     if (

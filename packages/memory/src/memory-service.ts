@@ -211,7 +211,7 @@ export class MemoryService implements MemoryApi {
     const counter = await this.#tokenCounter;
     this.#tokenCounter = counter;
     const embedding = await this.#embed(input.query, input.abortSignal).catch((error: unknown) => {
-      this.#logger.warn({ error }, 'memory: embedding the query failed, context is lexical only');
+      this.#logger.warn({ err: error }, 'memory: embedding the query failed, context is lexical only');
       return undefined;
     });
     const base = { query: input.query, limit: input.limit, embedding };
@@ -244,7 +244,7 @@ export class MemoryService implements MemoryApi {
     });
     const memoryIds = packed.used.map((memory) => memory.id);
     await this.#store.markUsed({ ids: memoryIds, at: now }).catch((error: unknown) => {
-      this.#logger.warn({ error }, 'memory: could not record lastUsedAt');
+      this.#logger.warn({ err: error }, 'memory: could not record lastUsedAt');
     });
     return {
       context: packed.context,

@@ -6,7 +6,6 @@ import {
   type ReplyEvent,
   toNexusError,
 } from '@nexus/protocol';
-import { describeFailure } from '../model-error.ts';
 import type { AccessReply } from './access-decision.ts';
 
 export interface AnswerWithoutModelOptions {
@@ -37,7 +36,7 @@ export async function answerWithoutModel(
   try {
     const text = await options.reply({ abortSignal: options.hardStopSignal });
     await options.onAnswer?.(text).catch((error: unknown) => {
-      logger.error({ intentId: intent.id, error: describeFailure(error) }, 'could not keep the answer');
+      logger.error({ intentId: intent.id, err: error }, 'could not keep the answer');
     });
     events = [
       { type: 'reply.start', replyId },
@@ -46,7 +45,7 @@ export async function answerWithoutModel(
     ];
   } catch (thrown) {
     const error = toNexusError(thrown);
-    logger.warn({ intentId: intent.id, code: error.code, cause: describeFailure(thrown) }, 'command failed');
+    logger.warn({ intentId: intent.id, code: error.code, err: thrown }, 'command failed');
     const message =
       error.code === 'internal' ? 'Something went wrong on my side; please try again.' : error.message;
     events = [{ type: 'error', code: error.code, message, retryable: error.retryable }];
@@ -62,10 +61,7 @@ export async function answerWithoutModel(
       abortSignal: controller.signal,
     })
     .catch((error: unknown) => {
-      logger.error(
-        { channel: intent.channel, error: describeFailure(error) },
-        'channel failed to deliver the reply',
-      );
+      logger.error({ channel: intent.channel, err: error }, 'channel failed to deliver the reply');
     });
   const aborted = new Promise<void>((resolve) =>
     controller.signal.addEventListener('abort', () => resolve(), { once: true }),
@@ -84,7 +80,7 @@ export async function answerWithoutModel(
     .then(async () => {
       if (options.hardStopSignal.aborted && !deliveredFully) return;
       await options.onDelivered?.().catch((error: unknown) => {
-        logger.error({ intentId: intent.id, error: describeFailure(error) }, 'could not finish the answer');
+        logger.error({ intentId: intent.id, err: error }, 'could not finish the answer');
       });
     });
   return { drain };

@@ -7,7 +7,6 @@ import {
 } from '@nexus/protocol';
 import type { LanguageModel } from 'ai';
 import type { MemoryPort } from '../memory-step/memory-port.ts';
-import { describeFailure } from '../model-error.ts';
 import { type ExtractionReport, extractMemories } from './extract-memories.ts';
 import { MEMORY_EXTRACT_JOB, memoryExtractionPayloadSchema } from './memory-extraction-job.ts';
 
@@ -61,7 +60,7 @@ export function startMemoryExtractionWorker(options: MemoryExtractionWorkerOptio
         options.onExtracted?.({ ...report, jobId: job.id, attempt: job.attempt, durationMs });
       } catch (error) {
         const level = error instanceof PermanentJobError ? 'error' : 'warn';
-        jobLogger[level]({ attempt: job.attempt, error: describeFailure(error) }, 'memory extraction failed');
+        jobLogger[level]({ attempt: job.attempt, err: error }, 'memory extraction failed');
         throw error;
       }
     },

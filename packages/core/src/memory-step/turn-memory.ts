@@ -1,7 +1,6 @@
 import type { TokenCounter } from '@nexus/limits-kit';
 import type { Intent, JobQueue, Logger } from '@nexus/protocol';
 import { enqueueMemoryExtraction } from '../extraction/memory-extraction-job.ts';
-import { describeFailure } from '../model-error.ts';
 import type { StoredTurn } from '../session-store.ts';
 import { scheduleSessionSummary } from '../session-summary/session-summary-job.ts';
 import type { MemoryPort } from './memory-port.ts';
@@ -142,7 +141,7 @@ export async function loadTurnMemory(options: {
   try {
     memory.onMemoryStep?.({ ...result.report, channel: intent.channel });
   } catch (error) {
-    options.logger.warn({ error: describeFailure(error) }, 'onMemoryStep threw');
+    options.logger.warn({ err: error }, 'onMemoryStep threw');
   }
   if (subject.kind !== 'group') return result;
   return { ...result, block: result.block ? `${GROUP_MEMORY_NOTE}\n\n${result.block}` : GROUP_MEMORY_NOTE };
@@ -214,9 +213,6 @@ export async function enqueueAfterTurn(options: {
   }
   for (const outcome of await Promise.allSettled(jobs)) {
     if (outcome.status === 'rejected')
-      options.logger.error(
-        { error: describeFailure(outcome.reason) },
-        'could not enqueue memory jobs for this turn',
-      );
+      options.logger.error({ err: outcome.reason }, 'could not enqueue memory jobs for this turn');
   }
 }
