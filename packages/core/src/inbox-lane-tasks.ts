@@ -1,7 +1,7 @@
 import type { ChannelAdapter, IntakeResult, Intent, Logger } from '@nexus/protocol';
 import { NexusError } from '@nexus/protocol';
 import type { AccessDecision, AccessReply } from './access/access-decision.ts';
-import { answerWithoutModel } from './access/answer-without-model.ts';
+import { answerWithoutModel } from './commands/answer-without-model.ts';
 import type { ConversationLanes, LaneTask } from './conversation-lanes.ts';
 import type { IntentDeduplicator } from './intent-deduplicator.ts';
 import { replyIdFor } from './reply-id.ts';

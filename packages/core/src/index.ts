@@ -17,10 +17,6 @@ export {
   type DirectMessagePolicy,
 } from './access/access-options.ts';
 export { type AccessStore, type AccessStoreOptions, createAccessStore } from './access/access-store.ts';
-export type { ExtraCommand, ExtraCommands } from './access/extra-commands.ts';
-export { type IdentityRef, identityKey, parseIdentityKey } from './access/identity-key.ts';
-export type { Identity, IdentityStore, Person } from './access/identity-store.ts';
-export type { LinkCode, LinkCodeStore } from './access/link-code-store.ts';
 export type { PairingRequest, PairingStore } from './access/pairing-store.ts';
 export type { BucketLimits } from './access/rate-limiter.ts';
 export {
@@ -33,6 +29,7 @@ export {
   DEFAULT_NOT_CONFIGURED_MESSAGE,
   DEFAULT_SYSTEM_PROMPT,
 } from './agent.ts';
+export type { ExtraCommand, ExtraCommands } from './commands/extra-commands.ts';
 export {
   createSqliteDailyTokenBudget,
   type DailyAllowance,
@@ -67,8 +64,11 @@ export {
 } from './extraction/memory-extraction-worker.ts';
 export { parseModelJson } from './extraction/parse-model-json.ts';
 export { type HistoryWithinBudget, historyWithinBudget } from './history-within-budget.ts';
+export { type IdentityRef, identityKey, parseIdentityKey } from './identity/identity-key.ts';
+export type { Identity, IdentityStore, Person } from './identity/identity-store.ts';
+export type { LinkCode, LinkCodeStore } from './identity/link-code-store.ts';
 export { createSqliteJobQueue, type SqliteJobQueueOptions } from './job-queue/sqlite-job-queue.ts';
-export { KNOWN_FACTS_HEADER, SESSION_SUMMARY_HEADER } from './memory-step/fact-lines.ts';
+export { KNOWN_FACTS_HEADER, SESSION_SUMMARY_HEADER } from './memory/fact-lines.ts';
 export type {
   MemoryAddRequest,
   MemoryAddResult,
@@ -79,7 +79,7 @@ export type {
   MemoryRecord,
   MemorySearchHit,
   MemorySearchRequest,
-} from './memory-step/memory-port.ts';
+} from './memory/memory-port.ts';
 export {
   GROUP_MEMORY_NOTE,
   GROUP_MEMORY_PREFIX,
@@ -88,16 +88,16 @@ export {
   isGroupMemoryId,
   type MemorySubject,
   memorySubjectOf,
-} from './memory-step/memory-subject.ts';
+} from './memory/memory-subject.ts';
 export {
   type MemoryStepReport,
   type MemoryStepResult,
   runMemoryStep,
-} from './memory-step/run-memory-step.ts';
+} from './memory/run-memory-step.ts';
 export {
   DEFAULT_MEMORY_STATUS_TEXT,
   type TurnMemoryOptions,
-} from './memory-step/turn-memory.ts';
+} from './memory/turn-memory.ts';
 export { describeFailure, MODEL_ERROR_MESSAGES, toModelError } from './model-error.ts';
 export {
   createNexusCore,

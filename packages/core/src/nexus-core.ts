@@ -24,7 +24,7 @@ import {
   type InboxReplay,
 } from './inbox-lane-tasks.ts';
 import { createIntentDeduplicator } from './intent-deduplicator.ts';
-import { resolveTurnMemory, type TurnMemoryOptions } from './memory-step/turn-memory.ts';
+import { resolveTurnMemory, type TurnMemoryOptions } from './memory/turn-memory.ts';
 import { MODEL_ERROR_MESSAGES } from './model-error.ts';
 import { deliverOutbound } from './outbound/deliver-outbound.ts';
 import type { TurnDependencies, TurnReport } from './run-turn.ts';

@@ -18,8 +18,8 @@ import {
   type TurnSpend,
 } from './cost/turn-budget.ts';
 import { historyWithinBudget } from './history-within-budget.ts';
-import type { MemoryStepReport } from './memory-step/run-memory-step.ts';
-import { enqueueAfterTurn, loadTurnMemory, type TurnMemory } from './memory-step/turn-memory.ts';
+import type { MemoryStepReport } from './memory/run-memory-step.ts';
+import { enqueueAfterTurn, loadTurnMemory, type TurnMemory } from './memory/turn-memory.ts';
 import { toModelError } from './model-error.ts';
 import { replyIdFor } from './reply-id.ts';
 import { createReplyStream } from './reply-stream.ts';

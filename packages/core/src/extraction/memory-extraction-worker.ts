@@ -6,7 +6,7 @@ import {
   silentLogger,
 } from '@nexus/protocol';
 import type { LanguageModel } from 'ai';
-import type { MemoryPort } from '../memory-step/memory-port.ts';
+import type { MemoryPort } from '../memory/memory-port.ts';
 import { type ExtractionReport, extractMemories } from './extract-memories.ts';
 import { MEMORY_EXTRACT_JOB, memoryExtractionPayloadSchema } from './memory-extraction-job.ts';
 

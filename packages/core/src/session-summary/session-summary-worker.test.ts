@@ -10,8 +10,8 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../agent.ts';
 import { createSqliteJobQueue } from '../job-queue/sqlite-job-queue.ts';
-import { runMemoryStep } from '../memory-step/run-memory-step.ts';
-import { createInMemoryMemory } from '../memory-step/testing/in-memory-memory.ts';
+import { runMemoryStep } from '../memory/run-memory-step.ts';
+import { createInMemoryMemory } from '../memory/testing/in-memory-memory.ts';
 import { createNexusCore, type NexusCore } from '../nexus-core.ts';
 import { createSqliteSessionStore } from '../sqlite-session-store.ts';
 import { createRecordingChannel, testIntent } from '../testing/recording-channel.ts';

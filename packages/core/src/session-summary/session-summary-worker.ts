@@ -6,8 +6,8 @@ import {
   silentLogger,
 } from '@nexus/protocol';
 import { generateText, type LanguageModel } from 'ai';
-import type { MemoryPort } from '../memory-step/memory-port.ts';
-import { isSummary, SESSION_SUMMARY_KIND, summarySessionId } from '../memory-step/run-memory-step.ts';
+import type { MemoryPort } from '../memory/memory-port.ts';
+import { isSummary, SESSION_SUMMARY_KIND, summarySessionId } from '../memory/run-memory-step.ts';
 import type { SessionStore, StoredTurn } from '../session-store.ts';
 import { MODEL_CALL_TELEMETRY } from '../tracing/model-call-telemetry.ts';
 import { SESSION_SUMMARY_JOB, sessionSummaryPayloadSchema } from './session-summary-job.ts';

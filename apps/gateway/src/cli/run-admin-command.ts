@@ -1,7 +1,7 @@
+import { openAccessStore } from '../create-gateway-access.ts';
 import type { LoadConfigOptions } from '../load-config.ts';
 import { ConfigError, loadConfig } from '../load-config.ts';
 import { type CommandOutput, processOutput } from './command-output.ts';
-import { openAccessStore } from './create-gateway-access.ts';
 import { doctorCommand } from './doctor-command.ts';
 import { PAIRING_USAGE, pairingCommand } from './pairing-command.ts';
 import { USERS_USAGE, usersCommand } from './users-command.ts';

@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WhatsAppLinkState } from '@nexus/channel-whatsapp';
 import type { ChannelAdapter, ChannelHealth, Logger } from '@nexus/protocol';
 import type { McpServerStatus } from '@nexus/tools-mcp';
-import { authorized, digest, sendJson } from '../commands/pairing-api.ts';
-import { decodePathSegment, requestPath } from '../http/parse-request-target.ts';
+import { authorized, digest, sendJson } from './pairing-api.ts';
+import { decodePathSegment, requestPath } from './parse-request-target.ts';
 
 export const CHANNELS_API_PATH = '/api/channels';
 

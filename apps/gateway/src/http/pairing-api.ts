@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AccessError, type AccessStore } from '@nexus/core';
 import type { Logger } from '@nexus/protocol';
-import { requestPath } from '../http/parse-request-target.ts';
+import { requestPath } from './parse-request-target.ts';
 
 export const PAIRING_API_PATH = '/api/pairing';
 

@@ -1,6 +1,6 @@
 import { type Intent, NexusError } from '@nexus/protocol';
-import type { AccessDecision, AccessMemoryPort } from './access-decision.ts';
-import { ACCESS_MESSAGES } from './access-messages.ts';
+import type { AccessDecision, AccessMemoryPort } from '../access/access-decision.ts';
+import { ACCESS_MESSAGES } from '../access/access-messages.ts';
 import { replyWith } from './reply-with.ts';
 
 /** Memories per `/memories` page; short enough to read on a phone. */

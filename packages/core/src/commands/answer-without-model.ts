@@ -6,7 +6,7 @@ import {
   type ReplyEvent,
   toNexusError,
 } from '@nexus/protocol';
-import type { AccessReply } from './access-decision.ts';
+import type { AccessReply } from '../access/access-decision.ts';
 
 export interface AnswerWithoutModelOptions {
   adapter: ChannelAdapter;

@@ -107,7 +107,7 @@ describe('direct message policies on the web-socket channel', () => {
     const laptop = await browser(gateway, 'laptop');
     expect((await laptop.ask('chat', 'hello')).text).toBe('Echo: hello');
     await gateway.close();
-    const { openAccessStore } = await import('./create-gateway-access.ts');
+    const { openAccessStore } = await import('../create-gateway-access.ts');
     const store = openAccessStore(gateway.config.dataDir);
     expect(store.identities.find({ channel: 'web', platformId: 'laptop' })).toMatchObject({
       userId: 'web:laptop',

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createInMemoryMemory } from '../memory-step/testing/in-memory-memory.ts';
+import { type AccessCore, startAccessCore } from '../access/testing/start-access-core.ts';
+import { createInMemoryMemory } from '../memory/testing/in-memory-memory.ts';
 import { MEMORIES_PAGE_SIZE } from './memory-commands.ts';
-import { type AccessCore, startAccessCore } from './testing/start-access-core.ts';
 
 /** Core's in-memory memory plus the `reset` the commands need (deletes every memory of the person). */
 function commandMemory(options: { now?: () => number } = {}) {

@@ -1,12 +1,12 @@
 import type { Intent } from '@nexus/protocol';
-import type { AccessDecision } from './access-decision.ts';
-import { ACCESS_MESSAGES } from './access-messages.ts';
-import type { ResolvedAccessOptions } from './access-options.ts';
+import type { AccessDecision } from '../access/access-decision.ts';
+import { ACCESS_MESSAGES } from '../access/access-messages.ts';
+import type { ResolvedAccessOptions } from '../access/access-options.ts';
+import type { NoticeThrottle } from '../access/notice-throttle.ts';
+import { looksLikeCode } from '../access/random-code.ts';
+import { replyWith } from '../commands/reply-with.ts';
 import { type IdentityRef, identityKey } from './identity-key.ts';
 import type { Identity } from './identity-store.ts';
-import type { NoticeThrottle } from './notice-throttle.ts';
-import { looksLikeCode } from './random-code.ts';
-import { replyWith } from './reply-with.ts';
 
 const EVERYONE = '*';
 

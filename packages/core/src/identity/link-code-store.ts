@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { normaliseCode } from '../access/random-code.ts';
 import type { IdentityRef } from './identity-key.ts';
-import { normaliseCode } from './random-code.ts';
 
 export interface LinkCode {
   code: string;

@@ -3,8 +3,8 @@ import type { AccessStore } from '@nexus/core';
 import { type Memory, type MemoryApi, MemoryInputError, memoryCategorySchema } from '@nexus/memory';
 import type { Logger } from '@nexus/protocol';
 import { z } from 'zod';
-import { authorized, digest, sendJson } from '../commands/pairing-api.ts';
-import { requestPath } from '../http/parse-request-target.ts';
+import { authorized, digest, sendJson } from './pairing-api.ts';
+import { requestPath } from './parse-request-target.ts';
 
 export const MEMORY_API_PATH = '/api/memory';
 /** The web client names itself with this header; memory is that web person's (or who they linked to). */

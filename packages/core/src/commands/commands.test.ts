@@ -1,6 +1,6 @@
 import type { ChatCompletionRequest } from '@nexus/testkit/llm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type AccessCore, arrayMemory, startAccessCore } from './testing/start-access-core.ts';
+import { type AccessCore, arrayMemory, startAccessCore } from '../access/testing/start-access-core.ts';
 
 let setup: AccessCore | undefined;
 afterEach(async () => {

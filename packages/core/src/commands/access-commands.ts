@@ -1,12 +1,12 @@
 import { type Intent, NexusError } from '@nexus/protocol';
-import { groupMemoryId } from '../memory-step/memory-subject.ts';
-import type { AccessDecision, AccessMemoryPort } from './access-decision.ts';
-import { ACCESS_MESSAGES } from './access-messages.ts';
-import type { ResolvedAccessOptions } from './access-options.ts';
-import type { Identity } from './identity-store.ts';
-import { enterLinkCode, issueLinkCode } from './link-flow.ts';
+import type { AccessDecision, AccessMemoryPort } from '../access/access-decision.ts';
+import { ACCESS_MESSAGES } from '../access/access-messages.ts';
+import type { ResolvedAccessOptions } from '../access/access-options.ts';
+import type { NoticeThrottle } from '../access/notice-throttle.ts';
+import type { Identity } from '../identity/identity-store.ts';
+import { enterLinkCode, issueLinkCode } from '../identity/link-flow.ts';
+import { groupMemoryId } from '../memory/memory-subject.ts';
 import { forgetOneMemory, listMemoryPage, type MemoryListings } from './memory-commands.ts';
-import type { NoticeThrottle } from './notice-throttle.ts';
 import type { ParsedCommand } from './parse-command.ts';
 import { replyWith } from './reply-with.ts';
 
