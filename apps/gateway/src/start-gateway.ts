@@ -8,6 +8,7 @@ import { createNexusCore, createSqliteSessionStore, type NexusCore } from '@nexu
 import { type Logger, NexusError, silentLogger } from '@nexus/protocol';
 import { createChannelsApi } from './admin/channels-api.ts';
 import { createGatewayAccess, openAccessStore } from './commands/create-gateway-access.ts';
+import { gatewayErasers } from './commands/gateway-erasers.ts';
 import { createPairingApi } from './commands/pairing-api.ts';
 import { createConfiguredAgent } from './create-configured-agent.ts';
 import { createGatewayMemory } from './create-gateway-memory.ts';
@@ -91,7 +92,17 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const accessStore = openAccessStore(config.dataDir);
   const core = createNexusCore({
     sessionStore,
-    access: createGatewayAccess({ config, store: accessStore, logger, memory: memory.service }),
+    access: createGatewayAccess({
+      config,
+      store: accessStore,
+      logger,
+      memory: memory.service,
+      erasers: gatewayErasers({
+        sessionStore,
+        memoryQueue: memory.jobQueue,
+        ...(distributed ? { redis: distributed.eraser } : {}),
+      }),
+    }),
     agent: distributed?.agent ?? agent,
     logger,
     maxConcurrentTurns: config.core.maxConcurrentTurns,

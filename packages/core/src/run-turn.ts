@@ -147,6 +147,7 @@ export async function runTurn(
     for await (const part of agent.run({
       history: history.messages,
       userText: intent.text,
+      userId: intent.userId,
       ...(memoryStep?.block ? { systemContext: memoryStep.block } : {}),
       ...(tools ? { tools } : {}),
       abortSignal: dependencies.shutdownSignal,

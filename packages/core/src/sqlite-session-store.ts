@@ -1,5 +1,5 @@
 import { NexusError } from '@nexus/protocol';
-import { openSqliteDatabase } from './open-sqlite-database.ts';
+import { checkpointAndTruncate, inTransaction, openSqliteDatabase } from './open-sqlite-database.ts';
 import type { AppendTurnOptions, SessionStore, StoredTurn, TurnOutcome } from './session-store.ts';
 
 export interface SqliteSessionStoreOptions {
@@ -64,6 +64,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     `SELECT channel, intent_id, conversation_key, user_id, user_text, reply_text, outcome, token_count, created_at
      FROM turns WHERE conversation_key = ? ORDER BY seq DESC LIMIT ?`,
   );
+  const forgetStatement = database.prepare('DELETE FROM turns WHERE user_id = ?');
   let closed = false;
 
   function ensureOpen(): void {
@@ -94,6 +95,16 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
       if (limit <= 0) return [];
       const rows = historyStatement.all(conversationKey, Math.floor(limit)) as unknown as TurnRow[];
       return rows.reverse().map(toStoredTurn);
+    },
+    async forgetPeople({ userIds }) {
+      ensureOpen();
+      const deleted = inTransaction(database, () =>
+        userIds.reduce((sum, userId) => sum + Number(forgetStatement.run(userId).changes), 0),
+      );
+      // Extension point for the durable intake inbox: its entries of these people go here too, in
+      // the same transaction, once that table lives in this file.
+      checkpointAndTruncate(database);
+      return deleted;
     },
     async close() {
       if (closed) return;

@@ -210,6 +210,29 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
       });
     },
 
+    async purgePayloads(purgeOptions) {
+      purgeOptions.abortSignal?.throwIfAborted();
+      ensureOpen();
+      const needles = purgeOptions.values.map((value) => JSON.stringify(value));
+      return reachRedis('purge job payloads', async () => {
+        const result = { removed: 0, jobIds: [] as string[], running: 0 };
+        for (const name of await namesOf(undefined)) {
+          const jobs = await queueFor(name).getJobs([...PURGED_STATES]);
+          for (const job of jobs) {
+            if (!job?.id || !needles.some((needle) => JSON.stringify(job.data).includes(needle))) continue;
+            result.jobIds.push(decodeJobId(job.id));
+            // A worker holds the lock of an active job: it stays until it ends (and is purged then).
+            if (await job.isActive()) result.running += 1;
+            else {
+              await job.remove();
+              result.removed += 1;
+            }
+          }
+        }
+        return result;
+      });
+    },
+
     close(closeOptions) {
       closed ??= (async () => {
         await Promise.all([...processors].map((processor) => processor.stop(closeOptions)));
@@ -220,6 +243,18 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
     },
   };
 }
+
+/** Every state a job can rest in, `active` included so running matches are reported. */
+const PURGED_STATES = [
+  'waiting',
+  'paused',
+  'prioritized',
+  'waiting-children',
+  'delayed',
+  'failed',
+  'completed',
+  'active',
+] as const;
 
 /** Opens a client for `options.connection`, or reuses the caller's when its settings fit. */
 function clientFor(

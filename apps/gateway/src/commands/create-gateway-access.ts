@@ -5,6 +5,7 @@ import {
   type AccessStore,
   createAccessControl,
   createAccessStore,
+  type PersonEraser,
 } from '@nexus/core';
 import type { Logger } from '@nexus/protocol';
 import { privateFilePath } from '../data-dir/private-path.ts';
@@ -29,6 +30,7 @@ export function createGatewayAccess(options: {
   store: AccessStore;
   logger: Logger;
   memory?: AccessMemoryPort;
+  erasers?: PersonEraser[];
 }): AccessControl {
   const { access } = options.config;
   return createAccessControl({
@@ -42,6 +44,7 @@ export function createGatewayAccess(options: {
       exemptChannels: access.rateLimit.web ? [] : ['web'],
     },
     ...(options.memory ? { memory: options.memory } : {}),
+    ...(options.erasers ? { erasers: options.erasers } : {}),
     logger: options.logger.child({ component: 'access' }),
   });
 }

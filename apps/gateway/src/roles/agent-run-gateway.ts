@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Agent } from '@nexus/core';
+import type { Agent, PersonEraser } from '@nexus/core';
 import type { ChannelHealth, JobQueue, Logger } from '@nexus/protocol';
+import { agentRunEraser } from './agent-run-eraser.ts';
 import { agentRunKeys, type RunMessage, runMessageSchema } from './agent-run-protocol.ts';
 import { createMessageRouter } from './message-router.ts';
 import { createRedisClient } from './redis-client.ts';
@@ -22,6 +23,8 @@ export interface AgentRunGatewayOptions {
 export interface AgentRunGateway {
   /** Pass it to core as its agent: every run goes to a worker. */
   agent: Agent;
+  /** Forgets a person's runs on Redis (`/forget-me`). */
+  eraser: PersonEraser;
   health(): ChannelHealth;
   close(): Promise<void>;
 }
@@ -64,6 +67,7 @@ export async function startAgentRunGateway(options: AgentRunGatewayOptions): Pro
   logger.info({ inbox: inboxKey }, 'agent runs go to workers through Redis');
   return {
     agent,
+    eraser: agentRunEraser({ queue: options.queue, commands, prefix: options.prefix }),
     health: () =>
       commands.status === 'ready' ? { status: 'up' } : { status: 'down', detail: `Redis ${commands.status}` },
     async close() {

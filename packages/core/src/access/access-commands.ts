@@ -2,6 +2,7 @@ import { type Intent, NexusError } from '@nexus/protocol';
 import type { AccessDecision, AccessMemoryPort } from './access-decision.ts';
 import { ACCESS_MESSAGES } from './access-messages.ts';
 import type { ResolvedAccessOptions } from './access-options.ts';
+import { forgetPerson } from './forget-person.ts';
 import type { Identity } from './identity-store.ts';
 import { enterLinkCode, issueLinkCode } from './link-flow.ts';
 import type { NoticeThrottle } from './notice-throttle.ts';
@@ -46,11 +47,12 @@ export function runCommand(
     return enterLinkCode(options, context.throttle, intent, identity, command.argument);
   }
   const memory = options.memory;
-  if (!memory) return replyWith(intent, ACCESS_MESSAGES.memoryOff());
   if (command.name === 'memories') {
+    if (!memory) return replyWith(intent, ACCESS_MESSAGES.memoryOff());
     return replyWith(intent, ({ abortSignal }) => listMemories(memory, intent.userId, abortSignal));
   }
-  return forgetMe(context, memory, intent, command.argument.toLowerCase() === 'confirm');
+  // Without memory there are still turns, jobs and account records to forget.
+  return forgetMe(context, intent, command.argument.toLowerCase() === 'confirm');
 }
 
 async function listMemories(memory: AccessMemoryPort, userId: string, abortSignal: AbortSignal) {
@@ -65,12 +67,7 @@ async function listMemories(memory: AccessMemoryPort, userId: string, abortSigna
   return ACCESS_MESSAGES.memories(lines, memories.length - lines.length);
 }
 
-function forgetMe(
-  context: CommandContext,
-  memory: AccessMemoryPort,
-  intent: Intent,
-  confirmed: boolean,
-): AccessDecision {
+function forgetMe(context: CommandContext, intent: Intent, confirmed: boolean): AccessDecision {
   const { options, forgetPending } = context;
   const now = options.now();
   const userId = intent.userId;
@@ -85,19 +82,15 @@ function forgetMe(
   }
   forgetPending.delete(userId);
   return replyWith(intent, async ({ abortSignal }) => {
-    // What each linked account was remembered as before linking is theirs too (it returns on unlink).
-    const homes =
-      options.store.identities.person(userId)?.identities.map((identity) => identity.homeUserId) ?? [];
-    let deleted = 0;
-    for (const id of new Set([userId, ...homes])) {
-      const result = await memory
-        .reset({ userId: id, abortSignal })
-        .catch((error: unknown) => unavailable(error));
-      deleted += result.deleted;
-      options.store.conversations.startNewForPerson(id);
-    }
-    options.logger.info({ userId, deleted }, 'person asked to be forgotten: memories deleted');
-    return ACCESS_MESSAGES.forgotten(deleted);
+    const report = await forgetPerson({
+      store: options.store,
+      ...(options.memory ? { memory: options.memory } : {}),
+      erasers: options.erasers,
+      userId,
+      abortSignal,
+      logger: options.logger,
+    });
+    return ACCESS_MESSAGES.forgotten(report.removed);
   });
 }
 

@@ -32,7 +32,7 @@ export const ACCESS_MESSAGES = {
       ...(direct
         ? [
             '- /memories: what I remember about you',
-            '- /forget-me: delete everything I remember about you',
+            '- /forget-me: delete everything I keep about you',
             '- /link: link this account with your account on another channel, so I remember you in both',
           ]
         : ['- /memories, /forget-me and /link work in a direct message with me']),
@@ -51,10 +51,14 @@ export const ACCESS_MESSAGES = {
       'Send /forget-me to delete all of it.',
     ].join('\n'),
   forgetConfirm: (confirmWithinMs: number) =>
-    `This deletes everything I remember about you, on every account linked to you, and starts your direct conversations afresh. It cannot be undone.\n\nTo go ahead, send **/forget-me confirm** within ${minutes(confirmWithinMs)}.`,
+    `This deletes everything I keep about you, on every account linked to you: what I remember, our conversations (your messages and my replies, in groups too), pending background work, link codes and the links between your accounts. It cannot be undone.\n\nTo go ahead, send **/forget-me confirm** within ${minutes(confirmWithinMs)}.`,
   forgetNothingPending: () => 'There is nothing to confirm. Send /forget-me first.',
-  forgotten: (deleted: number) =>
-    `Done. I deleted ${deleted === 1 ? '1 memory' : `${deleted} memories`} about you and started your direct conversations afresh.`,
+  forgotten: (removed: ReadonlyArray<{ kind: string; count: number }>) =>
+    [
+      'Done. I deleted everything I kept about you:',
+      ...removed.map(({ kind, count }) => `- ${kind}: ${count}`),
+      'Your accounts are no longer linked, and your conversations start afresh.',
+    ].join('\n'),
   linkCode: (code: string, validForMs: number) =>
     `Your link code is **${code}**. Within ${minutes(validForMs)}, send **/link ${code}** to me from your other account (another channel or browser). I'll then ask you to confirm there.`,
   linkUsage: () =>

@@ -2,6 +2,7 @@ import { type Logger, silentLogger } from '@nexus/protocol';
 import type { AccessMemoryPort } from './access-decision.ts';
 import type { AccessStore } from './access-store.ts';
 import type { CodeAttemptLimits } from './code-attempts.ts';
+import type { PersonEraser } from './forget-person.ts';
 import { randomCode } from './random-code.ts';
 import type { BucketLimits } from './rate-limiter.ts';
 
@@ -54,6 +55,8 @@ export interface AccessControlOptions {
   codeAttemptLimits?: CodeAttemptLimits;
   /** Wrong link codes from everyone together. Default 50 per hour, then locked for an hour. */
   globalCodeAttemptLimits?: CodeAttemptLimits;
+  /** What `/forget-me` deletes besides memories and access records: turns, job payloads, Redis data. */
+  erasers?: PersonEraser[];
   /** How long `/forget-me` waits for `/forget-me confirm`. Default 5 minutes. */
   forgetConfirmMs?: number;
   now?: () => number;
@@ -96,6 +99,7 @@ export function resolveAccessOptions(options: AccessControlOptions): ResolvedAcc
       windowMs: HOUR_MS,
       lockoutMs: HOUR_MS,
     },
+    erasers: options.erasers ?? [],
     forgetConfirmMs: options.forgetConfirmMs ?? 5 * 60_000,
     now: options.now ?? Date.now,
     generateCode: options.generateCode ?? randomCode,

@@ -71,7 +71,7 @@ describe('commands on the test channel', () => {
     expect(await channel.waitForReply('dm:ann')).toMatch(/send \*\*\/forget-me confirm\*\* within 5 minutes/);
     expect(memory.entries).toHaveLength(3);
     await channel.send({ text: '/forget-me confirm', senderId: 'ann' });
-    expect(await channel.waitForReply('dm:ann')).toMatch(/deleted 2 memories/);
+    expect(await channel.waitForReply('dm:ann')).toMatch(/- memories: 2\n/);
     expect(memory.entries.map((entry) => entry.userId)).toEqual(['test:bob']);
     await channel.send({ text: '/memories', senderId: 'ann' });
     expect(await channel.waitForReply('dm:ann')).toMatch(/don't remember anything about you/);

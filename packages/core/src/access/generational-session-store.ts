@@ -17,6 +17,7 @@ export function withConversationGenerations(
     hasIntent: (options) => store.hasIntent(options),
     appendTurn: (turn) => store.appendTurn({ ...turn, conversationKey: keyOf(turn.conversationKey) }),
     history: (options) => store.history({ ...options, conversationKey: keyOf(options.conversationKey) }),
+    ...(store.forgetPeople ? { forgetPeople: store.forgetPeople.bind(store) } : {}),
     close: () => store.close(),
   };
 }

@@ -171,6 +171,13 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
       return store.counts({ name: countOptions?.name, now: now() });
     },
 
+    async purgePayloads(purgeOptions) {
+      purgeOptions.abortSignal?.throwIfAborted();
+      ensureOpen();
+      const jobIds = store.purgePayloads(purgeOptions.values);
+      return { removed: jobIds.length, jobIds, running: 0 };
+    },
+
     close(closeOptions) {
       closed ??= (async () => {
         await Promise.all([...processors].map((processor) => processor.stop(closeOptions)));

@@ -1,0 +1,81 @@
+import { type Logger, NexusError } from '@nexus/protocol';
+import type { AccessMemoryPort } from './access-decision.ts';
+import type { AccessStore } from './access-store.ts';
+import type { ForgetTarget } from './person-records.ts';
+
+/** One place that keeps something about people, able to delete all of it for one person. */
+export interface PersonEraser {
+  /** What it deletes, as the reply names it, e.g. "conversation turns". */
+  kind: string;
+  /** Deletes everything of the target; returns how many items went. */
+  erase(target: ForgetTarget, options: { abortSignal?: AbortSignal }): Promise<number>;
+}
+
+export interface ForgetReport {
+  /** Per kind, in the order erased: memories first, access records last. */
+  removed: Array<{ kind: string; count: number }>;
+}
+
+/** What `nexus users forget` and `/forget-me` need to reach everything Nexus keeps. */
+export interface ForgetPersonOptions {
+  store: AccessStore;
+  memory?: AccessMemoryPort;
+  erasers: readonly PersonEraser[];
+  userId: string;
+  abortSignal?: AbortSignal;
+  logger?: Logger;
+}
+
+/**
+ * Forgets a person everywhere: memories (every id the person was known by, so linked accounts'
+ * own memories too), then each eraser (turns, job payloads, agent-run data), then the access
+ * records. Access records go last, and only when everything else succeeded: they name the linked
+ * accounts, and a retry after a failure must still find all of them.
+ */
+export async function forgetPerson(options: ForgetPersonOptions): Promise<ForgetReport> {
+  const { store, userId } = options;
+  const person = store.identities.person(userId);
+  const identities = person?.identities.map(({ channel, platformId }) => ({ channel, platformId })) ?? [];
+  const userIds = [
+    ...new Set([userId, ...(person?.identities.map((identity) => identity.homeUserId) ?? [])]),
+  ];
+  const target: ForgetTarget = { userIds, identities };
+  const removed: ForgetReport['removed'] = [];
+  const failed: string[] = [];
+  const abortSignal = options.abortSignal;
+
+  if (options.memory) {
+    let count = 0;
+    try {
+      for (const id of userIds)
+        count += (await options.memory.reset({ userId: id, ...signal(abortSignal) })).deleted;
+      removed.push({ kind: 'memories', count });
+    } catch (error) {
+      options.logger?.warn({ err: error, userId }, 'forget: memory could not be reset');
+      failed.push('memories');
+    }
+  }
+  for (const eraser of options.erasers) {
+    try {
+      removed.push({ kind: eraser.kind, count: await eraser.erase(target, signal(abortSignal)) });
+    } catch (error) {
+      options.logger?.warn({ err: error, userId, kind: eraser.kind }, 'forget: eraser failed');
+      failed.push(eraser.kind);
+    }
+  }
+  for (const id of userIds) store.conversations.startNewForPerson(id);
+  if (failed.length > 0) {
+    throw new NexusError({
+      code: 'memory_unavailable',
+      retryable: true,
+      message: `I could not delete your ${failed.join(', ')} just now (everything else is gone). Please send /forget-me again in a moment.`,
+    });
+  }
+  removed.push({ kind: 'account records', count: store.personRecords.forget(target) });
+  options.logger?.info({ userId, removed }, 'person forgotten');
+  return { removed };
+}
+
+function signal(abortSignal: AbortSignal | undefined): { abortSignal?: AbortSignal } {
+  return abortSignal ? { abortSignal } : {};
+}
