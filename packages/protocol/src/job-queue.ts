@@ -136,7 +136,7 @@ export interface PurgePayloadsResult {
   removed: number;
   /** The ids of every matching job (deleted or still running), e.g. to find their other traces. */
   jobIds: string[];
-  /** Matching jobs a worker holds right now, which the queue could not delete. */
+  /** Matching jobs a worker holds right now: not deleted, but their stored payload is blanked. */
   running: number;
 }
 

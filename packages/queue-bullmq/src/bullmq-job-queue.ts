@@ -221,9 +221,12 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
           for (const job of jobs) {
             if (!job?.id || !needles.some((needle) => JSON.stringify(job.data).includes(needle))) continue;
             result.jobIds.push(decodeJobId(job.id));
-            // A worker holds the lock of an active job: it stays until it ends (and is purged then).
-            if (await job.isActive()) result.running += 1;
-            else {
+            // A worker holds the lock of an active job, so it cannot be removed: its stored payload
+            // is blanked instead, so a retry or the kept record after it carries nothing of theirs.
+            if (await job.isActive()) {
+              await job.updateData({ forgotten: true });
+              result.running += 1;
+            } else {
               await job.remove();
               result.removed += 1;
             }

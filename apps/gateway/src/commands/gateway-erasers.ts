@@ -14,7 +14,9 @@ export function gatewayErasers(options: {
   const erasers: PersonEraser[] = [];
   const turns = sessionStoreEraser(options.sessionStore);
   if (turns) erasers.push(turns);
-  erasers.push(jobQueueEraser(options.memoryQueue, 'memory jobs'));
+  // Redis first: it needs the ids of the agent-run jobs to find their streams, and when memory
+  // jobs also live on Redis the same pass takes them.
   if (options.redis) erasers.push(options.redis);
+  erasers.push(jobQueueEraser(options.memoryQueue, 'memory jobs'));
   return erasers;
 }

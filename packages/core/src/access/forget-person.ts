@@ -27,9 +27,9 @@ export interface ForgetPersonOptions {
 }
 
 /**
- * Forgets a person everywhere: memories (every id the person was known by, so linked accounts'
- * own memories too), then each eraser (turns, job payloads, agent-run data), then the access
- * records. Access records go last, and only when everything else succeeded: they name the linked
+ * Forgets a person everywhere: each eraser (turns, job payloads, agent-run data) first, so no
+ * queued extraction writes a memory back afterwards, then memories (every id the person was known
+ * by, so linked accounts' own memories too), then the access records. Access records go last, and only when everything else succeeded: they name the linked
  * accounts, and a retry after a failure must still find all of them.
  */
 export async function forgetPerson(options: ForgetPersonOptions): Promise<ForgetReport> {
@@ -44,23 +44,23 @@ export async function forgetPerson(options: ForgetPersonOptions): Promise<Forget
   const failed: string[] = [];
   const abortSignal = options.abortSignal;
 
-  if (options.memory) {
-    let count = 0;
-    try {
-      for (const id of userIds)
-        count += (await options.memory.reset({ userId: id, ...signal(abortSignal) })).deleted;
-      removed.push({ kind: 'memories', count });
-    } catch (error) {
-      options.logger?.warn({ err: error, userId }, 'forget: memory could not be reset');
-      failed.push('memories');
-    }
-  }
   for (const eraser of options.erasers) {
     try {
       removed.push({ kind: eraser.kind, count: await eraser.erase(target, signal(abortSignal)) });
     } catch (error) {
       options.logger?.warn({ err: error, userId, kind: eraser.kind }, 'forget: eraser failed');
       failed.push(eraser.kind);
+    }
+  }
+  if (options.memory) {
+    let count = 0;
+    try {
+      for (const id of userIds)
+        count += (await options.memory.reset({ userId: id, ...signal(abortSignal) })).deleted;
+      removed.unshift({ kind: 'memories', count });
+    } catch (error) {
+      options.logger?.warn({ err: error, userId }, 'forget: memory could not be reset');
+      failed.push('memories');
     }
   }
   for (const id of userIds) store.conversations.startNewForPerson(id);
