@@ -29,13 +29,13 @@ export async function redisKeysContaining(redis: Redis, prefix: string, marker: 
     const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
     cursor = next;
     for (const key of keys) {
-      if (key.includes(marker) || (await valueOf(redis, key)).includes(marker)) hits.push(key);
+      if (key.includes(marker) || (await redisValue(redis, key)).includes(marker)) hits.push(key);
     }
   } while (cursor !== '0');
   return hits;
 }
 
-async function valueOf(redis: Redis, key: string): Promise<string> {
+async function redisValue(redis: Redis, key: string): Promise<string> {
   const type = await redis.type(key);
   if (type === 'string') return (await redis.get(key)) ?? '';
   if (type === 'hash') return JSON.stringify(await redis.hgetall(key));
