@@ -4,7 +4,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createWebSocketChannel } from '@nexus/channel-websocket';
 import type { WhatsAppSocketFactory } from '@nexus/channel-whatsapp';
-import { createNexusCore, createSqliteSessionStore, type NexusCore } from '@nexus/core';
+import {
+  createConversationNotifier,
+  createNexusCore,
+  createSqliteSessionStore,
+  type NexusCore,
+} from '@nexus/core';
 import { type Logger, NexusError, silentLogger } from '@nexus/protocol';
 import { createChannelsApi } from './admin/channels-api.ts';
 import { createGatewayAccess, openAccessStore } from './commands/create-gateway-access.ts';
@@ -90,6 +95,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     ...(distributed?.memoryQueue ? { jobQueue: distributed.memoryQueue } : {}),
   });
   const accessStore = openAccessStore(config.dataDir);
+  // Reaches a channel conversation outside a turn: the link approval request to the code's issuer.
+  const notifier = createConversationNotifier();
   const core = createNexusCore({
     sessionStore,
     access: createGatewayAccess({
@@ -97,6 +104,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       store: accessStore,
       logger,
       memory: memory.service,
+      notify: notifier.notify,
       erasers: gatewayErasers({
         sessionStore,
         memoryQueue: memory.jobQueue,
@@ -126,6 +134,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     logger,
   });
   core.registerChannel(web);
+  notifier.add(web);
   const {
     channels: platformChannels,
     postRoutes,
@@ -133,7 +142,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   } = await createPlatformChannels(config, logger, {
     ...(options.whatsappSocketFactory ? { whatsappSocketFactory: options.whatsappSocketFactory } : {}),
   });
-  for (const channel of platformChannels) core.registerChannel(channel);
+  for (const channel of platformChannels) {
+    core.registerChannel(channel);
+    notifier.add(channel);
+  }
 
   let stopping = false;
   const readiness = (): Readiness => {

@@ -9,6 +9,11 @@ export type {
 export { AccessError, type AccessErrorReason } from './access/access-error.ts';
 export { ACCESS_MESSAGES } from './access/access-messages.ts';
 export {
+  type ConversationNotifier,
+  createConversationNotifier,
+  type NotifyConversation,
+} from './access/conversation-notifier.ts';
+export {
   type AccessControlOptions,
   type AccessRateLimits,
   DEFAULT_RATE_LIMITS,

@@ -5,6 +5,7 @@ import {
   type AccessStore,
   createAccessControl,
   createAccessStore,
+  type NotifyConversation,
   type PersonEraser,
 } from '@nexus/core';
 import type { Logger } from '@nexus/protocol';
@@ -31,6 +32,7 @@ export function createGatewayAccess(options: {
   logger: Logger;
   memory?: AccessMemoryPort;
   erasers?: PersonEraser[];
+  notify?: NotifyConversation;
 }): AccessControl {
   const { access } = options.config;
   return createAccessControl({
@@ -45,6 +47,7 @@ export function createGatewayAccess(options: {
     },
     ...(options.memory ? { memory: options.memory } : {}),
     ...(options.erasers ? { erasers: options.erasers } : {}),
+    ...(options.notify ? { notify: options.notify } : {}),
     logger: options.logger.child({ component: 'access' }),
   });
 }
