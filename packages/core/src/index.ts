@@ -9,11 +9,6 @@ export type {
 export { AccessError, type AccessErrorReason } from './access/access-error.ts';
 export { ACCESS_MESSAGES } from './access/access-messages.ts';
 export {
-  type ConversationNotifier,
-  createConversationNotifier,
-  type NotifyConversation,
-} from './access/conversation-notifier.ts';
-export {
   type AccessControlOptions,
   type AccessRateLimits,
   DEFAULT_RATE_LIMITS,
@@ -21,6 +16,11 @@ export {
   type DirectMessagePolicy,
 } from './access/access-options.ts';
 export { type AccessStore, type AccessStoreOptions, createAccessStore } from './access/access-store.ts';
+export {
+  type ConversationNotifier,
+  createConversationNotifier,
+  type NotifyConversation,
+} from './access/conversation-notifier.ts';
 export {
   type ForgetPersonOptions,
   type ForgetReport,
