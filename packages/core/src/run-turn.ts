@@ -10,6 +10,7 @@ import { historyWithinBudget } from './history-within-budget.ts';
 import type { MemoryStepReport } from './memory-step/run-memory-step.ts';
 import { enqueueAfterTurn, loadTurnMemory, type TurnMemory } from './memory-step/turn-memory.ts';
 import { describeFailure, toModelError } from './model-error.ts';
+import { replyIdFor } from './reply-id.ts';
 import { createReplyStream } from './reply-stream.ts';
 import type { SessionStore } from './session-store.ts';
 import type { SubagentSettings } from './subagents/subagent-settings.ts';
@@ -40,7 +41,6 @@ export interface TurnDependencies {
   historyTokenBudget: number;
   historyMaxTurns: number;
   now: () => number;
-  generateId: () => string;
   logger: Logger;
   /** Aborted when shutdown gives up waiting: running turns stop with `shutting_down`. */
   shutdownSignal: AbortSignal;
@@ -55,7 +55,7 @@ export interface TurnDependencies {
 
 export interface TurnResult {
   report: TurnReport;
-  /** Resolves when the adapter finished delivering (or was given up on). */
+  /** Resolves when the adapter finished delivering (or was given up on) and the turn was stored. */
   drain: Promise<void>;
   /** The turn failed in a way a retry may fix; it was not stored, so a redelivery is not a duplicate. */
   retryableFailure: boolean;
@@ -63,7 +63,9 @@ export interface TurnResult {
 
 /**
  * One turn: history within the token budget, the agent's streamed reply as ReplyEvents handed
- * to the channel while they are produced, then the turn stored and the memory jobs enqueued.
+ * to the channel while they are produced, then (in `drain`, once delivered) the turn stored with
+ * its inbox entry finished and the memory jobs enqueued. A turn aborted by shutdown stays in the
+ * inbox; after another retryable failure the entry is removed so the person's resend is taken.
  * The memory step runs right after history is read, under its own deadline; its block goes into
  * the system prompt, ahead of history.
  */
@@ -80,6 +82,9 @@ export async function runTurn(
   const events = createReplyStream();
   const deliveryController = new AbortController();
   const stopDelivery = () => deliveryController.abort(dependencies.hardStopSignal.reason);
+  let deliveredFully = false;
+  /** Set once generation ended: stores the outcome (at most once). */
+  let finishTurn: (() => Promise<void>) | undefined;
   dependencies.hardStopSignal.addEventListener('abort', stopDelivery, { once: true });
   const delivered = Promise.resolve()
     .then(() =>
@@ -89,15 +94,24 @@ export async function runTurn(
         abortSignal: deliveryController.signal,
       }),
     )
-    .catch((error: unknown) => {
-      logger.error(
-        { channel: intent.channel, error: describeFailure(error) },
-        'channel failed to deliver the reply',
-      );
-    });
+    .then(
+      () => {
+        deliveredFully = !deliveryController.signal.aborted;
+        // Stored in the very continuation that learns of the delivery: the fewer steps between
+        // the channel having the reply and the commit, the smaller a crash's window to repeat it.
+        return finishTurn?.();
+      },
+      (error: unknown) => {
+        logger.error(
+          { channel: intent.channel, error: describeFailure(error) },
+          'channel failed to deliver the reply',
+        );
+        return finishTurn?.();
+      },
+    );
 
   events.push({ type: 'typing' });
-  const replyId = dependencies.generateId();
+  const replyId = replyIdFor(intent);
   let replyText = '';
   let started = false;
   let firstDeltaAt: number | undefined;
@@ -181,8 +195,37 @@ export async function runTurn(
   const finishedAt = now();
 
   const retryableFailure = failure?.retryable === true;
-  if (!retryableFailure) {
+  const report: TurnReport = {
+    conversationKey,
+    channel: intent.channel,
+    intentId: intent.id,
+    outcome: failure ? (failure.code === 'shutting_down' ? 'aborted' : 'error') : 'ok',
+    queuedMs: startedAt - enqueuedAt,
+    durationMs: finishedAt - startedAt,
+    ...(failure ? { errorCode: failure.code } : {}),
+    ...(firstDeltaAt === undefined ? {} : { firstDeltaMs: firstDeltaAt - startedAt }),
+    ...(memoryReport ? { memory: memoryReport } : {}),
+  };
+  // The turn is stored (and its inbox entry finished, same transaction) only once the channel has
+  // the reply: a crash before that replays the intent rather than losing the answer. What is left
+  // is the moment between the channel taking the reply and the commit (see docs/architecture.md).
+  let storing: Promise<void> | undefined;
+  finishTurn = () => {
+    storing ??= storeOutcome();
+    return storing;
+  };
+  const storeOutcome = async () => {
+    const abandoned = dependencies.hardStopSignal.aborted && !deliveredFully;
+    if (failure?.code === 'shutting_down' || abandoned) {
+      logger.info({}, 'turn left in the inbox for the next start');
+      return;
+    }
     try {
+      if (retryableFailure) {
+        // The person was told to try again; the resend must be taken, not called a duplicate.
+        await sessionStore.finishIntent({ channel: intent.channel, intentId: intent.id });
+        return;
+      }
       await sessionStore.appendTurn({
         conversationKey,
         channel: intent.channel,
@@ -198,28 +241,16 @@ export async function runTurn(
       });
     } catch (error) {
       logger.error({ error: describeFailure(error) }, 'could not store the turn');
+      return;
     }
-  }
-  if (!failure && dependencies.memory && agent.configured && intent.text.trim() !== '') {
-    await enqueueAfterTurn({ memory: dependencies.memory, intent, conversationKey, replyText, logger });
-  }
-
-  const report: TurnReport = {
-    conversationKey,
-    channel: intent.channel,
-    intentId: intent.id,
-    outcome: failure ? (failure.code === 'shutting_down' ? 'aborted' : 'error') : 'ok',
-    queuedMs: startedAt - enqueuedAt,
-    durationMs: finishedAt - startedAt,
-    ...(failure ? { errorCode: failure.code } : {}),
-    ...(firstDeltaAt === undefined ? {} : { firstDeltaMs: firstDeltaAt - startedAt }),
-    ...(memoryReport ? { memory: memoryReport } : {}),
+    if (!failure && dependencies.memory && agent.configured && intent.text.trim() !== '') {
+      await enqueueAfterTurn({ memory: dependencies.memory, intent, conversationKey, replyText, logger });
+    }
   };
-  const drain = settleDelivery(delivered, deliveryController, dependencies.deliveryTimeoutMs, logger).finally(
-    () => {
-      dependencies.hardStopSignal.removeEventListener('abort', stopDelivery);
-    },
-  );
+  // Delivery given up on (timeout, hard stop): the outcome is settled here instead.
+  const drain = settleDelivery(delivered, deliveryController, dependencies.deliveryTimeoutMs, logger)
+    .finally(() => dependencies.hardStopSignal.removeEventListener('abort', stopDelivery))
+    .then(() => finishTurn?.());
   return { report, drain, retryableFailure };
 }
 

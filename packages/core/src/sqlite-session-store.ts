@@ -1,6 +1,7 @@
 import { NexusError } from '@nexus/protocol';
 import { checkpointAndTruncate, inTransaction, openSqliteDatabase } from './open-sqlite-database.ts';
 import type { AppendTurnOptions, SessionStore, StoredTurn, TurnOutcome } from './session-store.ts';
+import { createSqliteIntentInbox, INBOX_MIGRATION } from './sqlite-intent-inbox.ts';
 
 export interface SqliteSessionStoreOptions {
   /** A file path, or ':memory:' for a store that lives as long as the process. */
@@ -25,6 +26,7 @@ const MIGRATIONS: readonly string[] = [
      UNIQUE (channel, intent_id)
    );
    CREATE INDEX turns_by_conversation ON turns (conversation_key, seq);`,
+  INBOX_MIGRATION,
 ];
 
 interface TurnRow {
@@ -42,7 +44,10 @@ interface TurnRow {
 /**
  * The embedded SessionStore: one SQLite file through `node:sqlite`, WAL journal so reads never
  * wait for the writer, statements prepared once. Calls are synchronous underneath and short
- * (indexed lookups and single-row inserts).
+ * (indexed lookups and single-row inserts). The intake inbox shares the file, so admitting an
+ * intent and checking it was not answered, or storing a turn and finishing its entry, are each
+ * one transaction. A commit survives the process being killed (WAL, `synchronous=NORMAL`); a
+ * power cut may lose the last commits.
  */
 export function createSqliteSessionStore(options: SqliteSessionStoreOptions): SessionStore {
   const database = openSqliteDatabase({
@@ -65,6 +70,13 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
      FROM turns WHERE conversation_key = ? ORDER BY seq DESC LIMIT ?`,
   );
   const forgetStatement = database.prepare('DELETE FROM turns WHERE user_id = ?');
+  // Inbox entries keep the whole intent as JSON: the person's ids appear there as JSON strings.
+  const forgetInboxStatement = database.prepare(
+    'DELETE FROM inbox WHERE instr(intent_json, ?1) > 0 OR instr(decided_json, ?1) > 0',
+  );
+  const inbox = createSqliteIntentInbox(database);
+  const isAnswered = (key: { channel: string; intentId: string }) =>
+    hasIntentStatement.get(key.channel, key.intentId) !== undefined;
   let closed = false;
 
   function ensureOpen(): void {
@@ -74,21 +86,40 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   return {
     async hasIntent({ channel, intentId }) {
       ensureOpen();
-      return hasIntentStatement.get(channel, intentId) !== undefined;
+      return isAnswered({ channel, intentId }) || inbox.isWaiting({ channel, intentId });
     },
     async appendTurn(turn: AppendTurnOptions) {
       ensureOpen();
-      insertStatement.run(
-        turn.channel,
-        turn.intentId,
-        turn.conversationKey,
-        turn.userId,
-        turn.userText,
-        turn.replyText,
-        turn.outcome,
-        turn.tokenCount ?? null,
-        turn.createdAt,
-      );
+      inTransaction(database, () => {
+        insertStatement.run(
+          turn.channel,
+          turn.intentId,
+          turn.conversationKey,
+          turn.userId,
+          turn.userText,
+          turn.replyText,
+          turn.outcome,
+          turn.tokenCount ?? null,
+          turn.createdAt,
+        );
+        inbox.finish(turn);
+      });
+    },
+    async admitIntent(entry) {
+      ensureOpen();
+      return inbox.admit(entry, isAnswered);
+    },
+    async recordReply({ replyText, ...key }) {
+      ensureOpen();
+      inbox.recordReply(key, replyText);
+    },
+    async finishIntent(key) {
+      ensureOpen();
+      inbox.finish(key);
+    },
+    async unfinishedIntents() {
+      ensureOpen();
+      return inbox.unfinished();
     },
     async history({ conversationKey, limit }) {
       ensureOpen();
@@ -98,11 +129,16 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     },
     async forgetPeople({ userIds }) {
       ensureOpen();
+      // Turns, and the intake inbox's entries of theirs not answered yet (they are not answered now).
       const deleted = inTransaction(database, () =>
-        userIds.reduce((sum, userId) => sum + Number(forgetStatement.run(userId).changes), 0),
+        userIds.reduce(
+          (sum, userId) =>
+            sum +
+            Number(forgetStatement.run(userId).changes) +
+            Number(forgetInboxStatement.run(JSON.stringify(userId)).changes),
+          0,
+        ),
       );
-      // Extension point for the durable intake inbox: its entries of these people go here too, in
-      // the same transaction, once that table lives in this file.
       checkpointAndTruncate(database);
       return deleted;
     },
