@@ -132,7 +132,8 @@ describe('/forget-me leaves no trace of the person', () => {
 
       const reply = await forgetAnn(ann);
       expect(reply).toMatch(/- memories: 1\n/);
-      expect(reply).toMatch(/- conversation turns: 2\n/);
+      // Her two turns, plus intake inbox entries of hers still open (this very command's, at least).
+      expect(Number(/- conversation turns: (\d+)\n/.exec(reply)?.[1])).toBeGreaterThanOrEqual(2);
       expect(Number(/- memory jobs: (\d+)\n/.exec(reply)?.[1])).toBeGreaterThanOrEqual(2);
       await jobs.close();
 
