@@ -16,6 +16,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startBullMqJobProcessor } from './bullmq-job-processor.ts';
 import { decodeJobId, encodeJobId } from './job-id-codec.ts';
+import { purgeQueuePayloads } from './purge-queue-payloads.ts';
 
 export interface BullMqJobQueueOptions {
   /** A Redis URL (this queue opens and closes its connections) or a client you own and close. */
@@ -217,20 +218,10 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
       return reachRedis('purge job payloads', async () => {
         const result = { removed: 0, jobIds: [] as string[], running: 0 };
         for (const name of await namesOf(undefined)) {
-          const jobs = await queueFor(name).getJobs([...PURGED_STATES]);
-          for (const job of jobs) {
-            if (!job?.id || !needles.some((needle) => JSON.stringify(job.data).includes(needle))) continue;
-            result.jobIds.push(decodeJobId(job.id));
-            // A worker holds the lock of an active job, so it cannot be removed: its stored payload
-            // is blanked instead, so a retry or the kept record after it carries nothing of theirs.
-            if (await job.isActive()) {
-              await job.updateData({ forgotten: true });
-              result.running += 1;
-            } else {
-              await job.remove();
-              result.removed += 1;
-            }
-          }
+          const purged = await purgeQueuePayloads(queueFor(name), commands, needles);
+          result.removed += purged.removed;
+          result.running += purged.running;
+          result.jobIds.push(...purged.jobIds);
         }
         return result;
       });
@@ -246,18 +237,6 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
     },
   };
 }
-
-/** Every state a job can rest in, `active` included so running matches are reported. */
-const PURGED_STATES = [
-  'waiting',
-  'paused',
-  'prioritized',
-  'waiting-children',
-  'delayed',
-  'failed',
-  'completed',
-  'active',
-] as const;
 
 /** Opens a client for `options.connection`, or reuses the caller's when its settings fit. */
 function clientFor(
