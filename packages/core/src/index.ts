@@ -22,6 +22,7 @@ export {
   type NotifyConversation,
 } from './access/conversation-notifier.ts';
 export {
+  type ErasedItems,
   type ForgetPersonOptions,
   type ForgetReport,
   forgetPerson,

@@ -136,7 +136,10 @@ export interface PurgePayloadsResult {
   removed: number;
   /** The ids of every matching job (deleted or still running), e.g. to find their other traces. */
   jobIds: string[];
-  /** Matching jobs a worker holds right now: not deleted, but their stored payload is blanked. */
+  /**
+   * Matching jobs a worker was running: their handlers may still finish what they started (SQLite
+   * deletes them anyway and the worker loses its lease; BullMQ blanks their stored payload).
+   */
   running: number;
 }
 

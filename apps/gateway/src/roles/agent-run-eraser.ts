@@ -22,7 +22,7 @@ export function agentRunEraser(options: { queue: JobQueue; commands: Redis; pref
       });
       const turnIds = new Set(purged.jobIds);
       let removed = purged.removed;
-      if (turnIds.size === 0) return removed;
+      if (turnIds.size === 0) return { count: removed, running: purged.running };
       const runIds = new Set<string>();
       const streams = await scanKeys(commands, `${options.prefix}:agent-run:gateway:*`);
       const workerStreams = await scanKeys(commands, `${options.prefix}:agent-run:worker:*`);
@@ -34,7 +34,7 @@ export function agentRunEraser(options: { queue: JobQueue; commands: Redis; pref
       });
       removed += await deleteEntries(commands, workerStreams, (message) => runIds.has(String(message.runId)));
       for (const turnId of turnIds) removed += await commands.del(keys.done(turnId));
-      return removed;
+      return { count: removed, running: purged.running };
     },
   };
 }

@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import { type Logger, NexusError } from '@nexus/protocol';
 import type { AccessMemoryPort } from './access-decision.ts';
 import type { AccessStore } from './access-store.ts';
@@ -7,8 +8,16 @@ import type { ForgetTarget } from './person-records.ts';
 export interface PersonEraser {
   /** What it deletes, as the reply names it, e.g. "conversation turns". */
   kind: string;
-  /** Deletes everything of the target; returns how many items went. */
-  erase(target: ForgetTarget, options: { abortSignal?: AbortSignal }): Promise<number>;
+  /**
+   * Deletes everything of the target; returns how many items went, and how many of them were jobs
+   * running at that moment (their handlers may still write a memory while they finish).
+   */
+  erase(target: ForgetTarget, options: { abortSignal?: AbortSignal }): Promise<number | ErasedItems>;
+}
+
+export interface ErasedItems {
+  count: number;
+  running: number;
 }
 
 export interface ForgetReport {
@@ -24,6 +33,11 @@ export interface ForgetPersonOptions {
   userId: string;
   abortSignal?: AbortSignal;
   logger?: Logger;
+  /**
+   * When jobs of the person were running, how long to wait before resetting their memory a second
+   * time, so an extraction that was mid-way does not leave a memory behind. Default 5 s.
+   */
+  settleMs?: number;
 }
 
 /**
@@ -43,20 +57,32 @@ export async function forgetPerson(options: ForgetPersonOptions): Promise<Forget
   const removed: ForgetReport['removed'] = [];
   const failed: string[] = [];
   const abortSignal = options.abortSignal;
+  let running = 0;
 
   for (const eraser of options.erasers) {
     try {
-      removed.push({ kind: eraser.kind, count: await eraser.erase(target, signal(abortSignal)) });
+      const erased = await eraser.erase(target, signal(abortSignal));
+      const items = typeof erased === 'number' ? { count: erased, running: 0 } : erased;
+      running += items.running;
+      removed.push({ kind: eraser.kind, count: items.count });
     } catch (error) {
       options.logger?.warn({ err: error, userId, kind: eraser.kind }, 'forget: eraser failed');
       failed.push(eraser.kind);
     }
   }
   if (options.memory) {
-    let count = 0;
+    const memory = options.memory;
+    const reset = async () => {
+      let count = 0;
+      for (const id of userIds) count += (await memory.reset({ userId: id, ...signal(abortSignal) })).deleted;
+      return count;
+    };
     try {
-      for (const id of userIds)
-        count += (await options.memory.reset({ userId: id, ...signal(abortSignal) })).deleted;
+      let count = await reset();
+      if (running > 0) {
+        await setTimeout(options.settleMs ?? 5_000, undefined, abortSignal ? { signal: abortSignal } : {});
+        count += await reset();
+      }
       removed.unshift({ kind: 'memories', count });
     } catch (error) {
       options.logger?.warn({ err: error, userId }, 'forget: memory could not be reset');

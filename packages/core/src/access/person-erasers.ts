@@ -22,7 +22,7 @@ export function jobQueueEraser(queue: JobQueue, kind = 'background jobs'): Perso
         values: target.userIds,
         ...(abortSignal ? { abortSignal } : {}),
       });
-      return result.removed;
+      return { count: result.removed, running: result.running };
     },
   };
 }

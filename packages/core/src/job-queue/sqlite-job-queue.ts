@@ -174,8 +174,10 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
     async purgePayloads(purgeOptions) {
       purgeOptions.abortSignal?.throwIfAborted();
       ensureOpen();
-      const jobIds = store.purgePayloads(purgeOptions.values);
-      return { removed: jobIds.length, jobIds, running: 0 };
+      const { ids, running } = store.purgePayloads(purgeOptions.values);
+      // Running jobs are deleted too (their workers lose the lease), and reported as running:
+      // their handlers may still be finishing what they started.
+      return { removed: ids.length, jobIds: ids, running };
     },
 
     close(closeOptions) {

@@ -170,7 +170,7 @@ export class SqliteJobStore {
          FROM jobs WHERE (:name IS NULL OR name = :name)`,
       ),
       prune: database.prepare(`DELETE FROM jobs WHERE status = 'completed' AND finished_at < ?`),
-      purge: database.prepare('DELETE FROM jobs WHERE instr(payload, ?) > 0 RETURNING id'),
+      purge: database.prepare('DELETE FROM jobs WHERE instr(payload, ?) > 0 RETURNING id, status'),
     };
   }
 
@@ -312,13 +312,20 @@ export class SqliteJobStore {
    * A running job's worker then loses its lease and stops. The WAL is cut afterwards so the
    * deleted payloads are gone from disk too (secure_delete zeroes them in the main file).
    */
-  purgePayloads(values: readonly string[]): string[] {
+  purgePayloads(values: readonly string[]): { ids: string[]; running: number } {
     const ids = new Set<string>();
+    let running = 0;
     this.#database.exec('BEGIN IMMEDIATE');
     try {
       for (const value of values) {
-        const rows = this.#statements.purge.all(JSON.stringify(value)) as unknown as { id: string }[];
-        for (const row of rows) ids.add(row.id);
+        const rows = this.#statements.purge.all(JSON.stringify(value)) as unknown as {
+          id: string;
+          status: string;
+        }[];
+        for (const row of rows) {
+          ids.add(row.id);
+          if (row.status === 'active') running += 1;
+        }
       }
       this.#database.exec('COMMIT');
     } catch (error) {
@@ -326,7 +333,7 @@ export class SqliteJobStore {
       throw error;
     }
     checkpointAndTruncate(this.#database);
-    return [...ids];
+    return { ids: [...ids], running };
   }
 
   close(): void {
