@@ -48,6 +48,16 @@ export interface NexusCoreOptions {
   subagents?: Partial<SubagentSettings>;
 }
 
+/** What `replayInbox` did: queued again, left for a channel not registered, answered with an error. */
+export interface InboxReplay {
+  replayed: number;
+  waiting: number;
+  givenUp: number;
+}
+
+/** Starts that may replay one entry before it is answered with an error instead. */
+export const MAX_INBOX_REPLAYS = 3;
+
 export interface NexusCoreStats {
   activeTurns: number;
   queuedTurns: number;
@@ -68,7 +78,7 @@ export interface NexusCore {
    * order per conversation. Call once, after every channel is registered and before any starts
    * taking messages; entries of channels not registered stay in the inbox.
    */
-  replayInbox(): Promise<{ replayed: number; waiting: number }>;
+  replayInbox(): Promise<InboxReplay>;
   /**
    * Stops intake, lets running and queued turns finish until shortly before the deadline, then
    * aborts the rest (their channels get a retryable `shutting_down` error) and closes the store.
@@ -110,6 +120,8 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     ...(options.memory ? { memory: resolveTurnMemory(options.memory) } : {}),
     ...(options.subagents ? { subagents: resolveSubagentSettings(options.subagents) } : {}),
   };
+  /** Intents queued or running here, by de-dupe key: a replay must not queue them twice. */
+  const inLanes = new Set<string>();
   let accepting = true;
   let shutdownPromise: Promise<void> | undefined;
 
@@ -176,14 +188,31 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     if (admitted === 'duplicate') return { status: 'duplicate' };
     lanes.enqueue(
       conversationKey,
-      decision.action === 'reply'
-        ? replyTask(entry, adapter, decision.reply)
-        : turnTask(decision.intent, adapter, entry.acceptedAt),
+      inLane(
+        dedupeKey,
+        decision.action === 'reply'
+          ? replyTask(entry, adapter, decision.reply)
+          : turnTask(decision.intent, adapter, entry.acceptedAt),
+      ),
       // Room was checked before the inbox write; what is durable is never refused afterwards.
       { overLimit: true },
     );
     return { status: 'accepted' };
   };
+
+  /** Marks an intent as in a lane of this process until its task and delivery are done. */
+  function inLane(key: string, task: LaneTask): LaneTask {
+    inLanes.add(key);
+    return async () => {
+      try {
+        const drain = (await task())?.drain ?? Promise.resolve();
+        return { drain: drain.finally(() => inLanes.delete(key)) };
+      } catch (error) {
+        inLanes.delete(key);
+        throw error;
+      }
+    };
+  }
 
   /** A model turn in its lane; a retryable failure other than shutdown lets the resend in again. */
   function turnTask(intent: Intent, adapter: ChannelAdapter, enqueuedAt: number): LaneTask {
@@ -246,29 +275,58 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     };
   }
 
-  async function replayInbox(): Promise<{ replayed: number; waiting: number }> {
+  async function replayInbox(): Promise<InboxReplay> {
     let entries: InboxEntry[];
     try {
       entries = await options.sessionStore.unfinishedIntents();
     } catch (error) {
       logger.error({ error: describeFailure(error) }, 'could not read the inbox; nothing replayed');
-      return { replayed: 0, waiting: 0 };
+      return { replayed: 0, waiting: 0, givenUp: 0 };
     }
-    let replayed = 0;
-    let waiting = 0;
+    const counts = { replayed: 0, waiting: 0, givenUp: 0 };
     for (const entry of entries) {
       const adapter = adapters.get(entry.channel);
+      const key = dedupeKeyOf(entry.channel, entry.intentId);
       // Not registered (a channel switched off): the entry waits for a start that has it.
-      if (!adapter) waiting += 1;
-      // Claimed already: accepted by this process and in its lane.
-      else if (deduplicator.claim(dedupeKeyOf(entry.channel, entry.intentId))) {
-        lanes.enqueue(entry.conversationKey, replayTask(entry, adapter), { overLimit: true });
-        replayed += 1;
+      if (!adapter) counts.waiting += 1;
+      // Already in a lane of this process (taken by intake after it started, or replayed).
+      else if (inLanes.has(key)) continue;
+      else {
+        deduplicator.claim(key);
+        const task = await replayOrGiveUp(entry, adapter);
+        counts[task.givenUp ? 'givenUp' : 'replayed'] += 1;
+        lanes.enqueue(entry.conversationKey, inLane(key, task.run), { overLimit: true });
       }
     }
-    if (entries.length > 0)
-      logger.info({ replayed, waiting }, 'replaying unfinished messages from the inbox');
-    return { replayed, waiting };
+    if (entries.length > 0) logger.info(counts, 'replaying unfinished messages from the inbox');
+    return counts;
+  }
+
+  /**
+   * An entry that was replayed at `MAX_INBOX_REPLAYS` starts already and is still here probably
+   * takes the process down each time: the person gets an error instead, so one message cannot
+   * keep the gateway in a crash loop. Otherwise the replay is counted (committed) before it runs.
+   */
+  async function replayOrGiveUp(
+    entry: InboxEntry,
+    adapter: ChannelAdapter,
+  ): Promise<{ givenUp: boolean; run: LaneTask }> {
+    if (entry.replays >= MAX_INBOX_REPLAYS) {
+      logger.error(
+        { intentId: entry.intentId, channel: entry.channel, replays: entry.replays },
+        'giving up on a message no start could finish',
+      );
+      const failed = async (): Promise<string> => {
+        throw new NexusError({ code: 'internal', message: 'given up after repeated restarts' });
+      };
+      return { givenUp: true, run: replyTask(entry, adapter, failed, false) };
+    }
+    try {
+      await options.sessionStore.countReplay(entry);
+    } catch (error) {
+      logger.warn({ error: describeFailure(error), intentId: entry.intentId }, 'could not count a replay');
+    }
+    return { givenUp: false, run: replayTask(entry, adapter) };
   }
 
   /** Runs the access step; a refusal or a silent drop comes back as the intake result. */
