@@ -81,6 +81,7 @@ export async function runSubagent(options: {
       ...(block ? { systemContext: block } : {}),
       history: [],
       userText: options.task,
+      userId: context.userId,
       tools: options.tools,
       abortSignal: controller.signal,
     })) {
