@@ -78,6 +78,9 @@ describe.each<RestartSignal>(['SIGTERM', 'SIGKILL'])(
         send(index);
         await pause(5);
       }
+      // The signal goes the moment the 15th reply arrives: for SIGKILL that is the worst case,
+      // the process is often between handing that reply to the socket and storing the turn, so
+      // it runs again after the restart and goes out a second time under the same reply id.
       await within(tally.whenAnswered(15), 30_000, 'the first answers');
       const answeredBeforeSignal = tally.answeredCount();
       const restarted = signalAndRestart(gateway, signal, env);

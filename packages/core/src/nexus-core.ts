@@ -8,16 +8,20 @@ import {
   NexusError,
   silentLogger,
 } from '@nexus/protocol';
-import type { AccessControl, AccessDecision, AccessReply } from './access/access-decision.ts';
-import { answerWithoutModel } from './access/answer-without-model.ts';
+import type { AccessControl } from './access/access-decision.ts';
 import type { Agent } from './agent.ts';
-import { createConversationLanes, type LaneTask } from './conversation-lanes.ts';
+import { createConversationLanes } from './conversation-lanes.ts';
+import {
+  type AnsweredDecision,
+  createInboxLaneTasks,
+  dedupeKeyOf,
+  type InboxReplay,
+} from './inbox-lane-tasks.ts';
 import { createIntentDeduplicator } from './intent-deduplicator.ts';
 import { resolveTurnMemory, type TurnMemoryOptions } from './memory-step/turn-memory.ts';
 import { describeFailure, MODEL_ERROR_MESSAGES } from './model-error.ts';
-import { replyIdFor } from './reply-id.ts';
-import { runTurn, type TurnDependencies, type TurnReport } from './run-turn.ts';
-import type { AdmitIntentOptions, InboxEntry, SessionStore } from './session-store.ts';
+import type { TurnDependencies, TurnReport } from './run-turn.ts';
+import type { AdmitIntentOptions, SessionStore } from './session-store.ts';
 import { resolveSubagentSettings, type SubagentSettings } from './subagents/subagent-settings.ts';
 import { loadTokenCounter, type TokenCounter } from './token-counter.ts';
 
@@ -48,15 +52,7 @@ export interface NexusCoreOptions {
   subagents?: Partial<SubagentSettings>;
 }
 
-/** What `replayInbox` did: queued again, left for a channel not registered, answered with an error. */
-export interface InboxReplay {
-  replayed: number;
-  waiting: number;
-  givenUp: number;
-}
-
-/** Starts that may replay one entry before it is answered with an error instead. */
-export const MAX_INBOX_REPLAYS = 3;
+export { type InboxReplay, MAX_INBOX_REPLAYS } from './inbox-lane-tasks.ts';
 
 export interface NexusCoreStats {
   activeTurns: number;
@@ -120,8 +116,17 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     ...(options.memory ? { memory: resolveTurnMemory(options.memory) } : {}),
     ...(options.subagents ? { subagents: resolveSubagentSettings(options.subagents) } : {}),
   };
-  /** Intents queued or running here, by de-dupe key: a replay must not queue them twice. */
-  const inLanes = new Set<string>();
+  const inbox = createInboxLaneTasks({
+    sessionStore: options.sessionStore,
+    dependencies,
+    lanes,
+    deduplicator,
+    adapters,
+    logger,
+    now,
+    decideAccess,
+    ...(options.onTurnFinished ? { onTurnFinished: options.onTurnFinished } : {}),
+  });
   let accepting = true;
   let shutdownPromise: Promise<void> | undefined;
 
@@ -186,153 +191,12 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
       return storeUnavailable();
     }
     if (admitted === 'duplicate') return { status: 'duplicate' };
-    lanes.enqueue(
-      conversationKey,
-      inLane(
-        dedupeKey,
-        decision.action === 'reply'
-          ? replyTask(entry, adapter, decision.reply)
-          : turnTask(decision.intent, adapter, entry.acceptedAt),
-      ),
-      // Room was checked before the inbox write; what is durable is never refused afterwards.
-      { overLimit: true },
-    );
+    inbox.enqueueAdmitted(entry, adapter, decision);
     return { status: 'accepted' };
   };
 
-  /** Marks an intent as in a lane of this process until its task and delivery are done. */
-  function inLane(key: string, task: LaneTask): LaneTask {
-    inLanes.add(key);
-    return async () => {
-      try {
-        const drain = (await task())?.drain ?? Promise.resolve();
-        return { drain: drain.finally(() => inLanes.delete(key)) };
-      } catch (error) {
-        inLanes.delete(key);
-        throw error;
-      }
-    };
-  }
-
-  /** A model turn in its lane; a retryable failure other than shutdown lets the resend in again. */
-  function turnTask(intent: Intent, adapter: ChannelAdapter, enqueuedAt: number): LaneTask {
-    return async () => {
-      const result = await runTurn(intent, enqueuedAt, adapter, dependencies);
-      try {
-        options.onTurnFinished?.(result.report);
-      } catch (error) {
-        logger.warn({ error: describeFailure(error) }, 'onTurnFinished threw');
-      }
-      const releaseAfter = result.retryableFailure && result.report.errorCode !== 'shutting_down';
-      const drain = releaseAfter
-        ? result.drain.then(() => deduplicator.release(dedupeKeyOf(intent.channel, intent.id)))
-        : result.drain;
-      return { drain };
-    };
-  }
-
-  /** An answer without the model: kept with the entry before delivery, finished once delivered. */
-  function replyTask(
-    entry: Pick<InboxEntry, 'channel' | 'intentId' | 'decided'>,
-    adapter: ChannelAdapter,
-    reply: AccessReply,
-    keep = true,
-  ): LaneTask {
-    const key = { channel: entry.channel, intentId: entry.intentId };
-    return async () =>
-      answerWithoutModel({
-        intent: entry.decided,
-        reply,
-        adapter,
-        replyId: replyIdFor(entry.decided),
-        logger,
-        hardStopSignal: hardStopController.signal,
-        deliveryTimeoutMs: dependencies.deliveryTimeoutMs,
-        ...(keep ? { onAnswer: (replyText) => options.sessionStore.recordReply({ ...key, replyText }) } : {}),
-        onDelivered: () => options.sessionStore.finishIntent(key),
-      });
-  }
-
-  /** The lane task that finishes an entry left by an earlier process. */
-  function replayTask(entry: InboxEntry, adapter: ChannelAdapter): LaneTask {
-    if (entry.kind === 'turn') return turnTask(entry.decided, adapter, now());
-    const { replyText } = entry;
-    if (replyText !== undefined) return replyTask(entry, adapter, async () => replyText, false);
-    // The command's answer was never worked out, so its effect (kept in the access store) may or
-    // may not have happened: decide again, as if the message had just arrived.
-    return async () => {
-      const decision = await decideAccess(entry.intent);
-      if ('status' in decision) {
-        logger.warn({ intentId: entry.intentId, status: decision.status }, 'replayed command not answered');
-        await options.sessionStore.finishIntent(entry).catch((error: unknown) => {
-          logger.error({ error: describeFailure(error) }, 'could not finish the inbox entry');
-        });
-        return undefined;
-      }
-      if (decision.action === 'reply')
-        return replyTask({ ...entry, decided: decision.intent }, adapter, decision.reply)();
-      return turnTask(decision.intent, adapter, now())();
-    };
-  }
-
-  async function replayInbox(): Promise<InboxReplay> {
-    let entries: InboxEntry[];
-    try {
-      entries = await options.sessionStore.unfinishedIntents();
-    } catch (error) {
-      logger.error({ error: describeFailure(error) }, 'could not read the inbox; nothing replayed');
-      return { replayed: 0, waiting: 0, givenUp: 0 };
-    }
-    const counts = { replayed: 0, waiting: 0, givenUp: 0 };
-    for (const entry of entries) {
-      const adapter = adapters.get(entry.channel);
-      const key = dedupeKeyOf(entry.channel, entry.intentId);
-      // Not registered (a channel switched off): the entry waits for a start that has it.
-      if (!adapter) counts.waiting += 1;
-      // Already in a lane of this process (taken by intake after it started, or replayed).
-      else if (inLanes.has(key)) continue;
-      else {
-        deduplicator.claim(key);
-        const task = await replayOrGiveUp(entry, adapter);
-        counts[task.givenUp ? 'givenUp' : 'replayed'] += 1;
-        lanes.enqueue(entry.conversationKey, inLane(key, task.run), { overLimit: true });
-      }
-    }
-    if (entries.length > 0) logger.info(counts, 'replaying unfinished messages from the inbox');
-    return counts;
-  }
-
-  /**
-   * An entry that was replayed at `MAX_INBOX_REPLAYS` starts already and is still here probably
-   * takes the process down each time: the person gets an error instead, so one message cannot
-   * keep the gateway in a crash loop. Otherwise the replay is counted (committed) before it runs.
-   */
-  async function replayOrGiveUp(
-    entry: InboxEntry,
-    adapter: ChannelAdapter,
-  ): Promise<{ givenUp: boolean; run: LaneTask }> {
-    if (entry.replays >= MAX_INBOX_REPLAYS) {
-      logger.error(
-        { intentId: entry.intentId, channel: entry.channel, replays: entry.replays },
-        'giving up on a message no start could finish',
-      );
-      const failed = async (): Promise<string> => {
-        throw new NexusError({ code: 'internal', message: 'given up after repeated restarts' });
-      };
-      return { givenUp: true, run: replyTask(entry, adapter, failed, false) };
-    }
-    try {
-      await options.sessionStore.countReplay(entry);
-    } catch (error) {
-      logger.warn({ error: describeFailure(error), intentId: entry.intentId }, 'could not count a replay');
-    }
-    return { givenUp: false, run: replayTask(entry, adapter) };
-  }
-
   /** Runs the access step; a refusal or a silent drop comes back as the intake result. */
-  async function decideAccess(
-    intent: Intent,
-  ): Promise<Exclude<AccessDecision, { action: 'reject' | 'ignore' }> | IntakeResult> {
+  async function decideAccess(intent: Intent): Promise<AnsweredDecision | IntakeResult> {
     if (!options.access) return { action: 'turn', intent };
     try {
       const decision = await options.access.check(intent);
@@ -393,7 +257,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
       adapters.set(adapter.name, adapter);
     },
     intake,
-    replayInbox,
+    replayInbox: () => inbox.replayInbox(),
     shutdown(shutdownOptions = {}) {
       shutdownPromise ??= runShutdown(shutdownOptions.deadlineMs ?? 8000);
       return shutdownPromise;
@@ -401,10 +265,6 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     stats: statsNow,
     whenIdle: () => lanes.whenIdle(),
   };
-}
-
-function dedupeKeyOf(channel: string, intentId: string): string {
-  return `${channel}\u0000${intentId}`;
 }
 
 function shuttingDown(): IntakeResult {
