@@ -123,6 +123,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     ...(options.whatsappSocketFactory ? { whatsappSocketFactory: options.whatsappSocketFactory } : {}),
   });
   for (const channel of platformChannels) core.registerChannel(channel);
+  // What an earlier process accepted and did not answer goes into the lanes before any channel
+  // takes a new message, so each conversation keeps its order.
+  await core.replayInbox();
 
   let stopping = false;
   const readiness = (): Readiness => {
@@ -232,6 +235,15 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const close = () => {
     closing ??= (async () => {
       stopping = true;
+      // Channels stop taking messages first, so nothing is acknowledged that core would then
+      // refuse; replies keep flowing. Core then answers what it accepted or leaves it in the inbox.
+      await Promise.all(
+        [web, ...platformChannels].map((channel) =>
+          channel.stopIntake?.().catch((error: unknown) => {
+            logger.warn({ channel: channel.name, err: error }, 'channel could not stop its intake');
+          }),
+        ),
+      );
       const memoryWorkersStopped = memory.stopWorkers();
       await core.shutdown({ deadlineMs: config.core.shutdownDeadlineMs });
       await memoryWorkersStopped;

@@ -166,6 +166,47 @@ describe('ChatConnection', () => {
     expect(frames.map((frame) => frame.type)).toContain('shutdown');
   });
 
+  it('keeps a message the stopping server refused and sends it again, same id, after reconnecting', async () => {
+    gateway = await startStandInGateway({ token });
+    const { connection, frames } = connect({ random: () => 0 });
+    connection.start();
+    const first = await gateway.nextConnection();
+    await first.nextFrame();
+    await vi.waitFor(() => expect(connection.status.phase).toBe('open'));
+    connection.sendMessage({ clientMessageId: 'm1', conversationId: 'c1', text: 'during shutdown' });
+    connection.sendMessage({ clientMessageId: 'm2', conversationId: 'c1', text: 'too long anyway' });
+    await first.nextFrame();
+    await first.nextFrame();
+    first.send({
+      type: 'error',
+      code: 'shutting_down',
+      message: 'the server is shutting down; retry shortly',
+      retryable: true,
+      clientMessageId: 'm1',
+    });
+    first.send({
+      type: 'error',
+      code: 'payload_too_large',
+      message: 'too long',
+      retryable: false,
+      clientMessageId: 'm2',
+    });
+    first.send({ type: 'shutdown', retryAfterMs: 50 });
+    const second = await gateway.nextConnection();
+    expect((await second.nextFrame()).type).toBe('hello');
+    expect(await second.nextFrame()).toEqual({
+      type: 'message',
+      clientMessageId: 'm1',
+      conversationId: 'c1',
+      text: 'during shutdown',
+    });
+    expect(connection.status.queued).toBe(1);
+    // The refusal that will not change is shown; the shutdown one never reaches the conversation.
+    expect(frames.filter((frame) => frame.type === 'error').map((frame) => frame.clientMessageId)).toEqual([
+      'm2',
+    ]);
+  });
+
   it('replaces a link that stops answering pings', async () => {
     gateway = await startStandInGateway({ token, answerPings: false, welcome: { heartbeatMs: 30 } });
     const { connection } = connect();

@@ -170,6 +170,9 @@ export class ChatConnection {
         this.#emitStatus();
         return;
       case 'error':
+        // The server is stopping and did not take it: keep it queued; it goes again, under the same
+        // id, after the next welcome (the `shutdown` frame that follows makes us reconnect).
+        if (frame.clientMessageId !== undefined && frame.code === 'shutting_down' && frame.retryable) return;
         if (frame.clientMessageId !== undefined) this.#outbox.delete(frame.clientMessageId);
         this.#options.onFrame(frame);
         this.#emitStatus();

@@ -38,7 +38,10 @@ const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set([
   'internal',
 ]);
 
-/** What each valid client frame means: hello/welcome, message → Intent → accepted, resume → replay. */
+/**
+ * What each valid client frame means: hello/welcome, message → Intent → accepted, resume → replay.
+ * `accepted` is sent only when core took the intent durably (see IntakeResult).
+ */
 export class ClientFrameHandler {
   readonly #settings: ResolvedWebSocketChannelOptions;
   readonly #replayLog: ReplayLog;
@@ -187,7 +190,12 @@ export class ClientFrameHandler {
       const parsed = errorCodeSchema.safeParse(result.code);
       const code: ErrorCode = parsed.success ? parsed.data : 'invalid_intent';
       logger.info({ intentId: intent.id, code: result.code }, 'intake rejected the message');
-      connection.sendError(code, result.message, RETRYABLE_CODES.has(code), clientMessageId);
+      connection.sendError(
+        code,
+        result.message,
+        result.retryable ?? RETRYABLE_CODES.has(code),
+        clientMessageId,
+      );
       return;
     }
     logger.debug({ intentId: intent.id, status: result.status }, 'intent taken');

@@ -82,6 +82,8 @@ class WebSocketChannelAdapter implements WebSocketChannel {
   #state: State = 'idle';
   #server: WebSocketServer | undefined;
   #sink: IntentSink | undefined;
+  /** Set by `stopIntake`: message frames are refused (retryable) while deliveries go on. */
+  #intakeStopped = false;
   #heartbeat: NodeJS.Timeout | undefined;
 
   constructor(options: ResolvedWebSocketChannelOptions) {
@@ -103,7 +105,7 @@ class WebSocketChannelAdapter implements WebSocketChannel {
       options,
       replayLog: this.#replayLog,
       registry: this.#registry,
-      sink: () => (this.#state === 'started' ? this.#sink : undefined),
+      sink: () => (this.#state === 'started' && !this.#intakeStopped ? this.#sink : undefined),
     });
   }
 
@@ -112,6 +114,7 @@ class WebSocketChannelAdapter implements WebSocketChannel {
       throw new NexusError({ code: 'internal', message: `channel ${this.name} is already ${this.#state}` });
     }
     this.#sink = options.sink;
+    this.#intakeStopped = false;
     this.#server = new WebSocketServer({
       noServer: true,
       clientTracking: false,
@@ -187,6 +190,17 @@ class WebSocketChannelAdapter implements WebSocketChannel {
     }
   }
 
+  /**
+   * Takes no more messages: a message frame now gets a retryable `shutting_down` error, so the
+   * client keeps it and sends it again after reconnecting. Connections stay up for the replies
+   * core is still delivering.
+   */
+  async stopIntake(): Promise<void> {
+    if (this.#state !== 'started' || this.#intakeStopped) return;
+    this.#intakeStopped = true;
+    this.#logger.info({}, 'web-socket channel takes no more messages');
+  }
+
   async stop(options?: { abortSignal?: AbortSignal }): Promise<void> {
     if (this.#state !== 'started') return;
     this.#state = 'stopping';
@@ -207,6 +221,7 @@ class WebSocketChannelAdapter implements WebSocketChannel {
   }
 
   health(): ChannelHealth {
+    if (this.#state === 'started' && this.#intakeStopped) return { status: 'down', detail: 'stopping' };
     if (this.#state === 'started') return { status: 'up', detail: `${this.#registry.size} connections` };
     if (this.#state === 'stopping') return { status: 'down', detail: 'stopping' };
     return { status: 'stopped', detail: this.#state === 'idle' ? 'not started' : 'stopped' };

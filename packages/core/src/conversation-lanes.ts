@@ -8,8 +8,13 @@ import { createSemaphore } from './semaphore.ts';
 export type LaneTask = () => Promise<{ drain?: Promise<void> } | undefined>;
 
 export interface ConversationLanes {
-  /** Queues a task on the lane of `key`; false when that lane already holds `maxQueuedPerLane`. */
-  enqueue(key: string, task: LaneTask): boolean;
+  /**
+   * Queues a task on the lane of `key`; false when that lane already holds `maxQueuedPerLane`,
+   * unless `overLimit` (work already promised durably, e.g. an inbox replay, must not be refused).
+   */
+  enqueue(key: string, task: LaneTask, options?: { overLimit?: boolean }): boolean;
+  /** Whether `enqueue` would take one more task on this lane now. */
+  hasRoom(key: string): boolean;
   readonly activeCount: number;
   readonly queuedCount: number;
   readonly laneCount: number;
@@ -64,9 +69,9 @@ export function createConversationLanes(options: {
   }
 
   return {
-    enqueue(key, task) {
+    enqueue(key, task, enqueueOptions) {
       let lane = lanes.get(key);
-      if (lane && lane.queue.length >= options.maxQueuedPerLane) return false;
+      if (lane && lane.queue.length >= options.maxQueuedPerLane && !enqueueOptions?.overLimit) return false;
       queued += 1;
       if (lane) {
         lane.queue.push(task);
@@ -76,6 +81,9 @@ export function createConversationLanes(options: {
       lanes.set(key, lane);
       void runLane(key, lane);
       return true;
+    },
+    hasRoom(key) {
+      return (lanes.get(key)?.queue.length ?? 0) < options.maxQueuedPerLane;
     },
     get activeCount() {
       return active;

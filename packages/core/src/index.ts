@@ -70,7 +70,16 @@ export {
 export { describeFailure, MODEL_ERROR_MESSAGES, toModelError } from './model-error.ts';
 export { createNexusCore, type NexusCore, type NexusCoreOptions, type NexusCoreStats } from './nexus-core.ts';
 export type { TurnReport } from './run-turn.ts';
-export type { AppendTurnOptions, SessionStore, StoredTurn, TurnOutcome } from './session-store.ts';
+export type {
+  AdmitIntentOptions,
+  AppendTurnOptions,
+  InboxEntry,
+  InboxEntryKind,
+  IntentKey,
+  SessionStore,
+  StoredTurn,
+  TurnOutcome,
+} from './session-store.ts';
 export {
   SESSION_SUMMARY_JOB,
   type SessionSummaryPayload,

@@ -9,15 +9,15 @@ import {
   NexusError,
   silentLogger,
 } from '@nexus/protocol';
-import type { AccessControl, AccessDecision } from './access/access-decision.ts';
+import type { AccessControl, AccessDecision, AccessReply } from './access/access-decision.ts';
 import { answerWithoutModel } from './access/answer-without-model.ts';
 import type { Agent } from './agent.ts';
-import { createConversationLanes } from './conversation-lanes.ts';
+import { createConversationLanes, type LaneTask } from './conversation-lanes.ts';
 import { createIntentDeduplicator } from './intent-deduplicator.ts';
 import { resolveTurnMemory, type TurnMemoryOptions } from './memory-step/turn-memory.ts';
 import { describeFailure, MODEL_ERROR_MESSAGES } from './model-error.ts';
 import { runTurn, type TurnDependencies, type TurnReport } from './run-turn.ts';
-import type { SessionStore } from './session-store.ts';
+import type { AdmitIntentOptions, InboxEntry, SessionStore } from './session-store.ts';
 import { resolveSubagentSettings, type SubagentSettings } from './subagents/subagent-settings.ts';
 import { loadTokenCounter, type TokenCounter } from './token-counter.ts';
 
@@ -59,8 +59,17 @@ export interface NexusCoreStats {
 export interface NexusCore {
   /** Makes an adapter the destination of replies for its channel name. Starting it is the caller's job. */
   registerChannel(adapter: ChannelAdapter): void;
-  /** Validates, de-duplicates and queues an intent; answers before the reply is generated. */
+  /**
+   * Validates, de-duplicates and writes an intent to the inbox, then queues it; `accepted` means
+   * it survives a restart. Answers before the reply is generated.
+   */
   intake: IntentSink;
+  /**
+   * Queues the inbox entries an earlier process accepted and did not finish, in their original
+   * order per conversation. Call once, after every channel is registered and before any starts
+   * taking messages; entries of channels not registered stay in the inbox.
+   */
+  replayInbox(): Promise<{ replayed: number; waiting: number }>;
   /**
    * Stops intake, lets running and queued turns finish until shortly before the deadline, then
    * aborts the rest (their channels get a retryable `shutting_down` error) and closes the store.
@@ -127,7 +136,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
         message: `No channel named "${intent.channel}" is registered.`,
       };
     }
-    const dedupeKey = `${intent.channel}\u0000${intent.id}`;
+    const dedupeKey = dedupeKeyOf(intent.channel, intent.id);
     if (!deduplicator.claim(dedupeKey)) return { status: 'duplicate' };
     try {
       if (await options.sessionStore.hasIntent({ channel: intent.channel, intentId: intent.id }))
@@ -135,49 +144,134 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     } catch (error) {
       deduplicator.release(dedupeKey);
       logger.error({ error: describeFailure(error) }, 'session store failed during intake');
-      return { status: 'rejected', code: 'internal', message: 'The session store is not available.' };
+      return storeUnavailable();
     }
     const decision = await decideAccess(intent);
     if ('status' in decision) {
       if (decision.status === 'rejected') deduplicator.release(dedupeKey);
       return decision;
     }
-    if (!accepting) {
+    const conversationKey = `${intent.channel}:${intent.conversation.id}`;
+    const refusal = !accepting ? shuttingDown() : lanes.hasRoom(conversationKey) ? undefined : laneFull();
+    if (refusal) {
       deduplicator.release(dedupeKey);
-      return shuttingDown();
+      return refusal;
     }
-    const enqueuedAt = now();
-    const queued = lanes.enqueue(`${intent.channel}:${intent.conversation.id}`, async () => {
-      if (decision.action === 'reply') {
-        return answerWithoutModel({
-          intent: decision.intent,
-          reply: decision.reply,
-          adapter,
-          replyId: dependencies.generateId(),
-          logger,
-          hardStopSignal: hardStopController.signal,
-          deliveryTimeoutMs: dependencies.deliveryTimeoutMs,
-        });
-      }
-      const result = await runTurn(decision.intent, enqueuedAt, adapter, dependencies);
-      if (result.retryableFailure) deduplicator.release(dedupeKey);
+    const entry: AdmitIntentOptions = {
+      channel: intent.channel,
+      intentId: intent.id,
+      conversationKey,
+      kind: decision.action,
+      intent,
+      decided: decision.intent,
+      acceptedAt: now(),
+    };
+    let admitted: 'admitted' | 'duplicate';
+    try {
+      // The de-dupe and the inbox write are one transaction: from here the intent survives a restart.
+      admitted = await options.sessionStore.admitIntent(entry);
+    } catch (error) {
+      deduplicator.release(dedupeKey);
+      logger.error({ error: describeFailure(error) }, 'could not write the intent to the inbox');
+      return storeUnavailable();
+    }
+    if (admitted === 'duplicate') return { status: 'duplicate' };
+    lanes.enqueue(
+      conversationKey,
+      decision.action === 'reply'
+        ? replyTask(entry, adapter, decision.reply)
+        : turnTask(decision.intent, adapter, entry.acceptedAt),
+      // Room was checked before the inbox write; what is durable is never refused afterwards.
+      { overLimit: true },
+    );
+    return { status: 'accepted' };
+  };
+
+  /** A model turn in its lane; a retryable failure other than shutdown lets the resend in again. */
+  function turnTask(intent: Intent, adapter: ChannelAdapter, enqueuedAt: number): LaneTask {
+    return async () => {
+      const result = await runTurn(intent, enqueuedAt, adapter, dependencies);
       try {
         options.onTurnFinished?.(result.report);
       } catch (error) {
         logger.warn({ error: describeFailure(error) }, 'onTurnFinished threw');
       }
-      return { drain: result.drain };
-    });
-    if (!queued) {
-      deduplicator.release(dedupeKey);
-      return {
-        status: 'rejected',
-        code: 'rate_limited',
-        message: 'Too many messages are waiting in this conversation; please wait for the replies.',
-      };
+      const releaseAfter = result.retryableFailure && result.report.errorCode !== 'shutting_down';
+      const drain = releaseAfter
+        ? result.drain.then(() => deduplicator.release(dedupeKeyOf(intent.channel, intent.id)))
+        : result.drain;
+      return { drain };
+    };
+  }
+
+  /** An answer without the model: kept with the entry before delivery, finished once delivered. */
+  function replyTask(
+    entry: Pick<InboxEntry, 'channel' | 'intentId' | 'decided'>,
+    adapter: ChannelAdapter,
+    reply: AccessReply,
+    keep = true,
+  ): LaneTask {
+    const key = { channel: entry.channel, intentId: entry.intentId };
+    return async () =>
+      answerWithoutModel({
+        intent: entry.decided,
+        reply,
+        adapter,
+        replyId: dependencies.generateId(),
+        logger,
+        hardStopSignal: hardStopController.signal,
+        deliveryTimeoutMs: dependencies.deliveryTimeoutMs,
+        ...(keep ? { onAnswer: (replyText) => options.sessionStore.recordReply({ ...key, replyText }) } : {}),
+        onDelivered: () => options.sessionStore.finishIntent(key),
+      });
+  }
+
+  /** The lane task that finishes an entry left by an earlier process. */
+  function replayTask(entry: InboxEntry, adapter: ChannelAdapter): LaneTask {
+    if (entry.kind === 'turn') return turnTask(entry.decided, adapter, now());
+    const { replyText } = entry;
+    if (replyText !== undefined) return replyTask(entry, adapter, async () => replyText, false);
+    // The command's answer was never worked out, so its effect (kept in the access store) may or
+    // may not have happened: decide again, as if the message had just arrived.
+    return async () => {
+      const decision = await decideAccess(entry.intent);
+      if ('status' in decision) {
+        logger.warn({ intentId: entry.intentId, status: decision.status }, 'replayed command not answered');
+        await options.sessionStore.finishIntent(entry).catch((error: unknown) => {
+          logger.error({ error: describeFailure(error) }, 'could not finish the inbox entry');
+        });
+        return undefined;
+      }
+      if (decision.action === 'reply')
+        return replyTask({ ...entry, decided: decision.intent }, adapter, decision.reply)();
+      return turnTask(decision.intent, adapter, now())();
+    };
+  }
+
+  async function replayInbox(): Promise<{ replayed: number; waiting: number }> {
+    let entries: InboxEntry[];
+    try {
+      entries = await options.sessionStore.unfinishedIntents();
+    } catch (error) {
+      logger.error({ error: describeFailure(error) }, 'could not read the inbox; nothing replayed');
+      return { replayed: 0, waiting: 0 };
     }
-    return { status: 'accepted' };
-  };
+    let replayed = 0;
+    let waiting = 0;
+    for (const entry of entries) {
+      const adapter = adapters.get(entry.channel);
+      // Not registered (a channel switched off): the entry waits for a start that has it.
+      if (!adapter) waiting += 1;
+      // Claimed already: accepted by this process and in its lane.
+      else if (deduplicator.claim(dedupeKeyOf(entry.channel, entry.intentId))) {
+        lanes.enqueue(entry.conversationKey, replayTask(entry, adapter), { overLimit: true });
+        replayed += 1;
+      }
+    }
+    if (entries.length > 0)
+      logger.info({ replayed, waiting }, 'replaying unfinished messages from the inbox');
+    return { replayed, waiting };
+  }
 
   /** Runs the access step; a refusal or a silent drop comes back as the intake result. */
   async function decideAccess(
@@ -243,6 +337,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
       adapters.set(adapter.name, adapter);
     },
     intake,
+    replayInbox,
     shutdown(shutdownOptions = {}) {
       shutdownPromise ??= runShutdown(shutdownOptions.deadlineMs ?? 8000);
       return shutdownPromise;
@@ -252,10 +347,34 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
   };
 }
 
+function dedupeKeyOf(channel: string, intentId: string): string {
+  return `${channel}\u0000${intentId}`;
+}
+
 function shuttingDown(): IntakeResult {
   return {
     status: 'rejected',
     code: 'shutting_down',
     message: 'The assistant is shutting down; try again shortly.',
+    retryable: true,
+  };
+}
+
+/** The store is busy or full: not taken, so the platform keeps the message and redelivers it. */
+function storeUnavailable(): IntakeResult {
+  return {
+    status: 'rejected',
+    code: 'internal',
+    message: 'Messages cannot be stored right now; try again shortly.',
+    retryable: true,
+  };
+}
+
+function laneFull(): IntakeResult {
+  return {
+    status: 'rejected',
+    code: 'rate_limited',
+    message: 'Too many messages are waiting in this conversation; please wait for the replies.',
+    retryable: true,
   };
 }

@@ -55,7 +55,7 @@ export interface TurnDependencies {
 
 export interface TurnResult {
   report: TurnReport;
-  /** Resolves when the adapter finished delivering (or was given up on). */
+  /** Resolves when the adapter finished delivering (or was given up on) and the turn was stored. */
   drain: Promise<void>;
   /** The turn failed in a way a retry may fix; it was not stored, so a redelivery is not a duplicate. */
   retryableFailure: boolean;
@@ -63,7 +63,9 @@ export interface TurnResult {
 
 /**
  * One turn: history within the token budget, the agent's streamed reply as ReplyEvents handed
- * to the channel while they are produced, then the turn stored and the memory jobs enqueued.
+ * to the channel while they are produced, then (in `drain`, once delivered) the turn stored with
+ * its inbox entry finished and the memory jobs enqueued. A turn aborted by shutdown stays in the
+ * inbox; after another retryable failure the entry is removed so the person's resend is taken.
  * The memory step runs right after history is read, under its own deadline; its block goes into
  * the system prompt, ahead of history.
  */
@@ -80,6 +82,7 @@ export async function runTurn(
   const events = createReplyStream();
   const deliveryController = new AbortController();
   const stopDelivery = () => deliveryController.abort(dependencies.hardStopSignal.reason);
+  let deliveredFully = false;
   dependencies.hardStopSignal.addEventListener('abort', stopDelivery, { once: true });
   const delivered = Promise.resolve()
     .then(() =>
@@ -89,12 +92,17 @@ export async function runTurn(
         abortSignal: deliveryController.signal,
       }),
     )
-    .catch((error: unknown) => {
-      logger.error(
-        { channel: intent.channel, error: describeFailure(error) },
-        'channel failed to deliver the reply',
-      );
-    });
+    .then(
+      () => {
+        deliveredFully = !deliveryController.signal.aborted;
+      },
+      (error: unknown) => {
+        logger.error(
+          { channel: intent.channel, error: describeFailure(error) },
+          'channel failed to deliver the reply',
+        );
+      },
+    );
 
   events.push({ type: 'typing' });
   const replyId = dependencies.generateId();
@@ -180,29 +188,6 @@ export async function runTurn(
   const finishedAt = now();
 
   const retryableFailure = failure?.retryable === true;
-  if (!retryableFailure) {
-    try {
-      await sessionStore.appendTurn({
-        conversationKey,
-        channel: intent.channel,
-        userId: intent.userId,
-        intentId: intent.id,
-        userText: intent.text,
-        replyText,
-        outcome: failure ? 'error' : 'ok',
-        createdAt: finishedAt,
-        ...(tokenCounter
-          ? { tokenCount: tokenCounter.count(intent.text) + tokenCounter.count(replyText) }
-          : {}),
-      });
-    } catch (error) {
-      logger.error({ error: describeFailure(error) }, 'could not store the turn');
-    }
-  }
-  if (!failure && dependencies.memory && agent.configured && intent.text.trim() !== '') {
-    await enqueueAfterTurn({ memory: dependencies.memory, intent, conversationKey, replyText, logger });
-  }
-
   const report: TurnReport = {
     conversationKey,
     channel: intent.channel,
@@ -214,11 +199,44 @@ export async function runTurn(
     ...(firstDeltaAt === undefined ? {} : { firstDeltaMs: firstDeltaAt - startedAt }),
     ...(memoryReport ? { memory: memoryReport } : {}),
   };
-  const drain = settleDelivery(delivered, deliveryController, dependencies.deliveryTimeoutMs, logger).finally(
-    () => {
-      dependencies.hardStopSignal.removeEventListener('abort', stopDelivery);
-    },
-  );
+  // The turn is stored (and its inbox entry finished, same transaction) only once the channel has
+  // the reply: a crash before that replays the intent rather than losing the answer. What is left
+  // is the moment between the channel taking the reply and the commit (see docs/architecture.md).
+  const drain = settleDelivery(delivered, deliveryController, dependencies.deliveryTimeoutMs, logger)
+    .finally(() => dependencies.hardStopSignal.removeEventListener('abort', stopDelivery))
+    .then(async () => {
+      const abandoned = dependencies.hardStopSignal.aborted && !deliveredFully;
+      if (failure?.code === 'shutting_down' || abandoned) {
+        logger.info({}, 'turn left in the inbox for the next start');
+        return;
+      }
+      try {
+        if (retryableFailure) {
+          // The person was told to try again; the resend must be taken, not called a duplicate.
+          await sessionStore.finishIntent({ channel: intent.channel, intentId: intent.id });
+          return;
+        }
+        await sessionStore.appendTurn({
+          conversationKey,
+          channel: intent.channel,
+          userId: intent.userId,
+          intentId: intent.id,
+          userText: intent.text,
+          replyText,
+          outcome: failure ? 'error' : 'ok',
+          createdAt: finishedAt,
+          ...(tokenCounter
+            ? { tokenCount: tokenCounter.count(intent.text) + tokenCounter.count(replyText) }
+            : {}),
+        });
+      } catch (error) {
+        logger.error({ error: describeFailure(error) }, 'could not store the turn');
+        return;
+      }
+      if (!failure && dependencies.memory && agent.configured && intent.text.trim() !== '') {
+        await enqueueAfterTurn({ memory: dependencies.memory, intent, conversationKey, replyText, logger });
+      }
+    });
   return { report, drain, retryableFailure };
 }
 

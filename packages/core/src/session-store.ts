@@ -1,3 +1,5 @@
+import type { Intent } from '@nexus/protocol';
+
 export type TurnOutcome = 'ok' | 'error' | 'aborted';
 
 /** One exchange in a conversation, as persisted. */
@@ -16,16 +18,56 @@ export interface StoredTurn {
 
 export type AppendTurnOptions = StoredTurn;
 
+export interface IntentKey {
+  channel: string;
+  intentId: string;
+}
+
+/** What an inbox entry is waiting for: a model turn, or an answer that needs no model (a command). */
+export type InboxEntryKind = 'turn' | 'reply';
+
+/** An intent core accepted and has not finished answering; it survives a restart. */
+export interface InboxEntry {
+  channel: string;
+  intentId: string;
+  conversationKey: string;
+  kind: InboxEntryKind;
+  /** The intent as the channel handed it in (validated), for deciding access again on replay. */
+  intent: Intent;
+  /** The intent the access step decided on (the person resolved); what a turn runs with. */
+  decided: Intent;
+  /** A command's answer, once worked out: replay delivers it instead of running the command again. */
+  replyText?: string;
+  acceptedAt: number;
+}
+
+export type AdmitIntentOptions = Omit<InboxEntry, 'replyText'>;
+
 /**
  * Conversation history and the record of which intents were answered. The embedded default is
  * SQLite (`createSqliteSessionStore`); the record survives restarts so a redelivered platform
  * message is still recognised as a duplicate.
  */
 export interface SessionStore {
-  /** Whether a turn for this intent was stored. Intent ids are unique per channel. */
+  /** Whether this intent was answered (a turn stored) or is in the inbox. Ids are unique per channel. */
   hasIntent(options: { channel: string; intentId: string }): Promise<boolean>;
-  /** Stores a turn; storing the same intent twice keeps the first. */
+  /**
+   * Stores a turn and, in the same transaction, finishes the intent's inbox entry; storing the
+   * same intent twice keeps the first.
+   */
   appendTurn(options: AppendTurnOptions): Promise<void>;
+  /**
+   * The durable half of intake: in one transaction, `duplicate` when the intent was answered or is
+   * already in the inbox, otherwise the entry is written and `admitted`. Throws when the store is
+   * busy or full; nothing is written then.
+   */
+  admitIntent(entry: AdmitIntentOptions): Promise<'admitted' | 'duplicate'>;
+  /** Keeps a command's answer with its entry, so a replay delivers the same words. */
+  recordReply(options: IntentKey & { replyText: string }): Promise<void>;
+  /** Removes an inbox entry that ends without a turn (a command answered, a retryable failure). */
+  finishIntent(options: IntentKey): Promise<void>;
+  /** Entries not finished yet, in the order they were accepted. */
+  unfinishedIntents(): Promise<InboxEntry[]>;
   /** The last `limit` turns of a conversation, oldest first. */
   history(options: { conversationKey: string; limit: number }): Promise<StoredTurn[]>;
   close(): Promise<void>;

@@ -1,6 +1,7 @@
 import { NexusError } from '@nexus/protocol';
-import { openSqliteDatabase } from './open-sqlite-database.ts';
+import { inTransaction, openSqliteDatabase } from './open-sqlite-database.ts';
 import type { AppendTurnOptions, SessionStore, StoredTurn, TurnOutcome } from './session-store.ts';
+import { createSqliteIntentInbox, INBOX_MIGRATION } from './sqlite-intent-inbox.ts';
 
 export interface SqliteSessionStoreOptions {
   /** A file path, or ':memory:' for a store that lives as long as the process. */
@@ -25,6 +26,7 @@ const MIGRATIONS: readonly string[] = [
      UNIQUE (channel, intent_id)
    );
    CREATE INDEX turns_by_conversation ON turns (conversation_key, seq);`,
+  INBOX_MIGRATION,
 ];
 
 interface TurnRow {
@@ -42,7 +44,10 @@ interface TurnRow {
 /**
  * The embedded SessionStore: one SQLite file through `node:sqlite`, WAL journal so reads never
  * wait for the writer, statements prepared once. Calls are synchronous underneath and short
- * (indexed lookups and single-row inserts).
+ * (indexed lookups and single-row inserts). The intake inbox shares the file, so admitting an
+ * intent and checking it was not answered, or storing a turn and finishing its entry, are each
+ * one transaction. A commit survives the process being killed (WAL, `synchronous=NORMAL`); a
+ * power cut may lose the last commits.
  */
 export function createSqliteSessionStore(options: SqliteSessionStoreOptions): SessionStore {
   const database = openSqliteDatabase({
@@ -64,6 +69,9 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     `SELECT channel, intent_id, conversation_key, user_id, user_text, reply_text, outcome, token_count, created_at
      FROM turns WHERE conversation_key = ? ORDER BY seq DESC LIMIT ?`,
   );
+  const inbox = createSqliteIntentInbox(database);
+  const isAnswered = (key: { channel: string; intentId: string }) =>
+    hasIntentStatement.get(key.channel, key.intentId) !== undefined;
   let closed = false;
 
   function ensureOpen(): void {
@@ -73,21 +81,40 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   return {
     async hasIntent({ channel, intentId }) {
       ensureOpen();
-      return hasIntentStatement.get(channel, intentId) !== undefined;
+      return isAnswered({ channel, intentId }) || inbox.isWaiting({ channel, intentId });
     },
     async appendTurn(turn: AppendTurnOptions) {
       ensureOpen();
-      insertStatement.run(
-        turn.channel,
-        turn.intentId,
-        turn.conversationKey,
-        turn.userId,
-        turn.userText,
-        turn.replyText,
-        turn.outcome,
-        turn.tokenCount ?? null,
-        turn.createdAt,
-      );
+      inTransaction(database, () => {
+        insertStatement.run(
+          turn.channel,
+          turn.intentId,
+          turn.conversationKey,
+          turn.userId,
+          turn.userText,
+          turn.replyText,
+          turn.outcome,
+          turn.tokenCount ?? null,
+          turn.createdAt,
+        );
+        inbox.finish(turn);
+      });
+    },
+    async admitIntent(entry) {
+      ensureOpen();
+      return inbox.admit(entry, isAnswered);
+    },
+    async recordReply({ replyText, ...key }) {
+      ensureOpen();
+      inbox.recordReply(key, replyText);
+    },
+    async finishIntent(key) {
+      ensureOpen();
+      inbox.finish(key);
+    },
+    async unfinishedIntents() {
+      ensureOpen();
+      return inbox.unfinished();
     },
     async history({ conversationKey, limit }) {
       ensureOpen();

@@ -10,7 +10,13 @@ import type { ReplyEvent } from './reply-event.ts';
 export type IntakeResult =
   | { status: 'accepted' }
   | { status: 'duplicate' }
-  | { status: 'rejected'; code: string; message: string };
+  | {
+      status: 'rejected';
+      code: string;
+      message: string;
+      /** Taking it again later may work (busy store, shutting down): leave it for redelivery. */
+      retryable?: boolean;
+    };
 
 /** Core's entry point as seen by a channel: adapters push intents, core answers via `deliver`. */
 export type IntentSink = (intent: IntentInput) => Promise<IntakeResult>;

@@ -18,6 +18,10 @@ export interface AnswerWithoutModelOptions {
   /** Aborted at the very end of shutdown: the answer is abandoned. */
   hardStopSignal: AbortSignal;
   deliveryTimeoutMs: number;
+  /** Called with the answer before it is delivered (the inbox keeps it for a replay). */
+  onAnswer?: (text: string) => Promise<void>;
+  /** Called once the channel has the answer; not when delivery was abandoned at shutdown. */
+  onDelivered?: () => Promise<void>;
 }
 
 /**
@@ -32,6 +36,9 @@ export async function answerWithoutModel(
   let events: ReplyEvent[];
   try {
     const text = await options.reply({ abortSignal: options.hardStopSignal });
+    await options.onAnswer?.(text).catch((error: unknown) => {
+      logger.error({ intentId: intent.id, error: describeFailure(error) }, 'could not keep the answer');
+    });
     events = [
       { type: 'reply.start', replyId },
       { type: 'reply.delta', replyId, text },
@@ -63,10 +70,23 @@ export async function answerWithoutModel(
   const aborted = new Promise<void>((resolve) =>
     controller.signal.addEventListener('abort', () => resolve(), { once: true }),
   );
-  const drain = Promise.race([delivered, aborted]).finally(() => {
-    clearTimeout(timer);
-    options.hardStopSignal.removeEventListener('abort', stop);
-  });
+  let deliveredFully = false;
+  const drain = Promise.race([
+    delivered.then(() => {
+      deliveredFully = !controller.signal.aborted;
+    }),
+    aborted,
+  ])
+    .finally(() => {
+      clearTimeout(timer);
+      options.hardStopSignal.removeEventListener('abort', stop);
+    })
+    .then(async () => {
+      if (options.hardStopSignal.aborted && !deliveredFully) return;
+      await options.onDelivered?.().catch((error: unknown) => {
+        logger.error({ intentId: intent.id, error: describeFailure(error) }, 'could not finish the answer');
+      });
+    });
   return { drain };
 }
 

@@ -126,6 +126,7 @@ describe('/link on the test channels', () => {
     expect(await channel.waitForReply('phone')).toContain('- Ann is vegetarian');
     await channel.send({ text: 'hello from the phone', ...other });
     await channel.waitForReply('phone');
+    await setup.core.whenIdle();
     const [turn] = await setup.sessionStore.history({ conversationKey: 'test:phone', limit: 1 });
     expect(turn).toMatchObject({ userText: 'hello from the phone', userId: 'test:ann' });
     expect(model.chatRequests()).toHaveLength(1);

@@ -17,6 +17,10 @@ export function withConversationGenerations(
     hasIntent: (options) => store.hasIntent(options),
     appendTurn: (turn) => store.appendTurn({ ...turn, conversationKey: keyOf(turn.conversationKey) }),
     history: (options) => store.history({ ...options, conversationKey: keyOf(options.conversationKey) }),
+    admitIntent: (entry) => store.admitIntent(entry),
+    recordReply: (options) => store.recordReply(options),
+    finishIntent: (key) => store.finishIntent(key),
+    unfinishedIntents: () => store.unfinishedIntents(),
     close: () => store.close(),
   };
 }

@@ -1,0 +1,98 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { type Intent, intentSchema } from '@nexus/protocol';
+import { inTransaction } from './open-sqlite-database.ts';
+import type { AdmitIntentOptions, InboxEntry, InboxEntryKind, IntentKey } from './session-store.ts';
+
+/** Schema step of the session store: the inbox lives in the same file as the turns it de-dupes against. */
+export const INBOX_MIGRATION = `CREATE TABLE inbox (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     channel TEXT NOT NULL,
+     intent_id TEXT NOT NULL,
+     conversation_key TEXT NOT NULL,
+     kind TEXT NOT NULL CHECK (kind IN ('turn', 'reply')),
+     intent_json TEXT NOT NULL,
+     decided_json TEXT NOT NULL,
+     reply_text TEXT,
+     accepted_at INTEGER NOT NULL,
+     UNIQUE (channel, intent_id)
+   );`;
+
+interface InboxRow {
+  channel: string;
+  intent_id: string;
+  conversation_key: string;
+  kind: string;
+  intent_json: string;
+  decided_json: string;
+  reply_text: string | null;
+  accepted_at: number;
+}
+
+export interface SqliteIntentInbox {
+  isWaiting(key: IntentKey): boolean;
+  admit(entry: AdmitIntentOptions, isAnswered: (key: IntentKey) => boolean): 'admitted' | 'duplicate';
+  recordReply(key: IntentKey, replyText: string): void;
+  finish(key: IntentKey): void;
+  unfinished(): InboxEntry[];
+}
+
+/** The inbox statements over the session store's connection; callers own the transactions. */
+export function createSqliteIntentInbox(database: DatabaseSync): SqliteIntentInbox {
+  const waiting = database.prepare('SELECT 1 AS found FROM inbox WHERE channel = ? AND intent_id = ?');
+  const insert = database.prepare(
+    `INSERT INTO inbox (channel, intent_id, conversation_key, kind, intent_json, decided_json, accepted_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const reply = database.prepare('UPDATE inbox SET reply_text = ? WHERE channel = ? AND intent_id = ?');
+  const remove = database.prepare('DELETE FROM inbox WHERE channel = ? AND intent_id = ?');
+  const all = database.prepare(
+    `SELECT channel, intent_id, conversation_key, kind, intent_json, decided_json, reply_text, accepted_at
+     FROM inbox ORDER BY seq`,
+  );
+  const isWaiting = (key: IntentKey) => waiting.get(key.channel, key.intentId) !== undefined;
+  return {
+    isWaiting,
+    admit(entry, isAnswered) {
+      return inTransaction(database, () => {
+        if (isAnswered(entry) || isWaiting(entry)) return 'duplicate';
+        insert.run(
+          entry.channel,
+          entry.intentId,
+          entry.conversationKey,
+          entry.kind,
+          JSON.stringify(entry.intent),
+          JSON.stringify(entry.decided),
+          entry.acceptedAt,
+        );
+        return 'admitted';
+      });
+    },
+    recordReply(key, replyText) {
+      reply.run(replyText, key.channel, key.intentId);
+    },
+    finish(key) {
+      remove.run(key.channel, key.intentId);
+    },
+    unfinished() {
+      return (all.all() as unknown as InboxRow[]).map(toEntry);
+    },
+  };
+}
+
+function toEntry(row: InboxRow): InboxEntry {
+  return {
+    channel: row.channel,
+    intentId: row.intent_id,
+    conversationKey: row.conversation_key,
+    kind: row.kind as InboxEntryKind,
+    intent: parseIntent(row.intent_json),
+    decided: parseIntent(row.decided_json),
+    acceptedAt: row.accepted_at,
+    ...(row.reply_text === null ? {} : { replyText: row.reply_text }),
+  };
+}
+
+/** Stored by this code from a validated intent; parsed again so dates and defaults come back typed. */
+function parseIntent(json: string): Intent {
+  return intentSchema.parse(JSON.parse(json));
+}
