@@ -145,7 +145,44 @@ export function createFakeDiscordRest(options: {
     return [204, undefined];
   }
 
-  function route(method: string, path: string, body: Record<string, unknown>): [number, unknown] {
+  /**
+   * `GET /channels/{id}/messages` as Discord answers it: at most one of `before`, `after`,
+   * `around`; `limit` 1–100 (default 50); the page nearest the anchor, newest first.
+   */
+  function listMessages(channelId: string, query: URLSearchParams): [number, unknown] {
+    const limit = Number(query.get('limit') ?? 50);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+      return [400, { message: 'Invalid Form Body', code: 50035, errors: { limit: 'between 1 and 100' } }];
+    }
+    const anchors = ['before', 'after', 'around'].filter((key) => query.has(key));
+    if (anchors.length > 1) return [400, { message: 'Invalid Form Body', code: 50035 }];
+    const inChannel = [...world.messages.values()]
+      .filter((message) => message.channel_id === channelId)
+      .sort((a, b) => compareSnowflakes(a.id as string, b.id as string));
+    const anchor = query.get(anchors[0] ?? '') ?? '';
+    let page: Record<string, unknown>[];
+    if (anchors[0] === 'after') {
+      page = inChannel
+        .filter((message) => compareSnowflakes(message.id as string, anchor) > 0)
+        .slice(0, limit);
+    } else if (anchors[0] === 'before') {
+      page = inChannel.filter((message) => compareSnowflakes(message.id as string, anchor) < 0).slice(-limit);
+    } else if (anchors[0] === 'around') {
+      const index = inChannel.findIndex((message) => compareSnowflakes(message.id as string, anchor) >= 0);
+      const start = Math.max(0, (index === -1 ? inChannel.length : index) - Math.floor(limit / 2));
+      page = inChannel.slice(start, start + limit);
+    } else {
+      page = inChannel.slice(-limit);
+    }
+    return [200, page.reverse()];
+  }
+
+  function route(
+    method: string,
+    path: string,
+    body: Record<string, unknown>,
+    query: URLSearchParams,
+  ): [number, unknown] {
     const parts = path
       .split('/')
       .filter(Boolean)
@@ -174,6 +211,7 @@ export function createFakeDiscordRest(options: {
       if (!channel) return [404, { message: 'Unknown Channel', code: 10003 }];
       if (method === 'GET' && !third) return [200, channel];
       if (method === 'POST' && third === 'typing') return [204, undefined];
+      if (method === 'GET' && third === 'messages' && !fourth) return listMessages(second, query);
       if (method === 'POST' && third === 'messages' && !fourth) {
         return [200, createBotMessage({ channelId: second, body })];
       }
@@ -299,7 +337,7 @@ export function createFakeDiscordRest(options: {
     if (typeof body === 'string') {
       return finish(400, { message: 'The fake accepts JSON bodies only (no file uploads).', code: 50035 });
     }
-    const [status, payload] = route(method, path, (body ?? {}) as Record<string, unknown>);
+    const [status, payload] = route(method, path, (body ?? {}) as Record<string, unknown>, url.searchParams);
     finish(status, payload);
   }
 
@@ -317,6 +355,11 @@ export function createFakeDiscordRest(options: {
       interactionChannels.set(token, channelId);
     },
   };
+}
+
+function compareSnowflakes(a: string, b: string): number {
+  const difference = BigInt(a) - BigInt(b);
+  return difference === 0n ? 0 : difference > 0n ? 1 : -1;
 }
 
 function readBody(request: IncomingMessage): Promise<string> {
