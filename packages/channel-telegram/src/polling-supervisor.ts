@@ -57,7 +57,10 @@ export class PollingSupervisor {
   readonly observe: Transformer = async (previous, method, payload, signal) => {
     if (method !== 'getUpdates') return previous(method, payload, signal);
     const fetching = payload as { offset?: number };
-    fetching.offset = await this.#options.confirmation.offsetFor(fetching.offset ?? 0, signal);
+    fetching.offset = await this.#options.confirmation.offsetFor(
+      fetching.offset ?? 0,
+      signal as AbortSignal | undefined,
+    );
     const poll = { startedAt: this.#options.now() };
     this.#poll = poll;
     try {

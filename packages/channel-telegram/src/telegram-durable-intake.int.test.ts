@@ -114,7 +114,14 @@ describe('Telegram acknowledges an update only once core took it', () => {
     // The update taken before the stop was confirmed by the next poll; the later one stays queued.
     expect(fake.pendingUpdateCount).toBe(1);
     await channel.deliver({
-      conversation: { channel: 'telegram', conversationId: String(chat.id), kind: 'direct', intentId: '1' },
+      conversation: {
+        channel: 'telegram',
+        conversationId: String(chat.id),
+        kind: 'direct',
+        intentId: '1',
+        userId: 'telegram:1',
+        senderPlatformId: '1',
+      },
       events: streamOf(textReply('still answering')),
     });
     expect(fake.botMessages(chat.id).map((message) => message.text)).toEqual(['still answering']);

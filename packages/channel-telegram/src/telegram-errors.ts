@@ -104,7 +104,7 @@ export class TelegramIntakeDeferredError extends NexusError {
 
   constructor(options: { updateId: number; reason: string; cause?: unknown }) {
     super({
-      code: 'intake_deferred',
+      code: 'channel_unavailable',
       message: `Update ${options.updateId} was not taken (${options.reason}); Telegram will redeliver it.`,
       retryable: true,
       cause: options.cause,
