@@ -59,6 +59,8 @@ export interface WhatsAppChannelOptions {
   lockWaitMs?: number;
   /** Extra Baileys socket options (timeouts, browser); auth, logger and getMessage are ours. */
   socketConfig?: Partial<WhatsAppSocketConfig>;
+  /** Pause before handing over again a message core did not take. Default 2000. */
+  intakeRetryDelayMs?: number;
   logger?: Logger;
   now?: () => number;
   random?: () => number;
@@ -123,6 +125,7 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
       now,
       appendMaxAgeMs: options.appendMaxAgeMs ?? 24 * 60 * 60 * 1000,
       forwardUnaddressed: options.forwardUnaddressed ?? false,
+      retryDelayMs: options.intakeRetryDelayMs ?? 2_000,
     });
     const supervisor = createConnectionSupervisor({
       socketFactory: options.socketFactory ?? makeWASocket,
@@ -186,12 +189,17 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
         abortSignal.addEventListener('abort', onAbort, { once: true });
         current.abortCleanup = () => abortSignal.removeEventListener('abort', onAbort);
       }
+      current.inbound.start();
       current.supervisor.start();
+    },
+    async stopIntake() {
+      running?.inbound.stopIntake();
     },
     async stop() {
       const current = running;
       if (!current) return;
       running = undefined;
+      current.inbound.stopIntake();
       current.abortCleanup();
       await current.supervisor.stop();
       await Promise.allSettled([...deliveries]);
