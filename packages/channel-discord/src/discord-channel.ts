@@ -80,6 +80,16 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
   const tracker = new MessageCursorTracker(cursor);
   let sink: IntentSink | undefined;
   let rest: REST | undefined;
+  let stopped = false;
+
+  /**
+   * Replies need only REST, so they go out before the gateway connection is up: core replays
+   * what an earlier process accepted while the channels are still starting.
+   */
+  function restClient(): REST {
+    rest ??= new REST(options.restApi ? { api: options.restApi } : {}).setToken(token);
+    return rest;
+  }
   let commandsRegistered = false;
   /** Set by `stopIntake`: gateway events are ignored and no cursor moves any more. */
   let intakeStopped = false;
@@ -231,7 +241,8 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
     async start({ sink: intake, abortSignal }: ChannelStartOptions) {
       sink = intake;
       intakeStopped = false;
-      rest = new REST(options.restApi ? { api: options.restApi } : {}).setToken(token);
+      stopped = false;
+      restClient();
       abortSignal?.addEventListener('abort', () => void connection.stop(), { once: true });
       await connection.start();
     },
@@ -249,11 +260,18 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
       await connection.stop();
       rest?.clearHashSweeper();
       rest?.clearHandlerSweeper();
+      rest = undefined;
+      stopped = true;
     },
     async deliver({ conversation, events, abortSignal }: DeliverOptions) {
-      if (!rest) {
-        throw new NexusError({ code: 'channel_unavailable', message: 'The Discord channel is not started.' });
+      if (stopped) {
+        throw new NexusError({
+          code: 'channel_unavailable',
+          message: 'The Discord channel is stopped.',
+          retryable: true,
+        });
       }
+      const rest = restClient();
       const interaction = interactions.get(conversation.intentId);
       interactions.delete(conversation.intentId);
       const replyToMessageId =
@@ -267,6 +285,8 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
             channelId: conversation.conversationId,
             ...(replyToMessageId ? { replyToMessageId } : {}),
             mentionRepliedUser: options.mentionRepliedUser ?? true,
+            // Message intents are their snowflake; a replayed delivery reuses the first message.
+            ...(/^\d+$/.test(conversation.intentId) ? { idempotencyKey: conversation.intentId } : {}),
           });
       await deliverDiscordReply({
         target,

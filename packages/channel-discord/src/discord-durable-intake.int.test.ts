@@ -113,4 +113,19 @@ describe('Discord intake across restarts and refusals', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(second.texts).toEqual(['after stopIntake']);
   });
+
+  it('a reply delivered again for the same message (a replay after a crash) reuses the first message', async () => {
+    const first = recorder();
+    const seen: IntentInput[] = [];
+    const channel = await startChannel(async (intent) => {
+      seen.push(intent);
+      return first.sink(intent);
+    });
+    fake.injectDirectMessage({ content: 'answer me' });
+    await fake.waitFor(() => seen.length === 1);
+    const conversation = conversationFor(seen[0]!);
+    await channel.deliver({ conversation, events: replyEvents(...textReply('the answer')) });
+    await channel.deliver({ conversation, events: replyEvents(...textReply('the answer')) });
+    expect(fake.sentMessages.map((message) => message.content)).toEqual(['the answer']);
+  });
 });

@@ -20,6 +20,8 @@ export interface PlatformBurstOptions {
   send(index: number): void;
   /** Final texts of every reply the fake holds now (edited drafts count once, as they read). */
   replyTexts(): string[];
+  /** The burst starts once this holds, e.g. the gateway's platform connection is up. */
+  ready?: () => boolean;
   /** The signal goes out once this many messages were sent; the rest are sent while the gateway is down. */
   signalAfter: number;
   /** Pause between two messages of the burst; 0 sends the first part all at once. */
@@ -49,11 +51,12 @@ export interface PlatformBurstResult {
 export async function runPlatformBurst(options: PlatformBurstOptions): Promise<PlatformBurstResult> {
   const gapMs = options.gapMs ?? 15;
   const first = await startGatewayProcess(options.env);
+  const deadline = Date.now() + (options.timeoutMs ?? 45_000);
+  while (options.ready && !options.ready() && Date.now() < deadline) await pause(20);
   for (let index = 0; index < options.signalAfter; index += 1) {
     options.send(index);
     if (gapMs > 0) await pause(gapMs);
   }
-  const deadline = Date.now() + (options.timeoutMs ?? 45_000);
   while (options.signalWhen && !options.signalWhen() && Date.now() < deadline) {
     await new Promise((resolve) => setImmediate(resolve));
   }

@@ -89,11 +89,22 @@ export function createFakeDiscordRest(options: {
   const commands: RegisteredCommand[] = [];
   const interactionCallbacks: Array<{ interactionId: string; token: string; body: unknown }> = [];
 
+  /** Nonces of the bot's messages with `enforce_nonce`: Discord checks them for a few minutes. */
+  const enforcedNonces = new Map<string, { messageId: string; at: number }>();
+
   function createBotMessage(input: {
     channelId: string;
     body: Record<string, unknown>;
     interactionToken?: string;
   }): Record<string, unknown> {
+    const nonce = input.body.nonce;
+    const enforced =
+      input.body.enforce_nonce === true && (typeof nonce === 'string' || typeof nonce === 'number');
+    if (enforced) {
+      const earlier = enforcedNonces.get(String(nonce));
+      const existing = earlier && world.messages.get(earlier.messageId);
+      if (earlier && existing && Date.now() - earlier.at < NONCE_WINDOW_MS) return existing;
+    }
     const content = typeof input.body.content === 'string' ? input.body.content : '';
     const reference = input.body.message_reference as { message_id?: string } | undefined;
     const payload = world.messagePayload({
@@ -105,6 +116,8 @@ export function createFakeDiscordRest(options: {
         : {}),
     });
     if (input.interactionToken) payload.webhook_id = world.applicationId;
+    if (nonce !== undefined) payload.nonce = nonce;
+    if (enforced) enforcedNonces.set(String(nonce), { messageId: payload.id as string, at: Date.now() });
     world.messages.set(payload.id as string, payload);
     sent.push({
       id: payload.id as string,
@@ -356,6 +369,13 @@ export function createFakeDiscordRest(options: {
     },
   };
 }
+
+/**
+ * Discord: "If true and nonce is present, it will be checked for uniqueness in the past few
+ * minutes. If another message was created by the same author with the same nonce, that message
+ * will be returned and no new message will be created." The fake has one author (the bot).
+ */
+const NONCE_WINDOW_MS = 5 * 60_000;
 
 function compareSnowflakes(a: string, b: string): number {
   const difference = BigInt(a) - BigInt(b);

@@ -137,4 +137,19 @@ describe('fake Discord with the unmodified discord.js Client', () => {
     );
     expect(tooMany.status).toBe(400);
   });
+
+  it('returns the message already created for an enforced nonce instead of creating another', async () => {
+    const post = (nonce: string, enforce: boolean) =>
+      fetch(`${fake.restApi}/v10/channels/${fake.guild.textChannelId}/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bot ${fake.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ content: `nonce ${nonce}`, nonce, enforce_nonce: enforce }),
+      }).then((response) => response.json() as Promise<{ id: string }>);
+    const first = await post('reply-1:0', true);
+    const again = await post('reply-1:0', true);
+    const unenforced = await post('reply-1:0', false);
+    expect(again.id).toBe(first.id);
+    expect(unenforced.id).not.toBe(first.id);
+    expect(fake.sentMessages.filter((message) => message.content === 'nonce reply-1:0')).toHaveLength(2);
+  });
 });
