@@ -109,6 +109,31 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
   let running: Running | undefined;
   let lastState: WhatsAppLinkState = { status: 'idle', updatedAt: new Date(now()).toISOString() };
   const deliveries = new Set<Promise<void>>();
+  /** Wakes deliveries that arrived before `start` (core replays its inbox while channels start). */
+  let started = Promise.withResolvers<void>();
+  let everStopped = false;
+
+  async function runningForDelivery(): Promise<Running> {
+    if (!running && !everStopped) {
+      const waitMs = options.reconnectWaitMs ?? 30_000;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        started.promise,
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, waitMs);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    if (!running) {
+      throw new NexusError({
+        code: 'channel_unavailable',
+        message: 'WhatsApp channel is not running',
+        retryable: true,
+      });
+    }
+    return running;
+  }
 
   function begin(sink: IntentSink): Running {
     const database = openLockedDatabase(options.authPath, options.lockWaitMs ?? 2_000);
@@ -191,6 +216,7 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
       }
       current.inbound.start();
       current.supervisor.start();
+      started.resolve();
     },
     async stopIntake() {
       running?.inbound.stopIntake();
@@ -199,6 +225,8 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
       const current = running;
       if (!current) return;
       running = undefined;
+      everStopped = true;
+      started = Promise.withResolvers<void>();
       current.inbound.stopIntake();
       current.abortCleanup();
       await current.supervisor.stop();
@@ -207,10 +235,8 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
       current.database.close();
     },
     async deliver(deliverOptions) {
-      if (!running) {
-        throw new NexusError({ code: 'channel_unavailable', message: 'WhatsApp channel is not running' });
-      }
-      const delivery = running.deliver(deliverOptions);
+      const current = await runningForDelivery();
+      const delivery = current.deliver(deliverOptions);
       deliveries.add(delivery);
       try {
         await delivery;

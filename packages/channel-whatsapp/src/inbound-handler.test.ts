@@ -9,7 +9,7 @@ import {
 } from '@nexus/testkit/whatsapp';
 import { DisconnectReason } from '@whiskeysockets/baileys';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRecordingSink, createWhatsAppHarness } from './test-support/whatsapp-harness.ts';
+import { createRecordingSink, createWhatsAppHarness, textReply } from './test-support/whatsapp-harness.ts';
 
 const ALICE = '310000000002@lid';
 const BOB = '310000000003@lid';
@@ -194,6 +194,29 @@ describe('append after a reconnect', () => {
     await second.start({ sink });
     await second.idle();
     expect(intents.map((intent) => intent.text).sort()).toEqual(['after stopIntake', 'refused']);
+  });
+
+  it('a reply handed over before start (core replaying its inbox) goes out once the link is up', async () => {
+    const factory = createFakeWhatsAppSocketFactory({ user: { ...TEST_BOT_USER } });
+    const channel = harness.channel(factory);
+    const delivered = channel.deliver({
+      conversation: {
+        channel: 'whatsapp',
+        conversationId: ALICE,
+        kind: 'direct',
+        intentId: `${ALICE}/early`,
+        userId: `whatsapp:${ALICE}`,
+        senderPlatformId: ALICE,
+      },
+      events: textReply('replayed answer'),
+    });
+    await channel.start({ sink: createRecordingSink().sink });
+    (await factory.socket(0)).open();
+    await delivered;
+    const sent = (await factory.socket(0)).sent.map((entry) =>
+      'text' in entry.content ? entry.content.text : '',
+    );
+    expect(sent).toEqual(['replayed answer']);
   });
 
   it('keeps per-chat order even when the sink is slow', async () => {
