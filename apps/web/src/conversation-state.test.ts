@@ -83,6 +83,22 @@ describe('conversation state', () => {
     expect(state.activity).toBeUndefined();
   });
 
+  it('shows a reply sent again under the same id once, with the text of the new run', () => {
+    const state = applyAll(emptyConversation('c1'), [
+      event(1, { type: 'reply.start', replyId: 'r1' }),
+      event(2, { type: 'reply.delta', replyId: 'r1', text: 'first' }),
+      event(3, { type: 'reply.end', replyId: 'r1', text: 'first run' }),
+      event(10, { type: 'reply.start', replyId: 'r1' }),
+      event(11, { type: 'reply.delta', replyId: 'r1', text: 'sec' }),
+    ]);
+    expect(state.messages).toEqual([{ id: 'r1', role: 'assistant', text: 'sec', state: 'streaming' }]);
+    const ended = applyServerFrame(
+      state,
+      event(12, { type: 'reply.end', replyId: 'r1', text: 'second run' }),
+    );
+    expect(ended.messages).toEqual([{ id: 'r1', role: 'assistant', text: 'second run', state: 'done' }]);
+  });
+
   it('adds an error event inline and ends the reply it interrupted', () => {
     const state = applyAll(emptyConversation('c1'), [
       event(1, { type: 'reply.delta', replyId: 'r1', text: 'partial' }),

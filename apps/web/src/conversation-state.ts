@@ -97,7 +97,11 @@ function applyReplyEvent(state: ConversationState, event: ReplyEvent, seq: numbe
     case 'status':
       return { ...state, activity: event.text };
     case 'reply.start':
-      return withReply(state, event.replyId, (message) => message);
+      // A reply id seen before: the server answered this message again after a restart (reply ids
+      // follow the message). The new run replaces the old text instead of adding to it.
+      return withReply(state, event.replyId, (message) =>
+        message.text === '' ? message : { ...message, text: '', state: 'streaming' },
+      );
     case 'reply.delta':
       return withReply({ ...state, activity: undefined }, event.replyId, (message) => ({
         ...message,

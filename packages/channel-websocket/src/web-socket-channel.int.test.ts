@@ -246,6 +246,39 @@ describe('delivery, seq and resume', () => {
     expect(intruder.socket.readyState).toBe(intruder.socket.OPEN);
   });
 
+  it('stopIntake() refuses new messages as retryable while replies still reach the open connection', async () => {
+    harness = await startHarness();
+    const client = await greeted('browser-1');
+    expect(await sendMessage(client, 'm-1', 'c')).toMatchObject({ type: 'accepted' });
+    const accepted = harness.intents[0]!;
+    await harness.channel.stopIntake();
+    expect(harness.channel.health()).toEqual({ status: 'down', detail: 'stopping' });
+    expect(await sendMessage(client, 'm-2', 'c')).toEqual({
+      type: 'error',
+      code: 'shutting_down',
+      message: 'the server is shutting down; retry shortly',
+      retryable: true,
+      clientMessageId: 'm-2',
+    });
+    expect(harness.intents).toHaveLength(1);
+    await harness.deliver(accepted, replyEvents('r1', ['still ', 'here']));
+    const end = await client.next((frame) => frame.type === 'event' && frame.event.type === 'reply.end');
+    expect(end).toMatchObject({ conversationId: 'c', event: { text: 'still here' } });
+    expect(client.frames.some((frame) => frame.type === 'shutdown')).toBe(false);
+  });
+
+  it('lets the retryable flag of a refusal win over the default for its code', async () => {
+    harness = await startHarness();
+    const client = await greeted('browser-1');
+    harness.setSink(async () => ({
+      status: 'rejected',
+      code: 'invalid_intent',
+      message: 'x',
+      retryable: true,
+    }));
+    expect(await sendMessage(client, 'm-1', 'c')).toMatchObject({ code: 'invalid_intent', retryable: true });
+  });
+
   it('stop() sends shutdown, closes with 1001 and reports health', async () => {
     harness = await startHarness();
     const client = await greeted('browser-1');

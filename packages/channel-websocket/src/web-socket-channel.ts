@@ -36,6 +36,8 @@ export interface WebSocketChannel extends ChannelAdapter {
   handleRequest(request: IncomingMessage, response: ServerResponse): boolean;
   /** Open sockets, including ones still waiting for `hello`. */
   connectionCount(): number;
+  /** Message frames get a retryable `shutting_down` error from now on; deliveries go on. */
+  stopIntake(): Promise<void>;
 }
 
 type State = 'idle' | 'started' | 'stopping' | 'stopped';

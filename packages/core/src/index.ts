@@ -68,7 +68,14 @@ export {
   type TurnMemoryOptions,
 } from './memory-step/turn-memory.ts';
 export { describeFailure, MODEL_ERROR_MESSAGES, toModelError } from './model-error.ts';
-export { createNexusCore, type NexusCore, type NexusCoreOptions, type NexusCoreStats } from './nexus-core.ts';
+export {
+  createNexusCore,
+  type InboxReplay,
+  MAX_INBOX_REPLAYS,
+  type NexusCore,
+  type NexusCoreOptions,
+  type NexusCoreStats,
+} from './nexus-core.ts';
 export type { TurnReport } from './run-turn.ts';
 export type {
   AdmitIntentOptions,

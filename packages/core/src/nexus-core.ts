@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   type ChannelAdapter,
   type IntakeResult,
@@ -9,15 +8,20 @@ import {
   NexusError,
   silentLogger,
 } from '@nexus/protocol';
-import type { AccessControl, AccessDecision, AccessReply } from './access/access-decision.ts';
-import { answerWithoutModel } from './access/answer-without-model.ts';
+import type { AccessControl } from './access/access-decision.ts';
 import type { Agent } from './agent.ts';
-import { createConversationLanes, type LaneTask } from './conversation-lanes.ts';
+import { createConversationLanes } from './conversation-lanes.ts';
+import {
+  type AnsweredDecision,
+  createInboxLaneTasks,
+  dedupeKeyOf,
+  type InboxReplay,
+} from './inbox-lane-tasks.ts';
 import { createIntentDeduplicator } from './intent-deduplicator.ts';
 import { resolveTurnMemory, type TurnMemoryOptions } from './memory-step/turn-memory.ts';
 import { describeFailure, MODEL_ERROR_MESSAGES } from './model-error.ts';
-import { runTurn, type TurnDependencies, type TurnReport } from './run-turn.ts';
-import type { AdmitIntentOptions, InboxEntry, SessionStore } from './session-store.ts';
+import type { TurnDependencies, TurnReport } from './run-turn.ts';
+import type { AdmitIntentOptions, SessionStore } from './session-store.ts';
 import { resolveSubagentSettings, type SubagentSettings } from './subagents/subagent-settings.ts';
 import { loadTokenCounter, type TokenCounter } from './token-counter.ts';
 
@@ -39,7 +43,6 @@ export interface NexusCoreOptions {
   /** How long intent ids are remembered in memory (the store remembers answered ones forever). */
   deduplicationTtlMs?: number;
   now?: () => number;
-  generateId?: () => string;
   onTurnFinished?: (report: TurnReport) => void;
   /** The access step between de-duplication and the lanes; without it every intent becomes a turn. */
   access?: AccessControl;
@@ -48,6 +51,8 @@ export interface NexusCoreOptions {
   /** Gives the agent `delegate`; unset fields take `DEFAULT_SUBAGENT_SETTINGS`. */
   subagents?: Partial<SubagentSettings>;
 }
+
+export { type InboxReplay, MAX_INBOX_REPLAYS } from './inbox-lane-tasks.ts';
 
 export interface NexusCoreStats {
   activeTurns: number;
@@ -69,7 +74,7 @@ export interface NexusCore {
    * order per conversation. Call once, after every channel is registered and before any starts
    * taking messages; entries of channels not registered stay in the inbox.
    */
-  replayInbox(): Promise<{ replayed: number; waiting: number }>;
+  replayInbox(): Promise<InboxReplay>;
   /**
    * Stops intake, lets running and queued turns finish until shortly before the deadline, then
    * aborts the rest (their channels get a retryable `shutting_down` error) and closes the store.
@@ -104,7 +109,6 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     historyTokenBudget: options.historyTokenBudget ?? 3000,
     historyMaxTurns: options.historyMaxTurns ?? 50,
     now,
-    generateId: options.generateId ?? randomUUID,
     logger,
     shutdownSignal: shutdownController.signal,
     hardStopSignal: hardStopController.signal,
@@ -112,6 +116,17 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     ...(options.memory ? { memory: resolveTurnMemory(options.memory) } : {}),
     ...(options.subagents ? { subagents: resolveSubagentSettings(options.subagents) } : {}),
   };
+  const inbox = createInboxLaneTasks({
+    sessionStore: options.sessionStore,
+    dependencies,
+    lanes,
+    deduplicator,
+    adapters,
+    logger,
+    now,
+    decideAccess,
+    ...(options.onTurnFinished ? { onTurnFinished: options.onTurnFinished } : {}),
+  });
   let accepting = true;
   let shutdownPromise: Promise<void> | undefined;
 
@@ -176,107 +191,12 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
       return storeUnavailable();
     }
     if (admitted === 'duplicate') return { status: 'duplicate' };
-    lanes.enqueue(
-      conversationKey,
-      decision.action === 'reply'
-        ? replyTask(entry, adapter, decision.reply)
-        : turnTask(decision.intent, adapter, entry.acceptedAt),
-      // Room was checked before the inbox write; what is durable is never refused afterwards.
-      { overLimit: true },
-    );
+    inbox.enqueueAdmitted(entry, adapter, decision);
     return { status: 'accepted' };
   };
 
-  /** A model turn in its lane; a retryable failure other than shutdown lets the resend in again. */
-  function turnTask(intent: Intent, adapter: ChannelAdapter, enqueuedAt: number): LaneTask {
-    return async () => {
-      const result = await runTurn(intent, enqueuedAt, adapter, dependencies);
-      try {
-        options.onTurnFinished?.(result.report);
-      } catch (error) {
-        logger.warn({ error: describeFailure(error) }, 'onTurnFinished threw');
-      }
-      const releaseAfter = result.retryableFailure && result.report.errorCode !== 'shutting_down';
-      const drain = releaseAfter
-        ? result.drain.then(() => deduplicator.release(dedupeKeyOf(intent.channel, intent.id)))
-        : result.drain;
-      return { drain };
-    };
-  }
-
-  /** An answer without the model: kept with the entry before delivery, finished once delivered. */
-  function replyTask(
-    entry: Pick<InboxEntry, 'channel' | 'intentId' | 'decided'>,
-    adapter: ChannelAdapter,
-    reply: AccessReply,
-    keep = true,
-  ): LaneTask {
-    const key = { channel: entry.channel, intentId: entry.intentId };
-    return async () =>
-      answerWithoutModel({
-        intent: entry.decided,
-        reply,
-        adapter,
-        replyId: dependencies.generateId(),
-        logger,
-        hardStopSignal: hardStopController.signal,
-        deliveryTimeoutMs: dependencies.deliveryTimeoutMs,
-        ...(keep ? { onAnswer: (replyText) => options.sessionStore.recordReply({ ...key, replyText }) } : {}),
-        onDelivered: () => options.sessionStore.finishIntent(key),
-      });
-  }
-
-  /** The lane task that finishes an entry left by an earlier process. */
-  function replayTask(entry: InboxEntry, adapter: ChannelAdapter): LaneTask {
-    if (entry.kind === 'turn') return turnTask(entry.decided, adapter, now());
-    const { replyText } = entry;
-    if (replyText !== undefined) return replyTask(entry, adapter, async () => replyText, false);
-    // The command's answer was never worked out, so its effect (kept in the access store) may or
-    // may not have happened: decide again, as if the message had just arrived.
-    return async () => {
-      const decision = await decideAccess(entry.intent);
-      if ('status' in decision) {
-        logger.warn({ intentId: entry.intentId, status: decision.status }, 'replayed command not answered');
-        await options.sessionStore.finishIntent(entry).catch((error: unknown) => {
-          logger.error({ error: describeFailure(error) }, 'could not finish the inbox entry');
-        });
-        return undefined;
-      }
-      if (decision.action === 'reply')
-        return replyTask({ ...entry, decided: decision.intent }, adapter, decision.reply)();
-      return turnTask(decision.intent, adapter, now())();
-    };
-  }
-
-  async function replayInbox(): Promise<{ replayed: number; waiting: number }> {
-    let entries: InboxEntry[];
-    try {
-      entries = await options.sessionStore.unfinishedIntents();
-    } catch (error) {
-      logger.error({ error: describeFailure(error) }, 'could not read the inbox; nothing replayed');
-      return { replayed: 0, waiting: 0 };
-    }
-    let replayed = 0;
-    let waiting = 0;
-    for (const entry of entries) {
-      const adapter = adapters.get(entry.channel);
-      // Not registered (a channel switched off): the entry waits for a start that has it.
-      if (!adapter) waiting += 1;
-      // Claimed already: accepted by this process and in its lane.
-      else if (deduplicator.claim(dedupeKeyOf(entry.channel, entry.intentId))) {
-        lanes.enqueue(entry.conversationKey, replayTask(entry, adapter), { overLimit: true });
-        replayed += 1;
-      }
-    }
-    if (entries.length > 0)
-      logger.info({ replayed, waiting }, 'replaying unfinished messages from the inbox');
-    return { replayed, waiting };
-  }
-
   /** Runs the access step; a refusal or a silent drop comes back as the intake result. */
-  async function decideAccess(
-    intent: Intent,
-  ): Promise<Exclude<AccessDecision, { action: 'reject' | 'ignore' }> | IntakeResult> {
+  async function decideAccess(intent: Intent): Promise<AnsweredDecision | IntakeResult> {
     if (!options.access) return { action: 'turn', intent };
     try {
       const decision = await options.access.check(intent);
@@ -337,7 +257,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
       adapters.set(adapter.name, adapter);
     },
     intake,
-    replayInbox,
+    replayInbox: () => inbox.replayInbox(),
     shutdown(shutdownOptions = {}) {
       shutdownPromise ??= runShutdown(shutdownOptions.deadlineMs ?? 8000);
       return shutdownPromise;
@@ -345,10 +265,6 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     stats: statsNow,
     whenIdle: () => lanes.whenIdle(),
   };
-}
-
-function dedupeKeyOf(channel: string, intentId: string): string {
-  return `${channel}\u0000${intentId}`;
 }
 
 function shuttingDown(): IntakeResult {

@@ -10,6 +10,7 @@ import { historyWithinBudget } from './history-within-budget.ts';
 import type { MemoryStepReport } from './memory-step/run-memory-step.ts';
 import { enqueueAfterTurn, loadTurnMemory, type TurnMemory } from './memory-step/turn-memory.ts';
 import { describeFailure, toModelError } from './model-error.ts';
+import { replyIdFor } from './reply-id.ts';
 import { createReplyStream } from './reply-stream.ts';
 import type { SessionStore } from './session-store.ts';
 import type { SubagentSettings } from './subagents/subagent-settings.ts';
@@ -40,7 +41,6 @@ export interface TurnDependencies {
   historyTokenBudget: number;
   historyMaxTurns: number;
   now: () => number;
-  generateId: () => string;
   logger: Logger;
   /** Aborted when shutdown gives up waiting: running turns stop with `shutting_down`. */
   shutdownSignal: AbortSignal;
@@ -83,6 +83,8 @@ export async function runTurn(
   const deliveryController = new AbortController();
   const stopDelivery = () => deliveryController.abort(dependencies.hardStopSignal.reason);
   let deliveredFully = false;
+  /** Set once generation ended: stores the outcome (at most once). */
+  let finishTurn: (() => Promise<void>) | undefined;
   dependencies.hardStopSignal.addEventListener('abort', stopDelivery, { once: true });
   const delivered = Promise.resolve()
     .then(() =>
@@ -95,17 +97,21 @@ export async function runTurn(
     .then(
       () => {
         deliveredFully = !deliveryController.signal.aborted;
+        // Stored in the very continuation that learns of the delivery: the fewer steps between
+        // the channel having the reply and the commit, the smaller a crash's window to repeat it.
+        return finishTurn?.();
       },
       (error: unknown) => {
         logger.error(
           { channel: intent.channel, error: describeFailure(error) },
           'channel failed to deliver the reply',
         );
+        return finishTurn?.();
       },
     );
 
   events.push({ type: 'typing' });
-  const replyId = dependencies.generateId();
+  const replyId = replyIdFor(intent);
   let replyText = '';
   let started = false;
   let firstDeltaAt: number | undefined;
@@ -202,41 +208,48 @@ export async function runTurn(
   // The turn is stored (and its inbox entry finished, same transaction) only once the channel has
   // the reply: a crash before that replays the intent rather than losing the answer. What is left
   // is the moment between the channel taking the reply and the commit (see docs/architecture.md).
+  let storing: Promise<void> | undefined;
+  finishTurn = () => {
+    storing ??= storeOutcome();
+    return storing;
+  };
+  const storeOutcome = async () => {
+    const abandoned = dependencies.hardStopSignal.aborted && !deliveredFully;
+    if (failure?.code === 'shutting_down' || abandoned) {
+      logger.info({}, 'turn left in the inbox for the next start');
+      return;
+    }
+    try {
+      if (retryableFailure) {
+        // The person was told to try again; the resend must be taken, not called a duplicate.
+        await sessionStore.finishIntent({ channel: intent.channel, intentId: intent.id });
+        return;
+      }
+      await sessionStore.appendTurn({
+        conversationKey,
+        channel: intent.channel,
+        userId: intent.userId,
+        intentId: intent.id,
+        userText: intent.text,
+        replyText,
+        outcome: failure ? 'error' : 'ok',
+        createdAt: finishedAt,
+        ...(tokenCounter
+          ? { tokenCount: tokenCounter.count(intent.text) + tokenCounter.count(replyText) }
+          : {}),
+      });
+    } catch (error) {
+      logger.error({ error: describeFailure(error) }, 'could not store the turn');
+      return;
+    }
+    if (!failure && dependencies.memory && agent.configured && intent.text.trim() !== '') {
+      await enqueueAfterTurn({ memory: dependencies.memory, intent, conversationKey, replyText, logger });
+    }
+  };
+  // Delivery given up on (timeout, hard stop): the outcome is settled here instead.
   const drain = settleDelivery(delivered, deliveryController, dependencies.deliveryTimeoutMs, logger)
     .finally(() => dependencies.hardStopSignal.removeEventListener('abort', stopDelivery))
-    .then(async () => {
-      const abandoned = dependencies.hardStopSignal.aborted && !deliveredFully;
-      if (failure?.code === 'shutting_down' || abandoned) {
-        logger.info({}, 'turn left in the inbox for the next start');
-        return;
-      }
-      try {
-        if (retryableFailure) {
-          // The person was told to try again; the resend must be taken, not called a duplicate.
-          await sessionStore.finishIntent({ channel: intent.channel, intentId: intent.id });
-          return;
-        }
-        await sessionStore.appendTurn({
-          conversationKey,
-          channel: intent.channel,
-          userId: intent.userId,
-          intentId: intent.id,
-          userText: intent.text,
-          replyText,
-          outcome: failure ? 'error' : 'ok',
-          createdAt: finishedAt,
-          ...(tokenCounter
-            ? { tokenCount: tokenCounter.count(intent.text) + tokenCounter.count(replyText) }
-            : {}),
-        });
-      } catch (error) {
-        logger.error({ error: describeFailure(error) }, 'could not store the turn');
-        return;
-      }
-      if (!failure && dependencies.memory && agent.configured && intent.text.trim() !== '') {
-        await enqueueAfterTurn({ memory: dependencies.memory, intent, conversationKey, replyText, logger });
-      }
-    });
+    .then(() => finishTurn?.());
   return { report, drain, retryableFailure };
 }
 

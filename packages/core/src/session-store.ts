@@ -39,9 +39,11 @@ export interface InboxEntry {
   /** A command's answer, once worked out: replay delivers it instead of running the command again. */
   replyText?: string;
   acceptedAt: number;
+  /** How many starts replayed it already; one that never finishes is given up on, not replayed forever. */
+  replays: number;
 }
 
-export type AdmitIntentOptions = Omit<InboxEntry, 'replyText'>;
+export type AdmitIntentOptions = Omit<InboxEntry, 'replyText' | 'replays'>;
 
 /**
  * Conversation history and the record of which intents were answered. The embedded default is
@@ -66,6 +68,8 @@ export interface SessionStore {
   recordReply(options: IntentKey & { replyText: string }): Promise<void>;
   /** Removes an inbox entry that ends without a turn (a command answered, a retryable failure). */
   finishIntent(options: IntentKey): Promise<void>;
+  /** Records that a start is replaying the entry (committed before the replay runs). */
+  countReplay(options: IntentKey): Promise<void>;
   /** Entries not finished yet, in the order they were accepted. */
   unfinishedIntents(): Promise<InboxEntry[]>;
   /** The last `limit` turns of a conversation, oldest first. */

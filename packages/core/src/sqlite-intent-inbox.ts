@@ -14,6 +14,7 @@ export const INBOX_MIGRATION = `CREATE TABLE inbox (
      decided_json TEXT NOT NULL,
      reply_text TEXT,
      accepted_at INTEGER NOT NULL,
+     replays INTEGER NOT NULL DEFAULT 0,
      UNIQUE (channel, intent_id)
    );`;
 
@@ -26,6 +27,7 @@ interface InboxRow {
   decided_json: string;
   reply_text: string | null;
   accepted_at: number;
+  replays: number;
 }
 
 export interface SqliteIntentInbox {
@@ -33,6 +35,7 @@ export interface SqliteIntentInbox {
   admit(entry: AdmitIntentOptions, isAnswered: (key: IntentKey) => boolean): 'admitted' | 'duplicate';
   recordReply(key: IntentKey, replyText: string): void;
   finish(key: IntentKey): void;
+  countReplay(key: IntentKey): void;
   unfinished(): InboxEntry[];
 }
 
@@ -45,8 +48,11 @@ export function createSqliteIntentInbox(database: DatabaseSync): SqliteIntentInb
   );
   const reply = database.prepare('UPDATE inbox SET reply_text = ? WHERE channel = ? AND intent_id = ?');
   const remove = database.prepare('DELETE FROM inbox WHERE channel = ? AND intent_id = ?');
+  const replayed = database.prepare(
+    'UPDATE inbox SET replays = replays + 1 WHERE channel = ? AND intent_id = ?',
+  );
   const all = database.prepare(
-    `SELECT channel, intent_id, conversation_key, kind, intent_json, decided_json, reply_text, accepted_at
+    `SELECT channel, intent_id, conversation_key, kind, intent_json, decided_json, reply_text, accepted_at, replays
      FROM inbox ORDER BY seq`,
   );
   const isWaiting = (key: IntentKey) => waiting.get(key.channel, key.intentId) !== undefined;
@@ -73,6 +79,9 @@ export function createSqliteIntentInbox(database: DatabaseSync): SqliteIntentInb
     finish(key) {
       remove.run(key.channel, key.intentId);
     },
+    countReplay(key) {
+      replayed.run(key.channel, key.intentId);
+    },
     unfinished() {
       return (all.all() as unknown as InboxRow[]).map(toEntry);
     },
@@ -88,6 +97,7 @@ function toEntry(row: InboxRow): InboxEntry {
     intent: parseIntent(row.intent_json),
     decided: parseIntent(row.decided_json),
     acceptedAt: row.accepted_at,
+    replays: row.replays,
     ...(row.reply_text === null ? {} : { replyText: row.reply_text }),
   };
 }

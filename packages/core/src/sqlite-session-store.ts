@@ -112,6 +112,10 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
       ensureOpen();
       inbox.finish(key);
     },
+    async countReplay(key) {
+      ensureOpen();
+      inbox.countReplay(key);
+    },
     async unfinishedIntents() {
       ensureOpen();
       return inbox.unfinished();

@@ -13,8 +13,8 @@ interface OutgoingMessage {
 export interface ResendingWebClientOptions {
   token: string;
   clientId: string;
-  /** Every `reply.end` text, once per event (events seen twice by seq are dropped first). */
-  onReply: (text: string, conversationId: string) => void;
+  /** Every `reply.end`, once per event (events seen twice by seq are dropped first). */
+  onReply: (reply: { text: string; replyId: string; conversationId: string }) => void;
 }
 
 /**
@@ -118,7 +118,10 @@ export class ResendingWebClient {
           frame.conversationId,
           Math.max(frame.seq, this.#lastSeq.get(frame.conversationId) ?? 0),
         );
-        if (frame.event.type === 'reply.end') this.#options.onReply(frame.event.text, frame.conversationId);
+        if (frame.event.type === 'reply.end') {
+          const { text, replyId } = frame.event;
+          this.#options.onReply({ text, replyId, conversationId: frame.conversationId });
+        }
         if (frame.event.type === 'error' && frame.event.retryable) this.abortedReplies += 1;
         return;
       }

@@ -89,18 +89,31 @@ async function killNow(gateway: GatewayProcess): Promise<number | string> {
 
 /** How many times each message was answered. */
 export class ReplyTally {
-  readonly #answers = new Map<string, number>();
-  readonly #waiters = new Set<{ count: number; resolve: () => void }>();
-
   readonly markers: readonly string[];
+  readonly #answers = new Map<string, number>();
+  readonly #replyIds = new Set<string>();
+  #repeated = 0;
+  readonly #waiters = new Set<{ count: number; resolve: () => void }>();
 
   constructor(markers: readonly string[]) {
     this.markers = markers;
     for (const marker of markers) this.#answers.set(marker, 0);
   }
 
-  /** Counts one reply text; a text without a known marker is counted under `stray`. */
-  record(text: string): void {
+  /**
+   * Counts one reply. A `replyId` seen before is the same answer delivered again (a turn run
+   * again after a crash, under its stable reply id): counted as `repeatedReplies`, not as a
+   * second answer, because a client that knows the id shows it once. A text without a known
+   * marker is counted under `stray`.
+   */
+  record(text: string, replyId?: string): void {
+    if (replyId !== undefined) {
+      if (this.#replyIds.has(replyId)) {
+        this.#repeated += 1;
+        return;
+      }
+      this.#replyIds.add(replyId);
+    }
     const marker = markerIn(text);
     const key = marker !== undefined && this.#answers.has(marker) ? marker : 'stray';
     this.#answers.set(key, (this.#answers.get(key) ?? 0) + 1);
@@ -132,6 +145,7 @@ export class ReplyTally {
       missing: this.markers.filter((marker) => (this.#answers.get(marker) ?? 0) === 0),
       duplicates: this.markers.filter((marker) => (this.#answers.get(marker) ?? 0) > 1),
       stray: this.#answers.get('stray') ?? 0,
+      repeatedReplies: this.#repeated,
     };
   }
 }
@@ -147,6 +161,8 @@ export interface RestartCounts {
   duplicates: string[];
   /** Replies that named no message of this burst. */
   stray: number;
+  /** Replies delivered again under a reply id already seen (only counted when ids are given). */
+  repeatedReplies: number;
 }
 
 /** One JSON line per run, for the note that reports the counts per channel. */

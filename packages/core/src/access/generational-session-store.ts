@@ -20,6 +20,7 @@ export function withConversationGenerations(
     admitIntent: (entry) => store.admitIntent(entry),
     recordReply: (options) => store.recordReply(options),
     finishIntent: (key) => store.finishIntent(key),
+    countReplay: (key) => store.countReplay(key),
     unfinishedIntents: () => store.unfinishedIntents(),
     close: () => store.close(),
   };
