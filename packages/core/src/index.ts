@@ -17,6 +17,11 @@ export {
   type DirectMessagePolicy,
 } from './access/access-options.ts';
 export { type AccessStore, type AccessStoreOptions, createAccessStore } from './access/access-store.ts';
+export {
+  type ConversationNotifier,
+  createConversationNotifier,
+  type NotifyConversation,
+} from './access/conversation-notifier.ts';
 export type { PairingRequest, PairingStore } from './access/pairing-store.ts';
 export type { BucketLimits } from './access/rate-limiter.ts';
 export {
@@ -64,9 +69,18 @@ export {
 } from './extraction/memory-extraction-worker.ts';
 export { parseModelJson } from './extraction/parse-model-json.ts';
 export { type HistoryWithinBudget, historyWithinBudget } from './history-within-budget.ts';
+export {
+  type ErasedItems,
+  type ForgetPersonOptions,
+  type ForgetReport,
+  forgetPerson,
+  type PersonEraser,
+} from './identity/forget-person.ts';
 export { type IdentityRef, identityKey, parseIdentityKey } from './identity/identity-key.ts';
 export type { Identity, IdentityStore, Person } from './identity/identity-store.ts';
 export type { LinkCode, LinkCodeStore } from './identity/link-code-store.ts';
+export { jobQueueEraser, sessionStoreEraser } from './identity/person-erasers.ts';
+export type { ForgetTarget, PersonRecords } from './identity/person-records.ts';
 export { createSqliteJobQueue, type SqliteJobQueueOptions } from './job-queue/sqlite-job-queue.ts';
 export { KNOWN_FACTS_HEADER, SESSION_SUMMARY_HEADER } from './memory/fact-lines.ts';
 export type {

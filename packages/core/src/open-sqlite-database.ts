@@ -26,6 +26,8 @@ export function openSqliteDatabase(options: OpenSqliteDatabaseOptions): Database
   database.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
   database.exec('PRAGMA journal_mode = WAL');
   database.exec('PRAGMA synchronous = NORMAL');
+  // Deleted rows are overwritten with zeros, so what `/forget-me` deletes is not left in free pages.
+  database.exec('PRAGMA secure_delete = ON');
   if (options.foreignKeys) database.exec('PRAGMA foreign_keys = ON');
   migrate(database, options);
   return database;
@@ -71,4 +73,13 @@ export function inTransaction<T>(database: DatabaseSync, work: () => T): T {
     database.exec('ROLLBACK');
     throw error;
   }
+}
+
+/**
+ * Copies the WAL into the main file and cuts it to zero bytes, so deleted text no longer sits in
+ * old WAL frames. Another connection reading at that moment can keep the WAL from being cut; the
+ * next checkpoint finishes the job, and the frames are overwritten as the WAL is reused.
+ */
+export function checkpointAndTruncate(database: DatabaseSync): void {
+  database.exec('PRAGMA wal_checkpoint(TRUNCATE)');
 }

@@ -82,7 +82,7 @@ class SqliteMemoryStore implements MemoryStore {
     // from ~85 to ~32 µs). The WAL is cut back to 64 MiB after a checkpoint.
     this.#database.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;
       PRAGMA cache_size = -65536; PRAGMA mmap_size = 268435456; PRAGMA temp_store = MEMORY;
-      PRAGMA wal_autocheckpoint = 10000; PRAGMA journal_size_limit = 67108864;`);
+      PRAGMA wal_autocheckpoint = 10000; PRAGMA journal_size_limit = 67108864; PRAGMA secure_delete = ON;`);
     this.#database.exec(SQLITE_TABLES);
     const stored = this.#database.prepare("SELECT value FROM meta WHERE key = 'vector_space'").get() as
       | { value: string }
@@ -295,7 +295,7 @@ class SqliteMemoryStore implements MemoryStore {
   async reset(options: { userId: string; abortSignal?: AbortSignal }): Promise<number> {
     this.#check(options.abortSignal);
     this.#inserts.flush();
-    return this.#transaction(() => {
+    const deleted = this.#transaction(() => {
       const rows = this.#statement('SELECT rowid FROM memories WHERE user_id = ?').all(
         options.userId,
       ) as Array<{
@@ -308,6 +308,18 @@ class SqliteMemoryStore implements MemoryStore {
       this.#statement('DELETE FROM memories WHERE user_id = ?').run(options.userId);
       return rows.length;
     });
+    if (deleted > 0) this.#eraseFreedText();
+    return deleted;
+  }
+
+  /**
+   * Forgetting must leave no copy on disk: FTS5 keeps deleted words in its segments until they
+   * merge, so `optimize` rewrites the index without them; secure_delete zeroes the freed pages;
+   * the checkpoint moves everything into the main file and cuts the WAL that held the old pages.
+   */
+  #eraseFreedText(): void {
+    this.#database.exec("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')");
+    this.#database.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   }
 
   async linkSession(options: {

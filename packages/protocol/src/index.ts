@@ -53,6 +53,8 @@ export {
   type ParkedJob,
   PermanentJobError,
   type ProcessJobsOptions,
+  type PurgePayloadsOptions,
+  type PurgePayloadsResult,
   type RetryParkedJobOptions,
   type RetryParkedJobResult,
   runJobHandler,

@@ -1,4 +1,10 @@
-import { type Agent, type CreateTurnBudget, MEMORY_EXTRACT_JOB, type TurnLimits } from '@nexus/core';
+import {
+  type Agent,
+  type CreateTurnBudget,
+  MEMORY_EXTRACT_JOB,
+  type PersonEraser,
+  type TurnLimits,
+} from '@nexus/core';
 import type { ChannelHealth, JobQueue, Logger } from '@nexus/protocol';
 import type { GatewayConfig } from '../gateway-config.ts';
 import { ConfigError } from '../load-config.ts';
@@ -22,6 +28,8 @@ export interface DistributedRuns {
    * in-process memory: only this process can reach it, so its jobs stay local.
    */
   memoryQueue: JobQueue | undefined;
+  /** Forgets a person's jobs, reply streams and run markers on Redis. */
+  eraser: PersonEraser;
   health(): ChannelHealth;
   /** Hands back runs still going after `timeoutMs` (role `all`), then closes the connections. */
   close(options: { timeoutMs: number }): Promise<void>;
@@ -124,6 +132,7 @@ export async function startDistributedRuns(options: {
         ? enqueueOnlyQueue(queue, [MEMORY_EXTRACT_JOB], logger)
         : queue
       : undefined,
+    eraser: started.eraser,
     health: () => started.health(),
     async close({ timeoutMs }) {
       await host?.close({ timeoutMs });

@@ -4,6 +4,7 @@ import {
 } from '../history/conversation-generations.ts';
 import { createIdentityStore, type IdentityStore } from '../identity/identity-store.ts';
 import { createLinkCodeStore, type LinkCodeStore } from '../identity/link-code-store.ts';
+import { createPersonRecords, type PersonRecords } from '../identity/person-records.ts';
 import { openAccessDatabase } from './access-database.ts';
 import { type CodeAttempts, createCodeAttempts } from './code-attempts.ts';
 import { createPairingStore, type PairingStore } from './pairing-store.ts';
@@ -26,6 +27,8 @@ export interface AccessStore {
   linkCodes: LinkCodeStore;
   codeAttempts: CodeAttempts;
   conversations: ConversationGenerations;
+  /** For `/forget-me` and `nexus users forget`. */
+  personRecords: PersonRecords;
   close(): void;
 }
 
@@ -43,6 +46,7 @@ export function createAccessStore(options: AccessStoreOptions): AccessStore {
     linkCodes: createLinkCodeStore(database, now),
     codeAttempts: createCodeAttempts(database, now),
     conversations: createConversationGenerations(database, now),
+    personRecords: createPersonRecords(database, now),
     close() {
       if (closed) return;
       closed = true;
