@@ -27,7 +27,6 @@ export {
 } from './intent.ts';
 export {
   type ActiveJob,
-  assertJobName,
   type CloseJobQueueOptions,
   type CountJobsOptions,
   DEFAULT_JOB_ATTEMPTS,
@@ -43,20 +42,12 @@ export {
   type JobHandler,
   type JobProcessor,
   type JobQueue,
-  type JobRunOutcome,
-  jobBackoffDelayMs,
-  jobFailureReason,
   type ListParkedJobsOptions,
-  type NormalisedEnqueueOptions,
-  normaliseConcurrency,
-  normaliseEnqueueOptions,
   type ParkedJob,
   PermanentJobError,
   type ProcessJobsOptions,
   type RetryParkedJobOptions,
   type RetryParkedJobResult,
-  runJobHandler,
-  settlesWithin,
 } from './job-queue.ts';
 export { type Logger, silentLogger } from './logger.ts';
 export { type OutboundIntent, type OutboundResult, outboundIntentSchema } from './outbound-intent.ts';

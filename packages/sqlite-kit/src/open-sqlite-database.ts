@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { NexusError } from '@nexus/protocol';
+import { createPrivateFile } from './create-private-file.ts';
+import { inTransaction } from './in-transaction.ts';
 
 export interface OpenSqliteDatabaseOptions {
   /** A file path, or ':memory:'. */
@@ -13,16 +13,21 @@ export interface OpenSqliteDatabaseOptions {
   /** Named in errors, e.g. "session store". */
   storeName: string;
   foreignKeys?: boolean;
+  /** Lets the caller load SQLite extensions (sqlite-vec for memory). */
+  allowExtension?: boolean;
 }
 
 /**
- * Opens one of core's SQLite files the one way they all need: WAL (readers never wait for the
+ * Opens a Nexus SQLite file the one way they all need: WAL (readers never wait for the
  * writer), `synchronous=NORMAL`, a busy timeout, and versioned migrations that run at start and
- * refuse a file written by a newer Nexus instead of damaging it.
+ * refuse a file written by a newer Nexus instead of damaging it. A new file is created owner-only
+ * (0600, in a 0700 directory): stores hold conversations, people and keys.
  */
 export function openSqliteDatabase(options: OpenSqliteDatabaseOptions): DatabaseSync {
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
-  const database = new DatabaseSync(options.path);
+  if (options.path !== ':memory:') createPrivateFile(options.path);
+  const database = new DatabaseSync(options.path, {
+    ...(options.allowExtension ? { allowExtension: true } : {}),
+  });
   database.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
   database.exec('PRAGMA journal_mode = WAL');
   database.exec('PRAGMA synchronous = NORMAL');
@@ -31,7 +36,11 @@ export function openSqliteDatabase(options: OpenSqliteDatabaseOptions): Database
   return database;
 }
 
-function migrate(database: DatabaseSync, options: OpenSqliteDatabaseOptions): void {
+/** Runs the migrations not yet recorded in `PRAGMA user_version`; refuses a newer file. */
+export function migrate(
+  database: DatabaseSync,
+  options: Pick<OpenSqliteDatabaseOptions, 'migrations' | 'storeName'>,
+): void {
   const { migrations, storeName } = options;
   const row = database.prepare('PRAGMA user_version').get() as { user_version: number };
   if (row.user_version > migrations.length) {
@@ -53,22 +62,5 @@ function migrate(database: DatabaseSync, options: OpenSqliteDatabaseOptions): vo
         cause: error,
       });
     }
-  }
-}
-
-/**
- * Runs `work` in one write transaction, taken at once so two processes never deadlock upgrading a
- * read lock. Inside an open transaction it simply runs, so store methods compose.
- */
-export function inTransaction<T>(database: DatabaseSync, work: () => T): T {
-  if (database.isTransaction) return work();
-  database.exec('BEGIN IMMEDIATE');
-  try {
-    const result = work();
-    database.exec('COMMIT');
-    return result;
-  } catch (error) {
-    database.exec('ROLLBACK');
-    throw error;
   }
 }

@@ -1,0 +1,5 @@
+// The one way Nexus opens SQLite (node:sqlite): pragmas, owner-only files, numbered migrations
+// that refuse a newer file, and write transactions taken at once (BEGIN IMMEDIATE).
+export { createPrivateFile } from './create-private-file.ts';
+export { inTransaction } from './in-transaction.ts';
+export { migrate, type OpenSqliteDatabaseOptions, openSqliteDatabase } from './open-sqlite-database.ts';
