@@ -15,6 +15,13 @@ export interface OpenSqliteDatabaseOptions {
   foreignKeys?: boolean;
   /** Lets the caller load SQLite extensions (sqlite-vec for memory). */
   allowExtension?: boolean;
+  /** `FULL` where a lost commit breaks something outside (WhatsApp's signal keys). Default NORMAL. */
+  synchronous?: 'NORMAL' | 'FULL';
+  /**
+   * Keeps the file locked by this connection until it closes (after the first write), so a second
+   * process fails to open it instead of racing on it.
+   */
+  exclusive?: boolean;
 }
 
 /**
@@ -28,11 +35,18 @@ export function openSqliteDatabase(options: OpenSqliteDatabaseOptions): Database
   const database = new DatabaseSync(options.path, {
     ...(options.allowExtension ? { allowExtension: true } : {}),
   });
-  database.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
-  database.exec('PRAGMA journal_mode = WAL');
-  database.exec('PRAGMA synchronous = NORMAL');
-  if (options.foreignKeys) database.exec('PRAGMA foreign_keys = ON');
-  migrate(database, options);
+  try {
+    database.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+    // Must precede the first WAL access so no shared-memory index is ever used.
+    if (options.exclusive) database.exec('PRAGMA locking_mode = EXCLUSIVE');
+    database.exec('PRAGMA journal_mode = WAL');
+    database.exec(`PRAGMA synchronous = ${options.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
+    if (options.foreignKeys) database.exec('PRAGMA foreign_keys = ON');
+    migrate(database, options);
+  } catch (error) {
+    database.close();
+    throw error;
+  }
   return database;
 }
 
