@@ -14,7 +14,7 @@ const ALLOWED: Record<string, string[]> = {
   '@nexus/channel-kit': ['@nexus/protocol'],
   '@nexus/channel-websocket': ['@nexus/protocol', '@nexus/channel-kit'],
   '@nexus/channel-telegram': ['@nexus/protocol', '@nexus/channel-kit'],
-  '@nexus/channel-discord': ['@nexus/protocol', '@nexus/channel-kit'],
+  '@nexus/channel-discord': ['@nexus/protocol', '@nexus/channel-kit', '@nexus/sqlite-kit'],
   '@nexus/channel-whatsapp': ['@nexus/protocol', '@nexus/channel-kit', '@nexus/sqlite-kit'],
   '@nexus/core': ['@nexus/protocol', '@nexus/sqlite-kit'],
   '@nexus/memory': ['@nexus/protocol', '@nexus/sqlite-kit'],

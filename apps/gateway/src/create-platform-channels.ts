@@ -58,6 +58,9 @@ export async function createPlatformChannels(
       createDiscordChannel({
         token: config.discord.botToken,
         ...(config.discord.apiUrl ? { restApi: config.discord.apiUrl } : {}),
+        // Discord does not redeliver what arrived while the gateway was down; this cursor lets
+        // the adapter read it back from each channel's history.
+        cursorPath: privateFilePath(join(config.dataDir, 'discord-cursor.sqlite')),
         logger: logger.child({ channel: 'discord' }),
       }),
     );

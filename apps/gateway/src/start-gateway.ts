@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { createWebSocketChannel } from '@nexus/channel-websocket';
 import type { WhatsAppSocketFactory } from '@nexus/channel-whatsapp';
 import {
+  createConversationNotifier,
   createNexusCore,
   createSqliteDailyTokenBudget,
   createSqliteSessionStore,
@@ -14,6 +15,7 @@ import { type Logger, NexusError, silentLogger } from '@nexus/protocol';
 import { createChannelsApi } from './admin/channels-api.ts';
 import { createPersonMemoryApi } from './admin/person-memory-api.ts';
 import { createGatewayAccess, openAccessStore } from './commands/create-gateway-access.ts';
+import { gatewayErasers } from './commands/gateway-erasers.ts';
 import { createPairingApi } from './commands/pairing-api.ts';
 import { createConfiguredAgent } from './create-configured-agent.ts';
 import { createGatewayMemory } from './create-gateway-memory.ts';
@@ -34,7 +36,7 @@ import { startDistributedRuns, turnLimitsOf } from './roles/distributed-runs.ts'
 import { loadStaticFiles } from './static-files.ts';
 import { createGatewaySchedules } from './tools/create-gateway-schedules.ts';
 import { createGatewayTools } from './tools/create-gateway-tools.ts';
-import { forgettingSchedules } from './tools/forgetting-schedules.ts';
+import { remindersEraser } from './tools/reminders-eraser.ts';
 import type { GatewayTracing } from './tracing/start-tracing.ts';
 import { loadOrCreateWebToken } from './web-token.ts';
 
@@ -112,14 +114,25 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   // MCP servers connect in the background: a dead one never delays the start or a turn.
   const tools = await createGatewayTools({ config, logger, metrics: metrics.tools, schedules });
   tools.start();
+  // Reaches a channel conversation outside a turn: the link approval request to the code's issuer.
+  const notifier = createConversationNotifier();
   const core = createNexusCore({
     sessionStore,
     access: createGatewayAccess({
       config,
       store: accessStore,
       logger,
-      memory: forgettingSchedules(memory.service, schedules, logger),
+      memory: memory.service,
       extraCommands: schedules.commands,
+      notify: notifier.notify,
+      erasers: [
+        ...gatewayErasers({
+          sessionStore,
+          memoryQueue: memory.jobQueue,
+          ...(distributed ? { redis: distributed.eraser } : {}),
+        }),
+        remindersEraser(schedules),
+      ],
     }),
     agent: distributed?.agent ?? agent,
     logger,
@@ -158,6 +171,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     logger,
   });
   core.registerChannel(web);
+  notifier.add(web);
   const {
     channels: platformChannels,
     postRoutes,
@@ -165,7 +179,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   } = await createPlatformChannels(config, logger, {
     ...(options.whatsappSocketFactory ? { whatsappSocketFactory: options.whatsappSocketFactory } : {}),
   });
-  for (const channel of platformChannels) core.registerChannel(channel);
+  for (const channel of platformChannels) {
+    core.registerChannel(channel);
+    notifier.add(channel);
+  }
   // What an earlier process accepted and did not answer goes into the lanes before any channel
   // takes a new message, so each conversation keeps its order.
   await core.replayInbox();

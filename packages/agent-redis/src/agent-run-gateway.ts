@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { Agent, CreateTurnBudget } from '@nexus/core';
+import type { Agent, CreateTurnBudget, PersonEraser } from '@nexus/core';
 import type { ChannelHealth, JobQueue, Logger } from '@nexus/protocol';
+import { agentRunEraser } from './agent-run-eraser.ts';
 import { agentRunKeys, type RunMessage, runMessageSchema } from './agent-run-protocol.ts';
 import { createMessageRouter } from './message-router.ts';
 import { createRedisClient } from './redis-client.ts';
@@ -25,6 +26,8 @@ export interface AgentRunGateway {
   agent: Agent;
   /** Pass it to core: a message's counters live in Redis, where the workers running it draw from them. */
   createTurnBudget: CreateTurnBudget;
+  /** Forgets a person's runs on Redis (`/forget-me`). */
+  eraser: PersonEraser;
   health(): ChannelHealth;
   close(): Promise<void>;
 }
@@ -69,6 +72,7 @@ export async function startAgentRunGateway(options: AgentRunGatewayOptions): Pro
     agent,
     createTurnBudget: (limits, scope) =>
       createRedisTurnBudget({ commands, prefix: options.prefix, limits, scope }),
+    eraser: agentRunEraser({ queue: options.queue, commands, prefix: options.prefix }),
     health: () =>
       commands.status === 'ready' ? { status: 'up' } : { status: 'down', detail: `Redis ${commands.status}` },
     async close() {

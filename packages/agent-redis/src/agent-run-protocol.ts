@@ -26,6 +26,8 @@ export const agentRunPayloadSchema = z.object({
   /** ModelMessage[] of the AI SDK, as JSON. */
   history: z.array(jsonObject),
   userText: z.string(),
+  /** The person speaking, so `/forget-me` finds this job (and through its id, its streams). */
+  userId: z.string().optional(),
   /** Tools the gateway runs on the worker's behalf (they are bound to the person speaking there). */
   tools: z.array(
     z.object({ name: z.string().min(1), description: z.string().optional(), inputSchema: jsonObject }),

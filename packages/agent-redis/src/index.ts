@@ -1,6 +1,7 @@
 // The remote-agent transport over Redis (DESIGN §7): the gateway side (`startAgentRunGateway`,
 // core's `Agent` whose runs go to workers) and the worker side (`startAgentRunWorkerHost`). Takes
 // options objects and injected clients; never reads env (the gateway's roles/ composes it).
+export { agentRunEraser } from './agent-run-eraser.ts';
 export {
   type AgentRunGateway,
   type AgentRunGatewayOptions,

@@ -86,6 +86,7 @@ export function createRemoteAgent(options: RemoteAgentOptions): Agent {
           ...(runOptions.systemContext ? { systemContext: runOptions.systemContext } : {}),
           history: runOptions.history as unknown as AgentRunPayload['history'],
           userText: runOptions.userText,
+          ...(runOptions.userId !== undefined ? { userId: runOptions.userId } : {}),
           tools: await describeTools(runOptions.tools),
           ...(runOptions.budget
             ? {

@@ -65,6 +65,13 @@ export async function openStreamInbox(options: StreamInboxOptions): Promise<Stre
         continue;
       }
       for (const [, entries] of batches ?? []) {
+        // Read entries are deleted at once: a stream would otherwise keep every reply's text (up
+        // to 50,000 entries) long after it was delivered.
+        if (entries.length > 0) {
+          commands
+            .xdel(key, ...entries.map(([id]) => id))
+            .catch((error: unknown) => logger.warn({ err: error, key }, 'inbox trim failed'));
+        }
         for (const [id, fields] of entries) {
           lastId = id;
           const raw = fields[1];

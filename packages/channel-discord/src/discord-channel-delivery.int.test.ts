@@ -28,8 +28,9 @@ afterEach(async () => {
 });
 
 async function guildIntent(): Promise<IntentInput> {
+  const before = recording.intents.length;
   fake.injectGuildMessage({ content: `<@${fake.bot.id}> question` });
-  return fake.waitFor(() => recording.intents.at(-1));
+  return fake.waitFor(() => recording.intents.length > before && recording.intents.at(-1));
 }
 
 function messagePosts(channelId: string) {
@@ -131,8 +132,10 @@ describe('discord channel delivery', () => {
     });
     expect(fake.sentMessages[0]?.history).toEqual(['*Restoring your preferences…*', 'Here you go.']);
 
+    // Another message's turn: a second delivery for the same intent would be a replay, and
+    // reuses the first message (nonce) instead of posting.
     await channel.deliver({
-      conversation,
+      conversation: conversationFor(await guildIntent()),
       events: replyEvents({
         type: 'error',
         code: 'model_unavailable',

@@ -1,4 +1,4 @@
-import { renderDiscordMarkdown, TtlSet } from '@nexus/channel-kit';
+import { renderDiscordMarkdown, TtlSet, wasIntentTaken } from '@nexus/channel-kit';
 import {
   type ChannelAdapter,
   type ChannelStartOptions,
@@ -10,7 +10,9 @@ import {
   silentLogger,
 } from '@nexus/protocol';
 import { type Client, type Interaction, type Message, REST } from 'discord.js';
+import { backfillMissedMessages } from './backfill-missed-messages.ts';
 import { deliverDiscordReply } from './deliver-discord-reply.ts';
+import { openDiscordChannelCursor } from './discord-channel-cursor.ts';
 import { createDiscordGatewayConnection } from './discord-gateway-connection.ts';
 import { channelReplyTarget, interactionReplyTarget } from './discord-reply-target.ts';
 import {
@@ -19,6 +21,7 @@ import {
   registerSlashCommands,
   slashCommandIntent,
 } from './discord-slash-commands.ts';
+import { MessageCursorTracker } from './message-cursor-tracker.ts';
 import { normalizeDiscordMessage } from './normalize-discord-message.ts';
 
 export interface DiscordChannelOptions {
@@ -44,6 +47,13 @@ export interface DiscordChannelOptions {
   forwardUnaddressed?: boolean;
   /** How long a login may take before it counts as failed and is retried. Default 60000. */
   readyTimeoutMs?: number;
+  /**
+   * SQLite file with each channel's last message taken by core, read back after a restart or a
+   * fresh gateway session to fetch what was missed. Default `:memory:` (no backfill across restarts).
+   */
+  cursorPath?: string;
+  /** Pause before fetching again a message core refused as retryable. Default 2000. */
+  intakeRetryDelayMs?: number;
   logger?: Logger;
   now?: () => number;
 }
@@ -66,21 +76,47 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
   const token = options.token.replace(/^(Bot|Bearer)\s*/i, '');
   const seen = new TtlSet({ ttlMs: 30 * 60_000, maxSize: 10_000, now });
   const interactions = new Map<string, PendingInteraction>();
+  const cursor = openDiscordChannelCursor(options.cursorPath ?? ':memory:');
+  const tracker = new MessageCursorTracker(cursor);
   let sink: IntentSink | undefined;
   let rest: REST | undefined;
-  let commandsRegistered = false;
+  let stopped = false;
 
-  function forward(intent: IntentInput, onRejected?: (message: string) => Promise<void>): void {
+  /**
+   * Replies need only REST, so they go out before the gateway connection is up: core replays
+   * what an earlier process accepted while the channels are still starting.
+   */
+  function restClient(): REST {
+    rest ??= new REST(options.restApi ? { api: options.restApi } : {}).setToken(token);
+    return rest;
+  }
+  let commandsRegistered = false;
+  /** Set by `stopIntake`: gateway events are ignored and no cursor moves any more. */
+  let intakeStopped = false;
+  let backfilling: Promise<void> | undefined;
+  let backfillAgain = false;
+  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /** `settled(taken)` says whether core took the intent (false: leave it to be fetched again). */
+  function forward(
+    intent: IntentInput,
+    onRejected?: (message: string) => Promise<void>,
+    settled?: (taken: boolean) => void,
+  ): void {
     const current = sink;
     if (!current) return;
     current(intent)
       .then(
         async (result) => {
+          settled?.(wasIntentTaken(result));
           if (result.status !== 'rejected') return;
           logger.info({ intentId: intent.id, code: result.code }, 'core rejected a discord message');
-          await onRejected?.(result.message);
+          if (wasIntentTaken(result)) await onRejected?.(result.message);
         },
-        (error: unknown) => logger.error({ intentId: intent.id, error: String(error) }, 'intake failed'),
+        (error: unknown) => {
+          settled?.(false);
+          logger.error({ intentId: intent.id, error: String(error) }, 'intake failed');
+        },
       )
       .catch((error: unknown) =>
         logger.warn(
@@ -91,6 +127,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
   }
 
   function onMessage(message: Message, client: Client<true>): void {
+    if (intakeStopped) return;
     const normalized = normalizeDiscordMessage(message, {
       channelName: name,
       botUserId: client.user.id,
@@ -104,10 +141,55 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
       return;
     }
     if (!intent.mentionsAssistant && !options.forwardUnaddressed) return;
-    forward(intent);
+    const channelId = message.channelId;
+    tracker.begin(channelId, message.id);
+    forward(intent, undefined, (taken) => {
+      try {
+        tracker.settle(channelId, message.id, taken);
+      } catch (error) {
+        logger.warn({ error: String(error), channelId }, 'could not move the discord channel cursor');
+      }
+      if (taken) return;
+      // Let it in again: the next backfill fetches it from the channel's history.
+      seen.delete(`message:${message.id}`);
+      scheduleRetry(client);
+    });
+  }
+
+  function scheduleRetry(client: Client<true>): void {
+    if (retryTimer || intakeStopped) return;
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      requestBackfill(client);
+    }, options.intakeRetryDelayMs ?? 2_000);
+    retryTimer.unref?.();
+  }
+
+  /** One backfill at a time; a request during one runs another pass after it. */
+  function requestBackfill(client: Client<true>): void {
+    if (intakeStopped) return;
+    if (backfilling) {
+      backfillAgain = true;
+      return;
+    }
+    backfilling = (async () => {
+      do {
+        backfillAgain = false;
+        await backfillMissedMessages({
+          client,
+          cursors: cursor.list(),
+          onMessage: (message) => onMessage(message, client),
+          isStopped: () => intakeStopped,
+          logger,
+        });
+      } while (backfillAgain && !intakeStopped);
+    })().finally(() => {
+      backfilling = undefined;
+    });
   }
 
   function onInteraction(interaction: Interaction, client: Client<true>): void {
+    if (intakeStopped) return;
     if (!options.slashCommands || !interaction.isChatInputCommand() || !rest) return;
     const command = findSlashCommand(interaction.commandName);
     if (!command || !seen.addIfAbsent(`interaction:${interaction.id}`)) return;
@@ -143,7 +225,10 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
     readyTimeoutMs: options.readyTimeoutMs ?? 60_000,
     onMessage,
     onInteraction,
+    onSessionRestart: (client) => requestBackfill(client),
     async onReady(client) {
+      // Discord does not redeliver what arrived while no session was open: read it back.
+      requestBackfill(client);
       if (!options.slashCommands || commandsRegistered) return;
       await registerSlashCommands(client);
       commandsRegistered = true;
@@ -155,20 +240,38 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
     name,
     async start({ sink: intake, abortSignal }: ChannelStartOptions) {
       sink = intake;
-      rest = new REST(options.restApi ? { api: options.restApi } : {}).setToken(token);
+      intakeStopped = false;
+      stopped = false;
+      restClient();
       abortSignal?.addEventListener('abort', () => void connection.stop(), { once: true });
       await connection.start();
     },
+    async stopIntake() {
+      intakeStopped = true;
+      clearTimeout(retryTimer);
+      retryTimer = undefined;
+      await backfilling;
+    },
     async stop() {
+      intakeStopped = true;
+      clearTimeout(retryTimer);
+      await backfilling;
       sink = undefined;
       await connection.stop();
       rest?.clearHashSweeper();
       rest?.clearHandlerSweeper();
+      rest = undefined;
+      stopped = true;
     },
     async deliver({ conversation, events, abortSignal }: DeliverOptions) {
-      if (!rest) {
-        throw new NexusError({ code: 'channel_unavailable', message: 'The Discord channel is not started.' });
+      if (stopped) {
+        throw new NexusError({
+          code: 'channel_unavailable',
+          message: 'The Discord channel is stopped.',
+          retryable: true,
+        });
       }
+      const rest = restClient();
       const interaction = interactions.get(conversation.intentId);
       interactions.delete(conversation.intentId);
       const replyToMessageId =
@@ -182,6 +285,8 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
             channelId: conversation.conversationId,
             ...(replyToMessageId ? { replyToMessageId } : {}),
             mentionRepliedUser: options.mentionRepliedUser ?? true,
+            // Message intents are their snowflake; a replayed delivery reuses the first message.
+            ...(/^\d+$/.test(conversation.intentId) ? { idempotencyKey: conversation.intentId } : {}),
           });
       await deliverDiscordReply({
         target,

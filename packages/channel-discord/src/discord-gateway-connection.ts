@@ -27,6 +27,11 @@ export interface DiscordGatewayConnectionOptions {
   onInteraction(interaction: Interaction, client: Client<true>): void;
   /** Runs after every (re)connection, e.g. to register slash commands. Failures are logged. */
   onReady(client: Client<true>): Promise<void>;
+  /**
+   * A shard started a fresh session on a client already connected (its resume was refused):
+   * events sent meanwhile are gone, as after a restart.
+   */
+  onSessionRestart?(client: Client<true>): void;
 }
 
 type Phase = 'stopped' | 'connecting' | 'ready' | 'down';
@@ -82,6 +87,9 @@ export function createDiscordGatewayConnection(options: DiscordGatewayConnection
       phase = 'down';
       detail = `gateway closed with ${event.code} and will not reconnect`;
       logger.error({ code: event.code, shardId }, 'discord gateway closed for good');
+    });
+    created.on(Events.ShardReady, () => {
+      if (created === client && phase === 'ready') options.onSessionRestart?.(created as Client<true>);
     });
     created.on(Events.ShardReconnecting, (shardId) =>
       logger.info({ shardId }, 'discord gateway reconnecting'),

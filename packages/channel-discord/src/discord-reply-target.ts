@@ -19,14 +19,33 @@ function allowedMentions(repliedUser: boolean) {
   return { parse: [], replied_user: repliedUser };
 }
 
+/** Discord accepts nonces of up to 25 characters. */
+const MAX_NONCE_LENGTH = 25;
+
+function nonceFor(key: string | undefined, sequence: number): { nonce?: string; enforce_nonce?: boolean } {
+  if (key === undefined) return {};
+  const nonce = `${key}:${sequence}`;
+  return nonce.length <= MAX_NONCE_LENGTH ? { nonce, enforce_nonce: true } : {};
+}
+
 export function channelReplyTarget(options: {
   rest: REST;
   channelId: string;
   /** Set in guilds: the first message replies to (references) the triggering message. */
   replyToMessageId?: string;
   mentionRepliedUser: boolean;
+  /**
+   * Names the reply (the intent it answers). The n-th message this delivery creates gets the
+   * nonce `<key>:<n>` and `enforce_nonce`, so when a crash makes core deliver the same reply again
+   * within Discord's few-minute window, Discord hands back the message it already created (which
+   * is then edited to the final text) instead of posting a second one.
+   */
+  idempotencyKey?: string;
 }): DiscordReplyTarget {
   const { rest, channelId } = options;
+  // Counts every message this delivery creates (a status line, a notice, continuations), so each
+  // gets its own nonce and a delivery run again creates them in the same order.
+  let sends = 0;
   return {
     async send(text, index) {
       const reference = index === 0 && options.replyToMessageId !== undefined;
@@ -34,6 +53,7 @@ export function channelReplyTarget(options: {
         body: {
           content: text,
           allowed_mentions: allowedMentions(reference && options.mentionRepliedUser),
+          ...nonceFor(options.idempotencyKey, sends++),
           ...(reference
             ? { message_reference: { message_id: options.replyToMessageId, fail_if_not_exists: false } }
             : {}),

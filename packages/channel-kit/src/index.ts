@@ -10,3 +10,4 @@ export { renderTelegramHtml } from './render-telegram-html.ts';
 export { renderWhatsAppText } from './render-whatsapp-text.ts';
 export { type SplitMessageOptions, splitMessage } from './split-message.ts';
 export { TtlSet, type TtlSetOptions } from './ttl-set.ts';
+export { wasIntentTaken } from './was-intent-taken.ts';

@@ -19,6 +19,13 @@ describe('TtlSet', () => {
     expect(set.size).toBe(0);
   });
 
+  it('forgets a deleted key so it can be added again', () => {
+    const set = new TtlSet({ ttlMs: 100, maxSize: 10, now: clock().now });
+    set.add('message:1');
+    set.delete('message:1');
+    expect(set.addIfAbsent('message:1')).toBe(true);
+  });
+
   it('addIfAbsent reports whether the key was new', () => {
     const time = clock();
     const set = new TtlSet({ ttlMs: 100, maxSize: 10, now: time.now });

@@ -47,6 +47,11 @@ export class TtlSet {
     this.#evict(now);
   }
 
+  /** Forgets a key, e.g. a message that must be let in again when it comes back. */
+  delete(key: string): void {
+    this.#expiresAt.delete(key);
+  }
+
   /** Returns true if the key was not present (or had expired) and is now added. */
   addIfAbsent(key: string): boolean {
     if (this.has(key)) return false;

@@ -30,6 +30,8 @@ describe('long polling survives failures without a process restart', () => {
     harness = await startTelegramHarness({ fake, reply: (intent) => textReply(`re: ${intent.text}`) });
     const before = fake.pushMessage({ chat, text: 'before' });
     await messagesDelivered(1);
+    // The next poll opens only once 'before' is safe with the sink; wait until it is open.
+    await fake.waitFor(() => fake.calls('getUpdates').length >= 2);
     // The open long poll dies silently; new connections work (a dropped NAT mapping, say).
     fake.stallGetUpdates({ newRequests: 0 });
     // Its confirmation of 'before' was lost with it, so Telegram sends 'before' again.

@@ -2,6 +2,7 @@ import { type RunnerHandle, run } from '@grammyjs/runner';
 import { backoffDelay } from '@nexus/channel-kit';
 import type { ChannelHealth, Logger } from '@nexus/protocol';
 import type { Bot, Transformer } from 'grammy';
+import type { OffsetConfirmation } from './offset-confirmation.ts';
 import { classifyTelegramFailure } from './telegram-errors.ts';
 
 const CONFLICT_DETAIL =
@@ -20,6 +21,8 @@ export interface PollingSupervisorOptions {
   logger: Logger;
   now: () => number;
   onHealth: (health: ChannelHealth) => void;
+  /** Holds each getUpdates back until the updates it would confirm are safe with core. */
+  confirmation: OffsetConfirmation;
   random?: () => number;
 }
 
@@ -53,11 +56,19 @@ export class PollingSupervisor {
   /** A transformer for `bot.api.config.use`: watches every getUpdates attempt. */
   readonly observe: Transformer = async (previous, method, payload, signal) => {
     if (method !== 'getUpdates') return previous(method, payload, signal);
+    const fetching = payload as { offset?: number };
+    fetching.offset = await this.#options.confirmation.offsetFor(
+      fetching.offset ?? 0,
+      signal as AbortSignal | undefined,
+    );
     const poll = { startedAt: this.#options.now() };
     this.#poll = poll;
     try {
       const result = await previous(method, payload, signal);
       if (result.ok) {
+        this.#options.confirmation.received(
+          (result.result as { update_id: number }[]).map((update) => update.update_id),
+        );
         this.#attempt = 0;
         this.#options.onHealth({ status: 'up' });
       } else if (result.error_code === 409) {

@@ -48,6 +48,8 @@ export interface TelegramChannelOptions {
   retry?: { maxAttempts?: number; maxDelaySeconds?: number; networkRetries?: number };
   /** Updates processed at once across chats. Default 100. */
   concurrency?: number;
+  /** Pause before polling an update again that core did not take (busy, shutting down). Default 1000. */
+  intakeRetryDelayMs?: number;
   /** Told when a chat blocks the bot (403) or writes again afterwards. */
   onBlockedChange?: (event: { conversationId: string; blocked: boolean }) => void;
   /** Told about every health change (status and detail), e.g. to log or export it. */

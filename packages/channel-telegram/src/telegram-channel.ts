@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { sequentialize } from '@grammyjs/runner';
+import { wasIntentTaken } from '@nexus/channel-kit';
 import {
   type ChannelAdapter,
   type ChannelHealth,
@@ -18,10 +19,15 @@ import { type DownloadedFile, downloadFile } from './download-file.ts';
 import { nativeFetchForGrammy } from './native-fetch-for-grammy.ts';
 import { nodeHttpFetch } from './node-http-fetch.ts';
 import { normaliseMessage } from './normalise-message.ts';
+import { OffsetConfirmation } from './offset-confirmation.ts';
 import { PollingSupervisor } from './polling-supervisor.ts';
 import { retryNetworkErrors } from './retry-network-errors.ts';
 import { type TelegramChannelOptions, validateTelegramOptions } from './telegram-channel-options.ts';
-import { classifyTelegramFailure, TelegramConfigError } from './telegram-errors.ts';
+import {
+  classifyTelegramFailure,
+  TelegramConfigError,
+  TelegramIntakeDeferredError,
+} from './telegram-errors.ts';
 import { TelegramSender } from './telegram-sender.ts';
 import { UpdateGate } from './update-gate.ts';
 import { TelegramWebhookRequestError, webhookRequestAdapter } from './webhook-request-adapter.ts';
@@ -43,12 +49,15 @@ export class TelegramChannel implements ChannelAdapter {
   readonly #logger: Logger;
   readonly #now: () => number;
   readonly #gate: UpdateGate;
+  readonly #confirmation: OffsetConfirmation;
   readonly #blocked: BlockedConversations;
   readonly #sender: TelegramSender;
   readonly #supervisor: PollingSupervisor | undefined;
   readonly #webhook: ((request: IncomingMessage, response: ServerResponse) => Promise<void>) | undefined;
   #sink: IntentSink | undefined;
   #running = false;
+  /** Set by `stopIntake`: no update is taken or acknowledged any more. */
+  #intakeStopped = false;
   #health: ChannelHealth = { status: 'stopped', detail: 'not started' };
 
   constructor(options: TelegramChannelOptions) {
@@ -67,6 +76,7 @@ export class TelegramChannel implements ChannelAdapter {
       ...(options.botInfo ? { botInfo: options.botInfo } : {}),
     });
     this.#gate = new UpdateGate({ store: options.updateStore, logger: this.#logger, now: this.#now });
+    this.#confirmation = new OffsetConfirmation({ retryDelayMs: options.intakeRetryDelayMs ?? 1_000 });
     this.#blocked = new BlockedConversations({
       onChange: (chatId, blocked) => {
         this.#logger.info(
@@ -86,6 +96,7 @@ export class TelegramChannel implements ChannelAdapter {
         logger: this.#logger,
         now: this.#now,
         onHealth: (health) => this.#setHealth(health),
+        confirmation: this.#confirmation,
         ...(options.random ? { random: options.random } : {}),
       });
       this.#bot.api.config.use(this.#supervisor.observe);
@@ -103,7 +114,9 @@ export class TelegramChannel implements ChannelAdapter {
     if (options.mode === 'webhook' && options.webhook) {
       this.#webhook = webhookCallback(this.#bot, webhookRequestAdapter(MAX_WEBHOOK_BODY_BYTES), {
         secretToken: options.webhook.secretToken,
-        onTimeout: 'return',
+        // Answering 200 before core took the update would acknowledge it unsafely; an error
+        // answer makes Telegram retry, and core's de-duplication absorbs a late acceptance.
+        onTimeout: 'throw',
         timeoutMilliseconds: 10_000,
       });
     }
@@ -111,7 +124,9 @@ export class TelegramChannel implements ChannelAdapter {
 
   /**
    * Node `http` request listener for webhook mode: answers the configured path (checking the
-   * secret token) and 404 elsewhere. Intake only enqueues, so Telegram gets its answer quickly.
+   * secret token) and 404 elsewhere. Telegram gets 200 only once core took the update (intake
+   * only writes it to core's inbox, so that is quick); otherwise, and after `stopIntake`, it gets
+   * 503 and redelivers later.
    */
   readonly webhookHandler = (request: IncomingMessage, response: ServerResponse): void => {
     const path = (request.url ?? '').split('?', 1)[0];
@@ -119,7 +134,16 @@ export class TelegramChannel implements ChannelAdapter {
       response.writeHead(404).end();
       return;
     }
+    if (this.#intakeStopped) {
+      response.writeHead(503, { 'retry-after': '5', connection: 'close' }).end();
+      return;
+    }
     this.#webhook(request, response).catch((error: unknown) => {
+      if (error instanceof TelegramIntakeDeferredError) {
+        this.#logger.info({ updateId: error.updateId }, 'telegram: update not taken; left for redelivery');
+        if (!response.headersSent) response.writeHead(503, { 'retry-after': '5' }).end();
+        return;
+      }
       if (error instanceof TelegramWebhookRequestError) {
         this.#logger.warn({ err: error }, 'telegram: webhook request refused');
         if (!response.headersSent) response.writeHead(error.status, { connection: 'close' }).end();
@@ -133,6 +157,7 @@ export class TelegramChannel implements ChannelAdapter {
   async start(options: ChannelStartOptions): Promise<void> {
     this.#sink = options.sink;
     this.#running = true;
+    this.#intakeStopped = false;
     this.#setHealth({ status: 'connecting' });
     await this.#gate.load();
     try {
@@ -160,8 +185,19 @@ export class TelegramChannel implements ChannelAdapter {
     this.#setHealth({ status: 'up', detail: 'webhook' });
   }
 
+  /**
+   * Stops polling (the open getUpdates is aborted, so nothing more is confirmed) or answers the
+   * webhook 503 from now on; updates already handed to core finish, replies keep flowing.
+   */
+  async stopIntake(): Promise<void> {
+    this.#intakeStopped = true;
+    await this.#supervisor?.stop();
+    await this.#gate.flush();
+  }
+
   async stop(_options?: { abortSignal?: AbortSignal }): Promise<void> {
     this.#running = false;
+    this.#intakeStopped = true;
     await this.#supervisor?.stop();
     await this.#gate.flush();
     this.#sink = undefined;
@@ -245,17 +281,33 @@ export class TelegramChannel implements ChannelAdapter {
 
   #installMiddleware(): void {
     const bot = this.#bot;
-    bot.catch((error) => this.#logger.error({ err: error.error }, 'telegram: update handling failed'));
+    bot.catch((error) => {
+      // In webhook mode the error must reach the HTTP answer (non-2xx, so Telegram retries).
+      if (error.error instanceof TelegramIntakeDeferredError) {
+        if (this.#webhook) throw error.error;
+        this.#logger.info({ updateId: error.error.updateId }, 'telegram: update not taken; polled again');
+        return;
+      }
+      this.#logger.error({ err: error.error }, 'telegram: update handling failed');
+    });
     bot.use(async (context, next) => {
       const updateId = context.update.update_id;
       if (!this.#gate.begin(updateId)) {
+        // A copy of an update still running settles when the original does.
+        if (!this.#gate.isInFlight(updateId)) this.#confirmation.settle(updateId, true);
         this.#logger.debug({ updateId }, 'telegram: duplicate update skipped');
         return;
       }
+      let taken = true;
       try {
         await next();
+      } catch (error) {
+        // Anything but a deferred intake is a bug in handling this update: retrying cannot help.
+        if (error instanceof TelegramIntakeDeferredError) taken = false;
+        throw error;
       } finally {
-        this.#gate.finish(updateId);
+        this.#gate.finish(updateId, taken);
+        this.#confirmation.settle(updateId, taken);
       }
     });
     bot.use(sequentialize(sequenceKeyOf));
@@ -286,12 +338,27 @@ export class TelegramChannel implements ChannelAdapter {
         this.#options.groupPolicy === 'all' ||
         intent.mentionsAssistant;
     if (!wanted) return;
-    const result = await sink(intent);
+    const updateId = context.update.update_id;
+    if (this.#intakeStopped) {
+      throw new TelegramIntakeDeferredError({ updateId, reason: 'intake stopped' });
+    }
+    let result: Awaited<ReturnType<IntentSink>>;
+    try {
+      result = await sink(intent);
+    } catch (error) {
+      throw new TelegramIntakeDeferredError({ updateId, reason: 'the sink failed', cause: error });
+    }
     if (result.status === 'rejected') {
       this.#logger.info(
         { intentId: intent.id, code: result.code },
         `telegram: intent rejected: ${result.message}`,
       );
+    }
+    if (!wasIntentTaken(result)) {
+      throw new TelegramIntakeDeferredError({
+        updateId,
+        reason: result.status === 'rejected' ? result.code : '',
+      });
     }
   }
 }

@@ -94,3 +94,22 @@ export function toDeliveryError(error: unknown, action: string): TelegramDeliver
     cause: error,
   });
 }
+
+/**
+ * Core did not take an update (a retryable refusal such as `shutting_down`, or the sink threw):
+ * it must not be acknowledged to Telegram, so the platform hands it out again.
+ */
+export class TelegramIntakeDeferredError extends NexusError {
+  readonly updateId: number;
+
+  constructor(options: { updateId: number; reason: string; cause?: unknown }) {
+    super({
+      code: 'channel_unavailable',
+      message: `Update ${options.updateId} was not taken (${options.reason}); Telegram will redeliver it.`,
+      retryable: true,
+      cause: options.cause,
+    });
+    this.name = 'TelegramIntakeDeferredError';
+    this.updateId = options.updateId;
+  }
+}

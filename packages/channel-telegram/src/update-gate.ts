@@ -20,6 +20,8 @@ export class UpdateGate {
   readonly #options: UpdateGateOptions;
   readonly #recent: TtlSet;
   readonly #inFlight = new Set<number>();
+  /** Finished without being taken by core: Telegram hands them out again, and they are let in. */
+  readonly #notTaken = new Set<number>();
   #mark: number | undefined;
   #highestFinished: number | undefined;
   #persisted: number | undefined;
@@ -51,17 +53,31 @@ export class UpdateGate {
       this.#mark = undefined;
     }
     this.#lastBeginAt = now;
+    if (this.#notTaken.delete(updateId)) {
+      this.#inFlight.add(updateId);
+      return true;
+    }
     if (this.#mark !== undefined && updateId <= this.#mark) return false;
     if (this.#inFlight.has(updateId) || !this.#recent.addIfAbsent(String(updateId))) return false;
     this.#inFlight.add(updateId);
     return true;
   }
 
-  finish(updateId: number): void {
+  isInFlight(updateId: number): boolean {
+    return this.#inFlight.has(updateId);
+  }
+
+  /**
+   * `taken` is false when core did not take the update (retryable refusal, failed sink): it is
+   * let in again when redelivered, and the mark stays below it.
+   */
+  finish(updateId: number, taken = true): void {
     if (!this.#inFlight.delete(updateId)) return;
+    if (!taken) this.#notTaken.add(updateId);
     this.#highestFinished = Math.max(this.#highestFinished ?? updateId, updateId);
     let candidate = this.#highestFinished;
     for (const running of this.#inFlight) if (running <= candidate) candidate = running - 1;
+    for (const held of this.#notTaken) if (held <= candidate) candidate = held - 1;
     if (this.#mark !== undefined && candidate <= this.#mark) return;
     this.#mark = candidate;
     this.#persisting ??= this.#persistLoop().finally(() => {

@@ -59,6 +59,8 @@ export interface WhatsAppChannelOptions {
   lockWaitMs?: number;
   /** Extra Baileys socket options (timeouts, browser); auth, logger and getMessage are ours. */
   socketConfig?: Partial<WhatsAppSocketConfig>;
+  /** Pause before handing over again a message core did not take. Default 2000. */
+  intakeRetryDelayMs?: number;
   logger?: Logger;
   now?: () => number;
   random?: () => number;
@@ -107,6 +109,31 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
   let running: Running | undefined;
   let lastState: WhatsAppLinkState = { status: 'idle', updatedAt: new Date(now()).toISOString() };
   const deliveries = new Set<Promise<void>>();
+  /** Wakes deliveries that arrived before `start` (core replays its inbox while channels start). */
+  let started = Promise.withResolvers<void>();
+  let everStopped = false;
+
+  async function runningForDelivery(): Promise<Running> {
+    if (!running && !everStopped) {
+      const waitMs = options.reconnectWaitMs ?? 30_000;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        started.promise,
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, waitMs);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    if (!running) {
+      throw new NexusError({
+        code: 'channel_unavailable',
+        message: 'WhatsApp channel is not running',
+        retryable: true,
+      });
+    }
+    return running;
+  }
 
   function begin(sink: IntentSink): Running {
     const database = openLockedDatabase(options.authPath, options.lockWaitMs ?? 2_000);
@@ -123,6 +150,7 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
       now,
       appendMaxAgeMs: options.appendMaxAgeMs ?? 24 * 60 * 60 * 1000,
       forwardUnaddressed: options.forwardUnaddressed ?? false,
+      retryDelayMs: options.intakeRetryDelayMs ?? 2_000,
     });
     const supervisor = createConnectionSupervisor({
       socketFactory: options.socketFactory ?? makeWASocket,
@@ -186,12 +214,20 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
         abortSignal.addEventListener('abort', onAbort, { once: true });
         current.abortCleanup = () => abortSignal.removeEventListener('abort', onAbort);
       }
+      current.inbound.start();
       current.supervisor.start();
+      started.resolve();
+    },
+    async stopIntake() {
+      running?.inbound.stopIntake();
     },
     async stop() {
       const current = running;
       if (!current) return;
       running = undefined;
+      everStopped = true;
+      started = Promise.withResolvers<void>();
+      current.inbound.stopIntake();
       current.abortCleanup();
       await current.supervisor.stop();
       await Promise.allSettled([...deliveries]);
@@ -199,10 +235,8 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
       current.database.close();
     },
     async deliver(deliverOptions) {
-      if (!running) {
-        throw new NexusError({ code: 'channel_unavailable', message: 'WhatsApp channel is not running' });
-      }
-      const delivery = running.deliver(deliverOptions);
+      const current = await runningForDelivery();
+      const delivery = current.deliver(deliverOptions);
       deliveries.add(delivery);
       try {
         await delivery;

@@ -7,8 +7,19 @@ export interface InboundCursor {
   /** Sets the cursor when there is none yet, so history from before the first link is never answered. */
   initialize(timestampSeconds: number): void;
   isHandled(id: string): boolean;
-  /** Records the message as handled and moves the cursor forward (never back), in one transaction. */
+  /**
+   * Records the message as handled, drops its pending copy and moves the cursor forward (never
+   * back), in one transaction.
+   */
   markHandled(id: string, timestampSeconds: number): void;
+  /**
+   * Keeps a received message until core takes it. Baileys has already sent WhatsApp the delivery
+   * receipt, so WhatsApp will not send it again: this copy is what a restart replays.
+   */
+  rememberPending(id: string, intentJson: string, timestampSeconds: number): void;
+  isPending(id: string): boolean;
+  /** Received and not yet taken by core, oldest first. */
+  pending(): { id: string; intentJson: string; timestampSeconds: number }[];
 }
 
 const CURSOR_KEY = 'last_handled_timestamp';
@@ -31,6 +42,15 @@ export function createInboundCursor(options: { database: DatabaseSync }): Inboun
   const selectHandled = database.prepare('SELECT 1 AS found FROM wa_handled WHERE id = ?');
   const insertHandled = database.prepare('INSERT OR IGNORE INTO wa_handled (id, timestamp_s) VALUES (?, ?)');
   const pruneHandled = database.prepare('DELETE FROM wa_handled WHERE timestamp_s < ?');
+  const insertPending = database.prepare(
+    'INSERT OR IGNORE INTO wa_pending_intake (id, intent, timestamp_s, stored_at) VALUES (?, ?, ?, ?)',
+  );
+  const selectPending = database.prepare('SELECT 1 AS found FROM wa_pending_intake WHERE id = ?');
+  const deletePending = database.prepare('DELETE FROM wa_pending_intake WHERE id = ?');
+  const allPending = database.prepare(
+    `SELECT id, intent AS intentJson, timestamp_s AS timestampSeconds FROM wa_pending_intake
+     ORDER BY timestamp_s, stored_at`,
+  );
   let marksSincePrune = 0;
 
   function read(): number | undefined {
@@ -49,6 +69,7 @@ export function createInboundCursor(options: { database: DatabaseSync }): Inboun
     markHandled(id, timestampSeconds) {
       inTransaction(database, () => {
         insertHandled.run(id, timestampSeconds);
+        deletePending.run(id);
         const current = read();
         if (current === undefined || timestampSeconds > current) {
           upsertCursor.run(CURSOR_KEY, String(timestampSeconds));
@@ -59,6 +80,15 @@ export function createInboundCursor(options: { database: DatabaseSync }): Inboun
         marksSincePrune = 0;
         pruneHandled.run((read() ?? 0) - KEEP_HANDLED_SECONDS);
       }
+    },
+    rememberPending(id, intentJson, timestampSeconds) {
+      insertPending.run(id, intentJson, timestampSeconds, Date.now());
+    },
+    isPending(id) {
+      return selectPending.get(id) !== undefined;
+    },
+    pending() {
+      return allPending.all() as unknown as { id: string; intentJson: string; timestampSeconds: number }[];
     },
   };
 }

@@ -9,11 +9,18 @@ import {
 } from '@nexus/testkit/whatsapp';
 import { DisconnectReason } from '@whiskeysockets/baileys';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRecordingSink, createWhatsAppHarness } from './test-support/whatsapp-harness.ts';
+import { createRecordingSink, createWhatsAppHarness, textReply } from './test-support/whatsapp-harness.ts';
 
 const ALICE = '310000000002@lid';
 const BOB = '310000000003@lid';
 const GROUP = '120363000000000001@g.us';
+
+async function until(probe: () => boolean): Promise<void> {
+  for (let waited = 0; !probe(); waited += 10) {
+    if (waited > 5_000) throw new Error('condition not met in 5 s');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 let harness: ReturnType<typeof createWhatsAppHarness>;
 beforeEach(() => {
@@ -129,9 +136,9 @@ describe('append after a reconnect', () => {
     expect(intents.map((intent) => intent.text)).toEqual(['fresh']);
   });
 
-  it('a message the sink failed on is not marked handled and is taken again on redelivery', async () => {
+  it('a message the sink failed on stays pending and is handed over again, once', async () => {
     const factory = createFakeWhatsAppSocketFactory({ user: { ...TEST_BOT_USER } });
-    const channel = harness.channel(factory);
+    const channel = harness.channel(factory, { intakeRetryDelayMs: 20 });
     const texts: string[] = [];
     let failures = 1;
     const sink: IntentSink = async (intent) => {
@@ -149,9 +156,67 @@ describe('append after a reconnect', () => {
     socket.receive([message]);
     await channel.idle();
     expect(texts).toEqual([]);
+    // Baileys already sent the receipt, so WhatsApp will not send it again: the pending copy is retried.
+    await until(() => texts.length === 1);
+    await channel.idle();
+    // Should a copy still arrive, it is not handed over a second time.
     socket.receive([message], 'append');
     await channel.idle();
     expect(texts).toEqual(['try again']);
+  });
+
+  it('keeps what arrived during stopIntake and a refusal as retryable, and hands it over on the next start', async () => {
+    const factory = createFakeWhatsAppSocketFactory({ user: { ...TEST_BOT_USER } });
+    const first = harness.channel(factory, { intakeRetryDelayMs: 60_000 });
+    const taken: string[] = [];
+    await first.start({
+      sink: async (intent) => {
+        if (intent.text === 'refused') return { status: 'rejected', code: 'shutting_down', message: 'later' };
+        taken.push(intent.text);
+        return { status: 'accepted' };
+      },
+    });
+    const socket = await factory.socket(0);
+    socket.open();
+    socket.receive([buildDirectMessage({ from: ALICE, text: 'taken' })]);
+    socket.receive([buildDirectMessage({ from: BOB, text: 'refused' })]);
+    await first.idle();
+    await first.stopIntake?.();
+    await first.stopIntake?.();
+    socket.receive([buildDirectMessage({ from: ALICE, text: 'after stopIntake' })]);
+    await first.idle();
+    expect(taken).toEqual(['taken']);
+    await first.stop();
+
+    const secondFactory = createFakeWhatsAppSocketFactory({ user: { ...TEST_BOT_USER } });
+    const second = harness.channel(secondFactory);
+    const { sink, intents } = createRecordingSink();
+    await second.start({ sink });
+    await second.idle();
+    expect(intents.map((intent) => intent.text).sort()).toEqual(['after stopIntake', 'refused']);
+  });
+
+  it('a reply handed over before start (core replaying its inbox) goes out once the link is up', async () => {
+    const factory = createFakeWhatsAppSocketFactory({ user: { ...TEST_BOT_USER } });
+    const channel = harness.channel(factory);
+    const delivered = channel.deliver({
+      conversation: {
+        channel: 'whatsapp',
+        conversationId: ALICE,
+        kind: 'direct',
+        intentId: `${ALICE}/early`,
+        userId: `whatsapp:${ALICE}`,
+        senderPlatformId: ALICE,
+      },
+      events: textReply('replayed answer'),
+    });
+    await channel.start({ sink: createRecordingSink().sink });
+    (await factory.socket(0)).open();
+    await delivered;
+    const sent = (await factory.socket(0)).sent.map((entry) =>
+      'text' in entry.content ? entry.content.text : '',
+    );
+    expect(sent).toEqual(['replayed answer']);
   });
 
   it('keeps per-chat order even when the sink is slow', async () => {

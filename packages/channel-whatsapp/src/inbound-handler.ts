@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import type { KeyedSerialQueue } from '@nexus/channel-kit';
+import { type KeyedSerialQueue, wasIntentTaken } from '@nexus/channel-kit';
 import type { IntentSink, Logger } from '@nexus/protocol';
 import type { BaileysEventMap, MessageUpsertType, WAMessage } from '@whiskeysockets/baileys';
 import { createInboundCursor } from './inbound-cursor.ts';
@@ -18,6 +18,8 @@ export interface InboundHandlerOptions {
   appendMaxAgeMs: number;
   /** Hand group messages that do not address the assistant to the sink too (for a core policy). */
   forwardUnaddressed: boolean;
+  /** Pause before handing over again a message core did not take (busy, shutting down). */
+  retryDelayMs: number;
 }
 
 /**
@@ -25,6 +27,11 @@ export interface InboundHandlerOptions {
  * `append` messages are taken only when newer than the last message handled before this link
  * opened (they arrived while the socket was down), never older history. Each message id is
  * handled once, across reconnects and restarts. Intents reach the sink in order per chat.
+ *
+ * Baileys sends WhatsApp the delivery receipt before it emits the message, so WhatsApp never
+ * sends it again: each message is written to `wa_pending_intake` in the same tick it arrives,
+ * and leaves it only once core took it. What a restart, a refusal or `stopIntake` left there is
+ * handed over again by `start` (and after a pause, by a retry).
  */
 export function createInboundHandler(options: InboundHandlerOptions) {
   const { logger, messageStore, queue, now } = options;
@@ -33,6 +40,32 @@ export function createInboundHandler(options: InboundHandlerOptions) {
   const pending = new Set<Promise<void>>();
   /** Cursor as it stood when the current link opened; `append` must be at least this new. */
   let appendThreshold: number | undefined = cursor.lastHandledTimestamp();
+  let intakeStopped = false;
+  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+
+  function scheduleRetry(): void {
+    if (retryTimer || intakeStopped) return;
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      replayPending();
+    }, options.retryDelayMs);
+    retryTimer.unref?.();
+  }
+
+  function replayPending(): void {
+    if (intakeStopped) return;
+    for (const row of cursor.pending()) {
+      if (inFlight.has(row.id)) continue;
+      let intent: Parameters<IntentSink>[0];
+      try {
+        intent = JSON.parse(row.intentJson) as Parameters<IntentSink>[0];
+      } catch (error) {
+        logger.error({ err: error, intentId: row.id }, 'whatsapp: unreadable pending message left in place');
+        continue;
+      }
+      handOver(intent, row.timestampSeconds);
+    }
+  }
 
   function acceptsAppend(seconds: number): boolean {
     if (appendThreshold === undefined) return false;
@@ -41,18 +74,23 @@ export function createInboundHandler(options: InboundHandlerOptions) {
   }
 
   function handOver(intent: Parameters<IntentSink>[0], seconds: number): void {
+    if (intakeStopped) return;
     inFlight.add(intent.id);
     const task = queue
       .run(intent.conversation.id, async () => {
+        // Queued behind its chat when intake stopped: it stays pending for the next start.
+        if (intakeStopped) return;
         const result = await options.sink(intent);
         if (result.status === 'rejected') {
           logger.warn({ intentId: intent.id, code: result.code }, 'whatsapp: intent rejected');
         }
-        cursor.markHandled(intent.id, seconds);
+        if (wasIntentTaken(result)) cursor.markHandled(intent.id, seconds);
+        else scheduleRetry();
       })
       .catch((error: unknown) => {
-        // Not marked handled: a redelivery of this message will be tried again.
+        // Still pending: handed over again after a pause, or by the next start.
         logger.error({ err: error, intentId: intent.id }, 'whatsapp: sink failed');
+        scheduleRetry();
       })
       .finally(() => {
         inFlight.delete(intent.id);
@@ -72,7 +110,7 @@ export function createInboundHandler(options: InboundHandlerOptions) {
       // Group chatter not meant for the assistant; nothing to remember either.
       return;
     }
-    if (inFlight.has(intent.id) || cursor.isHandled(intent.id)) {
+    if (inFlight.has(intent.id) || cursor.isHandled(intent.id) || cursor.isPending(intent.id)) {
       logger.debug({ intentId: intent.id }, 'whatsapp: duplicate message skipped');
       return;
     }
@@ -80,11 +118,27 @@ export function createInboundHandler(options: InboundHandlerOptions) {
       logger.debug({ intentId: intent.id }, 'whatsapp: history message not answered');
       return;
     }
+    const { raw: _raw, ...kept } = intent;
+    cursor.rememberPending(intent.id, JSON.stringify(kept), timestampSeconds);
     messageStore.put(message);
     handOver(intent, timestampSeconds);
   }
 
   return {
+    /** Hands over what an earlier process (or a refusal) left pending. */
+    start(): void {
+      intakeStopped = false;
+      replayPending();
+    },
+    /**
+     * Nothing more reaches core; messages still arriving are kept pending (WhatsApp will not
+     * send them again) for the next start. Replies keep flowing.
+     */
+    stopIntake(): void {
+      intakeStopped = true;
+      clearTimeout(retryTimer);
+      retryTimer = undefined;
+    },
     onOpen(): void {
       cursor.initialize(Math.floor(now() / 1000));
       appendThreshold = cursor.lastHandledTimestamp();

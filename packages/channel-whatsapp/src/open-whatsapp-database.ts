@@ -30,6 +30,12 @@ CREATE TABLE IF NOT EXISTS wa_handled (
   timestamp_s INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS wa_handled_timestamp ON wa_handled (timestamp_s);
+CREATE TABLE IF NOT EXISTS wa_pending_intake (
+  id TEXT PRIMARY KEY,
+  intent TEXT NOT NULL,
+  timestamp_s INTEGER NOT NULL,
+  stored_at INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS wa_meta (
   key TEXT PRIMARY KEY,
   value TEXT NOT NULL
@@ -38,7 +44,7 @@ CREATE TABLE IF NOT EXISTS wa_meta (
 
 /**
  * Opens (and creates) the one SQLite file that holds a WhatsApp account: credentials, signal
- * keys, recent messages for retries and the inbound cursor. WAL with `synchronous=FULL` so a
+ * keys, recent messages for retries, the inbound cursor and messages received but not yet taken by core. WAL with `synchronous=FULL` so a
  * committed key write survives a crash or power loss; losing one would break the session.
  *
  * `exclusive` keeps the file locked by this connection until it closes: a second process on the
@@ -57,6 +63,8 @@ export function openWhatsAppDatabase(
     migrations: [schema],
     busyTimeoutMs: options.timeoutMs ?? 5_000,
     synchronous: 'FULL',
+    // As before the kit: keys and retry copies churn, and none of it is a person's words to forget.
+    secureDelete: false,
     ...(options.exclusive ? { exclusive: true } : {}),
   });
   try {

@@ -37,6 +37,8 @@ export interface AgentRunOptions {
   systemContext?: string;
   history: ModelMessage[];
   userText: string;
+  /** The person speaking; a run handed to another process carries it so `/forget-me` finds it. */
+  userId?: string;
   /** Tools for this run only (bound to the person speaking), added to the agent's own. */
   tools?: ToolSet;
   abortSignal?: AbortSignal;

@@ -16,11 +16,25 @@ export {
   type DirectMessagePolicy,
 } from './access/access-options.ts';
 export { type AccessStore, type AccessStoreOptions, createAccessStore } from './access/access-store.ts';
+export {
+  type ConversationNotifier,
+  createConversationNotifier,
+  type NotifyConversation,
+} from './access/conversation-notifier.ts';
 export type { ExtraCommand, ExtraCommands } from './access/extra-commands.ts';
+export {
+  type ErasedItems,
+  type ForgetPersonOptions,
+  type ForgetReport,
+  forgetPerson,
+  type PersonEraser,
+} from './access/forget-person.ts';
 export { type IdentityRef, identityKey, parseIdentityKey } from './access/identity-key.ts';
 export type { Identity, IdentityStore, Person } from './access/identity-store.ts';
 export type { LinkCode, LinkCodeStore } from './access/link-code-store.ts';
 export type { PairingRequest, PairingStore } from './access/pairing-store.ts';
+export { jobQueueEraser, sessionStoreEraser } from './access/person-erasers.ts';
+export type { ForgetTarget, PersonRecords } from './access/person-records.ts';
 export type { BucketLimits } from './access/rate-limiter.ts';
 export {
   type Agent,

@@ -217,6 +217,7 @@ async function runTracedTurn(
     for await (const part of agent.run({
       history: history.messages,
       userText: intent.text,
+      userId: intent.userId,
       ...(memoryStep?.block ? { systemContext: memoryStep.block } : {}),
       ...(tools ? { tools } : {}),
       abortSignal: dependencies.shutdownSignal,

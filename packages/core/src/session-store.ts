@@ -74,5 +74,12 @@ export interface SessionStore {
   unfinishedIntents(): Promise<InboxEntry[]>;
   /** The last `limit` turns of a conversation, oldest first. */
   history(options: { conversationKey: string; limit: number }): Promise<StoredTurn[]>;
+  /**
+   * Deletes every turn written by these people (`/forget-me`), in direct chats and groups alike, and
+   * their intake inbox entries; a turn holds the person's message and the assistant's reply to it,
+   * so both go. Returns how many.
+   * Optional so a store that keeps no history needs nothing.
+   */
+  forgetPeople?(options: { userIds: readonly string[] }): Promise<number>;
   close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -83,5 +83,47 @@ describe('sqlite session store', () => {
     await store.close();
     await store.close();
     await expect(store.history({ conversationKey: 'web:c1', limit: 1 })).rejects.toThrow(/closed/);
+  });
+});
+
+describe('forgetting people', () => {
+  it('deletes their turns in every conversation and their inbox entries, leaves others, and cuts the WAL', async () => {
+    const path = temporaryFile();
+    const store = createSqliteSessionStore({ path });
+    const secret = 'secret-locker-code-7731';
+    await store.appendTurn(turn(1, { userText: `my code is ${secret}` }));
+    await store.appendTurn(turn(2, { conversationKey: 'group:g1', userText: `in the group: ${secret}` }));
+    await store.appendTurn(turn(3, { conversationKey: 'group:g1', userId: 'web:u2', userText: 'hello all' }));
+    const intent = {
+      id: 'intent-9',
+      channel: 'web',
+      conversation: { id: 'c1', kind: 'direct' as const },
+      sender: { platformId: 'u1' },
+      userId: 'web:u1',
+      text: `still waiting: ${secret}`,
+      attachments: [],
+      mentionsAssistant: true,
+      receivedAt: new Date(0).toISOString(),
+    };
+    await store.admitIntent({
+      channel: 'web',
+      intentId: 'intent-9',
+      conversationKey: 'web:c1',
+      kind: 'turn',
+      intent,
+      decided: intent,
+      acceptedAt: 1,
+    });
+
+    expect(await store.forgetPeople?.({ userIds: ['web:u1'] })).toBe(3);
+    expect(await store.history({ conversationKey: 'web:c1', limit: 10 })).toEqual([]);
+    expect((await store.history({ conversationKey: 'group:g1', limit: 10 })).map((t) => t.userId)).toEqual([
+      'web:u2',
+    ]);
+    expect(await store.unfinishedIntents()).toEqual([]);
+    for (const file of [path, `${path}-wal`]) {
+      expect(readFileSync(file).includes(Buffer.from(secret)), file).toBe(false);
+    }
+    await store.close();
   });
 });

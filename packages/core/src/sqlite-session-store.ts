@@ -1,5 +1,5 @@
 import { NexusError } from '@nexus/protocol';
-import { inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
+import { checkpointAndTruncate, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
 import type { AppendTurnOptions, SessionStore, StoredTurn, TurnOutcome } from './session-store.ts';
 import { createSqliteIntentInbox, INBOX_MIGRATION } from './sqlite-intent-inbox.ts';
 
@@ -69,6 +69,11 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     `SELECT channel, intent_id, conversation_key, user_id, user_text, reply_text, outcome, token_count, created_at
      FROM turns WHERE conversation_key = ? ORDER BY seq DESC LIMIT ?`,
   );
+  const forgetStatement = database.prepare('DELETE FROM turns WHERE user_id = ?');
+  // Inbox entries keep the whole intent as JSON: the person's ids appear there as JSON strings.
+  const forgetInboxStatement = database.prepare(
+    'DELETE FROM inbox WHERE instr(intent_json, ?1) > 0 OR instr(decided_json, ?1) > 0',
+  );
   const inbox = createSqliteIntentInbox(database);
   const isAnswered = (key: { channel: string; intentId: string }) =>
     hasIntentStatement.get(key.channel, key.intentId) !== undefined;
@@ -125,6 +130,21 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
       if (limit <= 0) return [];
       const rows = historyStatement.all(conversationKey, Math.floor(limit)) as unknown as TurnRow[];
       return rows.reverse().map(toStoredTurn);
+    },
+    async forgetPeople({ userIds }) {
+      ensureOpen();
+      // Turns, and the intake inbox's entries of theirs not answered yet (they are not answered now).
+      const deleted = inTransaction(database, () =>
+        userIds.reduce(
+          (sum, userId) =>
+            sum +
+            Number(forgetStatement.run(userId).changes) +
+            Number(forgetInboxStatement.run(JSON.stringify(userId)).changes),
+          0,
+        ),
+      );
+      checkpointAndTruncate(database);
+      return deleted;
     },
     async close() {
       if (closed) return;

@@ -303,7 +303,7 @@ class SqliteMemoryStore implements MemoryStore {
   async reset(options: { userId: string; abortSignal?: AbortSignal }): Promise<number> {
     this.#check(options.abortSignal);
     this.#inserts.flush();
-    return this.#transaction(() => {
+    const deleted = this.#transaction(() => {
       const rows = this.#statement('SELECT rowid FROM memories WHERE user_id = ?').all(
         options.userId,
       ) as Array<{
@@ -316,6 +316,18 @@ class SqliteMemoryStore implements MemoryStore {
       this.#statement('DELETE FROM memories WHERE user_id = ?').run(options.userId);
       return rows.length;
     });
+    if (deleted > 0) this.#eraseFreedText();
+    return deleted;
+  }
+
+  /**
+   * Forgetting must leave no copy on disk: FTS5 keeps deleted words in its segments until they
+   * merge, so `optimize` rewrites the index without them; secure_delete zeroes the freed pages;
+   * the checkpoint moves everything into the main file and cuts the WAL that held the old pages.
+   */
+  #eraseFreedText(): void {
+    this.#database.exec("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')");
+    this.#database.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   }
 
   async linkSession(options: {

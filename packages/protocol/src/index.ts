@@ -46,6 +46,8 @@ export {
   type ParkedJob,
   PermanentJobError,
   type ProcessJobsOptions,
+  type PurgePayloadsOptions,
+  type PurgePayloadsResult,
   type RetryParkedJobOptions,
   type RetryParkedJobResult,
 } from './job-queue.ts';

@@ -17,6 +17,12 @@ export interface JobQueue {
   retryParked(options: RetryParkedJobOptions): Promise<RetryParkedJobResult>;
   counts(options?: CountJobsOptions): Promise<JobCounts>;
   /**
+   * Deletes every job whose payload holds one of `values` as a JSON string (a person's ids, for
+   * `/forget-me`): waiting, delayed, parked and completed ones. Optional: a queue that cannot
+   * purge leaves the caller to say so.
+   */
+  purgePayloads?(options: PurgePayloadsOptions): Promise<PurgePayloadsResult>;
+  /**
    * Stops taking jobs, waits for running handlers up to `timeoutMs`, then aborts the rest
    * through their `abortSignal` and hands their jobs back (without using up an attempt) so
    * another process, or this one after a restart, runs them again.
@@ -125,6 +131,24 @@ export interface RetryParkedJobOptions {
 export interface RetryParkedJobResult {
   /** False when no parked job has this id. */
   retried: boolean;
+}
+
+export interface PurgePayloadsOptions {
+  /** Matched as whole JSON string values anywhere in the payload, e.g. a user id. */
+  values: readonly string[];
+  abortSignal?: AbortSignal;
+}
+
+export interface PurgePayloadsResult {
+  /** How many jobs were deleted. */
+  removed: number;
+  /** The ids of every matching job (deleted or still running), e.g. to find their other traces. */
+  jobIds: string[];
+  /**
+   * Matching jobs a worker was running: their handlers may still finish what they started (SQLite
+   * deletes them anyway and the worker loses its lease; BullMQ blanks their stored payload).
+   */
+  running: number;
 }
 
 export interface CountJobsOptions {

@@ -14,6 +14,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startBullMqJobProcessor } from './bullmq-job-processor.ts';
 import { decodeJobId, encodeJobId } from './job-id-codec.ts';
+import { purgeQueuePayloads } from './purge-queue-payloads.ts';
 
 export interface BullMqJobQueueOptions {
   /** A Redis URL (this queue opens and closes its connections) or a client you own and close. */
@@ -208,6 +209,22 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
           total.completed += counts.completed ?? 0;
         }
         return total;
+      });
+    },
+
+    async purgePayloads(purgeOptions) {
+      purgeOptions.abortSignal?.throwIfAborted();
+      ensureOpen();
+      const needles = purgeOptions.values.map((value) => JSON.stringify(value));
+      return reachRedis('purge job payloads', async () => {
+        const result = { removed: 0, jobIds: [] as string[], running: 0 };
+        for (const name of await namesOf(undefined)) {
+          const purged = await purgeQueuePayloads(queueFor(name), commands, needles);
+          result.removed += purged.removed;
+          result.running += purged.running;
+          result.jobIds.push(...purged.jobIds);
+        }
+        return result;
       });
     },
 

@@ -170,6 +170,15 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
       return store.counts({ name: countOptions?.name, now: now() });
     },
 
+    async purgePayloads(purgeOptions) {
+      purgeOptions.abortSignal?.throwIfAborted();
+      ensureOpen();
+      const { ids, running } = store.purgePayloads(purgeOptions.values);
+      // Running jobs are deleted too (their workers lose the lease), and reported as running:
+      // their handlers may still be finishing what they started.
+      return { removed: ids.length, jobIds: ids, running };
+    },
+
     close(closeOptions) {
       closed ??= (async () => {
         await Promise.all([...processors].map((processor) => processor.stop(closeOptions)));

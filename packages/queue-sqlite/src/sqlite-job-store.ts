@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { JobBackoff, JobCounts, ParkedJob } from '@nexus/protocol';
-import { inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
+import { checkpointAndTruncate, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
 
 /** Each entry moves the schema one version up; `PRAGMA user_version` records how far a file is. */
 const MIGRATIONS: readonly string[] = [
@@ -175,6 +175,7 @@ export class SqliteJobStore {
          FROM jobs WHERE (:name IS NULL OR name = :name)`,
       ),
       prune: database.prepare(`DELETE FROM jobs WHERE status = 'completed' AND finished_at < ?`),
+      purge: database.prepare('DELETE FROM jobs WHERE instr(payload, ?) > 0 RETURNING id, status'),
     };
   }
 
@@ -307,6 +308,30 @@ export class SqliteJobStore {
 
   pruneCompleted(finishedBefore: number): number {
     return Number(this.#statements.prune.run(finishedBefore).changes);
+  }
+
+  /**
+   * Deletes every job, whatever its state, whose payload JSON holds one of `values` as a string.
+   * A running job's worker then loses its lease and stops. The WAL is cut afterwards so the
+   * deleted payloads are gone from disk too (secure_delete zeroes them in the main file).
+   */
+  purgePayloads(values: readonly string[]): { ids: string[]; running: number } {
+    const ids = new Set<string>();
+    let running = 0;
+    inTransaction(this.#database, () => {
+      for (const value of values) {
+        const rows = this.#statements.purge.all(JSON.stringify(value)) as unknown as {
+          id: string;
+          status: string;
+        }[];
+        for (const row of rows) {
+          ids.add(row.id);
+          if (row.status === 'active') running += 1;
+        }
+      }
+    });
+    checkpointAndTruncate(this.#database);
+    return { ids: [...ids], running };
   }
 
   close(): void {

@@ -22,6 +22,8 @@ export interface OpenSqliteDatabaseOptions {
    * process fails to open it instead of racing on it.
    */
   exclusive?: boolean;
+  /** Zero deleted rows (default on: people can ask for everything about them to be forgotten). */
+  secureDelete?: boolean;
 }
 
 /**
@@ -41,6 +43,8 @@ export function openSqliteDatabase(options: OpenSqliteDatabaseOptions): Database
     if (options.exclusive) database.exec('PRAGMA locking_mode = EXCLUSIVE');
     database.exec('PRAGMA journal_mode = WAL');
     database.exec(`PRAGMA synchronous = ${options.synchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
+    // Deleted rows are overwritten with zeros, so what `/forget-me` deletes is not left in free pages.
+    if (options.secureDelete !== false) database.exec('PRAGMA secure_delete = ON');
     if (options.foreignKeys) database.exec('PRAGMA foreign_keys = ON');
     migrate(database, options);
   } catch (error) {

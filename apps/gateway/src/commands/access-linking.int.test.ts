@@ -104,8 +104,24 @@ describe('one person across the web and Telegram', () => {
       (await web.ask('home', '/link')).text ?? '',
     )?.[1];
     expect(linkCode).toBeDefined();
-    await telegramSays(`/link ${linkCode}`, /links this account with your web account/);
-    await telegramSays('/link confirm', /^Linked\./);
+    // Entering the code on Telegram only asks the web account, where the code was issued.
+    const approvalRequest = web.waitFor(
+      (frame) =>
+        frame.type === 'event' &&
+        frame.conversationId === 'home' &&
+        frame.event.type === 'reply.end' &&
+        /entered your link code from a telegram account \(Ann, telegram:5551001\)/.test(frame.event.text),
+    );
+    await telegramSays(`/link ${linkCode}`, /asked your web account to approve/);
+    await approvalRequest;
+    await telegramSays('/link confirm', /approved on the account that asked/);
+    await telegramSays('tea check while waiting', /^Echo: tea check while waiting$/);
+    expect(promptWith('tea check while waiting')).not.toContain('oolong');
+    expect((await web.ask('home', '/link approve')).text).toMatch(/^Linked\./);
+    await telegram.waitFor(
+      () => telegram.botMessages(PHONE).find((message) => /^Linked\./.test(message.text)),
+      { timeoutMs: 3000, what: 'the linked notice on Telegram' },
+    );
 
     await telegramSays('tea check after linking', /^Echo: tea check after linking$/);
     expect(promptWith('tea check after linking')).toContain('Prefers oolong tea');

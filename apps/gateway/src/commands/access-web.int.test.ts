@@ -168,7 +168,7 @@ describe('commands on the web-socket channel', () => {
     expect((await ann.ask('a', '/help')).text).toMatch(/\/memories: what I remember about you/);
     expect((await ann.ask('a', '/memories')).text).toMatch(/\d+\. Ann prefers green tea/);
     expect((await ann.ask('a', '/forget-me')).text).toMatch(/forget-me confirm/);
-    expect((await ann.ask('a', '/forget-me confirm')).text).toMatch(/deleted 1 memory/);
+    expect((await ann.ask('a', '/forget-me confirm')).text).toMatch(/- memories: 1\n/);
     expect((await ann.ask('a', '/memories')).text).toMatch(/don't remember anything/);
     expect((await bob.ask('b', '/memories')).text).toMatch(/\d+\. Bob collects stamps/);
     expect((await ann.ask('a', '/new')).text).toMatch(/Started a new conversation/);

@@ -166,6 +166,41 @@ describe('while the gateway runs', () => {
   });
 });
 
+describe('nexus users forget', () => {
+  it('deletes what the running gateway keeps about a person, and nothing of anyone else', async () => {
+    const model = await startScriptedModelServer();
+    const gateway = await startTestGateway({ modelBaseUrl: model.baseUrl });
+    const ann = await WebChatClient.connect({ url: gateway.url, token: gateway.token, clientId: 'ann' });
+    const bob = await WebChatClient.connect({ url: gateway.url, token: gateway.token, clientId: 'bob' });
+    try {
+      await ann.ask('ann-chat', 'my locker code is 4471');
+      await bob.ask('bob-chat', 'my bike is blue');
+      const forgot = await nexus(['users', 'forget', 'web:ann'], {}, gateway.config.dataDir);
+      expect(forgot).toMatchObject({ code: 0, stderr: '' });
+      // The memory job is her conversation summary, scheduled for when the chat goes quiet.
+      expect(forgot.stdout).toMatch(
+        /Forgot person web:ann:\n {2}memories: 0\n {2}conversation turns: 1\n {2}memory jobs: 1\n/,
+      );
+      await ann.ask('ann-chat', 'what is my locker code?');
+      await bob.ask('bob-chat', 'what colour is my bike?');
+      const prompt = (text: string) =>
+        JSON.stringify(
+          model.chatRequests().findLast((request) => JSON.stringify(request.body).includes(text))?.body,
+        );
+      expect(prompt('what is my locker code?')).not.toContain('4471');
+      expect(prompt('what colour is my bike?')).toContain('my bike is blue');
+
+      const unknown = await nexus(['users', 'forget', 'web:nobody'], {}, gateway.config.dataDir);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(/No person or identity web:nobody is known/);
+    } finally {
+      await Promise.all([ann.close(), bob.close()]);
+      await gateway.dispose();
+      await model.close();
+    }
+  }, 30_000);
+});
+
 describe('nexus doctor', () => {
   let model: ScriptedModelServer;
   let telegram: FakeTelegram;
@@ -188,7 +223,7 @@ describe('nexus doctor', () => {
       NEXUS_REDIS_URL: 'redis://127.0.0.1:6379',
     });
     expect(result.stdout).toContain('✓ config: valid');
-    expect(result.stdout).toMatch(/✓ store .*access\.sqlite: readable, intact \(schema 1\)/);
+    expect(result.stdout).toMatch(/✓ store .*access\.sqlite: readable, intact \(schema 2\)/);
     expect(result.stdout).toMatch(
       /! access: 1 pairing request waiting for you\n {4}fix: see them with `nexus pairing list`/,
     );

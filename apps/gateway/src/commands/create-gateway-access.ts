@@ -6,6 +6,8 @@ import {
   createAccessControl,
   createAccessStore,
   type ExtraCommands,
+  type NotifyConversation,
+  type PersonEraser,
 } from '@nexus/core';
 import type { Logger } from '@nexus/protocol';
 import { privateFilePath } from '../data-dir/private-path.ts';
@@ -32,6 +34,8 @@ export function createGatewayAccess(options: {
   memory?: AccessMemoryPort;
   /** `/reminders` and `/timezone`. */
   extraCommands?: ExtraCommands;
+  erasers?: PersonEraser[];
+  notify?: NotifyConversation;
 }): AccessControl {
   const { access } = options.config;
   return createAccessControl({
@@ -46,6 +50,8 @@ export function createGatewayAccess(options: {
     },
     ...(options.memory ? { memory: options.memory } : {}),
     ...(options.extraCommands ? { extraCommands: options.extraCommands } : {}),
+    ...(options.erasers ? { erasers: options.erasers } : {}),
+    ...(options.notify ? { notify: options.notify } : {}),
     logger: options.logger.child({ component: 'access' }),
   });
 }

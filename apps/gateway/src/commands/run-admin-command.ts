@@ -1,3 +1,4 @@
+import type { GatewayConfig } from '../gateway-config.ts';
 import type { LoadConfigOptions } from '../load-config.ts';
 import { ConfigError, loadConfig } from '../load-config.ts';
 import { type CommandOutput, processOutput } from './command-output.ts';
@@ -5,13 +6,14 @@ import { openAccessStore } from './create-gateway-access.ts';
 import { doctorCommand } from './doctor-command.ts';
 import { PAIRING_USAGE, pairingCommand } from './pairing-command.ts';
 import { USERS_USAGE, usersCommand } from './users-command.ts';
+import { usersForgetCommand } from './users-forget.ts';
 
 /** The owner's commands besides `start`; they work on the data directory, gateway running or not. */
 export const ADMIN_COMMANDS = ['pairing', 'users', 'doctor'] as const;
 
 export const ADMIN_USAGE = `  pairing list|approve CODE|reject CODE
                    Approve or refuse people who asked for access (\`nexus pairing\` for details)
-  users list|link A B|unlink A
+  users list|link A B|unlink A|forget A
                    People and their linked accounts (\`nexus users\` for details)
   doctor [--fix]   Check config, stores, file modes, queue, model provider and channel
                    credentials; --fix makes the data directory readable by its owner only`;
@@ -54,16 +56,23 @@ async function dispatch(
     output.out(command === 'pairing' ? PAIRING_USAGE : USERS_USAGE);
     return 0;
   }
-  let dataDir: string;
+  let config: GatewayConfig;
   try {
-    dataDir = loadConfig(options.config).dataDir;
+    config = loadConfig(options.config);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     output.error(`${error.message}\n`);
     return 78; // EX_CONFIG
   }
-  const store = openAccessStore(dataDir);
+  const store = openAccessStore(config.dataDir);
   try {
+    if (command === 'users' && rest[0] === 'forget') {
+      if (rest.length !== 2 || rest[1] === undefined) {
+        output.error(USERS_USAGE);
+        return 64;
+      }
+      return await usersForgetCommand({ person: rest[1], config, store, output });
+    }
     return command === 'pairing'
       ? pairingCommand({ args: rest, store, output })
       : usersCommand({ args: rest, store, output });

@@ -6,6 +6,8 @@ export const USERS_USAGE = `Usage:
   nexus users link IDENTITY TO              Make IDENTITY (e.g. telegram:123456789) the same person as TO
                                             (another identity, or a person id); memory then follows them
   nexus users unlink IDENTITY               Return IDENTITY to the person it started as; nothing is deleted
+  nexus users forget PERSON                 Delete everything kept about PERSON (an identity or person id):
+                                            memories, conversations, job payloads, Redis runs, link records
 `;
 
 /** `nexus users list|link|unlink`, on the access database the running gateway also uses. */

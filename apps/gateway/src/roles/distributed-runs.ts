@@ -1,5 +1,11 @@
 import type { AgentRunGateway, AgentRunWorkerHost, BudgetObserver } from '@nexus/agent-redis';
-import { type Agent, type CreateTurnBudget, MEMORY_EXTRACT_JOB, type TurnLimits } from '@nexus/core';
+import {
+  type Agent,
+  type CreateTurnBudget,
+  MEMORY_EXTRACT_JOB,
+  type PersonEraser,
+  type TurnLimits,
+} from '@nexus/core';
 import type { ChannelHealth, JobQueue, Logger } from '@nexus/protocol';
 import type { GatewayConfig } from '../gateway-config.ts';
 import { ConfigError } from '../load-config.ts';
@@ -20,6 +26,8 @@ export interface DistributedRuns {
    * in-process memory: only this process can reach it, so its jobs stay local.
    */
   memoryQueue: JobQueue | undefined;
+  /** Forgets a person's jobs, reply streams and run markers on Redis. */
+  eraser: PersonEraser;
   health(): ChannelHealth;
   /** Hands back runs still going after `timeoutMs` (role `all`), then closes the connections. */
   close(options: { timeoutMs: number }): Promise<void>;
@@ -119,6 +127,7 @@ export async function startDistributedRuns(options: {
         ? enqueueOnlyQueue(queue, [MEMORY_EXTRACT_JOB], logger)
         : queue
       : undefined,
+    eraser: started.eraser,
     health: () => started.health(),
     async close({ timeoutMs }) {
       await host?.close({ timeoutMs });

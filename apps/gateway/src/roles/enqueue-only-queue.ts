@@ -16,6 +16,7 @@ export function enqueueOnlyQueue(queue: JobQueue, names: readonly string[], logg
     parked: (options) => queue.parked(options),
     retryParked: (options) => queue.retryParked(options),
     counts: (options) => queue.counts(options),
+    ...(queue.purgePayloads ? { purgePayloads: queue.purgePayloads.bind(queue) } : {}),
     close: (options) => queue.close(options),
   };
 }

@@ -1,8 +1,9 @@
-import { type Intent, NexusError } from '@nexus/protocol';
+import type { Intent } from '@nexus/protocol';
 import { groupMemoryId } from '../memory-step/memory-subject.ts';
-import type { AccessDecision, AccessMemoryPort } from './access-decision.ts';
+import type { AccessDecision } from './access-decision.ts';
 import { ACCESS_MESSAGES } from './access-messages.ts';
 import type { ResolvedAccessOptions } from './access-options.ts';
+import { forgetPerson } from './forget-person.ts';
 import type { Identity } from './identity-store.ts';
 import { enterLinkCode, issueLinkCode } from './link-flow.ts';
 import { forgetOneMemory, listMemoryPage, type MemoryListings } from './memory-commands.ts';
@@ -59,8 +60,8 @@ export function runCommand(
     return enterLinkCode(options, context.throttle, intent, identity, command.argument);
   }
   const memory = options.memory;
-  if (!memory) return replyWith(intent, ACCESS_MESSAGES.memoryOff());
   if (command.name === 'memories' || command.name === 'forget') {
+    if (!memory) return replyWith(intent, ACCESS_MESSAGES.memoryOff());
     const request = {
       intent,
       memory,
@@ -72,15 +73,11 @@ export function runCommand(
       ? listMemoryPage({ ...request, whose: 'person' })
       : forgetOneMemory(request);
   }
-  return forgetMe(context, memory, intent, command.argument.toLowerCase() === 'confirm');
+  // Without memory there are still turns, jobs and account records to forget.
+  return forgetMe(context, intent, command.argument.toLowerCase() === 'confirm');
 }
 
-function forgetMe(
-  context: CommandContext,
-  memory: AccessMemoryPort,
-  intent: Intent,
-  confirmed: boolean,
-): AccessDecision {
+function forgetMe(context: CommandContext, intent: Intent, confirmed: boolean): AccessDecision {
   const { options, forgetPending } = context;
   const now = options.now();
   const userId = intent.userId;
@@ -95,27 +92,14 @@ function forgetMe(
   }
   forgetPending.delete(userId);
   return replyWith(intent, async ({ abortSignal }) => {
-    // What each linked account was remembered as before linking is theirs too (it returns on unlink).
-    const homes =
-      options.store.identities.person(userId)?.identities.map((identity) => identity.homeUserId) ?? [];
-    let deleted = 0;
-    for (const id of new Set([userId, ...homes])) {
-      const result = await memory
-        .reset({ userId: id, abortSignal })
-        .catch((error: unknown) => unavailable(error));
-      deleted += result.deleted;
-      options.store.conversations.startNewForPerson(id);
-    }
-    options.logger.info({ userId, deleted }, 'person asked to be forgotten: memories deleted');
-    return ACCESS_MESSAGES.forgotten(deleted);
-  });
-}
-
-function unavailable(error: unknown): never {
-  throw new NexusError({
-    code: 'memory_unavailable',
-    message: 'I could not reach my memory just now. Please try again in a moment.',
-    retryable: true,
-    cause: error,
+    const report = await forgetPerson({
+      store: options.store,
+      ...(options.memory ? { memory: options.memory } : {}),
+      erasers: options.erasers,
+      userId,
+      abortSignal,
+      logger: options.logger,
+    });
+    return ACCESS_MESSAGES.forgotten(report.removed);
   });
 }

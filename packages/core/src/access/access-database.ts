@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { openSqliteDatabase } from '@nexus/sqlite-kit';
 
-export { inTransaction } from '@nexus/sqlite-kit';
+export { checkpointAndTruncate, inTransaction } from '@nexus/sqlite-kit';
 
 /** Each entry moves the schema one version up; `PRAGMA user_version` records how far a file is. */
 const MIGRATIONS: readonly string[] = [
@@ -59,6 +59,11 @@ const MIGRATIONS: readonly string[] = [
      updated_at INTEGER NOT NULL
    );
    CREATE INDEX conversations_by_person ON conversations (person_id);`,
+  // Where a link code was asked for and entered, so the issuer can be asked to approve the link.
+  `ALTER TABLE link_codes ADD COLUMN issued_conversation TEXT;
+   ALTER TABLE link_codes ADD COLUMN claimed_conversation TEXT;
+   ALTER TABLE link_codes ADD COLUMN claimed_display_name TEXT;
+   CREATE INDEX link_codes_by_issuer ON link_codes (issued_channel, issued_platform_id);`,
 ];
 
 export interface OpenAccessDatabaseOptions {

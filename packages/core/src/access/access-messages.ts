@@ -33,7 +33,7 @@ export const ACCESS_MESSAGES = {
         ? [
             '- /memories: what I remember about you, numbered (/memories 2 for the next page)',
             '- /forget 3: delete memory number 3 of that list',
-            '- /forget-me: delete everything I remember about you',
+            '- /forget-me: delete everything I keep about you',
             '- /link: link this account with your account on another channel, so I remember you in both',
           ]
         : [
@@ -54,22 +54,34 @@ export const ACCESS_MESSAGES = {
   groupMemoriesEmpty: () =>
     "I don't remember anything about this group yet. In groups I only keep facts about the group, never personal ones.",
   forgetConfirm: (confirmWithinMs: number) =>
-    `This deletes everything I remember about you, on every account linked to you, and starts your direct conversations afresh. It cannot be undone.\n\nTo go ahead, send **/forget-me confirm** within ${minutes(confirmWithinMs)}.`,
+    `This deletes everything I keep about you, on every account linked to you: what I remember, our conversations (your messages and my replies, in groups too), pending background work, link codes and the links between your accounts. It cannot be undone.\n\nTo go ahead, send **/forget-me confirm** within ${minutes(confirmWithinMs)}.`,
   forgetNothingPending: () => 'There is nothing to confirm. Send /forget-me first.',
-  forgotten: (deleted: number) =>
-    `Done. I deleted ${deleted === 1 ? '1 memory' : `${deleted} memories`} about you and started your direct conversations afresh.`,
+  forgotten: (removed: ReadonlyArray<{ kind: string; count: number }>) =>
+    [
+      'Done. I deleted everything I kept about you:',
+      ...removed.map(({ kind, count }) => `- ${kind}: ${count}`),
+      'Your accounts are no longer linked, and your conversations start afresh.',
+    ].join('\n'),
   linkCode: (code: string, validForMs: number) =>
-    `Your link code is **${code}**. Within ${minutes(validForMs)}, send **/link ${code}** to me from your other account (another channel or browser). I'll then ask you to confirm there.`,
+    `Your link code is **${code}**. Within ${minutes(validForMs)}, send **/link ${code}** to me from your other account (another channel or browser). I'll then ask you here to approve it.`,
   linkUsage: () =>
     'To link accounts, send /link on the first account; it gives you a code to send from the other one as /link CODE.',
   linkCodeWrong: () =>
     'That link code is not valid or has expired. Ask for a new one with /link on your other account.',
   linkLocked: (retryAfterMs: number) =>
     `Too many wrong codes. Code entry is locked for this account; try again in ${minutes(retryAfterMs)}.`,
-  linkConfirm: (issuedOn: string, confirmWithinMs: number) =>
-    `This links this account with your ${issuedOn} account: I'll treat both as you and share what I remember. Anything I remembered about this account alone comes back if you unlink later.\n\nTo go ahead, send **/link confirm** within ${minutes(confirmWithinMs)}.`,
-  linkNothingPending: () =>
-    'There is nothing to confirm. Send /link CODE with the code from your other account first.',
+  linkApprovalRequest: (enteredOn: string, who: string, approveWithinMs: number) =>
+    `Someone just entered your link code from a ${enteredOn} account (${who}). If that is you, send **/link approve** here within ${minutes(approveWithinMs)}: I'll then treat both accounts as you and share what I remember. If it is not you, send **/link deny**; nothing is linked either way until you approve.`,
+  linkWaitingForApproval: (issuedOn: string, approveWithinMs: number) =>
+    `I've asked your ${issuedOn} account to approve this link. Send **/link approve** there within ${minutes(approveWithinMs)}; this account is linked as soon as you do.`,
+  linkNoticeFailed: (issuedOn: string) =>
+    `I could not reach your ${issuedOn} account to ask it to approve, so nothing was linked. Ask for a new code with /link there and try again.`,
+  linkUnavailable: () =>
+    "Linking needs me to ask your other account for approval, and I can't send it messages here. Nothing was linked.",
+  linkApproveElsewhere: () =>
+    'Links are approved on the account that asked for the code: send /link approve there.',
+  linkNothingToApprove: () => 'No link is waiting for your approval here.',
+  linkDenied: () => 'Cancelled. Nothing was linked, and that code no longer works.',
   linkAlready: () => 'This account is already linked to that person.',
-  linked: (issuedOn: string) => `Linked. This account and your ${issuedOn} account are now one person to me.`,
+  linked: (otherOn: string) => `Linked. This account and your ${otherOn} account are now one person to me.`,
 } as const;

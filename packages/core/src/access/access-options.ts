@@ -2,7 +2,9 @@ import { type Logger, silentLogger } from '@nexus/protocol';
 import type { AccessMemoryPort } from './access-decision.ts';
 import type { AccessStore } from './access-store.ts';
 import type { CodeAttemptLimits } from './code-attempts.ts';
+import type { NotifyConversation } from './conversation-notifier.ts';
 import type { ExtraCommands } from './extra-commands.ts';
+import type { PersonEraser } from './forget-person.ts';
 import { randomCode } from './random-code.ts';
 import type { BucketLimits } from './rate-limiter.ts';
 
@@ -41,6 +43,11 @@ export interface AccessControlOptions {
   rateLimits?: AccessRateLimits | false;
   /** For `/memories` and `/forget-me`; without it they say memory is off. */
   memory?: AccessMemoryPort;
+  /**
+   * Sends a message to another conversation: how the account that issued a link code is asked to
+   * approve the link. Without it, link codes cannot be used.
+   */
+  notify?: NotifyConversation;
   /** Default 1 hour. */
   pairingCodeTtlMs?: number;
   /** Default 3. Further strangers are told to try later. */
@@ -53,8 +60,13 @@ export interface AccessControlOptions {
   linkCodeTtlMs?: number;
   /** Wrong link codes per sender. Default 5 per hour, then locked for an hour. */
   codeAttemptLimits?: CodeAttemptLimits;
-  /** Wrong link codes from everyone together. Default 50 per hour, then locked for an hour. */
+  /**
+   * Wrong link codes from everyone together. Default 50 per hour; past it, for an hour, each sender
+   * gets one try instead of `codeAttemptLimits.maxFailures` (nobody is locked out by others).
+   */
   globalCodeAttemptLimits?: CodeAttemptLimits;
+  /** What `/forget-me` deletes besides memories and access records: turns, job payloads, Redis data. */
+  erasers?: PersonEraser[];
   /** How long `/forget-me` waits for `/forget-me confirm`. Default 5 minutes. */
   forgetConfirmMs?: number;
   /** Commands answered without the model that live outside access control (`/reminders`, `/timezone`). */
@@ -65,9 +77,10 @@ export interface AccessControlOptions {
 }
 
 export type ResolvedAccessOptions = Required<
-  Omit<AccessControlOptions, 'memory' | 'rateLimits' | 'directMessagePolicies'>
+  Omit<AccessControlOptions, 'memory' | 'rateLimits' | 'directMessagePolicies' | 'notify'>
 > & {
   memory?: AccessMemoryPort;
+  notify?: NotifyConversation;
   rateLimits: AccessRateLimits | false;
   directMessagePolicies: Record<string, DirectMessagePolicy>;
 };
@@ -88,6 +101,7 @@ export function resolveAccessOptions(options: AccessControlOptions): ResolvedAcc
     groupAllowlist: options.groupAllowlist ?? [],
     rateLimits: options.rateLimits ?? DEFAULT_RATE_LIMITS,
     ...(options.memory ? { memory: options.memory } : {}),
+    ...(options.notify ? { notify: options.notify } : {}),
     pairingCodeTtlMs: options.pairingCodeTtlMs ?? HOUR_MS,
     maxPendingPairingPerChannel: options.maxPendingPairingPerChannel ?? 3,
     noticeIntervalMs: options.noticeIntervalMs ?? 5 * 60_000,
@@ -99,6 +113,7 @@ export function resolveAccessOptions(options: AccessControlOptions): ResolvedAcc
       windowMs: HOUR_MS,
       lockoutMs: HOUR_MS,
     },
+    erasers: options.erasers ?? [],
     forgetConfirmMs: options.forgetConfirmMs ?? 5 * 60_000,
     extraCommands: options.extraCommands ?? {},
     now: options.now ?? Date.now,

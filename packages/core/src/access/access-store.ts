@@ -4,6 +4,7 @@ import { type ConversationGenerations, createConversationGenerations } from './c
 import { createIdentityStore, type IdentityStore } from './identity-store.ts';
 import { createLinkCodeStore, type LinkCodeStore } from './link-code-store.ts';
 import { createPairingStore, type PairingStore } from './pairing-store.ts';
+import { createPersonRecords, type PersonRecords } from './person-records.ts';
 
 export interface AccessStoreOptions {
   /** A file path (the gateway uses `<dataDir>/access.sqlite`), or ':memory:'. */
@@ -23,6 +24,8 @@ export interface AccessStore {
   linkCodes: LinkCodeStore;
   codeAttempts: CodeAttempts;
   conversations: ConversationGenerations;
+  /** For `/forget-me` and `nexus users forget`. */
+  personRecords: PersonRecords;
   close(): void;
 }
 
@@ -40,6 +43,7 @@ export function createAccessStore(options: AccessStoreOptions): AccessStore {
     linkCodes: createLinkCodeStore(database, now),
     codeAttempts: createCodeAttempts(database, now),
     conversations: createConversationGenerations(database, now),
+    personRecords: createPersonRecords(database, now),
     close() {
       if (closed) return;
       closed = true;

@@ -15,6 +15,8 @@ export interface CodeAttemptLimits {
 export interface CodeAttempts {
   /** The end of the subject's lockout, when one is running. */
   lockedUntil(subject: string): number | undefined;
+  /** Wrong codes counted in the subject's current window (0 once `windowMs` passed). */
+  failures(subject: string, limits: CodeAttemptLimits): number;
   /** Counts a wrong code; returns the lockout end when this failure started one. */
   recordFailure(subject: string, limits: CodeAttemptLimits): { failures: number; lockedUntil?: number };
   clear(subject: string): void;
@@ -42,6 +44,10 @@ export function createCodeAttempts(database: DatabaseSync, now: () => number): C
       const row = get.get(subject) as AttemptRow | undefined;
       return row?.locked_until != null && row.locked_until > now() ? row.locked_until : undefined;
     },
+    failures(subject, limits) {
+      const row = get.get(subject) as AttemptRow | undefined;
+      return row && now() - row.window_started_at < limits.windowMs ? row.failures : 0;
+    },
     recordFailure(subject, limits) {
       return inTransaction(database, () => {
         const at = now();
@@ -50,8 +56,15 @@ export function createCodeAttempts(database: DatabaseSync, now: () => number): C
         const failures = fresh ? 1 : row.failures + 1;
         const windowStartedAt = fresh ? at : row.window_started_at;
         const lockedUntil = failures >= limits.maxFailures ? at + limits.lockoutMs : undefined;
-        // A lockout restarts the count, so the next window after it allows `maxFailures` again.
-        put.run(subject, lockedUntil ? 0 : failures, lockedUntil ? at : windowStartedAt, lockedUntil ?? null);
+        // A lockout restarts the count, so the next window after it allows `maxFailures` again;
+        // failures during a running lockout (the overall one) count without ending it.
+        const running = row?.locked_until != null && row.locked_until > at ? row.locked_until : null;
+        put.run(
+          subject,
+          lockedUntil ? 0 : failures,
+          lockedUntil ? at : windowStartedAt,
+          lockedUntil ?? running,
+        );
         return lockedUntil ? { failures, lockedUntil } : { failures };
       });
     },

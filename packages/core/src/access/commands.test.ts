@@ -71,7 +71,7 @@ describe('commands on the test channel', () => {
     expect(await channel.waitForReply('dm:ann')).toMatch(/send \*\*\/forget-me confirm\*\* within 5 minutes/);
     expect(memory.entries).toHaveLength(3);
     await channel.send({ text: '/forget-me confirm', senderId: 'ann' });
-    expect(await channel.waitForReply('dm:ann')).toMatch(/deleted 2 memories/);
+    expect(await channel.waitForReply('dm:ann')).toMatch(/- memories: 2\n/);
     expect(memory.entries.map((entry) => entry.userId)).toEqual(['test:bob']);
     await channel.send({ text: '/memories', senderId: 'ann' });
     expect(await channel.waitForReply('dm:ann')).toMatch(/don't remember anything about you/);
@@ -99,11 +99,11 @@ describe('commands on the test channel', () => {
 });
 
 describe('/link on the test channels', () => {
-  it('links two identities into one person after confirmation; memory and rate limits follow the person', async () => {
+  it('links two identities only once the account that issued the code approves; memory and rate limits follow the person', async () => {
     const memory = arrayMemory([{ userId: 'test:ann', content: 'Ann is vegetarian' }]);
     setup = await startAccessCore({ directMessagePolicies: { test: 'open' }, memory });
     const { channel, store, model } = setup;
-    const other = { senderId: 'ann-phone', conversationId: 'phone' };
+    const other = { senderId: 'ann-phone', conversationId: 'phone', senderName: 'Ann P.' };
 
     await channel.send({ text: '/memories', ...other });
     expect(await channel.waitForReply('phone')).toMatch(/don't remember anything/);
@@ -111,16 +111,28 @@ describe('/link on the test channels', () => {
     await channel.send({ text: '/link', senderId: 'ann' });
     const code = codeIn(await channel.waitForReply('dm:ann'));
     await channel.send({ text: `/link ${code.toLowerCase().slice(0, 4)}-${code.slice(4)}`, ...other });
-    expect(await channel.waitForReply('phone')).toMatch(/links this account with your test account/);
-    // Not linked until confirmed.
+    // The issuer is told who entered the code, from which channel, on their own conversation.
+    const notice = await channel.waitForReply('dm:ann');
+    expect(notice).toMatch(/entered your link code from a test account \(Ann P\., test:ann-phone\)/);
+    expect(notice).toMatch(/\/link approve/);
+    expect(await channel.waitForReply('phone')).toMatch(/asked your test account to approve/);
+
+    // The entering side cannot complete it: the old confirmation links nothing.
+    await channel.send({ text: '/link confirm', ...other });
+    expect(await channel.waitForReply('phone')).toMatch(/approved on the account that asked/);
+    await channel.send({ text: '/link approve', ...other });
+    expect(await channel.waitForReply('phone')).toMatch(/No link is waiting/);
     expect(store.identities.find({ channel: 'test', platformId: 'ann-phone' })?.userId).toBe(
       'test:ann-phone',
     );
-    await channel.send({ text: '/link confirm', ...other });
+
+    await channel.send({ text: '/link approve', senderId: 'ann' });
+    expect(await channel.waitForReply('dm:ann')).toMatch(/^Linked\./);
     expect(await channel.waitForReply('phone')).toMatch(/^Linked\./);
     expect(store.identities.find({ channel: 'test', platformId: 'ann-phone' })).toMatchObject({
       userId: 'test:ann',
       homeUserId: 'test:ann-phone',
+      displayName: 'Ann P.',
     });
 
     await channel.send({ text: '/memories', ...other });
@@ -142,7 +154,46 @@ describe('/link on the test channels', () => {
     expect(await channel.waitForReply('phone')).toMatch(/don't remember anything/);
   });
 
-  it('lets a pending stranger link into an approved person, which approves them as that person', async () => {
+  it('a phished code links nothing: the issuer sees who entered it and denies', async () => {
+    setup = await startAccessCore({ directMessagePolicies: { test: 'pairing' } });
+    const { channel, store } = setup;
+    const owner = store.identities.ensure({ channel: 'test', platformId: 'owner' });
+    store.identities.approve({ userId: owner.userId, approvedBy: 'owner' });
+    await channel.send({ text: '/link', senderId: 'owner' });
+    const code = codeIn(await channel.waitForReply('dm:owner'));
+
+    await channel.send({ text: `/link ${code}`, senderId: 'mallory', senderName: 'Support Team' });
+    expect(await channel.waitForReply('dm:owner')).toMatch(/\(Support Team, test:mallory\)/);
+    expect(await channel.waitForReply('dm:mallory')).toMatch(/asked your test account to approve/);
+    await channel.send({ text: '/link deny', senderId: 'owner' });
+    expect(await channel.waitForReply('dm:owner')).toMatch(/Nothing was linked/);
+    await channel.send({ text: '/link approve', senderId: 'owner' });
+    expect(await channel.waitForReply('dm:owner')).toMatch(/No link is waiting/);
+    expect(store.identities.find({ channel: 'test', platformId: 'mallory' })).toBeUndefined();
+    await channel.send({ text: 'let me in', senderId: 'mallory' });
+    expect(await channel.waitForReply('dm:mallory')).toMatch(/pairing code/);
+  });
+
+  it('links nothing when the approval request cannot reach the issuer', async () => {
+    setup = await startAccessCore({
+      directMessagePolicies: { test: 'open' },
+      notify: async () => {
+        throw new Error('the platform refused the message');
+      },
+    });
+    const { channel, store } = setup;
+    await channel.send({ text: '/link', senderId: 'ann' });
+    const code = codeIn(await channel.waitForReply('dm:ann'));
+    await channel.send({ text: `/link ${code}`, senderId: 'ann-phone' });
+    expect(await channel.waitForReply('dm:ann-phone')).toMatch(/could not reach your test account/);
+    expect(store.linkCodes.findUnclaimed(code)).toBeUndefined();
+    expect(store.linkCodes.awaitingApproval({ channel: 'test', platformId: 'ann' })).toBeUndefined();
+    expect(store.identities.find({ channel: 'test', platformId: 'ann-phone' })?.userId).toBe(
+      'test:ann-phone',
+    );
+  });
+
+  it('lets a pending stranger link into an approved person once approved, which approves them as that person', async () => {
     setup = await startAccessCore({ directMessagePolicies: { test: 'pairing' } });
     const { channel, store, model } = setup;
     const owner = store.identities.ensure({ channel: 'test', platformId: 'owner' });
@@ -153,8 +204,10 @@ describe('/link on the test channels', () => {
     await channel.send({ text: '/link', senderId: 'owner' });
     const code = codeIn(await channel.waitForReply('dm:owner'));
     await channel.send({ text: `/link ${code}`, senderId: 'owner-laptop' });
+    await channel.waitForReply('dm:owner');
     await channel.waitForReply('dm:owner-laptop');
-    await channel.send({ text: '/link confirm', senderId: 'owner-laptop' });
+    await channel.send({ text: '/link approve', senderId: 'owner' });
+    expect(await channel.waitForReply('dm:owner')).toMatch(/^Linked\./);
     expect(await channel.waitForReply('dm:owner-laptop')).toMatch(/^Linked\./);
     await channel.send({ text: 'now I am in', senderId: 'owner-laptop' });
     expect(await channel.waitForReply('dm:owner-laptop')).toBe('Echo: now I am in');
@@ -193,5 +246,37 @@ describe('wrong link codes', () => {
     expect(store.identities.listPeople().map((person) => person.userId)).toEqual(['test:owner']);
     expect(store.pairing.list()).toEqual([]);
     expect(model.chatRequests()).toHaveLength(0);
+  }, 30_000);
+
+  it('throwaway accounts flooding wrong codes cannot lock out a person entering their own code', async () => {
+    setup = await startAccessCore({ directMessagePolicies: { test: 'pairing' } });
+    const { channel, store, core } = setup;
+    const owner = store.identities.ensure({ channel: 'test', platformId: 'owner' });
+    store.identities.approve({ userId: owner.userId, approvedBy: 'owner' });
+    await channel.send({ text: '/link', senderId: 'owner' });
+    const realCode = codeIn(await channel.waitForReply('dm:owner'));
+
+    // 60 throwaway accounts, one wrong code each: past the overall limit of 50 an hour.
+    for (let index = 0; index < 60; index++) {
+      await channel.send({
+        text: `/link ZZZZ${String(index).padStart(4, '2')}`,
+        senderId: `throwaway-${index}`,
+      });
+    }
+    await core.whenIdle();
+    expect(store.codeAttempts.lockedUntil('*')).toBeDefined();
+    // During the flood a sender that already missed once gets no further try…
+    const again = await channel.send({ text: '/link ZZZZ9999', senderId: 'throwaway-59' });
+    expect(again).toMatchObject({ status: 'rejected', code: 'rate_limited' });
+    // …a fresh one gets exactly one…
+    await channel.send({ text: '/link ZZZZ8888', senderId: 'fresh-throwaway' });
+    expect(await channel.waitForReply('dm:fresh-throwaway')).toMatch(/Too many wrong codes/);
+    // …and the person typing their own code correctly still gets through to the approval step.
+    await channel.send({ text: `/link ${realCode}`, senderId: 'owner-phone' });
+    expect(await channel.waitForReply('dm:owner')).toMatch(/entered your link code/);
+    expect(await channel.waitForReply('dm:owner-phone')).toMatch(/asked your test account to approve/);
+    await channel.send({ text: '/link approve', senderId: 'owner' });
+    expect(await channel.waitForReply('dm:owner')).toMatch(/^Linked\./);
+    expect(store.identities.find({ channel: 'test', platformId: 'owner-phone' })?.userId).toBe('test:owner');
   }, 30_000);
 });

@@ -22,6 +22,7 @@ export function withConversationGenerations(
     finishIntent: (key) => store.finishIntent(key),
     countReplay: (key) => store.countReplay(key),
     unfinishedIntents: () => store.unfinishedIntents(),
+    ...(store.forgetPeople ? { forgetPeople: store.forgetPeople.bind(store) } : {}),
     close: () => store.close(),
   };
 }

@@ -42,6 +42,12 @@ export interface ScheduleStore {
   cancel(id: number): boolean;
   /** Cancels every active schedule of the person; returns how many. */
   cancelAllOf(userId: string): number;
+  /**
+   * Deletes every schedule of the person (a reminder's text is what they asked to be told) and
+   * their time zone, then cuts the WAL so the rows leave the disk (`/forget-me`). Returns the
+   * schedules deleted.
+   */
+  forget(userId: string): number;
   timeZones: TimeZoneStore;
   close(): void;
 }
@@ -115,6 +121,8 @@ export function createSqliteScheduleStore(options: {
   const cancelAll = database.prepare(
     'UPDATE schedules SET next_run_at = NULL, cancelled_at = ? WHERE user_id = ? AND next_run_at IS NOT NULL',
   );
+  const deleteAll = database.prepare('DELETE FROM schedules WHERE user_id = ?');
+  const deleteZone = database.prepare('DELETE FROM time_zones WHERE user_id = ?');
   return {
     add(schedule) {
       const { conversation } = schedule;
@@ -153,6 +161,12 @@ export function createSqliteScheduleStore(options: {
     advance: (id, dueAt, nextRunAt) => advance.run(nextRunAt ?? null, id, dueAt).changes === 1,
     cancel: (id) => cancel.run(options.now(), id).changes === 1,
     cancelAllOf: (userId) => Number(cancelAll.run(options.now(), userId).changes),
+    forget(userId) {
+      const deleted = Number(deleteAll.run(userId).changes);
+      deleteZone.run(userId);
+      database.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+      return deleted;
+    },
     timeZones: createTimeZoneStore({ database, defaultZone: options.defaultTimeZone, now: options.now }),
     close: () => database.close(),
   };

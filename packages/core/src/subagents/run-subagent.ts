@@ -87,6 +87,7 @@ export async function runSubagent(options: {
       ...(block ? { systemContext: block } : {}),
       history: [],
       userText: options.task,
+      userId: context.userId,
       tools: options.tools,
       abortSignal: controller.signal,
       ...(context.budget ? { budget: context.budget } : {}),

@@ -205,6 +205,55 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
       });
     });
 
+    it('purgePayloads deletes every resting job naming a value, in any state, and nothing else', async () => {
+      const queue = await create();
+      const name = uniqueName('purge');
+      const idle = uniqueName('purge-idle');
+      const person = `person-${runId}`;
+      const enqueue = (queueName: string, payload: unknown, delayMs?: number) =>
+        queue.enqueue({ name: queueName, payload, attempts: 1, ...(delayMs ? { delayMs } : {}) });
+      const parked = await enqueue(name, { userId: person, fail: true });
+      const done = await enqueue(name, { userId: person });
+      await enqueue(name, { userId: 'someone-else' });
+      queue.process({
+        name,
+        handler: async (job) => {
+          if ((job.payload as { fail?: boolean }).fail) throw new PermanentJobError({ message: 'bad' });
+        },
+      });
+      await waitFor(
+        async () => {
+          const counts = await countsOf(queue, name);
+          return counts.parked === 1 && counts.completed === 2;
+        },
+        { description: 'one parked and two completed jobs' },
+      );
+      const delayed = await enqueue(name, { userId: person }, 60_000);
+      const nested = await enqueue(idle, { turn: { speakers: ['x', person] } });
+      await enqueue(idle, { userId: `${person}-2`, note: `mentions ${person} inside a longer text` });
+
+      const result = await queue.purgePayloads?.({ values: [person] });
+      expect(result).toEqual({
+        removed: 4,
+        running: 0,
+        jobIds: expect.arrayContaining([parked.jobId, done.jobId, delayed.jobId, nested.jobId]),
+      });
+      expect(await countsOf(queue, name)).toEqual({
+        waiting: 0,
+        active: 0,
+        delayed: 0,
+        parked: 0,
+        completed: 1,
+      });
+      expect((await countsOf(queue, idle)).waiting).toBe(1);
+      expect(await queue.parked({ name })).toEqual([]);
+      expect(await queue.purgePayloads?.({ values: [person] })).toEqual({
+        removed: 0,
+        running: 0,
+        jobIds: [],
+      });
+    });
+
     it('de-duplicates by jobId within a name', async () => {
       const queue = await create();
       const name = uniqueName('dedupe');

@@ -89,11 +89,22 @@ export function createFakeDiscordRest(options: {
   const commands: RegisteredCommand[] = [];
   const interactionCallbacks: Array<{ interactionId: string; token: string; body: unknown }> = [];
 
+  /** Nonces of the bot's messages with `enforce_nonce`: Discord checks them for a few minutes. */
+  const enforcedNonces = new Map<string, { messageId: string; at: number }>();
+
   function createBotMessage(input: {
     channelId: string;
     body: Record<string, unknown>;
     interactionToken?: string;
   }): Record<string, unknown> {
+    const nonce = input.body.nonce;
+    const enforced =
+      input.body.enforce_nonce === true && (typeof nonce === 'string' || typeof nonce === 'number');
+    if (enforced) {
+      const earlier = enforcedNonces.get(String(nonce));
+      const existing = earlier && world.messages.get(earlier.messageId);
+      if (earlier && existing && Date.now() - earlier.at < NONCE_WINDOW_MS) return existing;
+    }
     const content = typeof input.body.content === 'string' ? input.body.content : '';
     const reference = input.body.message_reference as { message_id?: string } | undefined;
     const payload = world.messagePayload({
@@ -105,6 +116,8 @@ export function createFakeDiscordRest(options: {
         : {}),
     });
     if (input.interactionToken) payload.webhook_id = world.applicationId;
+    if (nonce !== undefined) payload.nonce = nonce;
+    if (enforced) enforcedNonces.set(String(nonce), { messageId: payload.id as string, at: Date.now() });
     world.messages.set(payload.id as string, payload);
     sent.push({
       id: payload.id as string,
@@ -145,7 +158,44 @@ export function createFakeDiscordRest(options: {
     return [204, undefined];
   }
 
-  function route(method: string, path: string, body: Record<string, unknown>): [number, unknown] {
+  /**
+   * `GET /channels/{id}/messages` as Discord answers it: at most one of `before`, `after`,
+   * `around`; `limit` 1–100 (default 50); the page nearest the anchor, newest first.
+   */
+  function listMessages(channelId: string, query: URLSearchParams): [number, unknown] {
+    const limit = Number(query.get('limit') ?? 50);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+      return [400, { message: 'Invalid Form Body', code: 50035, errors: { limit: 'between 1 and 100' } }];
+    }
+    const anchors = ['before', 'after', 'around'].filter((key) => query.has(key));
+    if (anchors.length > 1) return [400, { message: 'Invalid Form Body', code: 50035 }];
+    const inChannel = [...world.messages.values()]
+      .filter((message) => message.channel_id === channelId)
+      .sort((a, b) => compareSnowflakes(a.id as string, b.id as string));
+    const anchor = query.get(anchors[0] ?? '') ?? '';
+    let page: Record<string, unknown>[];
+    if (anchors[0] === 'after') {
+      page = inChannel
+        .filter((message) => compareSnowflakes(message.id as string, anchor) > 0)
+        .slice(0, limit);
+    } else if (anchors[0] === 'before') {
+      page = inChannel.filter((message) => compareSnowflakes(message.id as string, anchor) < 0).slice(-limit);
+    } else if (anchors[0] === 'around') {
+      const index = inChannel.findIndex((message) => compareSnowflakes(message.id as string, anchor) >= 0);
+      const start = Math.max(0, (index === -1 ? inChannel.length : index) - Math.floor(limit / 2));
+      page = inChannel.slice(start, start + limit);
+    } else {
+      page = inChannel.slice(-limit);
+    }
+    return [200, page.reverse()];
+  }
+
+  function route(
+    method: string,
+    path: string,
+    body: Record<string, unknown>,
+    query: URLSearchParams,
+  ): [number, unknown] {
     const parts = path
       .split('/')
       .filter(Boolean)
@@ -174,6 +224,7 @@ export function createFakeDiscordRest(options: {
       if (!channel) return [404, { message: 'Unknown Channel', code: 10003 }];
       if (method === 'GET' && !third) return [200, channel];
       if (method === 'POST' && third === 'typing') return [204, undefined];
+      if (method === 'GET' && third === 'messages' && !fourth) return listMessages(second, query);
       if (method === 'POST' && third === 'messages' && !fourth) {
         return [200, createBotMessage({ channelId: second, body })];
       }
@@ -299,7 +350,7 @@ export function createFakeDiscordRest(options: {
     if (typeof body === 'string') {
       return finish(400, { message: 'The fake accepts JSON bodies only (no file uploads).', code: 50035 });
     }
-    const [status, payload] = route(method, path, (body ?? {}) as Record<string, unknown>);
+    const [status, payload] = route(method, path, (body ?? {}) as Record<string, unknown>, url.searchParams);
     finish(status, payload);
   }
 
@@ -317,6 +368,18 @@ export function createFakeDiscordRest(options: {
       interactionChannels.set(token, channelId);
     },
   };
+}
+
+/**
+ * Discord: "If true and nonce is present, it will be checked for uniqueness in the past few
+ * minutes. If another message was created by the same author with the same nonce, that message
+ * will be returned and no new message will be created." The fake has one author (the bot).
+ */
+const NONCE_WINDOW_MS = 5 * 60_000;
+
+function compareSnowflakes(a: string, b: string): number {
+  const difference = BigInt(a) - BigInt(b);
+  return difference === 0n ? 0 : difference > 0n ? 1 : -1;
 }
 
 function readBody(request: IncomingMessage): Promise<string> {

@@ -118,4 +118,38 @@ describe('fake Discord with the unmodified discord.js Client', () => {
     expect(fake.interactionCallbacks[0]?.body).toMatchObject({ type: 5 });
     expect(fake.sentMessages[0]?.content).toBe('started over');
   });
+
+  it('pages channel history like Discord: after/before anchors, newest first, limit 1-100', async () => {
+    const ids = ['one', 'two', 'three', 'four'].map((content) => fake.injectGuildMessage({ content }).id);
+    const channel = await client.channels.fetch(fake.guild.textChannelId);
+    if (!channel?.isTextBased()) throw new Error('expected a text channel');
+    const after = await channel.messages.fetch({ after: ids[0], limit: 2, cache: false });
+    expect([...after.values()].map((message) => message.content)).toEqual(['three', 'two']);
+    const before = await channel.messages.fetch({ before: ids[3], limit: 2, cache: false });
+    expect([...before.values()].map((message) => message.content)).toEqual(['three', 'two']);
+    const latest = await channel.messages.fetch({ limit: 100, cache: false });
+    expect([...latest.values()].map((message) => message.content)).toEqual(['four', 'three', 'two', 'one']);
+    const tooMany = await fetch(
+      `${fake.restApi}/v10/channels/${fake.guild.textChannelId}/messages?limit=101`,
+      {
+        headers: { authorization: `Bot ${fake.token}` },
+      },
+    );
+    expect(tooMany.status).toBe(400);
+  });
+
+  it('returns the message already created for an enforced nonce instead of creating another', async () => {
+    const post = (nonce: string, enforce: boolean) =>
+      fetch(`${fake.restApi}/v10/channels/${fake.guild.textChannelId}/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bot ${fake.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ content: `nonce ${nonce}`, nonce, enforce_nonce: enforce }),
+      }).then((response) => response.json() as Promise<{ id: string }>);
+    const first = await post('reply-1:0', true);
+    const again = await post('reply-1:0', true);
+    const unenforced = await post('reply-1:0', false);
+    expect(again.id).toBe(first.id);
+    expect(unenforced.id).not.toBe(first.id);
+    expect(fake.sentMessages.filter((message) => message.content === 'nonce reply-1:0')).toHaveLength(2);
+  });
 });

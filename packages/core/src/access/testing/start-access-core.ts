@@ -11,6 +11,7 @@ import { createAccessControl } from '../access-control.ts';
 import type { AccessMemoryPort } from '../access-decision.ts';
 import type { AccessControlOptions } from '../access-options.ts';
 import { type AccessStore, createAccessStore } from '../access-store.ts';
+import { createConversationNotifier } from '../conversation-notifier.ts';
 
 export interface AccessCore {
   core: NexusCore;
@@ -37,14 +38,16 @@ export async function startAccessCore(
     ),
   });
   const sessionStore = createSqliteSessionStore({ path: ':memory:' });
+  const notifier = createConversationNotifier();
   const core = createNexusCore({
     sessionStore,
     agent,
     tokenCounter: approximateTokenCounter,
-    access: createAccessControl({ ...options, store, now }),
+    access: createAccessControl({ notify: notifier.notify, ...options, store, now }),
   });
   const channel = createTestChannel({ name: options.channelName ?? 'test', now });
   core.registerChannel(channel);
+  notifier.add(channel);
   await channel.start({ sink: core.intake });
   return {
     core,

@@ -1,0 +1,65 @@
+import { join } from 'node:path';
+import { agentRunEraser, createRedisClient } from '@nexus/agent-redis';
+import { type AccessStore, createSqliteSessionStore, forgetPerson, parseIdentityKey } from '@nexus/core';
+import { NexusError, silentLogger } from '@nexus/protocol';
+import { createGatewayMemory } from '../create-gateway-memory.ts';
+import { privateFilePath } from '../data-dir/private-path.ts';
+import type { GatewayConfig } from '../gateway-config.ts';
+import type { CommandOutput } from './command-output.ts';
+import { gatewayErasers } from './gateway-erasers.ts';
+
+/**
+ * `nexus users forget PERSON`: what `/forget-me confirm` does, run by the owner (a person who
+ * cannot write any more, a request by mail). It opens the same stores the gateway uses, so it
+ * may run while the gateway does.
+ */
+export async function usersForgetCommand(options: {
+  person: string;
+  config: GatewayConfig;
+  store: AccessStore;
+  output: CommandOutput;
+}): Promise<number> {
+  const { config, store, output } = options;
+  const identity = options.person.includes(':')
+    ? store.identities.find(parseIdentityKey(options.person))
+    : undefined;
+  const userId = identity?.userId ?? options.person;
+  if (!store.identities.person(userId)) {
+    output.error(`No person or identity ${options.person} is known; \`nexus users list\` shows them.\n`);
+    return 1;
+  }
+  const sessionStore = createSqliteSessionStore({
+    path: privateFilePath(join(config.dataDir, 'sessions.sqlite')),
+  });
+  const memory = await createGatewayMemory({ config, logger: silentLogger, model: undefined });
+  const redis = config.redis.url
+    ? createRedisClient({ url: config.redis.url, name: 'nexus-cli', logger: silentLogger })
+    : undefined;
+  try {
+    const report = await forgetPerson({
+      store,
+      memory: memory.service,
+      erasers: gatewayErasers({
+        sessionStore,
+        memoryQueue: memory.jobQueue,
+        ...(redis
+          ? {
+              redis: agentRunEraser({ queue: memory.jobQueue, commands: redis, prefix: config.redis.prefix }),
+            }
+          : {}),
+      }),
+      userId,
+    });
+    output.out(`Forgot person ${userId}:\n`);
+    for (const { kind, count } of report.removed) output.out(`  ${kind}: ${count}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof NexusError)) throw error;
+    output.error(`${error.message.replace('send /forget-me', 'run this command')}\n`);
+    return 75; // EX_TEMPFAIL
+  } finally {
+    await memory.close();
+    await sessionStore.close();
+    redis?.disconnect();
+  }
+}

@@ -1,0 +1,28 @@
+import type { JobQueue } from '@nexus/protocol';
+import type { SessionStore } from '../session-store.ts';
+import type { PersonEraser } from './forget-person.ts';
+
+/** The person's turns in the session store (their messages and the replies to them). */
+export function sessionStoreEraser(store: SessionStore): PersonEraser | undefined {
+  const forget = store.forgetPeople?.bind(store);
+  if (!forget) return undefined;
+  return { kind: 'conversation turns', erase: (target) => forget({ userIds: target.userIds }) };
+}
+
+/**
+ * Jobs whose payload carries one of the person's ids: waiting, delayed, parked (failed) and
+ * completed-but-kept ones. A queue that cannot purge fails loudly instead of being skipped.
+ */
+export function jobQueueEraser(queue: JobQueue, kind = 'background jobs'): PersonEraser {
+  return {
+    kind,
+    async erase(target, { abortSignal }) {
+      if (!queue.purgePayloads) throw new Error(`The ${kind} queue cannot purge payloads.`);
+      const result = await queue.purgePayloads({
+        values: target.userIds,
+        ...(abortSignal ? { abortSignal } : {}),
+      });
+      return { count: result.removed, running: result.running };
+    },
+  };
+}
