@@ -81,7 +81,6 @@ export type { Identity, IdentityStore, Person } from './identity/identity-store.
 export type { LinkCode, LinkCodeStore } from './identity/link-code-store.ts';
 export { jobQueueEraser, sessionStoreEraser } from './identity/person-erasers.ts';
 export type { ForgetTarget, PersonRecords } from './identity/person-records.ts';
-export { createSqliteJobQueue, type SqliteJobQueueOptions } from './job-queue/sqlite-job-queue.ts';
 export { KNOWN_FACTS_HEADER, SESSION_SUMMARY_HEADER } from './memory/fact-lines.ts';
 export type {
   MemoryAddRequest,

@@ -27,7 +27,6 @@ export {
 } from './intent.ts';
 export {
   type ActiveJob,
-  assertJobName,
   type CloseJobQueueOptions,
   type CountJobsOptions,
   DEFAULT_JOB_ATTEMPTS,
@@ -43,13 +42,7 @@ export {
   type JobHandler,
   type JobProcessor,
   type JobQueue,
-  type JobRunOutcome,
-  jobBackoffDelayMs,
-  jobFailureReason,
   type ListParkedJobsOptions,
-  type NormalisedEnqueueOptions,
-  normaliseConcurrency,
-  normaliseEnqueueOptions,
   type ParkedJob,
   PermanentJobError,
   type ProcessJobsOptions,
@@ -57,8 +50,6 @@ export {
   type PurgePayloadsResult,
   type RetryParkedJobOptions,
   type RetryParkedJobResult,
-  runJobHandler,
-  settlesWithin,
 } from './job-queue.ts';
 export { type Logger, silentLogger } from './logger.ts';
 export { type OutboundIntent, type OutboundResult, outboundIntentSchema } from './outbound-intent.ts';
