@@ -10,14 +10,17 @@ const root = new URL('../../', import.meta.url).pathname;
 const ALLOWED: Record<string, string[]> = {
   '@nexus/protocol': [],
   '@nexus/sqlite-kit': ['@nexus/protocol'],
-  '@nexus/queue-kit': ['@nexus/protocol'],
-  '@nexus/channel-kit': ['@nexus/protocol'],
+  '@nexus/queue-kit': ['@nexus/protocol', '@nexus/limits-kit'],
+  // Neutral infrastructure (token counting, token bucket, backoff): depends on nothing of ours,
+  // so channels (through channel-kit), core, memory and the gateway can all share it.
+  '@nexus/limits-kit': [],
+  '@nexus/channel-kit': ['@nexus/protocol', '@nexus/limits-kit'],
   '@nexus/channel-websocket': ['@nexus/protocol', '@nexus/channel-kit'],
   '@nexus/channel-telegram': ['@nexus/protocol', '@nexus/channel-kit'],
   '@nexus/channel-discord': ['@nexus/protocol', '@nexus/channel-kit', '@nexus/sqlite-kit'],
   '@nexus/channel-whatsapp': ['@nexus/protocol', '@nexus/channel-kit', '@nexus/sqlite-kit'],
-  '@nexus/core': ['@nexus/protocol', '@nexus/sqlite-kit'],
-  '@nexus/memory': ['@nexus/protocol', '@nexus/sqlite-kit'],
+  '@nexus/core': ['@nexus/protocol', '@nexus/sqlite-kit', '@nexus/limits-kit'],
+  '@nexus/memory': ['@nexus/protocol', '@nexus/sqlite-kit', '@nexus/limits-kit'],
   '@nexus/memory-qdrant': ['@nexus/protocol', '@nexus/memory'],
   '@nexus/embedder-transformers': ['@nexus/memory'],
   '@nexus/queue-sqlite': ['@nexus/protocol', '@nexus/queue-kit', '@nexus/sqlite-kit'],
@@ -25,7 +28,7 @@ const ALLOWED: Record<string, string[]> = {
   // The one documented exception to "adapters never depend on core": the remote agent is a
   // backend of core's Agent port, which lives in core (see docs/architecture.md).
   '@nexus/agent-redis': ['@nexus/protocol', '@nexus/core'],
-  '@nexus/tools-mcp': ['@nexus/protocol'],
+  '@nexus/tools-mcp': ['@nexus/protocol', '@nexus/limits-kit'],
 };
 
 /** Packages that may depend on anything of ours: the composition root and test tooling. */

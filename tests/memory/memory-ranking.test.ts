@@ -10,9 +10,9 @@ import {
   CATEGORY_ORDER as CORE_CATEGORY_ORDER,
   GLOBAL_FACTS_HEADER,
   STANDING_PRIOR,
-} from '../../packages/core/src/memory-step/fact-lines.ts';
-import { runMemoryStep } from '../../packages/core/src/memory-step/run-memory-step.ts';
-import { approximateTokenCounter } from '../../packages/core/src/token-counter.ts';
+} from '../../packages/core/src/memory/fact-lines.ts';
+import { runMemoryStep } from '../../packages/core/src/memory/run-memory-step.ts';
+import { approximateTokenCounter } from '../../packages/limits-kit/src/token-counter.ts';
 import { silentLogger } from '../../packages/protocol/src/index.ts';
 
 // Ranking as DESIGN §4 and docs/memory.md describe it, on the real MemoryService and SQLite store,

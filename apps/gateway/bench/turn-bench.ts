@@ -16,8 +16,8 @@ import {
   createAgent,
   createNexusCore,
   createSqliteSessionStore,
-  loadTokenCounter,
   type NexusCoreOptions,
+  sharedTokenCounter,
   type TurnReport,
 } from '@nexus/core';
 import { contentHash, createSqliteMemoryStore, type Memory, MemoryService } from '@nexus/memory';
@@ -55,7 +55,7 @@ const round = (value: number) => Math.round(value * 100) / 100;
 
 const directory = mkdtempSync(join(tmpdir(), 'nexus-turn-bench-'));
 const model = await startScriptedModelServer();
-const counter = await loadTokenCounter();
+const counter = sharedTokenCounter();
 const store = createSqliteMemoryStore({ path: join(directory, 'memory.sqlite') });
 const memory = new MemoryService({
   store,

@@ -1,13 +1,9 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { processOutput } from './commands/command-output.ts';
-import {
-  MEMORY_ADMIN_ACTIONS,
-  MEMORY_ADMIN_USAGE,
-  memoryAdminCommand,
-} from './commands/memory-admin-command.ts';
-import { memoryCommand } from './commands/memory-reindex.ts';
-import { ADMIN_USAGE, isAdminCommand, runAdminCommand } from './commands/run-admin-command.ts';
+import { processOutput } from './cli/command-output.ts';
+import { MEMORY_ADMIN_ACTIONS, MEMORY_ADMIN_USAGE, memoryAdminCommand } from './cli/memory-admin-command.ts';
+import { memoryCommand } from './cli/memory-reindex.ts';
+import { ADMIN_USAGE, isAdminCommand, runAdminCommand } from './cli/run-admin-command.ts';
 import { createLogger } from './create-logger.ts';
 import { installCrashPolicy } from './install-crash-policy.ts';
 import { ConfigError, loadConfig } from './load-config.ts';

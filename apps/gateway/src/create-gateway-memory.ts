@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import {
   type MemoryPort,
   type SessionStore,
+  sharedTokenCounter,
   startMemoryExtractionWorker,
   startSessionSummaryWorker,
   type TokenCounter,
@@ -22,7 +23,6 @@ import type { LanguageModel } from 'ai';
 import { createLanguageModel } from './create-language-model.ts';
 import { ensurePrivateDirectory, privateFilePath } from './data-dir/private-path.ts';
 import type { GatewayConfig } from './gateway-config.ts';
-import { createLazyTokenCounter } from './lazy-token-counter.ts';
 import { loadTransformersAddon } from './load-transformers-addon.ts';
 import type { MemoryMetrics } from './memory-metrics.ts';
 import type { GatewayTracing } from './tracing/start-tracing.ts';
@@ -64,7 +64,7 @@ export async function createGatewayMemory(options: {
   const { config, logger } = options;
   const settings = config.memory;
   const memoryLogger = logger.child({ component: 'memory' });
-  const tokenCounter = createLazyTokenCounter();
+  const tokenCounter = sharedTokenCounter();
   let service: MemoryApi;
   let closeStore = async () => {};
   if (settings.mode === 'http') {
@@ -85,7 +85,7 @@ export async function createGatewayMemory(options: {
       )
       .catch((error: unknown) =>
         memoryLogger.warn(
-          { url: settings.url, error: error instanceof Error ? error.message : String(error) },
+          { url: settings.url, err: error },
           'memory service not reachable at startup; replies go on without memory until it is',
         ),
       );
@@ -205,7 +205,7 @@ export async function openLocalMemoryService(options: {
   fetch?: typeof globalThis.fetch;
 }): Promise<{ service: MemoryService; close(): Promise<void> }> {
   const { config } = options;
-  const tokenCounter = options.tokenCounter ?? createLazyTokenCounter();
+  const tokenCounter = options.tokenCounter ?? sharedTokenCounter();
   const embedder = await createGatewayEmbedder(config, options.fetch);
   const vectors = embedder ? { embedderId: embedder.id, dimensions: embedder.dimensions } : undefined;
   const store = await openMemoryStore(config, vectors);
@@ -217,9 +217,7 @@ export async function openLocalMemoryService(options: {
       logger: options.logger,
       // Scopes that outlive most of the budget are dropped inside, so the step returns partial results in time.
       scopeTimeoutMs: Math.max(25, Math.floor(config.memory.contextBudgetMs * 0.75)),
-      ...(tokenCounter.exact
-        ? { tokenCounter: { name: 'o200k_base', count: (text: string) => tokenCounter.count(text) } }
-        : {}),
+      tokenCounter,
     });
     return { service, close: () => store.close() };
   } catch (error) {

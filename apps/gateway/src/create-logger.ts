@@ -3,6 +3,33 @@ import { pino } from 'pino';
 import type { GatewayConfig } from './gateway-config.ts';
 
 /**
+ * Fields the AI SDK's errors carry that hold the prompt, the model's answer or the provider's
+ * headers: people's messages and keys must not reach a log line, at any depth of `cause`.
+ */
+const PAYLOAD_FIELDS = ['requestBodyValues', 'responseBody', 'responseHeaders', 'data'];
+
+/**
+ * Every error is logged under `err` and printed by pino's standard serializer (type, message,
+ * stack, cause, own fields such as `code` and `retryable`); an Error under any other key prints
+ * as `{}`. Payload fields are dropped from it and from its causes.
+ */
+export function serializeError(error: unknown): unknown {
+  const serialized = pino.stdSerializers.err(error as Error) as unknown;
+  return withoutPayload(serialized, 0);
+}
+
+function withoutPayload(value: unknown, depth: number): unknown {
+  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => withoutPayload(item, depth + 1));
+  const kept: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    if (PAYLOAD_FIELDS.includes(key)) continue;
+    kept[key] = withoutPayload(field, depth + 1);
+  }
+  return kept;
+}
+
+/**
  * JSON lines by default (what log shippers want), pretty on a terminal (what people want).
  * Secrets and raw platform payloads are redacted wherever they appear in a log object.
  */
@@ -11,6 +38,7 @@ export function createLogger(config: GatewayConfig['log'], destination?: NodeJS.
   const options = {
     level: config.level,
     base: { service: 'nexus' },
+    serializers: { err: serializeError },
     redact: {
       paths: ['*.apiKey', '*.token', '*.raw', 'apiKey', 'token', 'raw', 'headers.authorization'],
       censor: '[redacted]',

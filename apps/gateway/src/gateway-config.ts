@@ -1,97 +1,36 @@
-import type { McpServerConfig } from '@nexus/tools-mcp/config';
+import type { z } from 'zod';
+import type { SettingsTable } from './settings.ts';
 
-/** The validated configuration the gateway runs with. */
-export interface GatewayConfig {
-  server: {
-    host: string;
-    port: number;
-    headersTimeoutMs: number;
-    requestTimeoutMs: number;
-    keepAliveTimeoutMs: number;
-    maxConnections: number;
-  };
-  dataDir: string;
-  web: { token?: string; allowedOrigins?: string[]; messagesPerMinute: number; maxPayloadBytes: number };
-  model: {
-    provider?: 'openai-compatible' | 'openai' | 'anthropic';
-    baseUrl?: string;
-    apiKey?: string;
-    name?: string;
-    systemPrompt: string;
-    maxSteps: number;
-    timeoutMs: number;
-    tools: boolean;
-  };
-  /** Caps per inbound message and the optional daily budget per person. */
-  cost: { maxModelCallsPerMessage: number; maxOutputTokensPerMessage: number; dailyTokensPerPerson?: number };
-  core: {
-    maxConcurrentTurns: number;
-    maxQueuedPerConversation: number;
-    historyTokenBudget: number;
-    shutdownDeadlineMs: number;
-  };
-  memory: {
-    mode: 'in-process' | 'http';
-    url?: string;
-    apiKey?: string;
-    extraction: boolean;
-    /** Groups whose one human member the owner named; absent or empty: no personal memory in groups. */
-    groupPersonalMemory?: { conversation: string; userId: string }[];
-    contextBudgetMs: number;
-    extractionModel?: string;
-    summaryIdleMs: number;
-    welcomeBackAfterHours: number;
-    embeddingModel?: string;
-    embeddingDimensions?: number;
-    embeddingBaseUrl?: string;
-    embeddingApiKey?: string;
-    embeddingProvider: 'openai-compatible' | 'transformers';
-    embeddingCacheDir?: string;
-    embeddingAllowDownload: boolean;
-    qdrantUrl?: string;
-    qdrantApiKey?: string;
-    qdrantCollection: string;
-  };
-  telegram: { botToken?: string; apiRoot?: string; webhookUrl?: string; webhookSecret?: string };
-  discord: { botToken?: string; apiUrl?: string };
-  whatsapp: { enabled: boolean; pairingPhone?: string };
-  /** Which parts run in this process; `worker` and `gateway` need `redis.url`; `memory` is the memory service alone. */
-  role: 'all' | 'gateway' | 'worker' | 'memory';
-  /** `url` carries `password` once loaded, so every Redis client authenticates. */
-  redis: { url?: string; password?: string; prefix: string };
-  worker: { concurrency: number; jobLockMs: number; stalledCheckMs: number };
-  /** People, pairing and rate limits; see the `NEXUS_*_DM_POLICY` and rate-limit settings. */
-  access: {
-    dmPolicy: Record<
-      'web' | 'telegram' | 'discord' | 'whatsapp',
-      'pairing' | 'allowlist' | 'open' | 'disabled'
-    >;
-    allowlist?: string[];
-    groupAllowlist?: string[];
-    rateLimit: {
-      personPerMinute: number;
-      personBurst: number;
-      globalPerMinute: number;
-      globalBurst: number;
-      web: boolean;
-    };
-  };
-  /** Outside tools: MCP servers and who may use them. */
-  tools: {
-    mcpServers: McpServerConfig[];
-    callTimeoutMs: number;
-    maxOutputChars: number;
-    allowedPeople?: string[];
-    inGroups: boolean;
-  };
-  /** The zone of people who did not set one. */
-  time: { defaultZone: string };
-  log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; pretty?: boolean };
-  /** OpenTelemetry traces over OTLP/HTTP; off unless an endpoint is set (see docs/observability.md). */
-  tracing: {
-    endpoint?: string;
-    tracesEndpoint?: string;
-    headers?: Record<string, string>;
-    serviceName: string;
-  };
+/**
+ * The validated configuration the gateway runs with, derived from the settings table so there is
+ * one shape: each setting's `path` names its place, its schema's output its type, and a setting
+ * without a default is optional. Adding a setting to SETTINGS adds it here.
+ */
+export type GatewayConfig = Expand<UnionToIntersection<SettingShape<SettingsTable[number]>>>;
+
+/** One setting as a nested object, e.g. `server.port` → `{ server: { port: number } }`. */
+type SettingShape<Setting> = Setting extends {
+  path: infer Path extends string;
+  schema: infer Schema extends z.ZodType;
 }
+  ? Nest<Path, z.output<Schema>, Setting extends { defaultValue: unknown } ? false : true>
+  : never;
+
+type Nest<Path extends string, Value, Optional extends boolean> = Path extends `${infer Head}.${infer Rest}`
+  ? { [Key in Head]: Nest<Rest, Value, Optional> }
+  : Optional extends true
+    ? { [Key in Path]?: Value }
+    : { [Key in Path]: Value };
+
+type UnionToIntersection<Union> = (Union extends unknown ? (value: Union) => void : never) extends (
+  value: infer Intersection,
+) => void
+  ? Intersection
+  : never;
+
+/** Flattens the intersections into plain nested objects (readable in editors and errors). */
+type Expand<Type> = Type extends readonly unknown[]
+  ? Type
+  : Type extends object
+    ? { [Key in keyof Type]: Expand<Type[Key]> }
+    : Type;

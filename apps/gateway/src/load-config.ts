@@ -51,8 +51,11 @@ export function loadConfig(options: LoadConfigOptions): GatewayConfig {
     }
   }
 
-  const config = result as unknown as GatewayConfig;
-  if (problems.length === 0) problems.push(...crossFieldProblems(config));
+  if (problems.length > 0) throw new ConfigError(problems);
+  if (!holdsEverySetting(result))
+    throw new ConfigError(['a setting with a default is missing; this is a bug']);
+  const config = result;
+  problems.push(...crossFieldProblems(config));
   if (problems.length > 0) throw new ConfigError(problems);
   if (config.redis.url && config.redis.password)
     config.redis.url = withPassword(config.redis.url, config.redis.password);
@@ -228,6 +231,22 @@ function ensureParents(target: Record<string, unknown>, path: string): void {
     node[key] ??= {};
     node = node[key] as Record<string, unknown>;
   }
+}
+
+/**
+ * True when every setting with a default holds a value: each value came from its setting's schema
+ * or default, and GatewayConfig is derived from the same table, so the object has its shape.
+ */
+function holdsEverySetting(config: Record<string, unknown>): config is GatewayConfig {
+  return SETTINGS.every(
+    (setting) => setting.defaultValue === undefined || valueAt(config, setting.path) !== undefined,
+  );
+}
+
+function valueAt(target: Record<string, unknown>, path: string): unknown {
+  let node: unknown = target;
+  for (const key of path.split('.')) node = (node as Record<string, unknown> | undefined)?.[key];
+  return node;
 }
 
 function setPath(target: Record<string, unknown>, path: string, value: unknown): void {

@@ -98,11 +98,11 @@ const groupPersonalMemoryEntry = z
     return { conversation: entry.slice(0, at), userId: entry.slice(at + 1) };
   });
 const groupPersonalMemory = z.union([
-  z.literal('off').transform(() => []),
+  z.literal('off').transform((): { conversation: string; userId: string }[] => []),
   commaList.pipe(z.array(groupPersonalMemoryEntry)),
 ]);
 
-export const SETTINGS: readonly SettingDefinition[] = [
+const SETTINGS_TABLE = [
   {
     env: 'NEXUS_HOST',
     path: 'server.host',
@@ -619,19 +619,17 @@ export const SETTINGS: readonly SettingDefinition[] = [
     description: 'How often workers look for jobs whose lease expired (a worker that died mid-run).',
     hint: 'set it to at least 500 milliseconds, e.g. 5000',
   },
-  ...(['web', 'telegram', 'discord', 'whatsapp'] as const).map(
-    (channel): SettingDefinition => ({
-      env: `NEXUS_${channel.toUpperCase()}_DM_POLICY`,
-      path: `access.dmPolicy.${channel}`,
-      schema: dmPolicy,
-      defaultValue: channel === 'web' ? 'open' : 'pairing',
-      description:
-        channel === 'web'
-          ? 'Who may chat on the web: `open` (default; the web chat is the owner’s and already needs the gateway token, each browser becomes a person), `pairing`, `allowlist` or `disabled`.'
-          : `Who may send ${channel === 'whatsapp' ? 'WhatsApp' : channel === 'telegram' ? 'Telegram' : 'Discord'} direct messages: \`pairing\` (default: strangers get a code the owner approves with \`nexus pairing approve CODE\`), \`allowlist\` (only \`NEXUS_DM_ALLOWLIST\` and approved people), \`open\` (anyone) or \`disabled\`.`,
-      hint: 'use one of pairing, allowlist, open, disabled',
-    }),
-  ),
+  ...(['web', 'telegram', 'discord', 'whatsapp'] as const).map((channel) => ({
+    env: `NEXUS_${channel.toUpperCase()}_DM_POLICY`,
+    path: `access.dmPolicy.${channel}` as const,
+    schema: dmPolicy,
+    defaultValue: channel === 'web' ? 'open' : 'pairing',
+    description:
+      channel === 'web'
+        ? 'Who may chat on the web: `open` (default; the web chat is the owner’s and already needs the gateway token, each browser becomes a person), `pairing`, `allowlist` or `disabled`.'
+        : `Who may send ${channel === 'whatsapp' ? 'WhatsApp' : channel === 'telegram' ? 'Telegram' : 'Discord'} direct messages: \`pairing\` (default: strangers get a code the owner approves with \`nexus pairing approve CODE\`), \`allowlist\` (only \`NEXUS_DM_ALLOWLIST\` and approved people), \`open\` (anyone) or \`disabled\`.`,
+    hint: 'use one of pairing, allowlist, open, disabled',
+  })),
   {
     env: 'NEXUS_DM_ALLOWLIST',
     path: 'access.allowlist',
@@ -790,4 +788,9 @@ export const SETTINGS: readonly SettingDefinition[] = [
     description: 'OpenTelemetry: `service.name` of this process in traces (each role may set its own).',
     hint: 'use a short name such as nexus-gateway',
   },
-];
+] as const satisfies readonly SettingDefinition[];
+
+/** The settings with their exact types; `GatewayConfig` is derived from it. */
+export type SettingsTable = typeof SETTINGS_TABLE;
+
+export const SETTINGS: readonly SettingDefinition[] = SETTINGS_TABLE;

@@ -12,12 +12,9 @@ import {
   type NexusCore,
 } from '@nexus/core';
 import { type Logger, NexusError, silentLogger } from '@nexus/protocol';
-import { createChannelsApi } from './admin/channels-api.ts';
-import { createPersonMemoryApi } from './admin/person-memory-api.ts';
-import { createGatewayAccess, openAccessStore } from './commands/create-gateway-access.ts';
-import { gatewayErasers } from './commands/gateway-erasers.ts';
-import { createPairingApi } from './commands/pairing-api.ts';
+import { gatewayErasers } from './cli/gateway-erasers.ts';
 import { createConfiguredAgent } from './create-configured-agent.ts';
+import { createGatewayAccess, openAccessStore } from './create-gateway-access.ts';
 import { createGatewayMemory } from './create-gateway-memory.ts';
 import { NOT_CONFIGURED_MESSAGE } from './create-language-model.ts';
 import { createPlatformChannels } from './create-platform-channels.ts';
@@ -26,8 +23,11 @@ import { ensurePrivateDirectory, privateFilePath } from './data-dir/private-path
 import type { GatewayConfig } from './gateway-config.ts';
 import { GatewayMetrics } from './gateway-metrics.ts';
 import { applyConnectionLimit, httpServerOptions } from './http/apply-http-limits.ts';
+import { createChannelsApi } from './http/channels-api.ts';
 import { guardRequestListener, guardUpgradeListener } from './http/guard-request-listener.ts';
+import { createPairingApi } from './http/pairing-api.ts';
 import { requestPath } from './http/parse-request-target.ts';
+import { createPersonMemoryApi } from './http/person-memory-api.ts';
 import { refuseBadTarget } from './http/refuse-bad-target.ts';
 import { createHttpHandler, type Readiness } from './http-handler.ts';
 import { isAllowedOrigin } from './is-same-origin.ts';

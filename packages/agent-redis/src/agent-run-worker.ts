@@ -184,7 +184,7 @@ export function startAgentRunWorker(options: AgentRunWorkerOptions): JobProcesso
           return;
         }
         const failure = toModelError(error, { shuttingDown: false });
-        runLogger.warn({ code: failure.code, cause: String(error) }, 'agent run failed');
+        runLogger.warn({ code: failure.code, err: error }, 'agent run failed');
         await publish({
           kind: 'error',
           code: failure.code,

@@ -22,7 +22,7 @@ export function createRedisClient(options: {
     // One line per 10 s while Redis is down, not one per reconnect attempt.
     if (Date.now() - lastReported < 10_000) return;
     lastReported = Date.now();
-    options.logger.warn({ connection: options.name, error: error.message }, 'Redis connection error');
+    options.logger.warn({ connection: options.name, err: error }, 'Redis connection error');
   });
   return client;
 }

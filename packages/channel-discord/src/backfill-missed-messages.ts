@@ -42,7 +42,7 @@ export async function backfillMissedMessages(options: BackfillOptions): Promise<
         after = newest.id;
       }
     } catch (error) {
-      logger.warn({ channelId, error: String(error) }, 'could not read missed discord messages');
+      logger.warn({ channelId, err: error }, 'could not read missed discord messages');
     }
   }
   if (fetched > 0) logger.info({ fetched }, 'read discord messages sent while disconnected');

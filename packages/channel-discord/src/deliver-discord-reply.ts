@@ -40,7 +40,7 @@ export async function deliverDiscordReply(options: DeliverDiscordReplyOptions): 
     typing ??= keepTyping({
       send: () => target.typing(),
       intervalMs: options.typingIntervalMs,
-      onError: (error) => logger.debug({ error: String(error) }, 'discord typing indicator failed'),
+      onError: (error) => logger.debug({ err: error }, 'discord typing indicator failed'),
     });
   };
 
@@ -59,7 +59,7 @@ export async function deliverDiscordReply(options: DeliverDiscordReplyOptions): 
       },
       edit: (messageId, text) => target.edit(messageId, text),
       remove: (messageId) => target.remove(messageId),
-      onError: (error) => logger.warn({ error: String(error) }, 'discord streaming update failed'),
+      onError: (error) => logger.warn({ err: error }, 'discord streaming update failed'),
     });
     return { replyId, text: '', streamer };
   };

@@ -115,14 +115,11 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
         },
         (error: unknown) => {
           settled?.(false);
-          logger.error({ intentId: intent.id, error: String(error) }, 'intake failed');
+          logger.error({ intentId: intent.id, err: error }, 'intake failed');
         },
       )
       .catch((error: unknown) =>
-        logger.warn(
-          { intentId: intent.id, error: String(error) },
-          'could not tell the sender about a rejection',
-        ),
+        logger.warn({ intentId: intent.id, err: error }, 'could not tell the sender about a rejection'),
       );
   }
 
@@ -147,7 +144,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
       try {
         tracker.settle(channelId, message.id, taken);
       } catch (error) {
-        logger.warn({ error: String(error), channelId }, 'could not move the discord channel cursor');
+        logger.warn({ err: error, channelId }, 'could not move the discord channel cursor');
       }
       if (taken) return;
       // Let it in again: the next backfill fetches it from the channel's history.
@@ -212,7 +209,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
       .then(() => forward(intent, answerRejection))
       .catch((error: unknown) => {
         interactions.delete(intent.id);
-        logger.warn({ error: String(error), command: command.name }, 'could not answer a slash command');
+        logger.warn({ err: error, command: command.name }, 'could not answer a slash command');
       });
   }
 

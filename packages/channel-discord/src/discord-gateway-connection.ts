@@ -95,9 +95,9 @@ export function createDiscordGatewayConnection(options: DiscordGatewayConnection
       logger.info({ shardId }, 'discord gateway reconnecting'),
     );
     created.on(Events.ShardError, (error, shardId) =>
-      logger.warn({ shardId, error: error.message }, 'discord gateway error'),
+      logger.warn({ shardId, err: error }, 'discord gateway error'),
     );
-    created.on(Events.Error, (error) => logger.error({ error: error.message }, 'discord client error'));
+    created.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
     return created;
   }
 
@@ -146,7 +146,7 @@ export function createDiscordGatewayConnection(options: DiscordGatewayConnection
     logger.info({ botUserId: created.user?.id, clients: clientsCreated }, 'discord connected');
     await options
       .onReady(created as Client<true>)
-      .catch((error: unknown) => logger.warn({ error: String(error) }, 'discord post-connect step failed'));
+      .catch((error: unknown) => logger.warn({ err: error }, 'discord post-connect step failed'));
   }
 
   /** Keeps trying with backoff; only a refusal (bad token, disallowed intents) ends it. */
@@ -162,7 +162,7 @@ export function createDiscordGatewayConnection(options: DiscordGatewayConnection
         detail = failure.message;
         if (!failure.retryable || signal.aborted) throw failure;
         const delayMs = backoffDelay({ attempt, initialMs: 1000, maxMs: 60_000 });
-        logger.warn({ attempt, delayMs, error: failure.message }, 'discord login failed; retrying');
+        logger.warn({ attempt, delayMs, err: failure }, 'discord login failed; retrying');
         await sleep(delayMs, undefined, { signal }).catch(() => undefined);
       }
     }
@@ -173,9 +173,7 @@ export function createDiscordGatewayConnection(options: DiscordGatewayConnection
     client = undefined;
     if (!old) return;
     old.removeAllListeners();
-    await old
-      .destroy()
-      .catch((error: unknown) => logger.warn({ error: String(error) }, 'discord destroy failed'));
+    await old.destroy().catch((error: unknown) => logger.warn({ err: error }, 'discord destroy failed'));
   }
 
   function recreate(reason: string): Promise<void> {
@@ -183,7 +181,7 @@ export function createDiscordGatewayConnection(options: DiscordGatewayConnection
       logger.warn({ reason }, 'discord client is deaf; recreating it');
       await destroyClient();
       await connectWithRetry(0).catch((error: unknown) =>
-        logger.error({ error: String(error) }, 'discord reconnect gave up'),
+        logger.error({ err: error }, 'discord reconnect gave up'),
       );
     })().finally(() => {
       recreating = undefined;
@@ -225,9 +223,9 @@ export function createDiscordGatewayConnection(options: DiscordGatewayConnection
         phase = 'down';
         detail = failure.message;
         if (!failure.retryable) throw failure;
-        logger.warn({ error: failure.message }, 'discord not reachable at start; retrying in the background');
+        logger.warn({ err: failure }, 'discord not reachable at start; retrying in the background');
         void connectWithRetry(1).catch((retryError: unknown) =>
-          logger.error({ error: String(retryError) }, 'discord reconnect gave up'),
+          logger.error({ err: retryError }, 'discord reconnect gave up'),
         );
       }
       if (options.watchdogMs > 0) {

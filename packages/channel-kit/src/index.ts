@@ -1,4 +1,10 @@
-export { type BackoffDelayOptions, backoffDelay } from './backoff-delay.ts';
+// The shared limits every adapter needs, re-exported so channels keep one dependency.
+export {
+  type BackoffDelayOptions,
+  backoffDelay,
+  TokenBucket,
+  type TokenBucketOptions,
+} from '@nexus/limits-kit';
 export { type CollectedReply, collectReply, type ReplyErrorEvent } from './collect-reply.ts';
 export { createEditStreamer, type EditStreamer, type EditStreamerOptions } from './create-edit-streamer.ts';
 export { hasBalancedFences } from './has-balanced-fences.ts';

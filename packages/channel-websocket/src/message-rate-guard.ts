@@ -1,4 +1,4 @@
-import { TokenBucket } from './token-bucket.ts';
+import { TokenBucket } from '@nexus/channel-kit';
 import { WindowCounter } from './window-counter.ts';
 
 export type MessageVerdict = 'accept' | 'reject' | 'close';

@@ -1,7 +1,7 @@
+import { TokenBucket } from '@nexus/channel-kit';
 import { describe, expect, it } from 'vitest';
 import { FrameFloodGuard } from './frame-flood-guard.ts';
 import { MessageRateGuard } from './message-rate-guard.ts';
-import { TokenBucket } from './token-bucket.ts';
 
 describe('TokenBucket', () => {
   it('allows a burst of capacity, then refills at the given rate', () => {

@@ -151,7 +151,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
             } else if (part.type === 'abort') {
               throw controller.signal.reason ?? new DOMException('The model run was aborted.', 'AbortError');
             } else if (part.type === 'tool-error') {
-              logger.warn({ toolName: part.toolName, error: String(part.error) }, 'tool failed');
+              logger.warn({ toolName: part.toolName, err: part.error }, 'tool failed');
             } else if (part.type === 'finish') {
               const { inputTokens, outputTokens, totalTokens } = part.totalUsage;
               usage = { inputTokens, outputTokens, totalTokens };

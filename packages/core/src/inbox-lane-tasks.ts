@@ -1,10 +1,9 @@
 import type { ChannelAdapter, IntakeResult, Intent, Logger } from '@nexus/protocol';
 import { NexusError } from '@nexus/protocol';
 import type { AccessDecision, AccessReply } from './access/access-decision.ts';
-import { answerWithoutModel } from './access/answer-without-model.ts';
+import { answerWithoutModel } from './commands/answer-without-model.ts';
 import type { ConversationLanes, LaneTask } from './conversation-lanes.ts';
 import type { IntentDeduplicator } from './intent-deduplicator.ts';
-import { describeFailure } from './model-error.ts';
 import { replyIdFor } from './reply-id.ts';
 import { runTurn, type TurnDependencies, type TurnReport } from './run-turn.ts';
 import type { AdmitIntentOptions, InboxEntry, SessionStore } from './session-store.ts';
@@ -86,7 +85,7 @@ export function createInboxLaneTasks(context: InboxLaneContext) {
       try {
         context.onTurnFinished?.(result.report);
       } catch (error) {
-        context.logger.warn({ error: describeFailure(error) }, 'onTurnFinished threw');
+        context.logger.warn({ err: error }, 'onTurnFinished threw');
       }
       const releaseAfter = result.retryableFailure && result.report.errorCode !== 'shutting_down';
       const drain = releaseAfter
@@ -133,7 +132,7 @@ export function createInboxLaneTasks(context: InboxLaneContext) {
           'replayed command not answered',
         );
         await context.sessionStore.finishIntent(entry).catch((error: unknown) => {
-          context.logger.error({ error: describeFailure(error) }, 'could not finish the inbox entry');
+          context.logger.error({ err: error }, 'could not finish the inbox entry');
         });
         return undefined;
       }
@@ -148,7 +147,7 @@ export function createInboxLaneTasks(context: InboxLaneContext) {
     try {
       entries = await context.sessionStore.unfinishedIntents();
     } catch (error) {
-      context.logger.error({ error: describeFailure(error) }, 'could not read the inbox; nothing replayed');
+      context.logger.error({ err: error }, 'could not read the inbox; nothing replayed');
       return { replayed: 0, waiting: 0, givenUp: 0 };
     }
     const counts = { replayed: 0, waiting: 0, givenUp: 0 };
@@ -193,10 +192,7 @@ export function createInboxLaneTasks(context: InboxLaneContext) {
     try {
       await context.sessionStore.countReplay(entry);
     } catch (error) {
-      context.logger.warn(
-        { error: describeFailure(error), intentId: entry.intentId },
-        'could not count a replay',
-      );
+      context.logger.warn({ err: error, intentId: entry.intentId }, 'could not count a replay');
     }
     return { givenUp: false, run: replayTask(entry, adapter) };
   }

@@ -1,3 +1,4 @@
+export { approximateTokenCounter, sharedTokenCounter, type TokenCounter } from '@nexus/limits-kit';
 export { createAccessControl } from './access/access-control.ts';
 export { ACCESS_SCHEMA_VERSION } from './access/access-database.ts';
 export type {
@@ -21,20 +22,7 @@ export {
   createConversationNotifier,
   type NotifyConversation,
 } from './access/conversation-notifier.ts';
-export type { ExtraCommand, ExtraCommands } from './access/extra-commands.ts';
-export {
-  type ErasedItems,
-  type ForgetPersonOptions,
-  type ForgetReport,
-  forgetPerson,
-  type PersonEraser,
-} from './access/forget-person.ts';
-export { type IdentityRef, identityKey, parseIdentityKey } from './access/identity-key.ts';
-export type { Identity, IdentityStore, Person } from './access/identity-store.ts';
-export type { LinkCode, LinkCodeStore } from './access/link-code-store.ts';
 export type { PairingRequest, PairingStore } from './access/pairing-store.ts';
-export { jobQueueEraser, sessionStoreEraser } from './access/person-erasers.ts';
-export type { ForgetTarget, PersonRecords } from './access/person-records.ts';
 export type { BucketLimits } from './access/rate-limiter.ts';
 export {
   type Agent,
@@ -46,6 +34,7 @@ export {
   DEFAULT_NOT_CONFIGURED_MESSAGE,
   DEFAULT_SYSTEM_PROMPT,
 } from './agent.ts';
+export type { ExtraCommand, ExtraCommands } from './commands/extra-commands.ts';
 export {
   createSqliteDailyTokenBudget,
   type DailyAllowance,
@@ -80,7 +69,19 @@ export {
 } from './extraction/memory-extraction-worker.ts';
 export { parseModelJson } from './extraction/parse-model-json.ts';
 export { type HistoryWithinBudget, historyWithinBudget } from './history-within-budget.ts';
-export { KNOWN_FACTS_HEADER, SESSION_SUMMARY_HEADER } from './memory-step/fact-lines.ts';
+export {
+  type ErasedItems,
+  type ForgetPersonOptions,
+  type ForgetReport,
+  forgetPerson,
+  type PersonEraser,
+} from './identity/forget-person.ts';
+export { type IdentityRef, identityKey, parseIdentityKey } from './identity/identity-key.ts';
+export type { Identity, IdentityStore, Person } from './identity/identity-store.ts';
+export type { LinkCode, LinkCodeStore } from './identity/link-code-store.ts';
+export { jobQueueEraser, sessionStoreEraser } from './identity/person-erasers.ts';
+export type { ForgetTarget, PersonRecords } from './identity/person-records.ts';
+export { KNOWN_FACTS_HEADER, SESSION_SUMMARY_HEADER } from './memory/fact-lines.ts';
 export type {
   MemoryAddRequest,
   MemoryAddResult,
@@ -91,7 +92,7 @@ export type {
   MemoryRecord,
   MemorySearchHit,
   MemorySearchRequest,
-} from './memory-step/memory-port.ts';
+} from './memory/memory-port.ts';
 export {
   GROUP_MEMORY_NOTE,
   GROUP_MEMORY_PREFIX,
@@ -100,16 +101,16 @@ export {
   isGroupMemoryId,
   type MemorySubject,
   memorySubjectOf,
-} from './memory-step/memory-subject.ts';
+} from './memory/memory-subject.ts';
 export {
   type MemoryStepReport,
   type MemoryStepResult,
   runMemoryStep,
-} from './memory-step/run-memory-step.ts';
+} from './memory/run-memory-step.ts';
 export {
   DEFAULT_MEMORY_STATUS_TEXT,
   type TurnMemoryOptions,
-} from './memory-step/turn-memory.ts';
+} from './memory/turn-memory.ts';
 export { describeFailure, MODEL_ERROR_MESSAGES, toModelError } from './model-error.ts';
 export {
   createNexusCore,
@@ -154,12 +155,6 @@ export {
   parseZonedTime,
   zonedCalendarDate,
 } from './time-zones/zoned-time.ts';
-export {
-  approximateTokenCounter,
-  loadTokenCounter,
-  type TokenCounter,
-  type TokenizerEncoding,
-} from './token-counter.ts';
 export { createMemoryTools, type MemoryToolsOptions } from './tools/memory-tools.ts';
 export type { OutsideTools } from './tools/outside-tools.ts';
 export { failSpan } from './tracing/in-span.ts';

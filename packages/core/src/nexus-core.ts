@@ -1,3 +1,4 @@
+import { sharedTokenCounter, type TokenCounter } from '@nexus/limits-kit';
 import {
   type ChannelAdapter,
   type IntakeResult,
@@ -23,13 +24,12 @@ import {
   type InboxReplay,
 } from './inbox-lane-tasks.ts';
 import { createIntentDeduplicator } from './intent-deduplicator.ts';
-import { resolveTurnMemory, type TurnMemoryOptions } from './memory-step/turn-memory.ts';
-import { describeFailure, MODEL_ERROR_MESSAGES } from './model-error.ts';
+import { resolveTurnMemory, type TurnMemoryOptions } from './memory/turn-memory.ts';
+import { MODEL_ERROR_MESSAGES } from './model-error.ts';
 import { deliverOutbound } from './outbound/deliver-outbound.ts';
 import type { TurnDependencies, TurnReport } from './run-turn.ts';
 import type { AdmitIntentOptions, SessionStore } from './session-store.ts';
 import { resolveSubagentSettings, type SubagentSettings } from './subagents/subagent-settings.ts';
-import { loadTokenCounter, type TokenCounter } from './token-counter.ts';
 import type { OutsideTools } from './tools/outside-tools.ts';
 import { inSpan } from './tracing/in-span.ts';
 import { SPAN } from './tracing/turn-spans.ts';
@@ -124,7 +124,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
   });
   const shutdownController = new AbortController();
   const hardStopController = new AbortController();
-  const tokenCounter = Promise.resolve(options.tokenCounter ?? loadTokenCounter());
+  const tokenCounter = Promise.resolve(options.tokenCounter ?? sharedTokenCounter());
   const dependencies: TurnDependencies = {
     sessionStore: options.access
       ? options.access.scopeSessionStore(options.sessionStore)
@@ -206,7 +206,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
         return { status: 'duplicate' };
     } catch (error) {
       deduplicator.release(dedupeKey);
-      logger.error({ error: describeFailure(error) }, 'session store failed during intake');
+      logger.error({ err: error }, 'session store failed during intake');
       return storeUnavailable();
     }
     const decision = await decideAccess(intent);
@@ -235,7 +235,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
       admitted = await options.sessionStore.admitIntent(entry);
     } catch (error) {
       deduplicator.release(dedupeKey);
-      logger.error({ error: describeFailure(error) }, 'could not write the intent to the inbox');
+      logger.error({ err: error }, 'could not write the intent to the inbox');
       return storeUnavailable();
     }
     if (admitted === 'duplicate') return { status: 'duplicate' };
@@ -258,7 +258,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
       if (decision.action === 'ignore') return { status: 'accepted' };
       return decision;
     } catch (error) {
-      logger.error({ error: describeFailure(error) }, 'access check failed during intake');
+      logger.error({ err: error }, 'access check failed during intake');
       return { status: 'rejected', code: 'internal', message: 'The access store is not available.' };
     }
   }
@@ -287,12 +287,12 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     try {
       await options.sessionStore.close();
     } catch (error) {
-      logger.error({ error: describeFailure(error) }, 'could not close the session store');
+      logger.error({ err: error }, 'could not close the session store');
     }
     try {
       options.dailyBudget?.close();
     } catch (error) {
-      logger.error({ error: describeFailure(error) }, 'could not close the token budget store');
+      logger.error({ err: error }, 'could not close the token budget store');
     }
   }
 

@@ -1,3 +1,4 @@
+import type { TokenCounter } from '@nexus/limits-kit';
 import {
   type ChannelAdapter,
   conversationRefOf,
@@ -17,14 +18,13 @@ import {
   type TurnSpend,
 } from './cost/turn-budget.ts';
 import { historyWithinBudget } from './history-within-budget.ts';
-import type { MemoryStepReport } from './memory-step/run-memory-step.ts';
-import { enqueueAfterTurn, loadTurnMemory, type TurnMemory } from './memory-step/turn-memory.ts';
-import { describeFailure, toModelError } from './model-error.ts';
+import type { MemoryStepReport } from './memory/run-memory-step.ts';
+import { enqueueAfterTurn, loadTurnMemory, type TurnMemory } from './memory/turn-memory.ts';
+import { toModelError } from './model-error.ts';
 import { replyIdFor } from './reply-id.ts';
 import { createReplyStream } from './reply-stream.ts';
 import type { SessionStore } from './session-store.ts';
 import type { SubagentSettings } from './subagents/subagent-settings.ts';
-import type { TokenCounter } from './token-counter.ts';
 import { toolsForTurn } from './tools/create-turn-tools.ts';
 import type { OutsideTools } from './tools/outside-tools.ts';
 import { traceDelivery, traceMemoryStep, traceTurn } from './tracing/turn-spans.ts';
@@ -142,10 +142,7 @@ async function runTracedTurn(
         return finishTurn?.();
       },
       (error: unknown) => {
-        logger.error(
-          { channel: intent.channel, error: describeFailure(error) },
-          'channel failed to deliver the reply',
-        );
+        logger.error({ channel: intent.channel, err: error }, 'channel failed to deliver the reply');
         return finishTurn?.();
       },
     );
@@ -256,7 +253,7 @@ async function runTracedTurn(
     } else {
       failure = toModelError(error, { shuttingDown: dependencies.shutdownSignal.aborted });
       const level = failure.code === 'internal' ? 'error' : 'warn';
-      logger[level]({ code: failure.code, cause: describeFailure(error) }, 'turn failed');
+      logger[level]({ code: failure.code, err: error }, 'turn failed');
       events.push({
         type: 'error',
         code: failure.code,
@@ -268,7 +265,7 @@ async function runTracedTurn(
   events.end();
   const finishedAt = now();
   const spend = await budget.spend().catch((error: unknown) => {
-    logger.warn({ error: describeFailure(error) }, 'could not read what the message spent');
+    logger.warn({ err: error }, 'could not read what the message spent');
     return { modelCalls: 0, inputTokens: 0, outputTokens: 0 };
   });
   chargeDailyBudget(dependencies.dailyBudget, intent.userId, spend, finishedAt, logger);
@@ -321,7 +318,7 @@ async function runTracedTurn(
           : {}),
       });
     } catch (error) {
-      logger.error({ error: describeFailure(error) }, 'could not store the turn');
+      logger.error({ err: error }, 'could not store the turn');
       return;
     }
     if (

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import {
   contentHash,
   createSqliteMemoryStore,
-  createTokenCounter,
+  sharedTokenCounter,
   type Embedder,
   type Memory,
   MemoryService,
@@ -119,7 +119,7 @@ function percentile(values: number[], fraction: number): number {
 const round = (value: number) => Math.round(value * 100) / 100;
 // Latencies on a shared machine depend on what else runs: the load average is printed with them.
 const loadAtStart = loadavg()[0] ?? 0;
-const tokenCounter = await createTokenCounter();
+const tokenCounter = sharedTokenCounter();
 const rows: string[][] = [];
 const figures: Record<string, number> = {};
 const checks: string[] = [];

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { sharedTokenCounter, type TokenCounter } from '@nexus/limits-kit';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CONTEXT_HEADER, factLine, formatAge, packContext } from './context-block.ts';
 import type { Memory } from './memory.ts';
 import { DAY_MS } from './memory-scoring.ts';
 import { seededRandom } from './testing/seeded-random.ts';
-import { createTokenCounter, type TokenCounter } from './token-counter.ts';
 
 const NOW = Date.UTC(2026, 5, 1);
 
@@ -57,7 +57,7 @@ describe('factLine', () => {
 describe('packContext', () => {
   let counter: TokenCounter;
   beforeAll(async () => {
-    counter = await createTokenCounter();
+    counter = sharedTokenCounter();
   });
 
   it('uses the real o200k_base tokenizer', () => {

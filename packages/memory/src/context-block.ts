@@ -1,6 +1,6 @@
+import type { TokenCounter } from '@nexus/limits-kit';
 import { GLOBAL_USER_ID, type Memory } from './memory.ts';
 import { DAY_MS } from './memory-scoring.ts';
-import type { TokenCounter } from './token-counter.ts';
 
 export const CONTEXT_HEADER = '## Known Facts (from memory)';
 /** Global memories (true for everyone, written by the operator) come under their own heading. */

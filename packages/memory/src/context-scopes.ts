@@ -42,7 +42,7 @@ export async function runContextScopes<T>(options: {
         return [name, { status: 'ok', candidates: result.length, durationMs }, result];
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        options.logger.warn({ scope: name, error }, 'memory: context scope failed');
+        options.logger.warn({ scope: name, err: error }, 'memory: context scope failed');
         return [
           name,
           { status: 'error', candidates: 0, durationMs: performance.now() - started, error: message },

@@ -1,3 +1,4 @@
+export { approximateTokenCounter, sharedTokenCounter, type TokenCounter } from '@nexus/limits-kit';
 export { contentHash, normaliseContent } from './content-hash.ts';
 export {
   CONTEXT_HEADER,
@@ -99,4 +100,3 @@ export {
   reindexSqliteStore,
 } from './reindex-sqlite-store.ts';
 export { createSqliteMemoryStore, type SqliteMemoryStoreOptions } from './sqlite-memory-store.ts';
-export { approximateTokenCounter, createTokenCounter, type TokenCounter } from './token-counter.ts';

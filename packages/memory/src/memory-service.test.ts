@@ -1,3 +1,4 @@
+import { sharedTokenCounter } from '@nexus/limits-kit';
 import { startScriptedModelServer } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GLOBAL_USER_ID } from './memory.ts';
@@ -8,7 +9,6 @@ import { createOpenAICompatibleEmbedder } from './openai-compatible-embedder.ts'
 import { createSqliteMemoryStore } from './sqlite-memory-store.ts';
 import { createHashedEmbedder } from './testing/hashed-embedder.ts';
 import { seededRandom } from './testing/seeded-random.ts';
-import { createTokenCounter } from './token-counter.ts';
 
 const NOW = Date.UTC(2026, 2, 1);
 
@@ -76,7 +76,7 @@ describe('MemoryService', () => {
   });
 
   it('property: through the service, the block fits the budget and truncated ⇔ a candidate was left out', async () => {
-    const counter = await createTokenCounter();
+    const counter = sharedTokenCounter();
     const service = new MemoryService({ store, now: () => NOW, tokenCounter: counter });
     const random = seededRandom(99);
     const words = 'tea jazz kyoto piano garden dog morning budget hiking chess'.split(' ');

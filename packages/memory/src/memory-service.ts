@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sharedTokenCounter, type TokenCounter } from '@nexus/limits-kit';
 import { type Logger, silentLogger } from '@nexus/protocol';
 import { contentHash } from './content-hash.ts';
 import { packContext } from './context-block.ts';
@@ -29,7 +30,6 @@ import { EmbedderMismatchError, MemoryIdTakenError, MemoryInputError } from './m
 import { compareRanked, memoryScore, type ScoringOptions } from './memory-scoring.ts';
 import type { MemoryStore } from './memory-store.ts';
 import { parseInput } from './parse-input.ts';
-import { createTokenCounter, type TokenCounter } from './token-counter.ts';
 
 export interface MemoryServiceOptions {
   store: MemoryStore;
@@ -70,7 +70,7 @@ export class MemoryService implements MemoryApi {
     this.#now = options.now ?? Date.now;
     this.#generateId = options.generateId ?? randomUUID;
     this.#logger = options.logger ?? silentLogger;
-    this.#tokenCounter = options.tokenCounter ?? createTokenCounter();
+    this.#tokenCounter = options.tokenCounter ?? sharedTokenCounter();
     const space = this.#store.vectorSpace;
     if (this.#embedder && space && space.embedderId !== this.#embedder.id) {
       throw new EmbedderMismatchError({ stored: space.embedderId, configured: this.#embedder.id });
@@ -211,7 +211,7 @@ export class MemoryService implements MemoryApi {
     const counter = await this.#tokenCounter;
     this.#tokenCounter = counter;
     const embedding = await this.#embed(input.query, input.abortSignal).catch((error: unknown) => {
-      this.#logger.warn({ error }, 'memory: embedding the query failed, context is lexical only');
+      this.#logger.warn({ err: error }, 'memory: embedding the query failed, context is lexical only');
       return undefined;
     });
     const base = { query: input.query, limit: input.limit, embedding };
@@ -244,7 +244,7 @@ export class MemoryService implements MemoryApi {
     });
     const memoryIds = packed.used.map((memory) => memory.id);
     await this.#store.markUsed({ ids: memoryIds, at: now }).catch((error: unknown) => {
-      this.#logger.warn({ error }, 'memory: could not record lastUsedAt');
+      this.#logger.warn({ err: error }, 'memory: could not record lastUsedAt');
     });
     return {
       context: packed.context,

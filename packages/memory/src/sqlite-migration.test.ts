@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { approximateTokenCounter } from '@nexus/limits-kit';
 import { getLoadablePath } from 'sqlite-vec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { contentHash } from './content-hash.ts';
@@ -12,7 +13,6 @@ import type { MemoryStore } from './memory-store.ts';
 import { createSqliteMemoryStore } from './sqlite-memory-store.ts';
 import { SQLITE_TABLES } from './sqlite-schema.ts';
 import { createHashedEmbedder } from './testing/hashed-embedder.ts';
-import { approximateTokenCounter } from './token-counter.ts';
 
 const embedder = createHashedEmbedder({ dimensions: 16 });
 const vectors = { embedderId: embedder.id, dimensions: 16 };

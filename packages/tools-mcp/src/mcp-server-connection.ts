@@ -1,6 +1,7 @@
 import { createMCPClient, type MCPClient, type MCPTransport } from '@ai-sdk/mcp';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { backoffDelay } from '@nexus/limits-kit';
 import type { Logger } from '@nexus/protocol';
 import type { ToolSet } from 'ai';
 import type { McpServerConfig } from './mcp-server-config.ts';
@@ -127,7 +128,14 @@ export class McpServerConnection {
     if (this.#closed) return;
     this.#state = 'down';
     const { retryInitialDelayMs, retryMaxDelayMs } = this.#options;
-    const delay = Math.min(retryMaxDelayMs, retryInitialDelayMs * 2 ** Math.max(0, this.#failedAttempts - 1));
+    // Without jitter: one gateway reconnecting to its own tool server has no herd to spread.
+    const attempt = Math.max(0, this.#failedAttempts - 1);
+    const delay = backoffDelay({
+      attempt,
+      initialMs: retryInitialDelayMs,
+      maxMs: retryMaxDelayMs,
+      jitter: 0,
+    });
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => void this.#connect(), delay);
     this.#timer.unref?.();

@@ -1,4 +1,3 @@
-import { describeFailure } from '@nexus/core';
 import type { Logger } from '@nexus/protocol';
 import type { GatewayTracing } from './start-tracing.ts';
 
@@ -21,7 +20,7 @@ export function flushTracesAfter<T extends { close(): Promise<void> }>(
       });
       const outcome = await Promise.race([tracing.shutdown().then(() => 'flushed' as const), gaveUp]).catch(
         (error: unknown) => {
-          logger.warn({ error: describeFailure(error) }, 'could not export the last spans');
+          logger.warn({ err: error }, 'could not export the last spans');
           return 'failed' as const;
         },
       );

@@ -1,5 +1,13 @@
 import type { Intent } from '@nexus/protocol';
-import { runCommand } from './access-commands.ts';
+import { runCommand } from '../commands/access-commands.ts';
+import { type ParsedExtraCommand, parseExtraCommand } from '../commands/extra-commands.ts';
+import { createMemoryListings } from '../commands/memory-commands.ts';
+import { type ParsedCommand, parseCommand } from '../commands/parse-command.ts';
+import { replyWith } from '../commands/reply-with.ts';
+import { withConversationGenerations } from '../history/generational-session-store.ts';
+import { type IdentityRef, identityKey } from '../identity/identity-key.ts';
+import type { Identity } from '../identity/identity-store.ts';
+import { enterLinkCode } from '../identity/link-flow.ts';
 import type { AccessControl, AccessDecision } from './access-decision.ts';
 import { ACCESS_MESSAGES } from './access-messages.ts';
 import {
@@ -8,17 +16,9 @@ import {
   type ResolvedAccessOptions,
   resolveAccessOptions,
 } from './access-options.ts';
-import { type ParsedExtraCommand, parseExtraCommand } from './extra-commands.ts';
-import { withConversationGenerations } from './generational-session-store.ts';
-import { type IdentityRef, identityKey } from './identity-key.ts';
-import type { Identity } from './identity-store.ts';
-import { enterLinkCode } from './link-flow.ts';
 import { mayReach } from './may-reach.ts';
-import { createMemoryListings } from './memory-commands.ts';
 import { createNoticeThrottle, type NoticeThrottle } from './notice-throttle.ts';
-import { type ParsedCommand, parseCommand } from './parse-command.ts';
 import { createRateLimiter } from './rate-limiter.ts';
-import { replyWith } from './reply-with.ts';
 
 /**
  * The access step of intake. Decides, without calling the model, whether a message becomes a

@@ -1,10 +1,10 @@
 import { type Logger, silentLogger } from '@nexus/protocol';
+import type { ExtraCommands } from '../commands/extra-commands.ts';
+import type { PersonEraser } from '../identity/forget-person.ts';
 import type { AccessMemoryPort } from './access-decision.ts';
 import type { AccessStore } from './access-store.ts';
 import type { CodeAttemptLimits } from './code-attempts.ts';
 import type { NotifyConversation } from './conversation-notifier.ts';
-import type { ExtraCommands } from './extra-commands.ts';
-import type { PersonEraser } from './forget-person.ts';
 import { randomCode } from './random-code.ts';
 import type { BucketLimits } from './rate-limiter.ts';
 

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseCommand } from '../commands/parse-command.ts';
+import { parseIdentityKey } from '../identity/identity-key.ts';
 import { type AccessStore, createAccessStore } from './access-store.ts';
-import { parseIdentityKey } from './identity-key.ts';
-import { parseCommand } from './parse-command.ts';
 import { createRateLimiter } from './rate-limiter.ts';
 
 const stores: AccessStore[] = [];

@@ -1,10 +1,13 @@
+import {
+  type ConversationGenerations,
+  createConversationGenerations,
+} from '../history/conversation-generations.ts';
+import { createIdentityStore, type IdentityStore } from '../identity/identity-store.ts';
+import { createLinkCodeStore, type LinkCodeStore } from '../identity/link-code-store.ts';
+import { createPersonRecords, type PersonRecords } from '../identity/person-records.ts';
 import { openAccessDatabase } from './access-database.ts';
 import { type CodeAttempts, createCodeAttempts } from './code-attempts.ts';
-import { type ConversationGenerations, createConversationGenerations } from './conversation-generations.ts';
-import { createIdentityStore, type IdentityStore } from './identity-store.ts';
-import { createLinkCodeStore, type LinkCodeStore } from './link-code-store.ts';
 import { createPairingStore, type PairingStore } from './pairing-store.ts';
-import { createPersonRecords, type PersonRecords } from './person-records.ts';
 
 export interface AccessStoreOptions {
   /** A file path (the gateway uses `<dataDir>/access.sqlite`), or ':memory:'. */

@@ -1,8 +1,8 @@
 import type { DatabaseSync } from 'node:sqlite';
+import type { IdentityRef } from '../identity/identity-key.ts';
+import type { Identity, IdentityStore } from '../identity/identity-store.ts';
 import { inTransaction } from './access-database.ts';
 import { AccessError } from './access-error.ts';
-import type { IdentityRef } from './identity-key.ts';
-import type { Identity, IdentityStore } from './identity-store.ts';
 import { normaliseCode } from './random-code.ts';
 
 export interface PairingRequest extends IdentityRef {

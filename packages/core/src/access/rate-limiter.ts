@@ -1,3 +1,5 @@
+import { TokenBucket } from '@nexus/limits-kit';
+
 export interface BucketLimits {
   /** Messages allowed at once. */
   burst: number;
@@ -25,40 +27,28 @@ export interface RateLimiter {
   take(userId: string): RateDecision;
 }
 
-interface Bucket {
-  tokens: number;
-  updatedAt: number;
-}
-
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const now = options.now ?? Date.now;
   const maxPeople = options.maxPeople ?? 10_000;
-  const people = new Map<string, Bucket>();
-  const global: Bucket = { tokens: options.global.burst, updatedAt: now() };
+  const people = new Map<string, TokenBucket>();
+  const global = bucketFor(options.global);
 
-  function refill(bucket: Bucket, limits: BucketLimits, at: number): void {
-    const gained = ((at - bucket.updatedAt) * limits.perMinute) / 60_000;
-    bucket.tokens = Math.min(limits.burst, bucket.tokens + gained);
-    bucket.updatedAt = at;
+  function bucketFor(limits: BucketLimits): TokenBucket {
+    return new TokenBucket({ capacity: limits.burst, refillPerMs: limits.perMinute / 60_000, now });
   }
 
-  function waitFor(bucket: Bucket, limits: BucketLimits): number {
-    return Math.ceil(((1 - bucket.tokens) * 60_000) / limits.perMinute);
-  }
-
-  function personBucket(userId: string, at: number): Bucket {
+  function personBucket(userId: string): TokenBucket {
     let bucket = people.get(userId);
     if (bucket) return bucket;
-    if (people.size >= maxPeople) forgetFull(at);
-    bucket = { tokens: options.person.burst, updatedAt: at };
+    if (people.size >= maxPeople) forgetFull();
+    bucket = bucketFor(options.person);
     people.set(userId, bucket);
     return bucket;
   }
 
-  function forgetFull(at: number): void {
+  function forgetFull(): void {
     for (const [userId, bucket] of people) {
-      refill(bucket, options.person, at);
-      if (bucket.tokens >= options.person.burst) people.delete(userId);
+      if (bucket.isFull()) people.delete(userId);
     }
     // Everyone is mid-burst: forget the oldest entries rather than grow without bound.
     for (const userId of people.keys()) {
@@ -69,18 +59,13 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
 
   return {
     take(userId) {
-      const at = now();
-      const bucket = personBucket(userId, at);
-      refill(bucket, options.person, at);
-      if (bucket.tokens < 1) {
-        return { allowed: false, limit: 'person', retryAfterMs: waitFor(bucket, options.person) };
-      }
-      refill(global, options.global, at);
-      if (global.tokens < 1) {
-        return { allowed: false, limit: 'global', retryAfterMs: waitFor(global, options.global) };
-      }
-      bucket.tokens -= 1;
-      global.tokens -= 1;
+      const bucket = personBucket(userId);
+      if (bucket.available() < 1)
+        return { allowed: false, limit: 'person', retryAfterMs: bucket.msUntilToken() };
+      if (global.available() < 1)
+        return { allowed: false, limit: 'global', retryAfterMs: global.msUntilToken() };
+      bucket.take();
+      global.take();
       return { allowed: true };
     },
   };

@@ -10,7 +10,7 @@ import {
 } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../agent.ts';
-import { createInMemoryMemory } from '../memory-step/testing/in-memory-memory.ts';
+import { createInMemoryMemory } from '../memory/testing/in-memory-memory.ts';
 import { createNexusCore, type NexusCore, type NexusCoreOptions } from '../nexus-core.ts';
 import type { TurnReport } from '../run-turn.ts';
 import { createSqliteSessionStore } from '../sqlite-session-store.ts';

@@ -1,5 +1,4 @@
 import type { Logger } from '@nexus/protocol';
-import { describeFailure } from '../model-error.ts';
 import type { DailyAllowance, DailyTokenBudget } from './daily-token-budget.ts';
 import type { TurnSpend } from './turn-budget.ts';
 
@@ -17,7 +16,7 @@ export function checkDailyBudget(
   try {
     return budget.check(userId, now);
   } catch (error) {
-    logger.error({ error: describeFailure(error) }, 'could not read the daily token budget');
+    logger.error({ err: error }, 'could not read the daily token budget');
     return undefined;
   }
 }
@@ -33,6 +32,6 @@ export function chargeDailyBudget(
   try {
     budget.charge(userId, spend.inputTokens + spend.outputTokens, now);
   } catch (error) {
-    logger.error({ error: describeFailure(error) }, 'could not charge the daily token budget');
+    logger.error({ err: error }, 'could not charge the daily token budget');
   }
 }

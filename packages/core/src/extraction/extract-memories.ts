@@ -1,8 +1,8 @@
 import type { Logger } from '@nexus/protocol';
 import type { LanguageModel } from 'ai';
-import { factAge } from '../memory-step/fact-lines.ts';
-import type { MemoryMetadataValues, MemoryPort, MemorySearchHit } from '../memory-step/memory-port.ts';
-import { type MemorySubject, memorySubjectOf } from '../memory-step/memory-subject.ts';
+import { factAge } from '../memory/fact-lines.ts';
+import type { MemoryMetadataValues, MemoryPort, MemorySearchHit } from '../memory/memory-port.ts';
+import { type MemorySubject, memorySubjectOf } from '../memory/memory-subject.ts';
 import { zonedCalendarDate } from '../time-zones/zoned-time.ts';
 import { askModelForJson } from './ask-model-for-json.ts';
 import {

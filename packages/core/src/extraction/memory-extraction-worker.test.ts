@@ -9,7 +9,7 @@ import {
 } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../agent.ts';
-import { createInMemoryMemory } from '../memory-step/testing/in-memory-memory.ts';
+import { createInMemoryMemory } from '../memory/testing/in-memory-memory.ts';
 import { createNexusCore, type NexusCore } from '../nexus-core.ts';
 import { createSqliteSessionStore } from '../sqlite-session-store.ts';
 import { createRecordingChannel, testIntent } from '../testing/recording-channel.ts';

@@ -6,8 +6,7 @@ import {
   silentLogger,
 } from '@nexus/protocol';
 import type { LanguageModel } from 'ai';
-import type { MemoryPort } from '../memory-step/memory-port.ts';
-import { describeFailure } from '../model-error.ts';
+import type { MemoryPort } from '../memory/memory-port.ts';
 import { type ExtractionReport, extractMemories } from './extract-memories.ts';
 import { MEMORY_EXTRACT_JOB, memoryExtractionPayloadSchema } from './memory-extraction-job.ts';
 
@@ -61,7 +60,7 @@ export function startMemoryExtractionWorker(options: MemoryExtractionWorkerOptio
         options.onExtracted?.({ ...report, jobId: job.id, attempt: job.attempt, durationMs });
       } catch (error) {
         const level = error instanceof PermanentJobError ? 'error' : 'warn';
-        jobLogger[level]({ attempt: job.attempt, error: describeFailure(error) }, 'memory extraction failed');
+        jobLogger[level]({ attempt: job.attempt, err: error }, 'memory extraction failed');
         throw error;
       }
     },

@@ -1,6 +1,6 @@
 import type { Intent, JobQueue, Logger, OutboundIntent, OutboundResult } from '@nexus/protocol';
 import type { Tool } from 'ai';
-import type { ExtraCommands } from '../access/extra-commands.ts';
+import type { ExtraCommands } from '../commands/extra-commands.ts';
 import { createScheduleTool } from '../tools/schedule-tool.ts';
 import { createScheduleCommands } from './schedule-commands.ts';
 import { createSqliteScheduleStore, type ScheduleStore } from './schedule-store.ts';

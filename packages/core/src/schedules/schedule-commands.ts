@@ -1,4 +1,4 @@
-import type { ExtraCommands } from '../access/extra-commands.ts';
+import type { ExtraCommands } from '../commands/extra-commands.ts';
 import { formatZonedTime, isValidTimeZone } from '../time-zones/zoned-time.ts';
 import type { Schedule, ScheduleStore } from './schedule-store.ts';
 import type { Scheduler } from './scheduler.ts';

@@ -1,4 +1,5 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { approximateTokenCounter } from '@nexus/limits-kit';
 import type { JobQueue } from '@nexus/protocol';
 import { silentLogger } from '@nexus/protocol';
 import { createSqliteJobQueue } from '@nexus/queue-sqlite';
@@ -9,12 +10,11 @@ import {
 } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../agent.ts';
-import { runMemoryStep } from '../memory-step/run-memory-step.ts';
-import { createInMemoryMemory } from '../memory-step/testing/in-memory-memory.ts';
+import { runMemoryStep } from '../memory/run-memory-step.ts';
+import { createInMemoryMemory } from '../memory/testing/in-memory-memory.ts';
 import { createNexusCore, type NexusCore } from '../nexus-core.ts';
 import { createSqliteSessionStore } from '../sqlite-session-store.ts';
 import { createRecordingChannel, testIntent } from '../testing/recording-channel.ts';
-import { approximateTokenCounter } from '../token-counter.ts';
 import { SESSION_SUMMARY_JOB } from './session-summary-job.ts';
 import { startSessionSummaryWorker } from './session-summary-worker.ts';
 

@@ -6,9 +6,8 @@ import {
   silentLogger,
 } from '@nexus/protocol';
 import { generateText, type LanguageModel } from 'ai';
-import type { MemoryPort } from '../memory-step/memory-port.ts';
-import { isSummary, SESSION_SUMMARY_KIND, summarySessionId } from '../memory-step/run-memory-step.ts';
-import { describeFailure } from '../model-error.ts';
+import type { MemoryPort } from '../memory/memory-port.ts';
+import { isSummary, SESSION_SUMMARY_KIND, summarySessionId } from '../memory/run-memory-step.ts';
 import type { SessionStore, StoredTurn } from '../session-store.ts';
 import { MODEL_CALL_TELEMETRY } from '../tracing/model-call-telemetry.ts';
 import { SESSION_SUMMARY_JOB, sessionSummaryPayloadSchema } from './session-summary-job.ts';
@@ -86,7 +85,7 @@ export function startSessionSummaryWorker(options: SessionSummaryWorkerOptions):
         });
         summary = result.text.trim().slice(0, MAX_SUMMARY_CHARS);
       } catch (error) {
-        jobLogger.warn({ error: describeFailure(error) }, 'session summary: model call failed');
+        jobLogger.warn({ err: error }, 'session summary: model call failed');
         throw error;
       }
       if (summary.length < MIN_SUMMARY_CHARS) {

@@ -2,8 +2,8 @@ import type { Logger } from '@nexus/protocol';
 import type { ToolSet } from 'ai';
 import type { AgentUsage } from '../agent.ts';
 import { failureMessage } from '../extraction/failure-message.ts';
-import { GROUP_MEMORY_NOTE } from '../memory-step/memory-subject.ts';
-import { runMemoryStep } from '../memory-step/run-memory-step.ts';
+import { GROUP_MEMORY_NOTE } from '../memory/memory-subject.ts';
+import { runMemoryStep } from '../memory/run-memory-step.ts';
 import type { SubagentFanOut, TurnToolsContext } from '../tools/create-turn-tools.ts';
 
 export type SubagentOutcome =

@@ -1,4 +1,5 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { approximateTokenCounter } from '@nexus/limits-kit';
 import {
   type ChatCompletionRequest,
   type ScriptedModelServer,
@@ -7,7 +8,6 @@ import {
 import { createAgent } from '../agent.ts';
 import { createNexusCore, type NexusCore } from '../nexus-core.ts';
 import { createSqliteSessionStore } from '../sqlite-session-store.ts';
-import { approximateTokenCounter } from '../token-counter.ts';
 
 export interface ScriptedCore {
   model: ScriptedModelServer;

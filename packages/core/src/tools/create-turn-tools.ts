@@ -1,10 +1,11 @@
+import type { TokenCounter } from '@nexus/limits-kit';
 import type { Intent, Logger } from '@nexus/protocol';
 import type { ToolSet } from 'ai';
 import type { Agent } from '../agent.ts';
 import type { TurnBudget } from '../cost/turn-budget.ts';
-import type { MemoryPort } from '../memory-step/memory-port.ts';
-import { memorySubjectOf } from '../memory-step/memory-subject.ts';
-import type { TurnMemory } from '../memory-step/turn-memory.ts';
+import type { MemoryPort } from '../memory/memory-port.ts';
+import { memorySubjectOf } from '../memory/memory-subject.ts';
+import type { TurnMemory } from '../memory/turn-memory.ts';
 import { createSemaphore, type Semaphore } from '../semaphore.ts';
 import { createDelegateTool } from '../subagents/delegate-tool.ts';
 import {
@@ -12,7 +13,6 @@ import {
   type SubagentSettings,
   type TurnToolName,
 } from '../subagents/subagent-settings.ts';
-import type { TokenCounter } from '../token-counter.ts';
 import { createMemoryTools } from './memory-tools.ts';
 
 /** Everything the tools of one turn are bound to. */

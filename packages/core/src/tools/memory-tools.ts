@@ -1,8 +1,8 @@
 import type { Logger } from '@nexus/protocol';
 import { type ToolSet, tool, zodSchema } from 'ai';
 import { z } from 'zod';
-import { factAge } from '../memory-step/fact-lines.ts';
-import type { MemoryMetadataValues, MemoryPort } from '../memory-step/memory-port.ts';
+import { factAge } from '../memory/fact-lines.ts';
+import type { MemoryMetadataValues, MemoryPort } from '../memory/memory-port.ts';
 
 // Built once: the SDK converts a schema to JSON Schema when it is first read and keeps the result,
 // so per-turn tools reuse it instead of converting three schemas on every turn.

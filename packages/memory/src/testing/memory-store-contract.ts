@@ -1,10 +1,10 @@
+import { approximateTokenCounter } from '@nexus/limits-kit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CONTEXT_HEADER, GLOBAL_CONTEXT_HEADER } from '../context-block.ts';
 import type { Embedder } from '../embedder.ts';
 import { DAY_MS } from '../memory-scoring.ts';
 import { MemoryService } from '../memory-service.ts';
 import type { MemoryStore, VectorSpace } from '../memory-store.ts';
-import { approximateTokenCounter } from '../token-counter.ts';
 import { createHashedEmbedder } from './hashed-embedder.ts';
 import { describeIsolationProperty } from './isolation-property.ts';
 

@@ -1,12 +1,12 @@
 // Test-only: a real core with access control, the synthetic test channel and the scripted model.
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { approximateTokenCounter } from '@nexus/limits-kit';
 import { createTestChannel, type TestChannel } from '@nexus/testkit/channel';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { createAgent } from '../../agent.ts';
 import { createNexusCore, type NexusCore } from '../../nexus-core.ts';
 import type { SessionStore } from '../../session-store.ts';
 import { createSqliteSessionStore } from '../../sqlite-session-store.ts';
-import { approximateTokenCounter } from '../../token-counter.ts';
 import { createAccessControl } from '../access-control.ts';
 import type { AccessMemoryPort } from '../access-decision.ts';
 import type { AccessControlOptions } from '../access-options.ts';

@@ -1,0 +1,82 @@
+import { openAccessStore } from '../create-gateway-access.ts';
+import type { GatewayConfig } from '../gateway-config.ts';
+import type { LoadConfigOptions } from '../load-config.ts';
+import { ConfigError, loadConfig } from '../load-config.ts';
+import { type CommandOutput, processOutput } from './command-output.ts';
+import { doctorCommand } from './doctor-command.ts';
+import { PAIRING_USAGE, pairingCommand } from './pairing-command.ts';
+import { USERS_USAGE, usersCommand } from './users-command.ts';
+import { usersForgetCommand } from './users-forget.ts';
+
+/** The owner's commands besides `start`; they work on the data directory, gateway running or not. */
+export const ADMIN_COMMANDS = ['pairing', 'users', 'doctor'] as const;
+
+export const ADMIN_USAGE = `  pairing list|approve CODE|reject CODE
+                   Approve or refuse people who asked for access (\`nexus pairing\` for details)
+  users list|link A B|unlink A|forget A
+                   People and their linked accounts (\`nexus users\` for details)
+  doctor [--fix]   Check config, stores, file modes, queue, model provider and channel
+                   credentials; --fix makes the data directory readable by its owner only`;
+
+export function isAdminCommand(name: string | undefined): boolean {
+  return (ADMIN_COMMANDS as readonly string[]).includes(name ?? '');
+}
+
+export async function runAdminCommand(options: {
+  /** The positional arguments, command first: `['pairing', 'approve', 'ABCD2345']`. */
+  args: string[];
+  config: LoadConfigOptions;
+  output?: CommandOutput;
+  fetch?: typeof fetch;
+  /** `--fix`, for `doctor`. */
+  fix?: boolean;
+}): Promise<number> {
+  const output = options.output ?? processOutput;
+  try {
+    return await dispatch(options, output);
+  } finally {
+    await output.flush?.();
+  }
+}
+
+async function dispatch(
+  options: { args: string[]; config: LoadConfigOptions; fetch?: typeof fetch; fix?: boolean },
+  output: CommandOutput,
+): Promise<number> {
+  const [command, ...rest] = options.args;
+  if (command === 'doctor') {
+    return doctorCommand({
+      config: options.config,
+      output,
+      fix: options.fix === true,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+  }
+  if (rest.length === 0 || rest[0] === 'help') {
+    output.out(command === 'pairing' ? PAIRING_USAGE : USERS_USAGE);
+    return 0;
+  }
+  let config: GatewayConfig;
+  try {
+    config = loadConfig(options.config);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    output.error(`${error.message}\n`);
+    return 78; // EX_CONFIG
+  }
+  const store = openAccessStore(config.dataDir);
+  try {
+    if (command === 'users' && rest[0] === 'forget') {
+      if (rest.length !== 2 || rest[1] === undefined) {
+        output.error(USERS_USAGE);
+        return 64;
+      }
+      return await usersForgetCommand({ person: rest[1], config, store, output });
+    }
+    return command === 'pairing'
+      ? pairingCommand({ args: rest, store, output })
+      : usersCommand({ args: rest, store, output });
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,184 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AccessStore } from '@nexus/core';
+import { type Memory, type MemoryApi, MemoryInputError, memoryCategorySchema } from '@nexus/memory';
+import type { Logger } from '@nexus/protocol';
+import { z } from 'zod';
+import { authorized, digest, sendJson } from './pairing-api.ts';
+import { requestPath } from './parse-request-target.ts';
+
+export const MEMORY_API_PATH = '/api/memory';
+/** The web client names itself with this header; memory is that web person's (or who they linked to). */
+export const WEB_CLIENT_HEADER = 'x-nexus-client';
+const MAX_BODY_BYTES = 16_384;
+const PAGE = 500;
+const EXPORT_LIMIT = 20_000;
+
+const clientIdSchema = z.string().min(1).max(128);
+const editSchema = z.strictObject({
+  content: z.string().trim().min(1).max(4_000),
+  category: memoryCategorySchema.optional(),
+});
+const listQuerySchema = z.object({
+  q: z.string().max(500).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+});
+const memoryIdSchema = z.uuid();
+
+/**
+ * The web client's Memory panel, behind the gateway token like the other `/api` routes, and scoped
+ * to the web person the client is (`X-Nexus-Client`, resolved through linked identities):
+ * `GET /api/memory[?q=&limit=&offset=]` lists or searches, `GET /api/memory/export` downloads JSON
+ * Lines, `PUT /api/memory/:id` `{content, category?}` edits one, `DELETE /api/memory/:id` deletes one.
+ * Returns false for other paths.
+ */
+export function createPersonMemoryApi(options: {
+  memory: MemoryApi;
+  store: AccessStore;
+  token: string;
+  logger: Logger;
+}) {
+  const expected = digest(options.token);
+  const refuse = (response: ServerResponse, status: number, code: string, message: string) =>
+    sendJson(response, status, { error: { code, message } });
+
+  return (request: IncomingMessage, response: ServerResponse): boolean => {
+    const path = requestPath(request);
+    if (path === undefined) return false;
+    if (path !== MEMORY_API_PATH && !path.startsWith(`${MEMORY_API_PATH}/`)) return false;
+    if (!authorized(request.headers.authorization, expected)) {
+      refuse(response, 401, 'unauthorized', 'Send the gateway token as a Bearer token.');
+      return true;
+    }
+    const client = clientIdSchema.safeParse(request.headers[WEB_CLIENT_HEADER]);
+    if (!client.success) {
+      refuse(response, 400, 'bad_request', `Send the web client's id in the ${WEB_CLIENT_HEADER} header.`);
+      return true;
+    }
+    const userId =
+      options.store.identities.find({ channel: 'web', platformId: client.data })?.userId ??
+      `web:${client.data}`;
+    const rest = path.slice(MEMORY_API_PATH.length + 1);
+    handle(request, response, userId, rest).catch((error: unknown) => {
+      if (error instanceof MemoryInputError) {
+        refuse(response, 400, 'bad_request', error.message);
+        return;
+      }
+      options.logger.error({ err: error }, 'memory API failed');
+      if (!response.headersSent) refuse(response, 503, 'memory_unavailable', 'Memory could not be reached.');
+    });
+    return true;
+  };
+
+  async function handle(request: IncomingMessage, response: ServerResponse, userId: string, rest: string) {
+    const memory = options.memory;
+    if (rest === '' && request.method === 'GET') {
+      const query = listQuerySchema.safeParse(
+        Object.fromEntries(new URL(request.url ?? '/', 'http://localhost').searchParams),
+      );
+      if (!query.success) {
+        refuse(response, 400, 'bad_request', `Invalid ${String(query.error.issues[0]?.path[0] ?? 'query')}.`);
+        return;
+      }
+      const { q, limit, offset } = query.data;
+      if (q?.trim()) {
+        const hits = await memory.search({ userId, query: q, limit });
+        sendJson(response, 200, { memories: hits.map(({ relevance: _relevance, ...hit }) => hit) });
+        return;
+      }
+      sendJson(response, 200, { memories: await memory.list({ userId, limit, offset }) });
+      return;
+    }
+    if (rest === 'export' && request.method === 'GET') {
+      const all: Memory[] = [];
+      while (all.length < EXPORT_LIMIT) {
+        const page = await memory.list({ userId, limit: PAGE, offset: all.length });
+        all.push(...page);
+        if (page.length < PAGE) break;
+      }
+      const text = all.map((item) => JSON.stringify(item)).join('\n') + (all.length > 0 ? '\n' : '');
+      response.writeHead(200, {
+        'content-type': 'application/x-ndjson; charset=utf-8',
+        'content-disposition': 'attachment; filename="nexus-memories.jsonl"',
+        'content-length': Buffer.byteLength(text),
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+      });
+      response.end(text);
+      return;
+    }
+    const id = memoryIdSchema.safeParse(rest);
+    if (!id.success || (request.method !== 'PUT' && request.method !== 'DELETE')) {
+      refuse(
+        response,
+        404,
+        'not_found',
+        'Use GET /api/memory, GET /api/memory/export, PUT or DELETE /api/memory/<id>.',
+      );
+      return;
+    }
+    const existing = await memory.get({ userId, id: id.data });
+    if (!existing) {
+      refuse(response, 404, 'not_found', 'There is no such memory of yours.');
+      return;
+    }
+    if (request.method === 'DELETE') {
+      const { deleted } = await memory.delete({ userId, id: id.data });
+      options.logger.info({ userId, memoryId: id.data }, 'memory deleted in the web Memory panel');
+      sendJson(response, 200, { deleted });
+      return;
+    }
+    const raw = await readJson(request).catch((error: Error) => error);
+    if (raw instanceof Error) {
+      refuse(response, 400, 'bad_request', raw.message);
+      return;
+    }
+    const body = editSchema.safeParse(raw);
+    if (!body.success) {
+      refuse(
+        response,
+        400,
+        'bad_request',
+        'Send {"content": "<1 to 4,000 characters>", "category"?: "fact"}.',
+      );
+      return;
+    }
+    // The memory API has no update: the edit is added as what the person said, then the old one goes.
+    const added = await memory.add({
+      userId,
+      scope: existing.scope === 'session' ? 'user' : existing.scope,
+      content: body.data.content,
+      category: body.data.category ?? existing.category,
+      source: 'user_explicit',
+      metadata: { ...existing.metadata, editedFrom: existing.id },
+    });
+    if (added.memory.id !== existing.id) await memory.delete({ userId, id: existing.id });
+    options.logger.info({ userId, memoryId: added.memory.id }, 'memory edited in the web Memory panel');
+    sendJson(response, 200, { memory: added.memory });
+  }
+}
+
+function readJson(request: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error(`The body is larger than ${MAX_BODY_BYTES} bytes.`));
+        request.removeAllListeners('data');
+        request.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch {
+        reject(new Error('The body is not valid JSON.'));
+      }
+    });
+    request.on('error', reject);
+  });
+}

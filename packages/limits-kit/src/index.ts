@@ -1,0 +1,8 @@
+export { type BackoffDelayOptions, backoffDelay } from './backoff-delay.ts';
+export { TokenBucket, type TokenBucketOptions } from './token-bucket.ts';
+export {
+  approximateTokenCounter,
+  createTokenCounter,
+  sharedTokenCounter,
+  type TokenCounter,
+} from './token-counter.ts';
