@@ -11,7 +11,7 @@ import {
 } from '@nexus/protocol';
 import { type Client, type Interaction, type Message, REST } from 'discord.js';
 import { backfillMissedMessages } from './backfill-missed-messages.ts';
-import { deliverDiscordReply } from './deliver-discord-reply.ts';
+import { deliverDiscordReply } from './deliver-reply.ts';
 import { openDiscordChannelCursor } from './discord-channel-cursor.ts';
 import { createDiscordGatewayConnection } from './discord-gateway-connection.ts';
 import { channelReplyTarget, interactionReplyTarget } from './discord-reply-target.ts';
@@ -22,7 +22,7 @@ import {
   slashCommandIntent,
 } from './discord-slash-commands.ts';
 import { MessageCursorTracker } from './message-cursor-tracker.ts';
-import { normalizeDiscordMessage } from './normalize-discord-message.ts';
+import { normalizeDiscordMessage } from './to-intent.ts';
 
 export interface DiscordChannelOptions {
   token: string;

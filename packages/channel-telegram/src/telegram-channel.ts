@@ -18,7 +18,6 @@ import { type DeliveryOutcome, deliverReply } from './deliver-reply.ts';
 import { type DownloadedFile, downloadFile } from './download-file.ts';
 import { nativeFetchForGrammy } from './native-fetch-for-grammy.ts';
 import { nodeHttpFetch } from './node-http-fetch.ts';
-import { normaliseMessage } from './normalise-message.ts';
 import { OffsetConfirmation } from './offset-confirmation.ts';
 import { PollingSupervisor } from './polling-supervisor.ts';
 import { retryNetworkErrors } from './retry-network-errors.ts';
@@ -29,6 +28,7 @@ import {
   TelegramIntakeDeferredError,
 } from './telegram-errors.ts';
 import { TelegramSender } from './telegram-sender.ts';
+import { normaliseMessage } from './to-intent.ts';
 import { UpdateGate } from './update-gate.ts';
 import { TelegramWebhookRequestError, webhookRequestAdapter } from './webhook-request-adapter.ts';
 

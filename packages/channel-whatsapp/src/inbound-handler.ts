@@ -3,8 +3,8 @@ import { type KeyedSerialQueue, wasIntentTaken } from '@nexus/channel-kit';
 import type { IntentSink, Logger } from '@nexus/protocol';
 import type { BaileysEventMap, MessageUpsertType, WAMessage } from '@whiskeysockets/baileys';
 import { createInboundCursor } from './inbound-cursor.ts';
-import { type BotIdentity, botIdentityOf, messageToIntent } from './message-to-intent.ts';
 import type { MessageStore } from './sqlite-message-store.ts';
+import { type BotIdentity, botIdentityOf, messageToIntent } from './to-intent.ts';
 import type { WhatsAppSocket } from './whatsapp-socket.ts';
 
 export interface InboundHandlerOptions {

@@ -7,7 +7,7 @@ import {
   createWhatsAppChannel,
   type WhatsAppChannel,
   type WhatsAppChannelOptions,
-} from '../create-whatsapp-channel.ts';
+} from '../whatsapp-channel.ts';
 
 /** A sink that records every intent, like core's intake would receive them. */
 export function createRecordingSink(result: IntakeResult = { status: 'accepted' }) {

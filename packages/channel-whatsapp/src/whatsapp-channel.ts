@@ -11,10 +11,10 @@ import {
 import { isJidNewsletter, isJidStatusBroadcast, makeWASocket } from '@whiskeysockets/baileys';
 import { toBaileysLogger } from './baileys-logger.ts';
 import { type ConnectionSupervisor, createConnectionSupervisor } from './connection-supervisor.ts';
+import { createReplySender } from './deliver-reply.ts';
 import { createInboundHandler } from './inbound-handler.ts';
 import { printQrToTerminal, type WhatsAppLinkState } from './link-state.ts';
 import { openWhatsAppDatabase } from './open-whatsapp-database.ts';
-import { createReplySender } from './reply-sender.ts';
 import { createSqliteAuthState } from './sqlite-auth-state.ts';
 import { createSqliteMessageStore } from './sqlite-message-store.ts';
 import type { WhatsAppSocketConfig, WhatsAppSocketFactory } from './whatsapp-socket.ts';
