@@ -11,6 +11,7 @@ import {
 } from '@nexus/protocol';
 import { type Client, type Interaction, type Message, REST } from 'discord.js';
 import { backfillMissedMessages } from './backfill-missed-messages.ts';
+import { DISCORD_CAPABILITIES } from './capabilities.ts';
 import { deliverDiscordReply } from './deliver-reply.ts';
 import { openDiscordChannelCursor } from './discord-channel-cursor.ts';
 import { createDiscordGatewayConnection } from './discord-gateway-connection.ts';
@@ -238,6 +239,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
 
   return {
     name,
+    capabilities: DISCORD_CAPABILITIES,
     async start({ sink: intake, abortSignal }: ChannelStartOptions) {
       sink = intake;
       intakeStopped = false;

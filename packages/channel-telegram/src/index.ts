@@ -9,7 +9,7 @@ export {
 export type { DeliveryOutcome } from './deliver-reply.ts';
 export type { DownloadedFile } from './download-file.ts';
 export { createFileUpdateStore, type FileUpdateStoreOptions } from './file-update-store.ts';
-export { createTelegramChannel, TelegramChannel } from './telegram-channel.ts';
+export { createTelegramChannel, type TelegramChannel } from './telegram-channel.ts';
 export type { TelegramChannelOptions, TelegramWebhookOptions } from './telegram-channel-options.ts';
 export {
   classifyTelegramFailure,

@@ -13,6 +13,7 @@ import {
 } from '@nexus/protocol';
 import { Bot, type Context, webhookCallback } from 'grammy';
 import { BlockedConversations } from './blocked-conversations.ts';
+import { TELEGRAM_CAPABILITIES } from './capabilities.ts';
 import { conversationIdOf, parseConversationId } from './conversation-address.ts';
 import { type DeliveryOutcome, deliverReply } from './deliver-reply.ts';
 import { type DownloadedFile, downloadFile } from './download-file.ts';
@@ -42,8 +43,9 @@ const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
  * Telegram through grammY: long polling (runner, ordered per chat and forum topic) or a webhook,
  * intents de-duplicated by `update_id` across restarts, replies streamed by editing a draft.
  */
-export class TelegramChannel implements ChannelAdapter {
+class TelegramChannelAdapter implements ChannelAdapter {
   readonly name: string;
+  readonly capabilities = TELEGRAM_CAPABILITIES;
   readonly #options: TelegramChannelOptions;
   readonly #bot: Bot;
   readonly #logger: Logger;
@@ -373,6 +375,9 @@ function sequenceKeyOf(context: Context): string | undefined {
     : String(chatId);
 }
 
+/** The Telegram adapter with its webhook entry points (`handleWebhook`, `webhookPath`). */
+export type TelegramChannel = TelegramChannelAdapter;
+
 export function createTelegramChannel(options: TelegramChannelOptions): TelegramChannel {
-  return new TelegramChannel(options);
+  return new TelegramChannelAdapter(options);
 }

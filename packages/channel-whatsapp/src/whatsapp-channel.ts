@@ -10,6 +10,7 @@ import {
 } from '@nexus/protocol';
 import { isJidNewsletter, isJidStatusBroadcast, makeWASocket } from '@whiskeysockets/baileys';
 import { toBaileysLogger } from './baileys-logger.ts';
+import { whatsAppCapabilities } from './capabilities.ts';
 import { type ConnectionSupervisor, createConnectionSupervisor } from './connection-supervisor.ts';
 import { createReplySender } from './deliver-reply.ts';
 import { createInboundHandler } from './inbound-handler.ts';
@@ -200,6 +201,7 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
 
   const channel: WhatsAppChannel = {
     name,
+    capabilities: whatsAppCapabilities(options.chunkLength ?? 4_000),
     async start({ sink, abortSignal }) {
       if (running) {
         const status = running.supervisor.state().status;

@@ -1,6 +1,7 @@
 import {
   type Attachment,
   type ChannelAdapter,
+  type ChannelCapabilities,
   type ChannelHealth,
   type ChannelStartOptions,
   type ConversationKind,
@@ -64,7 +65,24 @@ export interface CreateTestChannelOptions {
   /** Channel name used in intents and conversation refs. Default: `test`. */
   name?: string;
   now?: () => number;
+  /** What the channel declares; defaults to `TEST_CHANNEL_CAPABILITIES`. */
+  capabilities?: Partial<ChannelCapabilities>;
 }
+
+/**
+ * The synthetic channel records every reply event as it came (so `drafts`), keeps groups and any
+ * attachment, and never splits or renders: no platform limit, plain text.
+ */
+export const TEST_CHANNEL_CAPABILITIES: ChannelCapabilities = {
+  edits: false,
+  drafts: true,
+  typing: false,
+  groups: true,
+  mediaIn: ['image', 'audio', 'voice', 'video', 'document', 'sticker', 'other'],
+  mediaOut: [],
+  linking: 'none',
+  markdown: 'plain',
+};
 
 type Outcome = { ok: true; text: string } | { ok: false; error: NexusError };
 
@@ -138,6 +156,7 @@ export function createTestChannel(options: CreateTestChannelOptions = {}): TestC
 
   return {
     name,
+    capabilities: { ...TEST_CHANNEL_CAPABILITIES, ...options.capabilities },
 
     async start(startOptions: ChannelStartOptions) {
       sink = startOptions.sink;

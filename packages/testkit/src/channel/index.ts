@@ -1,6 +1,7 @@
 export {
   type CreateTestChannelOptions,
   createTestChannel,
+  TEST_CHANNEL_CAPABILITIES,
   type TestChannel,
   type TestDelivery,
   type TestMessage,
