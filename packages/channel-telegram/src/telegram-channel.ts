@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { sequentialize } from '@grammyjs/runner';
-import { wasIntentTaken } from '@nexus/channel-kit';
+import { passesGroupGate, wasIntentTaken } from '@nexus/channel-kit';
 import {
   type ChannelAdapter,
   type ChannelHealth,
@@ -334,12 +334,7 @@ class TelegramChannelAdapter implements ChannelAdapter {
       raw: context.update,
     });
     if (!intent) return;
-    const wanted = this.#options.shouldHandle
-      ? await this.#options.shouldHandle(intent)
-      : intent.conversation.kind === 'direct' ||
-        this.#options.groupPolicy === 'all' ||
-        intent.mentionsAssistant;
-    if (!wanted) return;
+    if (!passesGroupGate(intent, this.#options.groupMessages)) return;
     const updateId = context.update.update_id;
     if (this.#intakeStopped) {
       throw new TelegramIntakeDeferredError({ updateId, reason: 'intake stopped' });

@@ -22,11 +22,8 @@ export {
   type SkipReason,
   whatsAppIntentId,
 } from './to-intent.ts';
-export {
-  createWhatsAppChannel,
-  type WhatsAppChannel,
-  type WhatsAppChannelOptions,
-} from './whatsapp-channel.ts';
+export { createWhatsAppChannel, type WhatsAppChannel } from './whatsapp-channel.ts';
+export type { WhatsAppChannelOptions } from './whatsapp-channel-options.ts';
 export type {
   WhatsAppSocket,
   WhatsAppSocketConfig,
