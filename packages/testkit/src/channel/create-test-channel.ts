@@ -65,6 +65,11 @@ export interface CreateTestChannelOptions {
   /** Channel name used in intents and conversation refs. Default: `test`. */
   name?: string;
   now?: () => number;
+  /**
+   * `mentioned`: an unaddressed group message is not handed to the sink (`send` answers a
+   * `not_addressed` rejection), as platform channels gate them. Default `all`.
+   */
+  groupMessages?: 'mentioned' | 'all';
   /** What the channel declares; defaults to `TEST_CHANNEL_CAPABILITIES`. */
   capabilities?: Partial<ChannelCapabilities>;
 }
@@ -76,7 +81,7 @@ export interface CreateTestChannelOptions {
 export const TEST_CHANNEL_CAPABILITIES: ChannelCapabilities = {
   edits: false,
   drafts: true,
-  typing: false,
+  typing: true,
   groups: true,
   mediaIn: ['image', 'audio', 'voice', 'video', 'document', 'sticker', 'other'],
   mediaOut: [],
@@ -203,6 +208,17 @@ export function createTestChannel(options: CreateTestChannelOptions = {}): TestC
         });
       }
       const intent = buildIntent(message);
+      if (
+        options.groupMessages === 'mentioned' &&
+        intent.conversation.kind !== 'direct' &&
+        !intent.mentionsAssistant
+      ) {
+        return {
+          status: 'rejected',
+          code: 'not_addressed',
+          message: 'Group message not addressed to the assistant',
+        };
+      }
       sent.push(intent);
       return sink(intent);
     },

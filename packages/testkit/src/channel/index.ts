@@ -1,4 +1,10 @@
 export {
+  type ChannelContractDriver,
+  type ChannelContractSubject,
+  type ContractMessage,
+  describeChannelContract,
+} from './channel-contract.ts';
+export {
   type CreateTestChannelOptions,
   createTestChannel,
   TEST_CHANNEL_CAPABILITIES,
