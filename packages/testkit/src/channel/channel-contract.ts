@@ -203,7 +203,7 @@ export function describeChannelContract(driver: ChannelContractDriver): void {
       await waitUntil(() => subjectNow.channel.health().status === 'up', timeoutMs, 'health up');
     });
 
-    it('settles a delivery the platform refuses, and delivers again once it accepts', async (context) => {
+    it('settles a delivery the platform refuses, and answers the next message once it accepts', async (context) => {
       const subjectNow = await start();
       if (!subjectNow.refuseSends) return context.skip();
       const token = unique('refused');
@@ -218,7 +218,10 @@ export function describeChannelContract(driver: ChannelContractDriver): void {
       if (outcome !== undefined) expect(outcome).toHaveProperty('code');
       expect(subjectNow.received(conversationId)).not.toContain('not shown');
       subjectNow.refuseSends(conversationId, false);
-      await deliver(subjectNow.channel, intent, streamed('shown now', 0));
+      // The person writes again (a Telegram user who unblocked the bot must), then gets answers.
+      const again = unique('again');
+      await subjectNow.send({ text: again });
+      await deliver(subjectNow.channel, await intentWith(again), streamed('shown now', 0));
       await waitUntil(
         () => subjectNow.received(conversationId).includes('shown now'),
         timeoutMs,
