@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import type { WhatsAppLinkState, WhatsAppSocketFactory } from '@nexus/channel-whatsapp';
+import type { WhatsAppSocketFactory } from '@nexus/channel-whatsapp';
 import type { ChannelAdapter, Logger } from '@nexus/protocol';
 import { privateFilePath } from './data-dir/private-path.ts';
 import type { GatewayConfig } from './gateway-config.ts';
@@ -11,8 +11,6 @@ export interface PlatformChannels {
   channels: ChannelAdapter[];
   /** POST routes a platform needs on the gateway's HTTP server (Telegram's webhook). */
   postRoutes: Map<string, HttpRoute>;
-  /** Channels linked by scanning a code on a phone (WhatsApp), by name: what the admin view shows. */
-  linkStates: Map<string, () => WhatsAppLinkState>;
 }
 
 export interface PlatformChannelOptions {
@@ -32,7 +30,6 @@ export async function createPlatformChannels(
 ): Promise<PlatformChannels> {
   const channels: ChannelAdapter[] = [];
   const postRoutes = new Map<string, HttpRoute>();
-  const linkStates = new Map<string, () => WhatsAppLinkState>();
   if (config.telegram.botToken) {
     const { createFileUpdateStore, createTelegramChannel } = await import('@nexus/channel-telegram');
     const webhook = config.telegram.webhookUrl
@@ -92,7 +89,6 @@ export async function createPlatformChannels(
       logger: whatsappLogger,
     });
     channels.push(whatsapp);
-    linkStates.set(whatsapp.name, () => whatsapp.linkState());
   }
-  return { channels, postRoutes, linkStates };
+  return { channels, postRoutes };
 }

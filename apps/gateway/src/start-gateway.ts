@@ -172,11 +172,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   });
   core.registerChannel(web);
   notifier.add(web);
-  const {
-    channels: platformChannels,
-    postRoutes,
-    linkStates,
-  } = await createPlatformChannels(config, logger, {
+  const { channels: platformChannels, postRoutes } = await createPlatformChannels(config, logger, {
     ...(options.whatsappSocketFactory ? { whatsappSocketFactory: options.whatsappSocketFactory } : {}),
   });
   for (const channel of platformChannels) {
@@ -231,7 +227,6 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const channelsApi = createChannelsApi({
     token,
     channels: () => [web, ...platformChannels],
-    linkStates,
     relink: async (name) => {
       const channel = platformChannels.find((candidate) => candidate.name === name);
       if (stopping || !channel) {

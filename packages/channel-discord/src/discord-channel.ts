@@ -1,18 +1,19 @@
-import { renderDiscordMarkdown, TtlSet, wasIntentTaken } from '@nexus/channel-kit';
+import { passesGroupGate, renderDiscordMarkdown, TtlSet, wasIntentTaken } from '@nexus/channel-kit';
 import {
   type ChannelAdapter,
   type ChannelStartOptions,
   type DeliverOptions,
   type IntentInput,
   type IntentSink,
-  type Logger,
   NexusError,
   silentLogger,
 } from '@nexus/protocol';
 import { type Client, type Interaction, type Message, REST } from 'discord.js';
 import { backfillMissedMessages } from './backfill-missed-messages.ts';
-import { deliverDiscordReply } from './deliver-discord-reply.ts';
+import { DISCORD_CAPABILITIES } from './capabilities.ts';
+import { deliverDiscordReply } from './deliver-reply.ts';
 import { openDiscordChannelCursor } from './discord-channel-cursor.ts';
+import type { DiscordChannelOptions } from './discord-channel-options.ts';
 import { createDiscordGatewayConnection } from './discord-gateway-connection.ts';
 import { channelReplyTarget, interactionReplyTarget } from './discord-reply-target.ts';
 import {
@@ -22,41 +23,7 @@ import {
   slashCommandIntent,
 } from './discord-slash-commands.ts';
 import { MessageCursorTracker } from './message-cursor-tracker.ts';
-import { normalizeDiscordMessage } from './normalize-discord-message.ts';
-
-export interface DiscordChannelOptions {
-  token: string;
-  /** REST base, e.g. `http://127.0.0.1:PORT/api` for a fake; the gateway URL comes from `GET /gateway/bot`. */
-  restApi?: string;
-  /** Name used in intents and conversation refs; differs only when running several bots. Default `discord`. */
-  name?: string;
-  /** Least time between two edits of a streaming reply. Default 1200 (Discord allows ~5 edits / 5 s). */
-  streamEditIntervalMs?: number;
-  /** Typing refresh; Discord shows the indicator for ~10 s. Default 8000. */
-  typingIntervalMs?: number;
-  /** No gateway events for this long while connected (and an unanswered probe) → recreate the client. 0 = off. Default 120000. */
-  watchdogMs?: number;
-  /** Register `/new`, `/memories`, `/forget-me` at start and forward them as intents. Default false. */
-  slashCommands?: boolean;
-  /** Whether the reply to a guild message pings its author (never anyone named in model text). Default true. */
-  mentionRepliedUser?: boolean;
-  /**
-   * Forward guild messages that do not address the bot (with `mentionsAssistant: false`), for
-   * a core policy to decide. Default false: the adapter drops them itself.
-   */
-  forwardUnaddressed?: boolean;
-  /** How long a login may take before it counts as failed and is retried. Default 60000. */
-  readyTimeoutMs?: number;
-  /**
-   * SQLite file with each channel's last message taken by core, read back after a restart or a
-   * fresh gateway session to fetch what was missed. Default `:memory:` (no backfill across restarts).
-   */
-  cursorPath?: string;
-  /** Pause before fetching again a message core refused as retryable. Default 2000. */
-  intakeRetryDelayMs?: number;
-  logger?: Logger;
-  now?: () => number;
-}
+import { normalizeDiscordMessage } from './to-intent.ts';
 
 interface PendingInteraction {
   applicationId: string;
@@ -137,7 +104,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
       logger.debug({ messageId: message.id }, 'discord message already seen');
       return;
     }
-    if (!intent.mentionsAssistant && !options.forwardUnaddressed) return;
+    if (!passesGroupGate(intent, options.groupMessages)) return;
     const channelId = message.channelId;
     tracker.begin(channelId, message.id);
     forward(intent, undefined, (taken) => {
@@ -235,6 +202,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
 
   return {
     name,
+    capabilities: DISCORD_CAPABILITIES,
     async start({ sink: intake, abortSignal }: ChannelStartOptions) {
       sink = intake;
       intakeStopped = false;

@@ -1,5 +1,6 @@
-export { DISCORD_MAX_MESSAGE_LENGTH } from './deliver-discord-reply.ts';
-export { createDiscordChannel, type DiscordChannelOptions } from './discord-channel.ts';
+export { DISCORD_MAX_MESSAGE_LENGTH } from './deliver-reply.ts';
+export { createDiscordChannel } from './discord-channel.ts';
 export { DiscordChannelError } from './discord-channel-error.ts';
+export type { DiscordChannelOptions } from './discord-channel-options.ts';
 export { DISCORD_SLASH_COMMANDS, type DiscordSlashCommand } from './discord-slash-commands.ts';
-export { type NormalizedDiscordMessage, normalizeDiscordMessage } from './normalize-discord-message.ts';
+export { type NormalizedDiscordMessage, normalizeDiscordMessage } from './to-intent.ts';

@@ -7,6 +7,7 @@ export {
 } from '@nexus/limits-kit';
 export { type CollectedReply, collectReply, type ReplyErrorEvent } from './collect-reply.ts';
 export { createEditStreamer, type EditStreamer, type EditStreamerOptions } from './create-edit-streamer.ts';
+export { type GroupMessages, passesGroupGate } from './group-gate.ts';
 export { hasBalancedFences } from './has-balanced-fences.ts';
 export { type KeepTypingOptions, keepTyping, type TypingHandle } from './keep-typing.ts';
 export { KeyedSerialQueue, type KeyedSerialQueueOptions } from './keyed-serial-queue.ts';

@@ -9,8 +9,7 @@ export {
 export type { DeliveryOutcome } from './deliver-reply.ts';
 export type { DownloadedFile } from './download-file.ts';
 export { createFileUpdateStore, type FileUpdateStoreOptions } from './file-update-store.ts';
-export { type NormaliseMessageOptions, normaliseMessage } from './normalise-message.ts';
-export { createTelegramChannel, TelegramChannel } from './telegram-channel.ts';
+export { createTelegramChannel, type TelegramChannel } from './telegram-channel.ts';
 export type { TelegramChannelOptions, TelegramWebhookOptions } from './telegram-channel-options.ts';
 export {
   classifyTelegramFailure,
@@ -20,4 +19,5 @@ export {
   TelegramDeliveryError,
   type TelegramFailureKind,
 } from './telegram-errors.ts';
+export { type NormaliseMessageOptions, normaliseMessage } from './to-intent.ts';
 export { createMemoryUpdateStore, type UpdateStore } from './update-store.ts';

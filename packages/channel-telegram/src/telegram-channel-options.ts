@@ -1,4 +1,5 @@
-import type { ChannelHealth, IntentInput, Logger } from '@nexus/protocol';
+import type { GroupMessages } from '@nexus/channel-kit';
+import type { ChannelHealth, Logger } from '@nexus/protocol';
 import type { UserFromGetMe } from 'grammy/types';
 import { TelegramConfigError } from './telegram-errors.ts';
 import type { UpdateStore } from './update-store.ts';
@@ -37,13 +38,8 @@ export interface TelegramChannelOptions {
   maxAttachmentBytes?: number;
   /** Persists the update mark so a restart never hands an update to core twice. */
   updateStore: UpdateStore;
-  /**
-   * Which group messages reach core: `mentions` (default) only when the bot is mentioned,
-   * commanded or replied to; `all` every message. Direct messages always pass.
-   */
-  groupPolicy?: 'mentions' | 'all';
-  /** Replaces the group policy: decides for every normalised intent whether core sees it. */
-  shouldHandle?: (intent: IntentInput) => boolean | Promise<boolean>;
+  /** Which group messages reach core (`group-gate` in channel-kit). Default `mentioned`. */
+  groupMessages?: GroupMessages;
   /** Bot API retries: at most this many attempts after 429/5xx, never waiting longer than `maxDelaySeconds`. */
   retry?: { maxAttempts?: number; maxDelaySeconds?: number; networkRetries?: number };
   /** Updates processed at once across chats. Default 100. */

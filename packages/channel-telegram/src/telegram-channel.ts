@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { sequentialize } from '@grammyjs/runner';
-import { wasIntentTaken } from '@nexus/channel-kit';
+import { passesGroupGate, wasIntentTaken } from '@nexus/channel-kit';
 import {
   type ChannelAdapter,
   type ChannelHealth,
@@ -13,12 +13,12 @@ import {
 } from '@nexus/protocol';
 import { Bot, type Context, webhookCallback } from 'grammy';
 import { BlockedConversations } from './blocked-conversations.ts';
+import { TELEGRAM_CAPABILITIES } from './capabilities.ts';
 import { conversationIdOf, parseConversationId } from './conversation-address.ts';
 import { type DeliveryOutcome, deliverReply } from './deliver-reply.ts';
 import { type DownloadedFile, downloadFile } from './download-file.ts';
 import { nativeFetchForGrammy } from './native-fetch-for-grammy.ts';
 import { nodeHttpFetch } from './node-http-fetch.ts';
-import { normaliseMessage } from './normalise-message.ts';
 import { OffsetConfirmation } from './offset-confirmation.ts';
 import { PollingSupervisor } from './polling-supervisor.ts';
 import { retryNetworkErrors } from './retry-network-errors.ts';
@@ -29,6 +29,7 @@ import {
   TelegramIntakeDeferredError,
 } from './telegram-errors.ts';
 import { TelegramSender } from './telegram-sender.ts';
+import { normaliseMessage } from './to-intent.ts';
 import { UpdateGate } from './update-gate.ts';
 import { TelegramWebhookRequestError, webhookRequestAdapter } from './webhook-request-adapter.ts';
 
@@ -42,8 +43,9 @@ const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
  * Telegram through grammY: long polling (runner, ordered per chat and forum topic) or a webhook,
  * intents de-duplicated by `update_id` across restarts, replies streamed by editing a draft.
  */
-export class TelegramChannel implements ChannelAdapter {
+class TelegramChannelAdapter implements ChannelAdapter {
   readonly name: string;
+  readonly capabilities = TELEGRAM_CAPABILITIES;
   readonly #options: TelegramChannelOptions;
   readonly #bot: Bot;
   readonly #logger: Logger;
@@ -332,12 +334,7 @@ export class TelegramChannel implements ChannelAdapter {
       raw: context.update,
     });
     if (!intent) return;
-    const wanted = this.#options.shouldHandle
-      ? await this.#options.shouldHandle(intent)
-      : intent.conversation.kind === 'direct' ||
-        this.#options.groupPolicy === 'all' ||
-        intent.mentionsAssistant;
-    if (!wanted) return;
+    if (!passesGroupGate(intent, this.#options.groupMessages)) return;
     const updateId = context.update.update_id;
     if (this.#intakeStopped) {
       throw new TelegramIntakeDeferredError({ updateId, reason: 'intake stopped' });
@@ -373,6 +370,9 @@ function sequenceKeyOf(context: Context): string | undefined {
     : String(chatId);
 }
 
+/** The Telegram adapter with its webhook entry points (`handleWebhook`, `webhookPath`). */
+export type TelegramChannel = TelegramChannelAdapter;
+
 export function createTelegramChannel(options: TelegramChannelOptions): TelegramChannel {
-  return new TelegramChannel(options);
+  return new TelegramChannelAdapter(options);
 }

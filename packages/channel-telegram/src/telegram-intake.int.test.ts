@@ -86,16 +86,13 @@ describe('Telegram intake over real long polling', () => {
     expect(answer.threadId).toBe(5);
   });
 
-  it('offers group messages without a mention when groupPolicy is all, or asks shouldHandle', async () => {
-    harness = await startTelegramHarness({
-      channel: { shouldHandle: (intent) => intent.text.includes('nexus') },
-    });
-    harness.fake.pushMessage({ chat: group, from: member, text: 'no' });
-    harness.fake.pushMessage({ chat: privateChat, text: 'also no' });
-    harness.fake.pushMessage({ chat: group, from: member, text: 'hey nexus' });
-    await harness.waitForIntents(1);
-    await harness.fake.waitFor(() => harness.fake.pendingUpdateCount === 0);
-    expect(harness.intents.map((intent) => intent.text)).toEqual(['hey nexus']);
+  it('offers group messages without a mention, marked unaddressed, when groupMessages is all', async () => {
+    harness = await startTelegramHarness({ channel: { groupMessages: 'all' } });
+    harness.fake.pushMessage({ chat: group, from: member, text: 'chatter' });
+    harness.fake.pushMessage({ chat: privateChat, text: 'direct' });
+    const intents = await harness.waitForIntents(2);
+    expect(intents.map((intent) => intent.text)).toEqual(['chatter', 'direct']);
+    expect(intents[0]?.mentionsAssistant).toBe(false);
   });
 
   it('describes attachments and downloads them on demand under the size limit', async () => {

@@ -10,10 +10,10 @@ import {
   WEB_SOCKET_CLOSE_CODES,
   WEB_SOCKET_PROTOCOL_VERSION,
 } from '@nexus/protocol';
-import { buildWebIntent } from './build-web-intent.ts';
 import type { ClientConnection } from './client-connection.ts';
 import type { ConnectionRegistry } from './connection-registry.ts';
 import type { ReplayLog } from './replay-log.ts';
+import { buildWebIntent } from './to-intent.ts';
 import type { ResolvedWebSocketChannelOptions } from './web-socket-channel-options.ts';
 
 type HelloFrame = Extract<ClientFrame, { type: 'hello' }>;

@@ -11,6 +11,7 @@ import type {
 import { NexusError, WEB_SOCKET_SUBPROTOCOL } from '@nexus/protocol';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { createUpgradeAuthorizer, type UpgradeAuthorizer } from './authorize-upgrade.ts';
+import { WEB_SOCKET_CAPABILITIES } from './capabilities.ts';
 import { ClientConnection } from './client-connection.ts';
 import { ClientFrameHandler } from './client-frame-handler.ts';
 import { ConnectionRegistry } from './connection-registry.ts';
@@ -75,6 +76,7 @@ function pathnameOf(url: string | undefined): string | undefined {
 
 class WebSocketChannelAdapter implements WebSocketChannel {
   readonly name: string;
+  readonly capabilities = WEB_SOCKET_CAPABILITIES;
   readonly #options: ResolvedWebSocketChannelOptions;
   readonly #logger: Logger;
   readonly #authorizer: UpgradeAuthorizer;

@@ -3,10 +3,10 @@ import { backoffDelay } from '@nexus/channel-kit';
 import type { Logger } from '@nexus/protocol';
 import { type BaileysEventMap, type ConnectionState, DisconnectReason } from '@whiskeysockets/baileys';
 import type { WhatsAppLinkState } from './link-state.ts';
-import { botIdentityOf } from './message-to-intent.ts';
 import { disconnectStatusCode, reconnectDecision } from './reconnect-decision.ts';
 import { startSocketWatchdog } from './socket-watchdog.ts';
 import type { SqliteAuthState } from './sqlite-auth-state.ts';
+import { botIdentityOf } from './to-intent.ts';
 import type { WhatsAppSocket, WhatsAppSocketConfig, WhatsAppSocketFactory } from './whatsapp-socket.ts';
 
 export interface ConnectionSupervisorOptions {

@@ -1,10 +1,15 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { type KeyedSerialQueue, wasIntentTaken } from '@nexus/channel-kit';
+import {
+  type GroupMessages,
+  type KeyedSerialQueue,
+  passesGroupGate,
+  wasIntentTaken,
+} from '@nexus/channel-kit';
 import type { IntentSink, Logger } from '@nexus/protocol';
 import type { BaileysEventMap, MessageUpsertType, WAMessage } from '@whiskeysockets/baileys';
 import { createInboundCursor } from './inbound-cursor.ts';
-import { type BotIdentity, botIdentityOf, messageToIntent } from './message-to-intent.ts';
 import type { MessageStore } from './sqlite-message-store.ts';
+import { type BotIdentity, botIdentityOf, messageToIntent } from './to-intent.ts';
 import type { WhatsAppSocket } from './whatsapp-socket.ts';
 
 export interface InboundHandlerOptions {
@@ -17,7 +22,7 @@ export interface InboundHandlerOptions {
   now: () => number;
   appendMaxAgeMs: number;
   /** Hand group messages that do not address the assistant to the sink too (for a core policy). */
-  forwardUnaddressed: boolean;
+  groupMessages: GroupMessages;
   /** Pause before handing over again a message core did not take (busy, shutting down). */
   retryDelayMs: number;
 }
@@ -106,7 +111,7 @@ export function createInboundHandler(options: InboundHandlerOptions) {
       return;
     }
     const { intent, timestampSeconds } = mapping;
-    if (!intent.mentionsAssistant && !options.forwardUnaddressed) {
+    if (!passesGroupGate(intent, options.groupMessages)) {
       // Group chatter not meant for the assistant; nothing to remember either.
       return;
     }

@@ -1,23 +1,10 @@
 export { type BaileysLogger, toBaileysLogger } from './baileys-logger.ts';
 export {
-  createWhatsAppChannel,
-  type WhatsAppChannel,
-  type WhatsAppChannelOptions,
-} from './create-whatsapp-channel.ts';
-export {
   printQrToTerminal,
   renderQrForTerminal,
   type WhatsAppLinkState,
   type WhatsAppLinkStatus,
 } from './link-state.ts';
-export {
-  type BotIdentity,
-  type MessageMapping,
-  messageToIntent,
-  parseWhatsAppIntentId,
-  type SkipReason,
-  whatsAppIntentId,
-} from './message-to-intent.ts';
 export { openWhatsAppDatabase } from './open-whatsapp-database.ts';
 export {
   disconnectStatusCode,
@@ -27,6 +14,16 @@ export {
 } from './reconnect-decision.ts';
 export { createSqliteAuthState, type SqliteAuthState } from './sqlite-auth-state.ts';
 export { createSqliteMessageStore, type MessageStore } from './sqlite-message-store.ts';
+export {
+  type BotIdentity,
+  type MessageMapping,
+  messageToIntent,
+  parseWhatsAppIntentId,
+  type SkipReason,
+  whatsAppIntentId,
+} from './to-intent.ts';
+export { createWhatsAppChannel, type WhatsAppChannel } from './whatsapp-channel.ts';
+export type { WhatsAppChannelOptions } from './whatsapp-channel-options.ts';
 export type {
   WhatsAppSocket,
   WhatsAppSocketConfig,

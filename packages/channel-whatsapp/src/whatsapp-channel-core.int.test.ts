@@ -14,8 +14,8 @@ import {
 } from '@nexus/testkit/whatsapp';
 import { DisconnectReason, normalizeMessageContent, type WAMessage } from '@whiskeysockets/baileys';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { WhatsAppChannel } from './create-whatsapp-channel.ts';
 import { createWhatsAppHarness } from './test-support/whatsapp-harness.ts';
+import type { WhatsAppChannel } from './whatsapp-channel.ts';
 
 const ALICE_LID = '310000000002@lid';
 const ALICE_PHONE = '15550000002@s.whatsapp.net';

@@ -1,3 +1,4 @@
+import type { ChannelCapabilities, ChannelLinkState } from './channel-capabilities.ts';
 import type { ConversationRef, Intent, IntentInput } from './intent.ts';
 import type { ReplyEvent } from './reply-event.ts';
 
@@ -44,6 +45,8 @@ export interface ChannelHealth {
 export interface ChannelAdapter {
   /** Channel name used in `Intent.channel` and `ConversationRef.channel`. */
   readonly name: string;
+  /** What this channel can do; the gateway reads this instead of special-casing names. */
+  readonly capabilities: ChannelCapabilities;
   start(options: ChannelStartOptions): Promise<void>;
   /**
    * First half of a graceful stop: take no new platform messages (stop polling, ignore gateway
@@ -56,6 +59,8 @@ export interface ChannelAdapter {
   /** Consumes the whole event stream; resolves when the reply was delivered (or given up on). */
   deliver(options: DeliverOptions): Promise<void>;
   health(): ChannelHealth;
+  /** Present when `capabilities.linking` is `qr`: where the phone link stands right now. */
+  linkState?(): ChannelLinkState;
 }
 
 export type { Intent };

@@ -6,6 +6,7 @@ export type {
   IntakeResult,
   IntentSink,
 } from './channel-adapter.ts';
+export type { ChannelCapabilities, ChannelLinkState, MediaKind } from './channel-capabilities.ts';
 export {
   type ErrorCode,
   errorCodeSchema,

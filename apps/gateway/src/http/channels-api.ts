@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { WhatsAppLinkState } from '@nexus/channel-whatsapp';
-import type { ChannelAdapter, ChannelHealth, Logger } from '@nexus/protocol';
+import type { ChannelAdapter, ChannelHealth, ChannelLinkState, Logger } from '@nexus/protocol';
 import type { McpServerStatus } from '@nexus/tools-mcp';
 import { authorized, digest, sendJson } from './pairing-api.ts';
 import { decodePathSegment, requestPath } from './parse-request-target.ts';
@@ -11,16 +10,15 @@ export const CHANNELS_API_PATH = '/api/channels';
 export interface ChannelView {
   name: string;
   health: ChannelHealth;
-  /** Channels linked from a phone (WhatsApp): the QR payload or pairing code while waiting. */
-  link?: WhatsAppLinkState;
+  /** Channels linked from a phone (`capabilities.linking` is `qr`): the QR payload or pairing code while waiting. */
+  link?: ChannelLinkState;
 }
 
 export interface ChannelsApiOptions {
   token: string;
   /** Every channel, the web socket first; read on each request so health is current. */
   channels: () => readonly ChannelAdapter[];
-  linkStates: ReadonlyMap<string, () => WhatsAppLinkState>;
-  /** Starts a channel again after WhatsApp ended its link, so a new QR code appears. */
+  /** Starts a phone-linked channel again after the platform ended its link, so a new QR code appears. */
   relink: (name: string) => Promise<void>;
   /** MCP tool servers and their state, listed beside the channels. */
   toolServers?: () => McpServerStatus[];
@@ -33,16 +31,21 @@ const STOPPED_LINK = new Set(['needs_relink', 'replaced']);
 /**
  * The admin view's channel list, behind the gateway token like `/api/pairing`:
  * `GET /api/channels` lists each channel's health and link state, `POST
- * /api/channels/<name>/relink` starts a WhatsApp link again once WhatsApp ended it. A QR payload
+ * /api/channels/<name>/relink` starts a phone link (a channel declaring `linking: 'qr'`) again
+ * once the platform ended it. A QR payload
  * is a live credential for linking a phone, so it is never cached and never sent elsewhere.
  * Returns false for other paths.
  */
 export function createChannelsApi(options: ChannelsApiOptions) {
   const expected = digest(options.token);
 
+  /** The link state of a channel that declares phone linking; undefined for every other channel. */
+  const linkStateOf = (channel: ChannelAdapter | undefined): ChannelLinkState | undefined =>
+    channel?.capabilities.linking === 'qr' ? channel.linkState?.() : undefined;
+
   const view = (channel: ChannelAdapter): ChannelView => {
-    const linkState = options.linkStates.get(channel.name);
-    return { name: channel.name, health: channel.health(), ...(linkState ? { link: linkState() } : {}) };
+    const link = linkStateOf(channel);
+    return { name: channel.name, health: channel.health(), ...(link ? { link } : {}) };
   };
 
   return (request: IncomingMessage, response: ServerResponse): boolean => {
@@ -83,14 +86,14 @@ export function createChannelsApi(options: ChannelsApiOptions) {
       });
       return true;
     }
-    const linkState = options.linkStates.get(name);
+    const linkState = linkStateOf(options.channels().find((candidate) => candidate.name === name));
     if (!linkState) {
       sendJson(response, 404, {
         error: { code: 'not_found', message: `No channel named ${name} is linked from a phone.` },
       });
       return true;
     }
-    const status = linkState().status;
+    const status = linkState.status;
     if (!STOPPED_LINK.has(status)) {
       sendJson(response, 409, {
         error: { code: 'conflict', message: `The ${name} link is ${status}; there is nothing to relink.` },

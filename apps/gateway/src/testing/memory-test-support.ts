@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSqliteMemoryStore, type Memory, type MemoryApi, MemoryService } from '@nexus/memory';
 import type { ChannelAdapter, IntentInput, Logger, ReplyEvent } from '@nexus/protocol';
+import { TEST_CHANNEL_CAPABILITIES } from '@nexus/testkit/channel';
 import type { ChatCompletionRequest, ScriptedResponse } from '@nexus/testkit/llm';
 import { loadConfig } from '../load-config.ts';
 import { startGateway } from '../start-gateway.ts';
@@ -122,6 +123,7 @@ export function createGroupTestChannel(name = 'group-test') {
   const replies = new Map<string, ReplyEvent[]>();
   const adapter: ChannelAdapter = {
     name,
+    capabilities: TEST_CHANNEL_CAPABILITIES,
     async start() {},
     async stop() {},
     health: () => ({ status: 'up' }),

@@ -11,6 +11,7 @@ import {
   type TurnTracing,
 } from '@nexus/core';
 import type { ChannelAdapter } from '@nexus/protocol';
+import { TEST_CHANNEL_CAPABILITIES } from '@nexus/testkit/channel';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -108,6 +109,7 @@ describe('tracing off', () => {
       });
       const adapter: ChannelAdapter = {
         name: 'test',
+        capabilities: TEST_CHANNEL_CAPABILITIES,
         async start() {},
         async stop() {},
         health: () => ({ status: 'up' }),

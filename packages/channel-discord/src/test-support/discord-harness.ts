@@ -1,6 +1,7 @@
 import type { ChannelAdapter, ConversationRef, IntakeResult, IntentInput, ReplyEvent } from '@nexus/protocol';
 import type { FakeDiscord } from '@nexus/testkit/discord';
-import { createDiscordChannel, type DiscordChannelOptions } from '../discord-channel.ts';
+import { createDiscordChannel } from '../discord-channel.ts';
+import type { DiscordChannelOptions } from '../discord-channel-options.ts';
 
 export interface RecordingSink {
   intents: IntentInput[];

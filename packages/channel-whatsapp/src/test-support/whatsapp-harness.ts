@@ -3,11 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IntakeResult, IntentInput, IntentSink, ReplyEvent } from '@nexus/protocol';
 import { createFakeWhatsAppSocketFactory, type FakeWhatsAppSocketFactory } from '@nexus/testkit/whatsapp';
-import {
-  createWhatsAppChannel,
-  type WhatsAppChannel,
-  type WhatsAppChannelOptions,
-} from '../create-whatsapp-channel.ts';
+import { createWhatsAppChannel, type WhatsAppChannel } from '../whatsapp-channel.ts';
+import type { WhatsAppChannelOptions } from '../whatsapp-channel-options.ts';
 
 /** A sink that records every intent, like core's intake would receive them. */
 export function createRecordingSink(result: IntakeResult = { status: 'accepted' }) {

@@ -1,4 +1,5 @@
 import type { ChannelAdapter, ConversationRef, ReplyEvent } from '@nexus/protocol';
+import { TEST_CHANNEL_CAPABILITIES } from '@nexus/testkit/channel';
 import { describe, expect, it } from 'vitest';
 import { createConversationNotifier } from './conversation-notifier.ts';
 
@@ -15,6 +16,7 @@ function adapter(extra: Partial<ChannelAdapter> & Record<string, unknown> = {}) 
   const received: ReplyEvent[][] = [];
   const channel: ChannelAdapter = {
     name: 'chat',
+    capabilities: TEST_CHANNEL_CAPABILITIES,
     async start() {},
     async stop() {},
     health: () => ({ status: 'up' }),

@@ -1,4 +1,5 @@
 import type { ChannelAdapter, ConversationRef, IntentInput, Logger, ReplyEvent } from '@nexus/protocol';
+import { TEST_CHANNEL_CAPABILITIES } from '@nexus/testkit/channel';
 
 export interface RecordedDelivery {
   conversation: ConversationRef;
@@ -13,6 +14,7 @@ export function createRecordingChannel(
   const deliveries: RecordedDelivery[] = [];
   const adapter: ChannelAdapter = {
     name: options.name ?? 'test',
+    capabilities: TEST_CHANNEL_CAPABILITIES,
     async start() {},
     async stop() {},
     health: () => ({ status: 'up' }),

@@ -1,6 +1,7 @@
 import {
   type Attachment,
   type ChannelAdapter,
+  type ChannelCapabilities,
   type ChannelHealth,
   type ChannelStartOptions,
   type ConversationKind,
@@ -64,7 +65,29 @@ export interface CreateTestChannelOptions {
   /** Channel name used in intents and conversation refs. Default: `test`. */
   name?: string;
   now?: () => number;
+  /**
+   * `mentioned`: an unaddressed group message is not handed to the sink (`send` answers a
+   * `not_addressed` rejection), as platform channels gate them. Default `all`.
+   */
+  groupMessages?: 'mentioned' | 'all';
+  /** What the channel declares; defaults to `TEST_CHANNEL_CAPABILITIES`. */
+  capabilities?: Partial<ChannelCapabilities>;
 }
+
+/**
+ * The synthetic channel records every reply event as it came (so `drafts`), keeps groups and any
+ * attachment, and never splits or renders: no platform limit, plain text.
+ */
+export const TEST_CHANNEL_CAPABILITIES: ChannelCapabilities = {
+  edits: false,
+  drafts: true,
+  typing: true,
+  groups: true,
+  mediaIn: ['image', 'audio', 'voice', 'video', 'document', 'sticker', 'other'],
+  mediaOut: [],
+  linking: 'none',
+  markdown: 'plain',
+};
 
 type Outcome = { ok: true; text: string } | { ok: false; error: NexusError };
 
@@ -138,6 +161,7 @@ export function createTestChannel(options: CreateTestChannelOptions = {}): TestC
 
   return {
     name,
+    capabilities: { ...TEST_CHANNEL_CAPABILITIES, ...options.capabilities },
 
     async start(startOptions: ChannelStartOptions) {
       sink = startOptions.sink;
@@ -184,6 +208,17 @@ export function createTestChannel(options: CreateTestChannelOptions = {}): TestC
         });
       }
       const intent = buildIntent(message);
+      if (
+        options.groupMessages === 'mentioned' &&
+        intent.conversation.kind !== 'direct' &&
+        !intent.mentionsAssistant
+      ) {
+        return {
+          status: 'rejected',
+          code: 'not_addressed',
+          message: 'Group message not addressed to the assistant',
+        };
+      }
       sent.push(intent);
       return sink(intent);
     },

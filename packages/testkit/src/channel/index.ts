@@ -1,6 +1,13 @@
 export {
+  type ChannelContractDriver,
+  type ChannelContractSubject,
+  type ContractMessage,
+  describeChannelContract,
+} from './channel-contract.ts';
+export {
   type CreateTestChannelOptions,
   createTestChannel,
+  TEST_CHANNEL_CAPABILITIES,
   type TestChannel,
   type TestDelivery,
   type TestMessage,

@@ -86,6 +86,8 @@ export function createFakeDiscordRest(options: {
   const requests: RecordedDiscordRequest[] = [];
   const sent: FakeDiscordMessage[] = [];
   const rateLimits: Array<RateLimitInjection & { remaining: number }> = [];
+  /** Channels where the bot may not post (Discord answers 403 Missing Permissions). */
+  const refused = new Set<string>();
   const commands: RegisteredCommand[] = [];
   const interactionCallbacks: Array<{ interactionId: string; token: string; body: unknown }> = [];
 
@@ -226,6 +228,7 @@ export function createFakeDiscordRest(options: {
       if (method === 'POST' && third === 'typing') return [204, undefined];
       if (method === 'GET' && third === 'messages' && !fourth) return listMessages(second, query);
       if (method === 'POST' && third === 'messages' && !fourth) {
+        if (refused.has(second)) return [403, { message: 'Missing Permissions', code: 50013 }];
         return [200, createBotMessage({ channelId: second, body })];
       }
       if (third === 'messages' && fourth) {
@@ -360,6 +363,10 @@ export function createFakeDiscordRest(options: {
     commands,
     interactionCallbacks,
     handle,
+    setSendsRefused(channelId: string, refuse: boolean): void {
+      if (refuse) refused.add(channelId);
+      else refused.delete(channelId);
+    },
     rateLimitNext(injection: RateLimitInjection): void {
       rateLimits.push({ ...injection, remaining: injection.times ?? 1 });
     },

@@ -95,6 +95,8 @@ export interface FakeDiscord {
    */
   deafen(options?: { keepHeartbeats?: boolean }): void;
   rateLimitNext(injection: RateLimitInjection): void;
+  /** While refused, posting in this channel answers 403 Missing Permissions (a removed permission). */
+  setSendsRefused(channelId: string, refuse: boolean): void;
   /** Polls `check` until it returns something truthy. */
   waitFor<T>(check: () => T | undefined | null | false, options?: { timeoutMs?: number }): Promise<T>;
   close(): Promise<void>;
@@ -258,6 +260,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     setResumeOutcome: gateway.setResumeOutcome,
     deafen: gateway.deafen,
     rateLimitNext: rest.rateLimitNext,
+    setSendsRefused: rest.setSendsRefused,
     async waitFor(check, waitOptions = {}) {
       const deadline = Date.now() + (waitOptions.timeoutMs ?? 5000);
       for (;;) {

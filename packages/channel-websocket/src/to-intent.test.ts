@@ -1,6 +1,6 @@
 import { intentSchema } from '@nexus/protocol';
 import { describe, expect, it } from 'vitest';
-import { buildWebIntent } from './build-web-intent.ts';
+import { buildWebIntent } from './to-intent.ts';
 
 describe('buildWebIntent', () => {
   it('builds a valid Intent whose id repeats for a resent message', () => {

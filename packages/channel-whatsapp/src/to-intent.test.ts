@@ -12,7 +12,7 @@ import {
 } from '@nexus/testkit/whatsapp';
 import { proto, type WAMessage } from '@whiskeysockets/baileys';
 import { describe, expect, it } from 'vitest';
-import { type MessageMapping, messageToIntent, parseWhatsAppIntentId } from './message-to-intent.ts';
+import { type MessageMapping, messageToIntent, parseWhatsAppIntentId } from './to-intent.ts';
 
 const bot = { phoneJid: TEST_BOT_PHONE_JID, lidJid: TEST_BOT_LID };
 const now = () => Date.parse('2026-01-01T00:00:00Z');

@@ -1,8 +1,8 @@
 import { collectReply, keepTyping, renderWhatsAppText, splitMessage } from '@nexus/channel-kit';
 import { type DeliverOptions, type Logger, NexusError } from '@nexus/protocol';
 import type { ConnectionSupervisor } from './connection-supervisor.ts';
-import { parseWhatsAppIntentId } from './message-to-intent.ts';
 import type { MessageStore } from './sqlite-message-store.ts';
+import { parseWhatsAppIntentId } from './to-intent.ts';
 import type { WhatsAppSocket } from './whatsapp-socket.ts';
 
 export interface ReplySenderOptions {

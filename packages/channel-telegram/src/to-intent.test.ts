@@ -1,7 +1,7 @@
 import { intentSchema } from '@nexus/protocol';
 import type { Message } from 'grammy/types';
 import { describe, expect, it } from 'vitest';
-import { normaliseMessage } from './normalise-message.ts';
+import { normaliseMessage } from './to-intent.ts';
 
 const bot = { id: 7000000001, username: 'nexus_test_bot' };
 const person = { id: 42, is_bot: false, first_name: 'Ada', last_name: 'Lovelace' };

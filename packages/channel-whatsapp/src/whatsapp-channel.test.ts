@@ -71,7 +71,7 @@ describe('WhatsApp channel on a fake socket', () => {
 
   it('in a group: marks mentions by LID or phone JID, and quotes the question in the answer', async () => {
     const factory = createFakeWhatsAppSocketFactory({ user: { ...TEST_BOT_USER } });
-    const channel = harness.channel(factory, { forwardUnaddressed: true });
+    const channel = harness.channel(factory, { groupMessages: 'all' });
     const { sink, intents } = createRecordingSink();
     await channel.start({ sink });
     const socket = await factory.socket(0);

@@ -1,0 +1,44 @@
+import { describeChannelContract } from '@nexus/testkit/channel';
+import { startFakeDiscord } from '@nexus/testkit/discord';
+import { createTestChannel } from './test-support/discord-harness.ts';
+
+describeChannelContract({
+  name: 'discord',
+  async start(sink) {
+    const fake = await startFakeDiscord();
+    const channel = createTestChannel(fake);
+    await channel.start({ sink });
+    return {
+      channel,
+      async send(message) {
+        const injected = message.group
+          ? fake.injectGuildMessage({
+              content: message.group.mentioned ? `<@${fake.bot.id}> ${message.text}` : message.text,
+            })
+          : fake.injectDirectMessage({ content: message.text });
+        return injected.seq;
+      },
+      async redeliver(handle) {
+        fake.replay(handle as number);
+      },
+      received: (conversationId) =>
+        fake.sentMessages
+          .filter((sent) => sent.channelId === conversationId && !sent.deleted)
+          .map((sent) => sent.content),
+      edits: () => fake.sentMessages.reduce((count, sent) => count + sent.history.length - 1, 0),
+      typing: () =>
+        fake.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/typing'))
+          .length,
+      async dropConnection() {
+        fake.dropConnection();
+      },
+      refuseSends(conversationId, refuse) {
+        fake.setSendsRefused(conversationId, refuse);
+      },
+      async close() {
+        await channel.stop();
+        await fake.close();
+      },
+    };
+  },
+});

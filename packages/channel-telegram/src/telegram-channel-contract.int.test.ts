@@ -1,0 +1,53 @@
+import { describeChannelContract } from '@nexus/testkit/channel';
+import { startFakeTelegram } from '@nexus/testkit/telegram';
+import { createTelegramChannel } from './telegram-channel.ts';
+import { createMemoryUpdateStore } from './update-store.ts';
+
+const privateChat = { id: 1001, type: 'private', firstName: 'Ada' } as const;
+const group = { id: -100200, type: 'supergroup', title: 'Team' } as const;
+const member = { id: 77, is_bot: false, first_name: 'Grace' };
+
+describeChannelContract({
+  name: 'telegram',
+  async start(sink) {
+    const fake = await startFakeTelegram();
+    // The same test-speed settings as test-support/telegram-harness.ts.
+    const channel = createTelegramChannel({
+      token: fake.token,
+      apiRoot: fake.apiRoot,
+      updateStore: createMemoryUpdateStore(),
+      pollingTimeoutSeconds: 1,
+      pollingStallMs: 1_500,
+      streamEditIntervalMs: 50,
+      typingIntervalMs: 1_000,
+      random: () => 0,
+    });
+    await channel.start({ sink });
+    return {
+      channel,
+      async send(message) {
+        const text = message.group?.mentioned ? `@${fake.botInfo.username} ${message.text}` : message.text;
+        return fake.pushMessage(
+          message.group ? { chat: group, from: member, text } : { chat: privateChat, text },
+        ).updateId;
+      },
+      async redeliver(handle) {
+        fake.replayUpdate(handle as number);
+      },
+      received: (conversationId) => fake.botMessages(Number(conversationId)).map((sent) => sent.text),
+      edits: () => fake.botMessages().reduce((count, sent) => count + sent.edits, 0),
+      typing: () => fake.calls('sendChatAction').length,
+      async dropConnection() {
+        fake.failNext('getUpdates', { kind: 'drop_connection' });
+      },
+      refuseSends(conversationId, refuse) {
+        if (refuse) fake.blockChat(Number(conversationId));
+        else fake.unblockChat(Number(conversationId));
+      },
+      async close() {
+        await channel.stop();
+        await fake.close();
+      },
+    };
+  },
+});
