@@ -84,6 +84,18 @@ export interface GatewayConfig {
     allowedPeople?: string[];
     inGroups: boolean;
   };
+  /** Photos, voice notes and documents (docs/media.md). */
+  media: {
+    vision: boolean;
+    maxBytes: number;
+    timeBudgetMs: number;
+    retentionDays: number;
+    documentMaxChars: number;
+    pdfMaxPages: number;
+    transcriptionBaseUrl?: string;
+    transcriptionModel: string;
+    transcriptionApiKey?: string;
+  };
   /** The zone of people who did not set one. */
   time: { defaultZone: string };
   log: { level: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; pretty?: boolean };

@@ -18,6 +18,7 @@ import { createGatewayAccess, openAccessStore } from './commands/create-gateway-
 import { gatewayErasers } from './commands/gateway-erasers.ts';
 import { createPairingApi } from './commands/pairing-api.ts';
 import { createConfiguredAgent } from './create-configured-agent.ts';
+import { createGatewayMedia } from './create-gateway-media.ts';
 import { createGatewayMemory } from './create-gateway-memory.ts';
 import { NOT_CONFIGURED_MESSAGE } from './create-language-model.ts';
 import { createPlatformChannels } from './create-platform-channels.ts';
@@ -116,7 +117,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   tools.start();
   // Reaches a channel conversation outside a turn: the link approval request to the code's issuer.
   const notifier = createConversationNotifier();
+  const media = createGatewayMedia(config);
   const core = createNexusCore({
+    media: media.settings,
     sessionStore,
     access: createGatewayAccess({
       config,
@@ -323,6 +326,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
         ),
       );
       const memoryWorkersStopped = memory.stopWorkers();
+      media.stop();
       await core.shutdown({ deadlineMs: config.core.shutdownDeadlineMs });
       // After core: the turns it still finishes read the schedule store (time zones, the tool).
       await schedules.close();
