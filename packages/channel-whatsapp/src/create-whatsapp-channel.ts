@@ -11,12 +11,13 @@ import {
 import { isJidNewsletter, isJidStatusBroadcast, makeWASocket } from '@whiskeysockets/baileys';
 import { toBaileysLogger } from './baileys-logger.ts';
 import { type ConnectionSupervisor, createConnectionSupervisor } from './connection-supervisor.ts';
+import { fetchWhatsAppAttachment } from './fetch-attachment.ts';
 import { createInboundHandler } from './inbound-handler.ts';
 import { printQrToTerminal, type WhatsAppLinkState } from './link-state.ts';
 import { openWhatsAppDatabase } from './open-whatsapp-database.ts';
 import { createReplySender } from './reply-sender.ts';
 import { createSqliteAuthState } from './sqlite-auth-state.ts';
-import { createSqliteMessageStore } from './sqlite-message-store.ts';
+import { createSqliteMessageStore, type MessageStore } from './sqlite-message-store.ts';
 import type { WhatsAppSocketConfig, WhatsAppSocketFactory } from './whatsapp-socket.ts';
 
 export interface WhatsAppChannelOptions {
@@ -78,6 +79,7 @@ interface Running {
   supervisor: ConnectionSupervisor;
   deliver: ReturnType<typeof createReplySender>;
   inbound: ReturnType<typeof createInboundHandler>;
+  messageStore: MessageStore;
   abortCleanup: () => void;
 }
 
@@ -195,7 +197,7 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
       chunkLength: options.chunkLength ?? 4_000,
       reconnectWaitMs: options.reconnectWaitMs ?? 30_000,
     });
-    return { database, supervisor, deliver, inbound, abortCleanup: () => {} };
+    return { database, supervisor, deliver, inbound, messageStore, abortCleanup: () => {} };
   }
 
   const channel: WhatsAppChannel = {
@@ -243,6 +245,10 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
       } finally {
         deliveries.delete(delivery);
       }
+    },
+    async fetchAttachment(fetchOptions) {
+      const current = await runningForDelivery();
+      return fetchWhatsAppAttachment(current.messageStore.find, fetchOptions);
     },
     health(): ChannelHealth {
       const state = running?.supervisor.state() ?? lastState;
