@@ -43,7 +43,7 @@ async function replyText(socket: FakeWhatsAppSocket, index: number): Promise<str
     if (Date.now() - started > 10_000) throw new Error(`only ${socket.sent.length} sent`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  const content = normalizeMessageContent((socket.sent[index]?.message as WAMessage).message);
+  const content = normalizeMessageContent((socket.sent[index]?.message as WAMessage | undefined)?.message);
   return content?.conversation ?? content?.extendedTextMessage?.text ?? '';
 }
 
