@@ -105,7 +105,7 @@ describe('docker-compose.yml', () => {
       }
     }
     expect(problems).toEqual([]);
-    for (const stateful of ['nexus', 'memory', 'redis', 'qdrant', 'ollama']) {
+    for (const stateful of ['nexus', 'memory', 'redis', 'qdrant', 'ollama', 'whisper']) {
       expect(compose.services[stateful]?.volumes?.length, stateful).toBeGreaterThan(0);
     }
   });
@@ -139,6 +139,7 @@ describe('docker-compose.yml', () => {
     expect(worker?.profiles).toEqual(['workers']);
     expect(worker?.command).toEqual(['start', '--role', 'worker']);
     expect(compose.services.ollama?.profiles).toEqual(['ollama']);
+    expect(compose.services.whisper?.profiles).toEqual(['whisper']);
     expect([redis?.command ?? []].flat().join(' ')).toContain('--appendonly yes');
   });
 
@@ -247,6 +248,7 @@ describe('docker-compose.yml', () => {
       'ollama',
       'qdrant',
       'redis',
+      'whisper',
       'worker',
     ]);
     for (const [name, service] of Object.entries(resolved.services)) {

@@ -38,6 +38,11 @@ export const COMPOSE_VARIABLES: { name: string; example: string; description: st
     example: 'llama3.2:3b',
     description: 'Model the `ollama` profile pulls on first start (kept in the ollama-models volume).',
   },
+  {
+    name: 'NEXUS_WHISPER_MODEL',
+    example: 'Systran/faster-whisper-small',
+    description: 'Speech-to-text model the `whisper` profile loads (kept in the whisper-models volume).',
+  },
 ];
 
 /** What docker-compose.yml passes for settings it decides itself (the rest pass through from .env). */

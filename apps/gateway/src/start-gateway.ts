@@ -15,6 +15,7 @@ import { type Logger, NexusError, silentLogger } from '@nexus/protocol';
 import { gatewayErasers } from './cli/gateway-erasers.ts';
 import { createConfiguredAgent } from './create-configured-agent.ts';
 import { createGatewayAccess, openAccessStore } from './create-gateway-access.ts';
+import { createGatewayMedia } from './create-gateway-media.ts';
 import { createGatewayMemory } from './create-gateway-memory.ts';
 import { NOT_CONFIGURED_MESSAGE } from './create-language-model.ts';
 import { createPlatformChannels } from './create-platform-channels.ts';
@@ -116,7 +117,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   tools.start();
   // Reaches a channel conversation outside a turn: the link approval request to the code's issuer.
   const notifier = createConversationNotifier();
+  const media = createGatewayMedia(config);
   const core = createNexusCore({
+    media: media.settings,
     sessionStore,
     access: createGatewayAccess({
       config,
@@ -318,6 +321,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
         ),
       );
       const memoryWorkersStopped = memory.stopWorkers();
+      media.stop();
       await core.shutdown({ deadlineMs: config.core.shutdownDeadlineMs });
       // After core: the turns it still finishes read the schedule store (time zones, the tool).
       await schedules.close();

@@ -26,6 +26,10 @@ export const agentRunPayloadSchema = z.object({
   /** ModelMessage[] of the AI SDK, as JSON. */
   history: z.array(jsonObject),
   userText: z.string(),
+  /** Document text sent with the message (see docs/media.md). */
+  userDocuments: z.array(z.string()).optional(),
+  /** Images sent with the message, base64 (a Redis job is JSON), for a model with vision. */
+  userImages: z.array(z.object({ base64: z.string(), mediaType: z.string() })).optional(),
   /** The person speaking, so `/forget-me` finds this job (and through its id, its streams). */
   userId: z.string().optional(),
   /** Tools the gateway runs on the worker's behalf (they are bound to the person speaking there). */

@@ -156,6 +156,15 @@ export function startAgentRunWorker(options: AgentRunWorkerOptions): JobProcesso
           ...(payload.systemContext ? { systemContext: payload.systemContext } : {}),
           history: payload.history as never,
           userText: payload.userText,
+          ...(payload.userDocuments ? { userDocuments: payload.userDocuments } : {}),
+          ...(payload.userImages
+            ? {
+                userImages: payload.userImages.map((image) => ({
+                  bytes: Buffer.from(image.base64, 'base64'),
+                  mediaType: image.mediaType,
+                })),
+              }
+            : {}),
           ...(tools ? { tools } : {}),
           abortSignal: signal,
         } as Parameters<Agent['run']>[0])) {

@@ -86,6 +86,15 @@ export function createRemoteAgent(options: RemoteAgentOptions): Agent {
           ...(runOptions.systemContext ? { systemContext: runOptions.systemContext } : {}),
           history: runOptions.history as unknown as AgentRunPayload['history'],
           userText: runOptions.userText,
+          ...(runOptions.userDocuments?.length ? { userDocuments: [...runOptions.userDocuments] } : {}),
+          ...(runOptions.userImages?.length
+            ? {
+                userImages: runOptions.userImages.map((image) => ({
+                  base64: Buffer.from(image.bytes).toString('base64'),
+                  mediaType: image.mediaType,
+                })),
+              }
+            : {}),
           ...(runOptions.userId !== undefined ? { userId: runOptions.userId } : {}),
           tools: await describeTools(runOptions.tools),
           ...(runOptions.budget

@@ -12,11 +12,12 @@ import { toBaileysLogger } from './baileys-logger.ts';
 import { whatsAppCapabilities } from './capabilities.ts';
 import { type ConnectionSupervisor, createConnectionSupervisor } from './connection-supervisor.ts';
 import { createReplySender } from './deliver-reply.ts';
+import { fetchWhatsAppAttachment } from './fetch-attachment.ts';
 import { createInboundHandler } from './inbound-handler.ts';
 import { printQrToTerminal, type WhatsAppLinkState } from './link-state.ts';
 import { openWhatsAppDatabase } from './open-whatsapp-database.ts';
 import { createSqliteAuthState } from './sqlite-auth-state.ts';
-import { createSqliteMessageStore } from './sqlite-message-store.ts';
+import { createSqliteMessageStore, type MessageStore } from './sqlite-message-store.ts';
 import type { WhatsAppChannelOptions } from './whatsapp-channel-options.ts';
 
 export interface WhatsAppChannel extends ChannelAdapter {
@@ -31,6 +32,7 @@ interface Running {
   supervisor: ConnectionSupervisor;
   deliver: ReturnType<typeof createReplySender>;
   inbound: ReturnType<typeof createInboundHandler>;
+  messageStore: MessageStore;
   abortCleanup: () => void;
 }
 
@@ -148,7 +150,7 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
       chunkLength: options.chunkLength ?? 4_000,
       reconnectWaitMs: options.reconnectWaitMs ?? 30_000,
     });
-    return { database, supervisor, deliver, inbound, abortCleanup: () => {} };
+    return { database, supervisor, deliver, inbound, messageStore, abortCleanup: () => {} };
   }
 
   const channel: WhatsAppChannel = {
@@ -197,6 +199,10 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
       } finally {
         deliveries.delete(delivery);
       }
+    },
+    async fetchAttachment(fetchOptions) {
+      const current = await runningForDelivery();
+      return fetchWhatsAppAttachment(current.messageStore.find, fetchOptions);
     },
     health(): ChannelHealth {
       const state = running?.supervisor.state() ?? lastState;

@@ -81,6 +81,17 @@ export type { Identity, IdentityStore, Person } from './identity/identity-store.
 export type { LinkCode, LinkCodeStore } from './identity/link-code-store.ts';
 export { jobQueueEraser, sessionStoreEraser } from './identity/person-erasers.ts';
 export type { ForgetTarget, PersonRecords } from './identity/person-records.ts';
+export {
+  createFileMediaStore,
+  createOpenAiTranscriber,
+  DEFAULT_MEDIA_SETTINGS,
+  type MediaSettings,
+  type MediaStore,
+  prepareTurnMedia,
+  sniffMediaType,
+  type Transcriber,
+  type TurnMedia,
+} from './media/index.ts';
 export { KNOWN_FACTS_HEADER, SESSION_SUMMARY_HEADER } from './memory/fact-lines.ts';
 export type {
   MemoryAddRequest,

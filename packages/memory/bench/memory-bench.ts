@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import {
   contentHash,
   createSqliteMemoryStore,
-  sharedTokenCounter,
   type Embedder,
   type Memory,
   MemoryService,
   type MemoryStore,
   type StoreSearchHit,
+  sharedTokenCounter,
 } from '../src/index.ts';
 import { createHashedEmbedder, seededRandom } from '../src/testing/index.ts';
 

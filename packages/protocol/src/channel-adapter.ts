@@ -1,5 +1,5 @@
 import type { ChannelCapabilities, ChannelLinkState } from './channel-capabilities.ts';
-import type { ConversationRef, Intent, IntentInput } from './intent.ts';
+import type { Attachment, ConversationRef, Intent, IntentInput } from './intent.ts';
 import type { ReplyEvent } from './reply-event.ts';
 
 /**
@@ -33,6 +33,21 @@ export interface DeliverOptions {
   abortSignal?: AbortSignal;
 }
 
+export interface FetchAttachmentOptions {
+  attachment: Attachment;
+  /** Stop reading past this many bytes and fail with `attachment_too_large`. */
+  maxBytes: number;
+  abortSignal?: AbortSignal;
+}
+
+/** The bytes of one attachment as the platform served them; core checks the type from the bytes. */
+export interface FetchedAttachment {
+  bytes: Uint8Array;
+  /** What the platform claims; a hint only. */
+  mimeType?: string;
+  name?: string;
+}
+
 export interface ChannelHealth {
   status: 'up' | 'connecting' | 'down' | 'stopped';
   detail?: string;
@@ -61,6 +76,13 @@ export interface ChannelAdapter {
   health(): ChannelHealth;
   /** Present when `capabilities.linking` is `qr`: where the phone link stands right now. */
   linkState?(): ChannelLinkState;
+  /**
+   * Downloads an attachment of an intent this adapter produced, through the platform, never
+   * holding more than `maxBytes`. Fails with a NexusError: `attachment_too_large` (over the cap),
+   * `attachment_unavailable` (expired, deleted, platform unreachable; `retryable` when a retry
+   * may help). Absent: the channel cannot fetch media and core answers that honestly.
+   */
+  fetchAttachment?(options: FetchAttachmentOptions): Promise<FetchedAttachment>;
 }
 
 export type { Intent };

@@ -1,3 +1,4 @@
+export { startFakeWhatsAppMedia, type WhatsAppMediaKind } from './fake-whatsapp-media.ts';
 export {
   type FakeWhatsAppConnection,
   type FakeWhatsAppServer,

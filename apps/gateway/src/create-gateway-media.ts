@@ -1,0 +1,36 @@
+import { join } from 'node:path';
+import { createFileMediaStore, createOpenAiTranscriber, type MediaSettings } from '@nexus/core';
+import type { GatewayConfig } from './gateway-config.ts';
+
+/** Core's media settings from the gateway's; the store sweeps files past their retention once a day. */
+export function createGatewayMedia(config: GatewayConfig): { settings: MediaSettings; stop(): void } {
+  const { media } = config;
+  const store = createFileMediaStore({
+    directory: join(config.dataDir, 'media'),
+    retentionDays: media.retentionDays,
+  });
+  const sweep = () => void store.sweep(Date.now()).catch(() => undefined);
+  sweep();
+  const timer = setInterval(sweep, 24 * 60 * 60 * 1000);
+  timer.unref();
+  return {
+    settings: {
+      vision: media.vision,
+      maxBytes: media.maxBytes,
+      timeBudgetMs: media.timeBudgetMs,
+      documentMaxChars: media.documentMaxChars,
+      pdfMaxPages: media.pdfMaxPages,
+      store,
+      ...(media.transcriptionBaseUrl
+        ? {
+            transcriber: createOpenAiTranscriber({
+              baseUrl: media.transcriptionBaseUrl,
+              model: media.transcriptionModel,
+              ...(media.transcriptionApiKey ? { apiKey: media.transcriptionApiKey } : {}),
+            }),
+          }
+        : {}),
+    },
+    stop: () => clearInterval(timer),
+  };
+}
