@@ -153,6 +153,8 @@ async function runTracedTurn(
   events.push({ type: 'typing' });
   const replyId = replyIdFor(intent);
   let replyText = '';
+  /** Files sent with the reply; history keeps their names, not their bytes. */
+  const mediaNames: string[] = [];
   let started = false;
   let firstDeltaAt: number | undefined;
   let failure: NexusError | undefined;
@@ -231,6 +233,9 @@ async function runTracedTurn(
         firstDeltaAt ??= now();
         replyText += part.text;
         events.push({ type: 'reply.delta', replyId, text: part.text });
+      } else if (part.type === 'media') {
+        events.push({ type: 'reply.media', replyId, media: part.media });
+        mediaNames.push(part.media.name);
       } else {
         replyText = part.text;
         if (part.stopped) {
@@ -301,6 +306,9 @@ async function runTracedTurn(
       logger.info({}, 'turn left in the inbox for the next start');
       return;
     }
+    // The model sees in later turns which files it sent, by name; the bytes are not kept.
+    const storedReply =
+      mediaNames.length === 0 ? replyText : `${replyText}\n[sent: ${mediaNames.join(', ')}]`.trim();
     try {
       if (retryableFailure) {
         // The person was told to try again; the resend must be taken, not called a duplicate.
@@ -313,11 +321,11 @@ async function runTracedTurn(
         userId: intent.userId,
         intentId: intent.id,
         userText: intent.text,
-        replyText,
+        replyText: storedReply,
         outcome: failure ? 'error' : 'ok',
         createdAt: finishedAt,
         ...(tokenCounter
-          ? { tokenCount: tokenCounter.count(intent.text) + tokenCounter.count(replyText) }
+          ? { tokenCount: tokenCounter.count(intent.text) + tokenCounter.count(storedReply) }
           : {}),
       });
     } catch (error) {
