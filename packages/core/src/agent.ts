@@ -44,6 +44,10 @@ export interface AgentRunOptions {
   systemContext?: string;
   history: ModelMessage[];
   userText: string;
+  /** Images sent with the message (only when the model has vision); become image parts. */
+  userImages?: ReadonlyArray<{ bytes: Uint8Array; mediaType: string }>;
+  /** Text of documents sent with the message, passed ahead of the person's words. */
+  userDocuments?: readonly string[];
   /** The person speaking; a run handed to another process carries it so `/forget-me` finds it. */
   userId?: string;
   /** Tools for this run only (bound to the person speaking), added to the agent's own. */
@@ -129,7 +133,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
         const result = streamTextSingleConsumer({
           model: guarded,
           instructions: runOptions.systemContext ? `${base}\n\n${runOptions.systemContext}` : base,
-          messages: [...runOptions.history, { role: 'user', content: runOptions.userText }],
+          messages: [...runOptions.history, userMessage(runOptions)],
           ...(tools && Object.keys(tools).length > 0 ? { tools } : {}),
           // With a budget, the loop also ends after a step once the message's allowance is used up,
           // so no request is even attempted; a parallel subagent may still use it up mid-step,
@@ -203,5 +207,20 @@ export function createAgent(options: CreateAgentOptions): Agent {
         outer?.removeEventListener('abort', forwardAbort);
       }
     },
+  };
+}
+
+/** The person's message: plain text, or content parts when documents or images came with it. */
+function userMessage(options: AgentRunOptions): ModelMessage {
+  const images = options.userImages ?? [];
+  const documents = options.userDocuments ?? [];
+  if (images.length === 0 && documents.length === 0) return { role: 'user', content: options.userText };
+  return {
+    role: 'user',
+    content: [
+      ...documents.map((text) => ({ type: 'text' as const, text })),
+      ...(options.userText.trim() === '' ? [] : [{ type: 'text' as const, text: options.userText }]),
+      ...images.map((image) => ({ type: 'image' as const, image: image.bytes, mediaType: image.mediaType })),
+    ],
   };
 }

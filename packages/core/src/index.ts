@@ -81,6 +81,17 @@ export {
 export { parseModelJson } from './extraction/parse-model-json.ts';
 export { type HistoryWithinBudget, historyWithinBudget } from './history-within-budget.ts';
 export { createSqliteJobQueue, type SqliteJobQueueOptions } from './job-queue/sqlite-job-queue.ts';
+export {
+  createFileMediaStore,
+  createOpenAiTranscriber,
+  DEFAULT_MEDIA_SETTINGS,
+  type MediaSettings,
+  type MediaStore,
+  prepareTurnMedia,
+  sniffMediaType,
+  type Transcriber,
+  type TurnMedia,
+} from './media/index.ts';
 export { KNOWN_FACTS_HEADER, SESSION_SUMMARY_HEADER } from './memory-step/fact-lines.ts';
 export type {
   MemoryAddRequest,

@@ -23,6 +23,7 @@ import {
   type InboxReplay,
 } from './inbox-lane-tasks.ts';
 import { createIntentDeduplicator } from './intent-deduplicator.ts';
+import type { MediaSettings } from './media/media-settings.ts';
 import { resolveTurnMemory, type TurnMemoryOptions } from './memory-step/turn-memory.ts';
 import { describeFailure, MODEL_ERROR_MESSAGES } from './model-error.ts';
 import { deliverOutbound } from './outbound/deliver-outbound.ts';
@@ -73,6 +74,8 @@ export interface NexusCoreOptions {
   tracing?: TurnTracing;
   /** Tools from outside the core (MCP servers, schedules) for a turn's main run. */
   outsideTools?: OutsideTools;
+  /** How attachments are handled (docs/media.md); unset, they get honest refusals. */
+  media?: MediaSettings;
 }
 
 export { type InboxReplay, MAX_INBOX_REPLAYS } from './inbox-lane-tasks.ts';
@@ -145,6 +148,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     ...(options.dailyBudget ? { dailyBudget: options.dailyBudget } : {}),
     ...(options.tracing ? { tracing: options.tracing } : {}),
     ...(options.outsideTools ? { outsideTools: options.outsideTools } : {}),
+    ...(options.media ? { media: options.media } : {}),
   };
   const inbox = createInboxLaneTasks({
     sessionStore: options.sessionStore,

@@ -17,6 +17,9 @@ import {
   type TurnSpend,
 } from './cost/turn-budget.ts';
 import { historyWithinBudget } from './history-within-budget.ts';
+import { mediaPrefix, storedUserText } from './media/media-prefix.ts';
+import { DEFAULT_MEDIA_SETTINGS, type MediaSettings } from './media/media-settings.ts';
+import { prepareTurnMedia, type TurnMedia } from './media/prepare-turn-media.ts';
 import type { MemoryStepReport } from './memory-step/run-memory-step.ts';
 import { enqueueAfterTurn, loadTurnMemory, type TurnMemory } from './memory-step/turn-memory.ts';
 import { describeFailure, toModelError } from './model-error.ts';
@@ -78,6 +81,8 @@ export interface TurnDependencies {
   tracing?: TurnTracing;
   /** Tools from outside the core for the main run (MCP servers, schedules). */
   outsideTools?: OutsideTools;
+  /** Attachments: size cap, vision, transcription, documents. Unset: attachments get honest refusals. */
+  media?: MediaSettings;
 }
 
 export interface TurnResult {
@@ -108,13 +113,16 @@ export function runTurn(
 }
 
 async function runTracedTurn(
-  intent: Intent,
+  receivedIntent: Intent,
   enqueuedAt: number,
   adapter: ChannelAdapter,
   dependencies: TurnDependencies,
 ): Promise<TurnResult> {
   const { now, sessionStore, agent } = dependencies;
   const startedAt = now();
+  /** After the media step: the text includes what voice notes said, for the model, history and memory. */
+  let intent = receivedIntent;
+  let media: TurnMedia | undefined;
   const conversationKey = `${intent.channel}:${intent.conversation.id}`;
   const logger = dependencies.logger.child({ conversationId: conversationKey, intentId: intent.id });
   const events = createReplyStream();
@@ -174,6 +182,21 @@ async function runTracedTurn(
       replyText = dailyBudgetReply(allowance, startedAt);
       throw new DailyBudgetRefusal();
     }
+    if (intent.attachments.length > 0) {
+      media = await prepareTurnMedia({
+        intent,
+        adapter,
+        settings: dependencies.media ?? DEFAULT_MEDIA_SETTINGS,
+        logger,
+        abortSignal: dependencies.shutdownSignal,
+      });
+      intent = { ...intent, text: media.text };
+      if (media.problemsOnly) {
+        // Nothing the model could use: the honest reply alone, no model call, no extraction.
+        replyText = media.problems.join('\n');
+        throw new MediaOnlyReply();
+      }
+    }
     const historyLoaded = sessionStore.history({ conversationKey, limit: dependencies.historyMaxTurns });
     const memory = dependencies.memory;
     const [turns, counter, memoryStep] = await Promise.all([
@@ -216,9 +239,18 @@ async function runTracedTurn(
       now,
       logger,
     });
+    // What the person is shown first: what was heard, and what could not be used.
+    const prefix = media ? mediaPrefix(media) : '';
+    if (prefix !== '') {
+      started = true;
+      events.push({ type: 'reply.start', replyId });
+      events.push({ type: 'reply.delta', replyId, text: prefix });
+    }
     for await (const part of agent.run({
       history: history.messages,
       userText: intent.text,
+      ...(media && media.images.length > 0 ? { userImages: media.images } : {}),
+      ...(media && media.documents.length > 0 ? { userDocuments: media.documents } : {}),
       userId: intent.userId,
       ...(memoryStep?.block ? { systemContext: memoryStep.block } : {}),
       ...(tools ? { tools } : {}),
@@ -231,13 +263,14 @@ async function runTracedTurn(
       }
       if (part.type === 'text-delta') {
         firstDeltaAt ??= now();
+        if (replyText === '') replyText = prefix;
         replyText += part.text;
         events.push({ type: 'reply.delta', replyId, text: part.text });
       } else if (part.type === 'media') {
         events.push({ type: 'reply.media', replyId, media: part.media });
         mediaNames.push(part.media.name);
       } else {
-        replyText = part.text;
+        replyText = prefix + part.text;
         if (part.stopped) {
           // Cut short by the message's caps: what was generated stays, with an honest note.
           budgetExhausted = part.stopped;
@@ -254,7 +287,7 @@ async function runTracedTurn(
     if (!started) events.push({ type: 'reply.start', replyId });
     events.push({ type: 'reply.end', replyId, text: replyText });
   } catch (error) {
-    if (error instanceof DailyBudgetRefusal) {
+    if (error instanceof DailyBudgetRefusal || error instanceof MediaOnlyReply) {
       events.push({ type: 'reply.start', replyId });
       events.push({ type: 'reply.delta', replyId, text: replyText });
       events.push({ type: 'reply.end', replyId, text: replyText });
@@ -320,7 +353,7 @@ async function runTracedTurn(
         channel: intent.channel,
         userId: intent.userId,
         intentId: intent.id,
-        userText: intent.text,
+        userText: storedUserText(intent.text, media),
         replyText: storedReply,
         outcome: failure ? 'error' : 'ok',
         createdAt: finishedAt,
@@ -335,6 +368,7 @@ async function runTracedTurn(
     if (
       !failure &&
       budgetExhausted !== 'daily_tokens' &&
+      !media?.problemsOnly &&
       dependencies.memory &&
       agent.configured &&
       intent.text.trim() !== ''
@@ -373,3 +407,6 @@ function settleDelivery(
     });
   });
 }
+
+/** Thrown inside the turn when the attachments' problems are the whole answer. */
+class MediaOnlyReply extends Error {}

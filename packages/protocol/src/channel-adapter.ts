@@ -1,4 +1,4 @@
-import type { ConversationRef, Intent, IntentInput } from './intent.ts';
+import type { Attachment, ConversationRef, Intent, IntentInput } from './intent.ts';
 import type { ReplyEvent } from './reply-event.ts';
 
 /**
@@ -32,6 +32,21 @@ export interface DeliverOptions {
   abortSignal?: AbortSignal;
 }
 
+export interface FetchAttachmentOptions {
+  attachment: Attachment;
+  /** Stop reading past this many bytes and fail with `attachment_too_large`. */
+  maxBytes: number;
+  abortSignal?: AbortSignal;
+}
+
+/** The bytes of one attachment as the platform served them; core checks the type from the bytes. */
+export interface FetchedAttachment {
+  bytes: Uint8Array;
+  /** What the platform claims; a hint only. */
+  mimeType?: string;
+  name?: string;
+}
+
 export interface ChannelHealth {
   status: 'up' | 'connecting' | 'down' | 'stopped';
   detail?: string;
@@ -56,6 +71,13 @@ export interface ChannelAdapter {
   /** Consumes the whole event stream; resolves when the reply was delivered (or given up on). */
   deliver(options: DeliverOptions): Promise<void>;
   health(): ChannelHealth;
+  /**
+   * Downloads an attachment of an intent this adapter produced, through the platform, never
+   * holding more than `maxBytes`. Fails with a NexusError: `attachment_too_large` (over the cap),
+   * `attachment_unavailable` (expired, deleted, platform unreachable; `retryable` when a retry
+   * may help). Absent: the channel cannot fetch media and core answers that honestly.
+   */
+  fetchAttachment?(options: FetchAttachmentOptions): Promise<FetchedAttachment>;
 }
 
 export type { Intent };

@@ -21,6 +21,10 @@ export const errorCodeSchema = z.enum([
   'channel_unavailable',
   'shutting_down',
   'timeout',
+  'attachment_too_large',
+  'attachment_unavailable',
+  'attachment_unsupported',
+  'attachment_corrupt',
   'internal',
 ]);
 export type ErrorCode = z.infer<typeof errorCodeSchema>;

@@ -3,6 +3,8 @@ export type {
   ChannelHealth,
   ChannelStartOptions,
   DeliverOptions,
+  FetchAttachmentOptions,
+  FetchedAttachment,
   IntakeResult,
   IntentSink,
 } from './channel-adapter.ts';

@@ -1,0 +1,188 @@
+import { type Attachment, type ChannelAdapter, type Intent, type Logger, NexusError } from '@nexus/protocol';
+import { extractPdfText } from './extract-pdf-text.ts';
+import { attachmentProblemText, NO_TRANSCRIBER_TEXT, NO_VISION_TEXT } from './media-reply-text.ts';
+import type { MediaSettings } from './media-settings.ts';
+import { sniffMediaType } from './sniff-media-type.ts';
+
+/** An image for the model, type checked from its bytes. */
+export interface TurnImage {
+  bytes: Uint8Array;
+  mediaType: string;
+}
+
+/** What a turn's attachments became. */
+export interface TurnMedia {
+  /** The turn's text: what the person wrote, then what they said in voice notes. */
+  text: string;
+  /** Transcripts of voice notes, shown back to the person ("🎤 I heard: …"). */
+  heard: string[];
+  images: TurnImage[];
+  /** Document text for the prompt, already cut to the budget. */
+  documents: string[];
+  /** One honest sentence per attachment that could not be used. */
+  problems: string[];
+  /** Nothing usable is left: answer with `problems` alone, without a model call. */
+  problemsOnly: boolean;
+}
+
+export interface PrepareTurnMediaOptions {
+  intent: Intent;
+  adapter: ChannelAdapter;
+  settings: MediaSettings;
+  logger: Logger;
+  abortSignal?: AbortSignal;
+}
+
+/**
+ * Core's media step, before the agent runs: each attachment is downloaded through its channel
+ * under the size cap, typed from its bytes and turned into an image part, a transcript or
+ * document text, each under its own time budget so a bad file never stalls the lane.
+ */
+export async function prepareTurnMedia(options: PrepareTurnMediaOptions): Promise<TurnMedia> {
+  const { intent, settings } = options;
+  const media: TurnMedia = {
+    text: intent.text,
+    heard: [],
+    images: [],
+    documents: [],
+    problems: [],
+    problemsOnly: false,
+  };
+  for (const attachment of intent.attachments) {
+    try {
+      await prepareOne(attachment, media, options);
+    } catch (error) {
+      options.logger.warn(
+        { kind: attachment.kind, code: error instanceof NexusError ? error.code : 'internal' },
+        'attachment not used',
+      );
+      media.problems.push(attachmentProblemText(attachment, error, settings.maxBytes));
+    }
+  }
+  if (media.heard.length > 0) {
+    media.text = [intent.text.trim(), ...media.heard].filter((part) => part !== '').join('\n');
+  }
+  media.problemsOnly =
+    media.problems.length > 0 &&
+    media.text.trim() === '' &&
+    media.images.length === 0 &&
+    media.documents.length === 0;
+  return media;
+}
+
+async function prepareOne(
+  attachment: Attachment,
+  media: TurnMedia,
+  options: PrepareTurnMediaOptions,
+): Promise<void> {
+  const { settings, adapter } = options;
+  // Answered from the attachment's kind alone, so nothing is downloaded only to be refused.
+  if ((attachment.kind === 'image' || attachment.kind === 'sticker') && !settings.vision) {
+    media.problems.push(NO_VISION_TEXT);
+    return;
+  }
+  if ((attachment.kind === 'voice' || attachment.kind === 'audio') && !settings.transcriber) {
+    media.problems.push(NO_TRANSCRIBER_TEXT);
+    return;
+  }
+  if (attachment.kind === 'video') {
+    throw unsupported('videos are not supported yet.');
+  }
+  if (attachment.sizeBytes !== undefined && attachment.sizeBytes > settings.maxBytes) {
+    throw new NexusError({ code: 'attachment_too_large', message: 'over the size cap' });
+  }
+  if (!adapter.fetchAttachment) {
+    throw new NexusError({ code: 'attachment_unavailable', message: `${adapter.name} cannot fetch files` });
+  }
+  const deadline = AbortSignal.timeout(settings.timeBudgetMs);
+  const signal = options.abortSignal ? AbortSignal.any([deadline, options.abortSignal]) : deadline;
+  const fetched = await withDeadline(
+    adapter.fetchAttachment({ attachment, maxBytes: settings.maxBytes, abortSignal: signal }),
+    signal,
+  );
+  if (fetched.bytes.byteLength > settings.maxBytes) {
+    throw new NexusError({ code: 'attachment_too_large', message: 'over the size cap' });
+  }
+  const sniffed = sniffMediaType(fetched.bytes);
+  await settings.store?.put(fetched.bytes);
+  switch (sniffed.family) {
+    case 'image':
+      if (!settings.vision) media.problems.push(NO_VISION_TEXT);
+      else media.images.push({ bytes: fetched.bytes, mediaType: sniffed.mimeType });
+      return;
+    case 'audio': {
+      if (!settings.transcriber) {
+        media.problems.push(NO_TRANSCRIBER_TEXT);
+        return;
+      }
+      const text = await withDeadline(
+        settings.transcriber.transcribe({
+          bytes: fetched.bytes,
+          mimeType: sniffed.mimeType,
+          abortSignal: signal,
+        }),
+        signal,
+      );
+      if (text === '') throw unsupported('I could not make out any words in it.');
+      media.heard.push(text);
+      return;
+    }
+    case 'pdf': {
+      const remaining = settings.documentMaxChars - documentChars(media);
+      const pdf = await extractPdfText({
+        bytes: fetched.bytes,
+        maxPages: settings.pdfMaxPages,
+        maxChars: Math.max(0, remaining),
+        timeoutMs: settings.timeBudgetMs,
+      });
+      if (pdf.text.trim() === '')
+        throw unsupported('it has no text I can read (perhaps only scanned images).');
+      const cut =
+        pdf.pagesRead < pdf.pages ? ` (pages 1-${pdf.pagesRead} of ${pdf.pages}; the rest was left out)` : '';
+      media.documents.push(documentBlock(attachment, `PDF${cut}`, pdf.text));
+      return;
+    }
+    case 'text': {
+      const remaining = Math.max(0, settings.documentMaxChars - documentChars(media));
+      const text = new TextDecoder().decode(fetched.bytes);
+      const cut = text.length > remaining ? ` (first ${remaining} characters of ${text.length})` : '';
+      media.documents.push(documentBlock(attachment, `text${cut}`, text.slice(0, remaining)));
+      return;
+    }
+    default:
+      // Claimed to be an image or a voice note, but the bytes are something else: refuse, never guess.
+      if (attachment.kind !== 'document' && attachment.kind !== 'other') {
+        throw new NexusError({ code: 'attachment_corrupt', message: 'magic bytes do not match' });
+      }
+      throw unsupported('I can read images, voice notes, PDFs and plain text, but not this kind of file.');
+  }
+}
+
+function documentBlock(attachment: Attachment, what: string, text: string): string {
+  return `Attached document "${attachment.name ?? 'unnamed'}" (${what}):\n${text}`;
+}
+
+function documentChars(media: TurnMedia): number {
+  return media.documents.reduce((sum, block) => sum + block.length, 0);
+}
+
+function unsupported(message: string): NexusError {
+  return new NexusError({ code: 'attachment_unsupported', message });
+}
+
+/** Rejects when the signal fires even if the work ignores it (a channel that does not honour abort). */
+function withDeadline<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(deadlineError(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(deadlineError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function deadlineError(signal: AbortSignal): unknown {
+  const reason = signal.reason as { name?: string } | undefined;
+  if (reason?.name === 'TimeoutError')
+    return new NexusError({ code: 'timeout', message: 'time budget used up' });
+  return reason;
+}
