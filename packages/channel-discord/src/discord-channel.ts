@@ -21,6 +21,7 @@ import {
   registerSlashCommands,
   slashCommandIntent,
 } from './discord-slash-commands.ts';
+import { fetchDiscordAttachment } from './fetch-discord-attachment.ts';
 import { MessageCursorTracker } from './message-cursor-tracker.ts';
 import { normalizeDiscordMessage } from './normalize-discord-message.ts';
 
@@ -300,5 +301,11 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
       });
     },
     health: () => connection.health(),
+    fetchAttachment: (fetchOptions) =>
+      fetchDiscordAttachment({
+        ...fetchOptions,
+        // A REST base set for a local stand-in also serves its CDN; production uses Discord's hosts.
+        ...(options.restApi ? { allowedOrigin: options.restApi } : {}),
+      }),
   };
 }
