@@ -7,6 +7,8 @@ import {
   type ChannelHealth,
   type ChannelStartOptions,
   type DeliverOptions,
+  type FetchAttachmentOptions,
+  type FetchedAttachment,
   type IntentSink,
   type Logger,
   silentLogger,
@@ -16,6 +18,7 @@ import { BlockedConversations } from './blocked-conversations.ts';
 import { conversationIdOf, parseConversationId } from './conversation-address.ts';
 import { type DeliveryOutcome, deliverReply } from './deliver-reply.ts';
 import { type DownloadedFile, downloadFile } from './download-file.ts';
+import { fetchTelegramAttachment } from './fetch-attachment.ts';
 import { nativeFetchForGrammy } from './native-fetch-for-grammy.ts';
 import { nodeHttpFetch } from './node-http-fetch.ts';
 import { normaliseMessage } from './normalise-message.ts';
@@ -243,18 +246,24 @@ export class TelegramChannel implements ChannelAdapter {
     return { ...this.#health };
   }
 
-  /** Fetches an attachment's bytes on demand, refusing files over `maxAttachmentBytes`. */
+  fetchAttachment(options: FetchAttachmentOptions): Promise<FetchedAttachment> {
+    return fetchTelegramAttachment((download) => this.downloadAttachment(download), options);
+  }
+
+  /** Fetches an attachment's bytes on demand, refusing files over `maxAttachmentBytes` (or `maxBytes`, if smaller). */
   downloadAttachment(options: {
     platformFileId: string;
+    maxBytes?: number;
     abortSignal?: AbortSignal;
   }): Promise<DownloadedFile> {
+    const channelCap = this.#options.maxAttachmentBytes ?? 20 * 1024 * 1024;
     return downloadFile({
       api: this.#bot.api,
       apiRoot: this.#options.apiRoot ?? DEFAULT_API_ROOT,
       token: this.#options.token,
       fetch: this.#options.fetch ?? globalThis.fetch,
       platformFileId: options.platformFileId,
-      maxBytes: this.#options.maxAttachmentBytes ?? 20 * 1024 * 1024,
+      maxBytes: Math.min(channelCap, options.maxBytes ?? channelCap),
       ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
     });
   }

@@ -69,7 +69,7 @@ export class TelegramBlockedError extends TelegramDeliveryError {
 export class TelegramAttachmentTooLargeError extends NexusError {
   constructor(options: { sizeBytes: number; maxBytes: number }) {
     super({
-      code: 'payload_too_large',
+      code: 'attachment_too_large',
       message: `Telegram attachment is ${options.sizeBytes} bytes, over the limit of ${options.maxBytes}`,
     });
     this.name = 'TelegramAttachmentTooLargeError';

@@ -220,7 +220,7 @@ function userMessage(options: AgentRunOptions): ModelMessage {
     content: [
       ...documents.map((text) => ({ type: 'text' as const, text })),
       ...(options.userText.trim() === '' ? [] : [{ type: 'text' as const, text: options.userText }]),
-      ...images.map((image) => ({ type: 'image' as const, image: image.bytes, mediaType: image.mediaType })),
+      ...images.map((image) => ({ type: 'file' as const, data: image.bytes, mediaType: image.mediaType })),
     ],
   };
 }

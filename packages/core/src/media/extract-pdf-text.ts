@@ -14,7 +14,9 @@ export interface ExtractPdfTextOptions {
   maxPages: number;
   maxChars: number;
   timeoutMs: number;
-  /** Heap of the worker; a decompression bomb hits this and the worker dies, not the gateway. */
+  /** All streams of the file together may inflate to this much; more is a decompression bomb. */
+  maxInflatedBytes?: number;
+  /** Heap of the worker: a crafted file that makes pdf.js build huge objects ends the worker, not the gateway. */
   maxHeapMb?: number;
 }
 
@@ -25,7 +27,12 @@ export interface ExtractPdfTextOptions {
 export function extractPdfText(options: ExtractPdfTextOptions): Promise<PdfText> {
   return new Promise<PdfText>((resolve, reject) => {
     const worker = new Worker(new URL('./pdf-text-worker.ts', import.meta.url), {
-      workerData: { bytes: options.bytes, maxPages: options.maxPages, maxChars: options.maxChars },
+      workerData: {
+        bytes: options.bytes,
+        maxPages: options.maxPages,
+        maxChars: options.maxChars,
+        maxInflatedBytes: options.maxInflatedBytes ?? 64 * 1024 * 1024,
+      },
       resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 256 },
     });
     let settled = false;
@@ -50,11 +57,20 @@ export function extractPdfText(options: ExtractPdfTextOptions): Promise<PdfText>
     }, options.timeoutMs);
     worker.on(
       'message',
-      (result: { ok: boolean; text?: string; pages?: number; read?: number; message?: string }) => {
+      (result: {
+        ok: boolean;
+        text?: string;
+        pages?: number;
+        read?: number;
+        message?: string;
+        bomb?: boolean;
+      }) => {
         settle(() =>
-          result.ok
-            ? resolve({ text: result.text ?? '', pages: result.pages ?? 0, pagesRead: result.read ?? 0 })
-            : reject(unreadable(`The PDF could not be read: ${result.message ?? 'unknown error'}.`)),
+          result.bomb
+            ? reject(new NexusError({ code: 'attachment_too_large', message: result.message ?? 'bomb' }))
+            : result.ok
+              ? resolve({ text: result.text ?? '', pages: result.pages ?? 0, pagesRead: result.read ?? 0 })
+              : reject(unreadable(`The PDF could not be read: ${result.message ?? 'unknown error'}.`)),
         );
       },
     );

@@ -5,6 +5,8 @@ import {
   startScriptedModelServer,
 } from '@nexus/testkit/llm';
 import { createAgent } from '../agent.ts';
+import { DEFAULT_MEDIA_SETTINGS, type MediaSettings } from '../media/media-settings.ts';
+import { createOpenAiTranscriber } from '../media/transcriber.ts';
 import { createNexusCore, type NexusCore } from '../nexus-core.ts';
 import { createSqliteSessionStore } from '../sqlite-session-store.ts';
 import { approximateTokenCounter } from '../token-counter.ts';
@@ -21,13 +23,27 @@ export interface ScriptedCore {
  * The real core (in-memory sessions, the AI SDK over HTTP) wired to a scripted model server: what
  * channel adapters' end-to-end tests run against.
  */
-export async function startScriptedCore(): Promise<ScriptedCore> {
+export interface ScriptedCoreOptions {
+  /** Media settings over the defaults; `transcribe: true` points transcription at the scripted server. */
+  media?: Partial<MediaSettings> & { transcribe?: boolean };
+}
+
+export async function startScriptedCore(options: ScriptedCoreOptions = {}): Promise<ScriptedCore> {
   const model = await startScriptedModelServer();
+  const { transcribe, ...mediaOverrides } = options.media ?? {};
+  const media: MediaSettings = {
+    ...DEFAULT_MEDIA_SETTINGS,
+    ...mediaOverrides,
+    ...(transcribe
+      ? { transcriber: createOpenAiTranscriber({ baseUrl: model.baseUrl, model: 'whisper-1' }) }
+      : {}),
+  };
   const provider = createOpenAICompatible({ baseURL: model.baseUrl, name: 'scripted', apiKey: 'test-key' });
   const core = createNexusCore({
     sessionStore: createSqliteSessionStore({ path: ':memory:' }),
     agent: createAgent({ model: provider('scripted-model'), maxRetries: 0 }),
     tokenCounter: approximateTokenCounter,
+    media,
   });
   return {
     model,

@@ -13,3 +13,4 @@ export type {
   ScriptedResponse,
   ScriptedToolCall,
 } from './scripted-response.ts';
+export type { RecordedTranscription } from './transcription-route.ts';

@@ -7,6 +7,7 @@ import {
   type ScriptedResponder,
   type ScriptedResponse,
 } from './scripted-response.ts';
+import { answerTranscription, type RecordedTranscription } from './transcription-route.ts';
 import { waitUnlessClosed } from './wait-unless-closed.ts';
 import { writeChatCompletion } from './write-chat-completion.ts';
 
@@ -23,6 +24,8 @@ export interface ScriptedModelServerOptions {
   models?: string[];
   /** Set false for long benchmarks, so the request log does not grow without bound. */
   recordRequests?: boolean;
+  /** What `POST /v1/audio/transcriptions` answers; change it with `setTranscript`. */
+  transcript?: string;
 }
 
 export interface RecordedModelRequest {
@@ -31,6 +34,8 @@ export interface RecordedModelRequest {
   headers: IncomingHttpHeaders;
   receivedAt: number;
   finishedAt?: number;
+  /** Set for `/v1/audio/transcriptions`: the uploaded file as the server parsed it. */
+  transcription?: RecordedTranscription;
 }
 
 /**
@@ -45,11 +50,15 @@ export interface ScriptedModelServer {
   enqueue(...responses: ScriptedResponse[]): void;
   setResponder(responder: ScriptedResponder): void;
   setLatency(ms: number): void;
+  setTranscript(text: string): void;
+  /** Requests to `/v1/audio/transcriptions`. */
+  transcriptionRequests(): RecordedModelRequest[];
   reset(): void;
   close(): Promise<void>;
 }
 
 const CHAT_PATH = '/v1/chat/completions';
+const TRANSCRIPTION_PATH = '/v1/audio/transcriptions';
 
 export async function startScriptedModelServer(
   options: ScriptedModelServerOptions = {},
@@ -63,10 +72,13 @@ export async function startScriptedModelServer(
   let responder: ScriptedResponder | undefined;
   const requests: RecordedModelRequest[] = [];
   let counter = 0;
+  let transcript = options.transcript ?? 'scripted transcript';
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = (request.url ?? '/').split('?')[0] ?? '/';
-    const rawBody = await readBody(request);
+    const rawBytes = await readBody(request);
+    const multipart = (request.headers['content-type'] ?? '').startsWith('multipart/');
+    const rawBody = multipart ? '' : rawBytes.toString('utf8');
     let body: unknown;
     let badJson = false;
     if (rawBody.length > 0) {
@@ -99,6 +111,13 @@ export async function startScriptedModelServer(
         object: 'list',
         data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'nexus-testkit' })),
       });
+    }
+    if (request.method === 'POST' && path === TRANSCRIPTION_PATH) {
+      const outcome = await answerTranscription(rawBytes, request.headers, transcript);
+      if (outcome.status === 400) return sendError(response, 400, outcome.message, 'invalid_request_error');
+      record.transcription = outcome.recorded;
+      if (latencyMs > 0 && !(await waitUnlessClosed(response, latencyMs))) return;
+      return sendJson(response, 200, outcome.body);
     }
     if (request.method === 'POST' && path === '/v1/embeddings') {
       if (latencyMs > 0 && !(await waitUnlessClosed(response, latencyMs))) return;
@@ -162,6 +181,10 @@ export async function startScriptedModelServer(
     setLatency: (ms) => {
       latencyMs = ms;
     },
+    setTranscript: (text) => {
+      transcript = text;
+    },
+    transcriptionRequests: () => requests.filter((request) => request.path === TRANSCRIPTION_PATH),
     reset: () => {
       queue.length = 0;
       requests.length = 0;
@@ -175,11 +198,11 @@ export async function startScriptedModelServer(
   };
 }
 
-function readBody(request: IncomingMessage): Promise<string> {
+function readBody(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('end', () => resolve(Buffer.concat(chunks)));
     request.on('error', reject);
   });
 }

@@ -1,0 +1,154 @@
+import { type Attachment, type ChannelAdapter, NexusError } from '@nexus/protocol';
+import type { ChatCompletionRequest } from '@nexus/testkit/llm';
+import { makeCompressedBombPdf, makeOggOpusVoiceNote, makePdf, makePng } from '@nexus/testkit/media';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRecordingChannel, testIntent } from '../testing/recording-channel.ts';
+import { type ScriptedCore, startScriptedCore } from '../testing/scripted-core.ts';
+
+/** A channel whose platform holds files by id, as Telegram's getFile does. */
+function channelWithFiles(files: Map<string, Uint8Array | 'slow'>) {
+  const recording = createRecordingChannel();
+  const adapter: ChannelAdapter = {
+    ...recording.adapter,
+    async fetchAttachment({ attachment, maxBytes, abortSignal }) {
+      const file = files.get(attachment.platformFileId ?? '');
+      if (file === 'slow') {
+        return new Promise((_, reject) =>
+          abortSignal?.addEventListener('abort', () => reject(abortSignal.reason)),
+        );
+      }
+      if (!file) throw new NexusError({ code: 'attachment_unavailable', message: 'gone' });
+      if (file.byteLength > maxBytes) throw new NexusError({ code: 'attachment_too_large', message: 'big' });
+      return { bytes: file };
+    },
+  };
+  return { ...recording, adapter };
+}
+
+function userContent(scripted: ScriptedCore, index: number): unknown {
+  const body = scripted.model.chatRequests()[index]?.body as ChatCompletionRequest | undefined;
+  return body?.messages.findLast((message) => message.role === 'user')?.content;
+}
+
+let scripted: ScriptedCore | undefined;
+afterEach(async () => {
+  await scripted?.close();
+  scripted = undefined;
+});
+
+async function send(
+  core: ScriptedCore,
+  channel: ReturnType<typeof channelWithFiles>,
+  id: string,
+  text: string,
+  attachments: Attachment[],
+) {
+  await core.core.intake({ ...testIntent({ id, text }), attachments });
+  await core.core.whenIdle();
+  return channel.replyTextOf(id) ?? '';
+}
+
+describe('attachments through core', () => {
+  it('passes a PNG to a vision model as an image part typed from its bytes', async () => {
+    scripted = await startScriptedCore({ media: { vision: true } });
+    const channel = channelWithFiles(new Map([['photo-1', makePng()]]));
+    scripted.core.registerChannel(channel.adapter);
+    // The platform calls it a JPEG; the bytes say PNG, and the bytes win.
+    await send(scripted, channel, 'm1', 'what colour is this?', [
+      { kind: 'image', platformFileId: 'photo-1', mimeType: 'image/jpeg' },
+    ]);
+    const content = JSON.stringify(userContent(scripted, 0));
+    expect(content).toContain('data:image/png;base64,');
+    expect(content).toContain('what colour is this?');
+  });
+
+  it('answers honestly without a model call when the model has no vision', async () => {
+    scripted = await startScriptedCore({ media: { vision: false } });
+    const channel = channelWithFiles(new Map([['photo-1', makePng()]]));
+    scripted.core.registerChannel(channel.adapter);
+    const reply = await send(scripted, channel, 'm1', '', [{ kind: 'image', platformFileId: 'photo-1' }]);
+    expect(reply).toMatch(/cannot see images/);
+    expect(scripted.model.chatRequests()).toHaveLength(0);
+  });
+
+  it('transcribes a voice note, shows what it heard and uses it as the turn text and history', async () => {
+    scripted = await startScriptedCore({ media: { transcribe: true } });
+    scripted.model.setTranscript('remind me to buy oat milk');
+    const channel = channelWithFiles(new Map([['voice-1', makeOggOpusVoiceNote()]]));
+    scripted.core.registerChannel(channel.adapter);
+    const reply = await send(scripted, channel, 'm1', '', [{ kind: 'voice', platformFileId: 'voice-1' }]);
+    expect(reply).toContain('🎤 I heard: “remind me to buy oat milk”');
+    const upload = scripted.model.transcriptionRequests()[0]?.transcription;
+    expect(upload?.fileHead.startsWith('4f676753')).toBe(true);
+    expect(upload?.fileName).toBe('voice.ogg');
+    expect(scripted.lastUserText(0)).toBe('remind me to buy oat milk');
+    await send(scripted, channel, 'm2', 'and what did I ask before?', []);
+    const history = JSON.stringify(scripted.model.chatRequests()[1]?.body);
+    expect(history).toContain('remind me to buy oat milk');
+  });
+
+  it('says so when no transcriber is configured', async () => {
+    scripted = await startScriptedCore();
+    const channel = channelWithFiles(new Map([['voice-1', makeOggOpusVoiceNote()]]));
+    scripted.core.registerChannel(channel.adapter);
+    const reply = await send(scripted, channel, 'm1', '', [{ kind: 'voice', platformFileId: 'voice-1' }]);
+    expect(reply).toMatch(/no transcription service is configured/);
+  });
+
+  it('passes PDF text as context, reading only the first pages of a 10,000-page PDF', async () => {
+    scripted = await startScriptedCore({ media: { pdfMaxPages: 3 } });
+    const long = makePdf(Array.from({ length: 10_000 }, (_, index) => `Clause ${index + 1} applies.`));
+    const channel = channelWithFiles(
+      new Map([
+        ['doc-1', makePdf(['The invoice total is 42 euros.'])],
+        ['doc-2', long],
+      ]),
+    );
+    scripted.core.registerChannel(channel.adapter);
+    await send(scripted, channel, 'm1', 'summarise', [
+      { kind: 'document', platformFileId: 'doc-1', name: 'invoice.pdf' },
+    ]);
+    expect(JSON.stringify(userContent(scripted, 0))).toContain('The invoice total is 42 euros.');
+    await send(scripted, channel, 'm2', 'and this one', [
+      { kind: 'document', platformFileId: 'doc-2', name: 'terms.pdf' },
+    ]);
+    const second = JSON.stringify(userContent(scripted, 1));
+    expect(second).toContain('Clause 3 applies.');
+    expect(second).not.toContain('Clause 4 applies.');
+    expect(second).toContain('pages 1-3 of 10000');
+  });
+
+  it('refuses oversized, corrupt, bomb and unknown files clearly and still answers the next message', async () => {
+    scripted = await startScriptedCore({
+      media: { vision: true, maxBytes: 1024 * 1024, timeBudgetMs: 1500 },
+    });
+    const fakePng = new TextEncoder().encode('this is not a png at all \u0000\u0001');
+    const channel = channelWithFiles(
+      new Map<string, Uint8Array | 'slow'>([
+        ['big', new Uint8Array(2 * 1024 * 1024)],
+        ['fake', fakePng],
+        ['bomb', makeCompressedBombPdf(128 * 1024 * 1024)],
+        ['zip', Uint8Array.from([0x50, 0x4b, 0x03, 0x04, 0, 0, 0, 0])],
+        ['slow', 'slow'],
+      ]),
+    );
+    scripted.core.registerChannel(channel.adapter);
+    expect(await send(scripted, channel, 'm1', '', [{ kind: 'image', platformFileId: 'big' }])).toMatch(
+      /larger than the 1 MB/,
+    );
+    expect(await send(scripted, channel, 'm2', '', [{ kind: 'image', platformFileId: 'fake' }])).toMatch(
+      /damaged or is not what/,
+    );
+    expect(
+      await send(scripted, channel, 'm3', '', [{ kind: 'document', platformFileId: 'bomb', name: 'x.pdf' }]),
+    ).toMatch(/larger than/);
+    expect(
+      await send(scripted, channel, 'm4', '', [{ kind: 'document', platformFileId: 'zip', name: 'a.zip' }]),
+    ).toMatch(/not this kind of file/);
+    expect(await send(scripted, channel, 'm5', '', [{ kind: 'image', platformFileId: 'slow' }])).toMatch(
+      /took too long/,
+    );
+    expect(scripted.model.chatRequests()).toHaveLength(0);
+    expect(await send(scripted, channel, 'm6', 'still there?', [])).toBe('Echo: still there?');
+  });
+});

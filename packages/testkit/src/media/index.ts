@@ -1,0 +1,3 @@
+export { makeOggOpusVoiceNote } from './make-ogg-opus.ts';
+export { makeCompressedBombPdf, makePdf } from './make-pdf.ts';
+export { makePng } from './make-png.ts';
