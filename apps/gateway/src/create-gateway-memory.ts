@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import {
-  createSqliteJobQueue,
   type MemoryPort,
   type SessionStore,
   startMemoryExtractionWorker,
@@ -18,6 +17,7 @@ import {
   type MemoryStore,
 } from '@nexus/memory';
 import type { JobProcessor, JobQueue, Logger } from '@nexus/protocol';
+import { createSqliteJobQueue } from '@nexus/queue-sqlite';
 import type { LanguageModel } from 'ai';
 import { createLanguageModel } from './create-language-model.ts';
 import { ensurePrivateDirectory, privateFilePath } from './data-dir/private-path.ts';

@@ -1,6 +1,4 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import { openSqliteDatabase } from '@nexus/sqlite-kit';
 
 export interface ChannelCursorRow {
   channelId: string;
@@ -33,11 +31,13 @@ CREATE TABLE IF NOT EXISTS discord_channel_cursor (
 
 /** `path` is a file, or `:memory:` (cursor lost on restart: no backfill across processes). */
 export function openDiscordChannelCursor(path: string): DiscordChannelCursor {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const database = new DatabaseSync(path, { timeout: 5_000 });
-  database.exec('PRAGMA journal_mode = WAL');
-  database.exec('PRAGMA synchronous = NORMAL');
-  database.exec(schema);
+  // The schema is CREATE … IF NOT EXISTS, so it is also migration 1 of files made before the kit.
+  const database = openSqliteDatabase({
+    path,
+    storeName: 'Discord channel cursor',
+    migrations: [schema],
+    secureDelete: false,
+  });
   const select = database.prepare(
     'SELECT last_message_id AS id FROM discord_channel_cursor WHERE channel_id = ?',
   );

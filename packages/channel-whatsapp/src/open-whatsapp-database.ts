@@ -1,6 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
+import { openSqliteDatabase } from '@nexus/sqlite-kit';
+
+export { inTransaction } from '@nexus/sqlite-kit';
 
 const schema = `
 CREATE TABLE IF NOT EXISTS wa_creds (
@@ -54,14 +55,19 @@ export function openWhatsAppDatabase(
   path: string,
   options: { exclusive?: boolean; timeoutMs?: number } = {},
 ): DatabaseSync {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const database = new DatabaseSync(path, { timeout: options.timeoutMs ?? 5_000 });
+  // Every statement is CREATE … IF NOT EXISTS, so it is also migration 1 of files made before
+  // the schema was versioned.
+  const database = openSqliteDatabase({
+    path,
+    storeName: 'WhatsApp store',
+    migrations: [schema],
+    busyTimeoutMs: options.timeoutMs ?? 5_000,
+    synchronous: 'FULL',
+    // As before the kit: keys and retry copies churn, and none of it is a person's words to forget.
+    secureDelete: false,
+    ...(options.exclusive ? { exclusive: true } : {}),
+  });
   try {
-    // Must precede the first WAL access so no shared-memory index is ever used.
-    if (options.exclusive) database.exec('PRAGMA locking_mode = EXCLUSIVE');
-    database.exec('PRAGMA journal_mode = WAL');
-    database.exec('PRAGMA synchronous = FULL');
-    database.exec(schema);
     // The lock is taken by the first write and then held.
     database
       .prepare(
@@ -74,17 +80,4 @@ export function openWhatsAppDatabase(
     throw error;
   }
   return database;
-}
-
-/** Runs `work` in one IMMEDIATE transaction; any throw rolls everything back. */
-export function inTransaction<T>(database: DatabaseSync, work: () => T): T {
-  database.exec('BEGIN IMMEDIATE');
-  try {
-    const result = work();
-    database.exec('COMMIT');
-    return result;
-  } catch (error) {
-    database.exec('ROLLBACK');
-    throw error;
-  }
 }

@@ -80,7 +80,6 @@ export {
 } from './extraction/memory-extraction-worker.ts';
 export { parseModelJson } from './extraction/parse-model-json.ts';
 export { type HistoryWithinBudget, historyWithinBudget } from './history-within-budget.ts';
-export { createSqliteJobQueue, type SqliteJobQueueOptions } from './job-queue/sqlite-job-queue.ts';
 export {
   createFileMediaStore,
   createOpenAiTranscriber,

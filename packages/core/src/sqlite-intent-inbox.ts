@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { type Intent, intentSchema } from '@nexus/protocol';
-import { inTransaction } from './open-sqlite-database.ts';
+import { inTransaction } from '@nexus/sqlite-kit';
 import type { AdmitIntentOptions, InboxEntry, InboxEntryKind, IntentKey } from './session-store.ts';
 
 /** Schema step of the session store: the inbox lives in the same file as the turns it de-dupes against. */

@@ -1,5 +1,5 @@
 import { NexusError } from '@nexus/protocol';
-import { checkpointAndTruncate, inTransaction, openSqliteDatabase } from './open-sqlite-database.ts';
+import { checkpointAndTruncate, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
 import type { AppendTurnOptions, SessionStore, StoredTurn, TurnOutcome } from './session-store.ts';
 import { createSqliteIntentInbox, INBOX_MIGRATION } from './sqlite-intent-inbox.ts';
 

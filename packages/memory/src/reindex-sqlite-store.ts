@@ -1,4 +1,5 @@
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
+import { inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
 import { getLoadablePath } from 'sqlite-vec';
 import type { Embedder } from './embedder.ts';
 import { MemoryStoreError } from './memory-errors.ts';
@@ -46,10 +47,14 @@ export async function reindexSqliteStore(options: ReindexSqliteStoreOptions): Pr
   const to = options.embedder
     ? { embedderId: options.embedder.id, dimensions: options.embedder.dimensions }
     : undefined;
-  const database = new DatabaseSync(options.path, { allowExtension: true, timeout: 5_000 });
+  const database = openSqliteDatabase({
+    path: options.path,
+    storeName: 'memory store',
+    migrations: [],
+    allowExtension: true,
+  });
   try {
     database.loadExtension(getLoadablePath());
-    database.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
     const total = (database.prepare('SELECT count(*) AS total FROM memories').get() as { total: number })
       .total;
     if (from?.embedderId === to?.embedderId && from?.dimensions === to?.dimensions) {
@@ -83,10 +88,11 @@ async function stage(
     | undefined;
   if (staged?.value !== target) {
     // Nothing staged yet, or staged for another embedder: start over.
-    database.exec(`BEGIN IMMEDIATE; DROP TABLE IF EXISTS reindex_vectors;
-      CREATE TABLE reindex_vectors (rowid INTEGER PRIMARY KEY, hash TEXT NOT NULL, embedding BLOB);`);
-    database.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('reindex_target', ?)").run(target);
-    database.exec('COMMIT');
+    inTransaction(database, () => {
+      database.exec(`DROP TABLE IF EXISTS reindex_vectors;
+        CREATE TABLE reindex_vectors (rowid INTEGER PRIMARY KEY, hash TEXT NOT NULL, embedding BLOB);`);
+      database.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('reindex_target', ?)").run(target);
+    });
   }
   // Memories without a staged vector, or whose content changed since it was staged.
   const pending = database.prepare(
@@ -118,8 +124,7 @@ async function stage(
         message: `Embedder returned ${vectors.length} vectors for ${rows.length}.`,
       });
     }
-    database.exec('BEGIN IMMEDIATE');
-    try {
+    inTransaction(database, () => {
       rows.forEach((row, index) => {
         const vector = vectors[index]!;
         if (vector.length !== to.dimensions) {
@@ -129,11 +134,7 @@ async function stage(
         }
         put.run(row.rowid, row.hash, unitVectorBytes(vector) ?? null);
       });
-      database.exec('COMMIT');
-    } catch (error) {
-      database.exec('ROLLBACK');
-      throw error;
-    }
+    });
     embedded += rows.length;
     report();
   }
@@ -146,12 +147,9 @@ async function stage(
  * nothing changed) when `ready` says memories changed since they were staged.
  */
 function swap(database: DatabaseSync, to: VectorSpace | undefined, ready: () => boolean): boolean {
-  database.exec('BEGIN IMMEDIATE');
-  try {
-    if (!ready()) {
-      database.exec('ROLLBACK');
-      return false;
-    }
+  // A `false` from `ready` commits an empty transaction: nothing was written yet.
+  return inTransaction(database, () => {
+    if (!ready()) return false;
     database.exec('DROP TABLE IF EXISTS memories_vec; DROP TABLE IF EXISTS memory_vectors');
     if (to) {
       database.exec(vectorTableSql(to.dimensions));
@@ -171,10 +169,6 @@ function swap(database: DatabaseSync, to: VectorSpace | undefined, ready: () => 
       database.exec("DELETE FROM meta WHERE key = 'vector_space'");
     }
     database.exec("DROP TABLE IF EXISTS reindex_vectors; DELETE FROM meta WHERE key = 'reindex_target';");
-    database.exec('COMMIT');
     return true;
-  } catch (error) {
-    database.exec('ROLLBACK');
-    throw error;
-  }
+  });
 }

@@ -1,4 +1,5 @@
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
 import { getLoadablePath } from 'sqlite-vec';
 import { GroupCommit } from './group-commit.ts';
 import { queryTerms } from './lexical-terms.ts';
@@ -67,7 +68,15 @@ class SqliteMemoryStore implements MemoryStore {
 
   constructor(options: SqliteMemoryStoreOptions) {
     try {
-      this.#database = new DatabaseSync(options.path, { allowExtension: true, timeout: 5_000 });
+      // No user_version migrations: this store versions its schema in its `meta` table
+      // (sqlite-migration.ts), which predates the kit; the kit's opener still refuses nothing here.
+      this.#database = openSqliteDatabase({
+        path: options.path,
+        storeName: 'memory store',
+        migrations: [],
+        foreignKeys: true,
+        allowExtension: true,
+      });
       this.#database.loadExtension(getLoadablePath());
     } catch (error) {
       throw new MemoryStoreError({
@@ -80,9 +89,8 @@ class SqliteMemoryStore implements MemoryStore {
     // (the person's vector chunk, four indexes, FTS5 segments), and copying them back less often
     // lets one checkpoint write a page that many adds changed (measured: commit cost per add
     // from ~85 to ~32 µs). The WAL is cut back to 64 MiB after a checkpoint.
-    this.#database.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;
-      PRAGMA cache_size = -65536; PRAGMA mmap_size = 268435456; PRAGMA temp_store = MEMORY;
-      PRAGMA wal_autocheckpoint = 10000; PRAGMA journal_size_limit = 67108864; PRAGMA secure_delete = ON;`);
+    this.#database.exec(`PRAGMA cache_size = -65536; PRAGMA mmap_size = 268435456; PRAGMA temp_store = MEMORY;
+      PRAGMA wal_autocheckpoint = 10000; PRAGMA journal_size_limit = 67108864;`);
     this.#database.exec(SQLITE_TABLES);
     const stored = this.#database.prepare("SELECT value FROM meta WHERE key = 'vector_space'").get() as
       | { value: string }
@@ -488,17 +496,15 @@ class SqliteMemoryStore implements MemoryStore {
   }
 
   #transaction<T>(work: () => T): T {
-    this.#database.exec('BEGIN IMMEDIATE');
+    let result: T;
     try {
-      const result = work();
-      this.#database.exec('COMMIT');
-      this.#vectorCache?.committed();
-      return result;
+      result = inTransaction(this.#database, work);
     } catch (error) {
       this.#vectorCache?.rolledBack();
-      this.#database.exec('ROLLBACK');
       throw error;
     }
+    this.#vectorCache?.committed();
+    return result;
   }
 
   #statement(sql: string): StatementSync {

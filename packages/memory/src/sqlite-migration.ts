@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { inTransaction } from '@nexus/sqlite-kit';
 import type { MemoryScope } from './memory.ts';
 import {
   FTS_TABLE_SQL,
@@ -27,8 +28,7 @@ export function prepareSearchIndexes(database: DatabaseSync, dimensions: number 
       `The memory store was written by a newer version (schema ${version}, this one reads ${SQLITE_SCHEMA_VERSION}).`,
     );
   }
-  database.exec('BEGIN IMMEDIATE');
-  try {
+  inTransaction(database, () => {
     if (version < 2) rebuildFromVersion1(database, dimensions);
     database.exec(FTS_TABLE_SQL);
     if (dimensions !== undefined) {
@@ -40,11 +40,7 @@ export function prepareSearchIndexes(database: DatabaseSync, dimensions: number 
     database
       .prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)")
       .run(String(SQLITE_SCHEMA_VERSION));
-    database.exec('COMMIT');
-  } catch (error) {
-    database.exec('ROLLBACK');
-    throw error;
-  }
+  });
 }
 
 function rebuildFromVersion1(database: DatabaseSync, dimensions: number | undefined): void {

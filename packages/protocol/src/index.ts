@@ -29,7 +29,6 @@ export {
 } from './intent.ts';
 export {
   type ActiveJob,
-  assertJobName,
   type CloseJobQueueOptions,
   type CountJobsOptions,
   DEFAULT_JOB_ATTEMPTS,
@@ -45,13 +44,7 @@ export {
   type JobHandler,
   type JobProcessor,
   type JobQueue,
-  type JobRunOutcome,
-  jobBackoffDelayMs,
-  jobFailureReason,
   type ListParkedJobsOptions,
-  type NormalisedEnqueueOptions,
-  normaliseConcurrency,
-  normaliseEnqueueOptions,
   type ParkedJob,
   PermanentJobError,
   type ProcessJobsOptions,
@@ -59,8 +52,6 @@ export {
   type PurgePayloadsResult,
   type RetryParkedJobOptions,
   type RetryParkedJobResult,
-  runJobHandler,
-  settlesWithin,
 } from './job-queue.ts';
 export { type Logger, silentLogger } from './logger.ts';
 export { type OutboundIntent, type OutboundResult, outboundIntentSchema } from './outbound-intent.ts';

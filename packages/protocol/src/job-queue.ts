@@ -4,7 +4,8 @@ import { type ErrorCode, NexusError } from './error-codes.ts';
  * Background work that must survive restarts (memory extraction, agent runs on workers).
  * Delivery is at least once: a handler may see a job again after a crash or a shutdown, so
  * handlers are idempotent. A job that keeps failing is parked, never silently dropped.
- * Implementations: the embedded SQLite queue in @nexus/core, BullMQ in @nexus/queue-bullmq.
+ * Implementations: @nexus/queue-sqlite (embedded) and @nexus/queue-bullmq; their shared helpers
+ * and contract suite are in @nexus/queue-kit.
  */
 export interface JobQueue {
   enqueue(options: EnqueueJobOptions): Promise<EnqueueJobResult>;
@@ -169,8 +170,6 @@ export interface JobCounts {
 export const DEFAULT_JOB_ATTEMPTS = 3;
 export const DEFAULT_JOB_BACKOFF: JobBackoff = { type: 'exponential', delayMs: 1_000 };
 export const DEFAULT_JOB_CLOSE_TIMEOUT_MS = 10_000;
-const JOB_NAME_PATTERN = /^[A-Za-z0-9._-]{1,100}$/;
-const MAX_JOB_ID_LENGTH = 200;
 
 export interface JobErrorOptions {
   message: string;
@@ -202,115 +201,4 @@ export class PermanentJobError extends JobError {
 
 export function isPermanentJobError(error: unknown): boolean {
   return error instanceof PermanentJobError;
-}
-
-/** Validated enqueue options with defaults applied and the payload already serialised. */
-export interface NormalisedEnqueueOptions {
-  name: string;
-  payloadJson: string;
-  attempts: number;
-  backoff: JobBackoff;
-  jobId: string | undefined;
-  delayMs: number;
-  traceparent?: string;
-}
-
-function invalid(message: string, cause?: unknown): NexusError {
-  return new NexusError({ code: 'invalid_config', message, cause });
-}
-
-export function assertJobName(name: unknown): asserts name is string {
-  if (typeof name !== 'string' || !JOB_NAME_PATTERN.test(name)) {
-    throw invalid(`Job name must be 1–100 letters, digits, '.', '_' or '-'; got ${JSON.stringify(name)}.`);
-  }
-}
-
-function nonNegativeInteger(value: number | undefined, fallback: number, label: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 0) throw invalid(`${label} must be a non-negative integer.`);
-  return value;
-}
-
-/** Shared by every JobQueue implementation so they accept and reject exactly the same input. */
-export function normaliseEnqueueOptions(options: EnqueueJobOptions): NormalisedEnqueueOptions {
-  assertJobName(options.name);
-  const attempts = nonNegativeInteger(options.attempts, DEFAULT_JOB_ATTEMPTS, 'attempts');
-  if (attempts < 1) throw invalid('attempts must be at least 1.');
-  const backoff = options.backoff ?? DEFAULT_JOB_BACKOFF;
-  if (backoff.type !== 'exponential' && backoff.type !== 'fixed') {
-    throw invalid(`backoff.type must be 'exponential' or 'fixed'.`);
-  }
-  if (backoff.delayMs === undefined) throw invalid('backoff.delayMs is required.');
-  nonNegativeInteger(backoff.delayMs, 0, 'backoff.delayMs');
-  const jobId = options.jobId;
-  if (
-    jobId !== undefined &&
-    (typeof jobId !== 'string' || jobId === '' || jobId.length > MAX_JOB_ID_LENGTH)
-  ) {
-    throw invalid(`jobId must be a non-empty string of at most ${MAX_JOB_ID_LENGTH} characters.`);
-  }
-  let payloadJson: string | undefined;
-  try {
-    payloadJson = JSON.stringify(options.payload);
-  } catch (error) {
-    throw invalid(`The payload of job '${options.name}' is not JSON-serialisable.`, error);
-  }
-  if (payloadJson === undefined)
-    throw invalid(`The payload of job '${options.name}' is not JSON-serialisable.`);
-  return {
-    name: options.name,
-    payloadJson,
-    attempts,
-    backoff: { type: backoff.type, delayMs: backoff.delayMs },
-    jobId,
-    delayMs: nonNegativeInteger(options.delayMs, 0, 'delayMs'),
-    ...(typeof options.traceparent === 'string' ? { traceparent: options.traceparent } : {}),
-  };
-}
-
-export function normaliseConcurrency(concurrency: number | undefined): number {
-  const value = concurrency ?? 1;
-  if (!Number.isInteger(value) || value < 1) throw invalid('concurrency must be a positive integer.');
-  return value;
-}
-
-/** Wait before the next run after `failures` failed runs (1 after the first failure). */
-export function jobBackoffDelayMs(backoff: JobBackoff, failures: number): number {
-  if (backoff.type === 'fixed') return backoff.delayMs;
-  return Math.round(backoff.delayMs * 2 ** Math.max(0, failures - 1));
-}
-
-/** A handler failure as the one-line reason stored with the job. */
-export function jobFailureReason(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  return String(error);
-}
-
-/** How one run of a handler ended, as both queue implementations track it. */
-export type JobRunOutcome = { kind: 'done' } | { kind: 'failed'; error: unknown } | { kind: 'abandoned' };
-
-/** Runs a handler and turns its result into an outcome; a handler's failure is data, not a throw. */
-export async function runJobHandler(
-  handler: JobHandler,
-  job: Parameters<JobHandler>[0],
-): Promise<JobRunOutcome> {
-  try {
-    await handler(job);
-    return { kind: 'done' };
-  } catch (error) {
-    return { kind: 'failed', error };
-  }
-}
-
-/** True when `promise` settles within `timeoutMs`; used to give running handlers a close deadline. */
-export async function settlesWithin(promise: Promise<unknown>, timeoutMs: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-  });
-  try {
-    return await Promise.race([promise.then(() => true), timedOut]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -2,13 +2,10 @@ import {
   isPermanentJobError,
   type JobHandler,
   type JobProcessor,
-  type JobRunOutcome,
-  jobFailureReason,
   type Logger,
   NexusError,
-  runJobHandler,
-  settlesWithin,
 } from '@nexus/protocol';
+import { type JobRunOutcome, jobFailureReason, runJobHandler, settlesWithin } from '@nexus/queue-kit';
 import { type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { decodeJobId } from './job-id-codec.ts';

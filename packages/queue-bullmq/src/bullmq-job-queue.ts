@@ -1,17 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import {
-  assertJobName,
   DEFAULT_JOB_CLOSE_TIMEOUT_MS,
   type JobCounts,
   type JobProcessor,
   type JobQueue,
   type Logger,
   NexusError,
-  normaliseConcurrency,
-  normaliseEnqueueOptions,
   type ParkedJob,
   silentLogger,
 } from '@nexus/protocol';
+import { assertJobName, normaliseConcurrency, normaliseEnqueueOptions } from '@nexus/queue-kit';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startBullMqJobProcessor } from './bullmq-job-processor.ts';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { createSqliteJobQueue } from '@nexus/core';
 import type { JobQueue } from '@nexus/protocol';
 import { createBullMqJobQueue } from '@nexus/queue-bullmq';
+import { createSqliteJobQueue } from '@nexus/queue-sqlite';
 import {
   type ChatCompletionRequest,
   type ScriptedModelServer,

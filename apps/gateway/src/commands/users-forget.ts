@@ -1,11 +1,10 @@
 import { join } from 'node:path';
+import { agentRunEraser, createRedisClient } from '@nexus/agent-redis';
 import { type AccessStore, createSqliteSessionStore, forgetPerson, parseIdentityKey } from '@nexus/core';
 import { NexusError, silentLogger } from '@nexus/protocol';
 import { createGatewayMemory } from '../create-gateway-memory.ts';
 import { privateFilePath } from '../data-dir/private-path.ts';
 import type { GatewayConfig } from '../gateway-config.ts';
-import { agentRunEraser } from '../roles/agent-run-eraser.ts';
-import { createRedisClient } from '../roles/redis-client.ts';
 import type { CommandOutput } from './command-output.ts';
 import { gatewayErasers } from './gateway-erasers.ts';
 

@@ -1,3 +1,4 @@
+import type { AgentRunGateway, AgentRunWorkerHost, BudgetObserver } from '@nexus/agent-redis';
 import {
   type Agent,
   type CreateTurnBudget,
@@ -9,10 +10,7 @@ import type { ChannelHealth, JobQueue, Logger } from '@nexus/protocol';
 import type { GatewayConfig } from '../gateway-config.ts';
 import { ConfigError } from '../load-config.ts';
 import type { GatewayTracing } from '../tracing/start-tracing.ts';
-import type { AgentRunGateway } from './agent-run-gateway.ts';
-import type { AgentRunWorkerHost } from './agent-run-worker-host.ts';
 import { enqueueOnlyQueue } from './enqueue-only-queue.ts';
-import type { BudgetObserver } from './observed-turn-budget.ts';
 import { memoryIsShared } from './worker-extraction.ts';
 
 export interface DistributedRuns {
@@ -90,10 +88,7 @@ export async function startDistributedRuns(options: {
   if (config.role === 'worker' || !config.redis.url) return undefined;
   const queue = await createAgentRunQueue(config, logger, options.tracing);
   // Imported only with Redis: they hold the Redis clients (ioredis).
-  const [{ startAgentRunGateway }, { startAgentRunWorkerHost }] = await Promise.all([
-    import('./agent-run-gateway.ts'),
-    import('./agent-run-worker-host.ts'),
-  ]);
+  const { startAgentRunGateway, startAgentRunWorkerHost } = await import('@nexus/agent-redis');
   let gateway: AgentRunGateway | undefined;
   let host: AgentRunWorkerHost | undefined;
   try {

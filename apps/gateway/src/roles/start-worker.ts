@@ -1,13 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type AgentRunWorkerHost, createRedisClient, startAgentRunWorkerHost } from '@nexus/agent-redis';
 import { type Logger, silentLogger } from '@nexus/protocol';
 import { createConfiguredAgent } from '../create-configured-agent.ts';
 import type { GatewayConfig } from '../gateway-config.ts';
 import { createHttpHandler, type Readiness } from '../http-handler.ts';
 import type { GatewayTracing } from '../tracing/start-tracing.ts';
-import { type AgentRunWorkerHost, startAgentRunWorkerHost } from './agent-run-worker-host.ts';
 import { assertRoleConfig, createAgentRunQueue, turnLimitsOf } from './distributed-runs.ts';
-import { createRedisClient } from './redis-client.ts';
 import { startWorkerExtraction } from './worker-extraction.ts';
 import { WorkerMetrics } from './worker-metrics.ts';
 

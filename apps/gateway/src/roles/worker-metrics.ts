@@ -1,7 +1,6 @@
+import type { AgentRunReport, BudgetObserver } from '@nexus/agent-redis';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { ModelSpendMetrics } from '../model-spend-metrics.ts';
-import type { AgentRunReport } from './agent-run-worker.ts';
-import type { BudgetObserver } from './observed-turn-budget.ts';
 
 /** Prometheus metrics of one worker process. */
 export class WorkerMetrics {

@@ -1,10 +1,11 @@
 // A worker process for crash tests: opens the given job queue and memory service and handles
 // `memory.extract` jobs until the parent kills it.
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { createSqliteJobQueue, startMemoryExtractionWorker } from '@nexus/core';
+import { startMemoryExtractionWorker } from '@nexus/core';
 import { createMemoryClient } from '@nexus/memory';
 import type { JobQueue } from '@nexus/protocol';
 import { createBullMqJobQueue } from '@nexus/queue-bullmq';
+import { createSqliteJobQueue } from '@nexus/queue-sqlite';
 
 export interface ExtractionWorkerChildConfig {
   queue: { kind: 'sqlite'; path: string } | { kind: 'bullmq'; url: string; prefix: string };

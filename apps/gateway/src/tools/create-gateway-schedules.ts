@@ -1,6 +1,7 @@
 import { join } from 'node:path';
-import { createSchedules, createSqliteJobQueue, type Schedules } from '@nexus/core';
+import { createSchedules, type Schedules } from '@nexus/core';
 import type { JobQueue, Logger, OutboundIntent, OutboundResult } from '@nexus/protocol';
+import { createSqliteJobQueue } from '@nexus/queue-sqlite';
 import { privateFilePath } from '../data-dir/private-path.ts';
 import type { GatewayConfig } from '../gateway-config.ts';
 import type { ToolMetrics } from './tool-metrics.ts';

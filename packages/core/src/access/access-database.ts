@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { openSqliteDatabase } from '../open-sqlite-database.ts';
+import { openSqliteDatabase } from '@nexus/sqlite-kit';
 
-export { checkpointAndTruncate, inTransaction } from '../open-sqlite-database.ts';
+export { checkpointAndTruncate, inTransaction } from '@nexus/sqlite-kit';
 
 /** Each entry moves the schema one version up; `PRAGMA user_version` records how far a file is. */
 const MIGRATIONS: readonly string[] = [

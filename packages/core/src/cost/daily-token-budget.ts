@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { openSqliteDatabase } from '../open-sqlite-database.ts';
+import { openSqliteDatabase } from '@nexus/sqlite-kit';
 
 export interface DailyAllowance {
   allowed: boolean;

@@ -1,5 +1,6 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { JobQueue } from '@nexus/protocol';
+import { createSqliteJobQueue } from '@nexus/queue-sqlite';
 import {
   type ChatCompletionRequest,
   type ScriptedModelServer,
@@ -8,7 +9,6 @@ import {
 } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../agent.ts';
-import { createSqliteJobQueue } from '../job-queue/sqlite-job-queue.ts';
 import { createInMemoryMemory } from '../memory-step/testing/in-memory-memory.ts';
 import { createNexusCore, type NexusCore } from '../nexus-core.ts';
 import { createSqliteSessionStore } from '../sqlite-session-store.ts';

@@ -1,5 +1,6 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { IntentInput } from '@nexus/protocol';
+import { createSqliteJobQueue } from '@nexus/queue-sqlite';
 import {
   type ChatCompletionRequest,
   type ScriptedModelServer,
@@ -8,7 +9,6 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../agent.ts';
 import { MEMORY_EXTRACT_JOB, type MemoryExtractionPayload } from '../extraction/memory-extraction-job.ts';
-import { createSqliteJobQueue } from '../job-queue/sqlite-job-queue.ts';
 import { createNexusCore, type NexusCore, type NexusCoreOptions } from '../nexus-core.ts';
 import { createSqliteSessionStore } from '../sqlite-session-store.ts';
 import { DEFAULT_SUBAGENT_SYSTEM_PROMPT } from '../subagents/subagent-settings.ts';

@@ -54,7 +54,11 @@ export async function deliverOutbound(
   }
   const abortSignal = AbortSignal.any([options.stopSignal, AbortSignal.timeout(options.timeoutMs)]);
   try {
-    await adapter.deliver({ conversation: outbound.conversation, events: events(), abortSignal });
+    // A proactive message answers no platform message: carrying the request's id would make it a
+    // reply to an old message and, on Discord, reuse that reply's idempotency nonce (Discord then
+    // returns the old message instead of sending this one).
+    const conversation = { ...outbound.conversation, intentId: outbound.id };
+    await adapter.deliver({ conversation, events: events(), abortSignal });
     return { status: 'delivered' };
   } catch (error) {
     options.logger.warn({ ...log, err: error }, 'proactive message not delivered');

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { ConversationRef } from '@nexus/protocol';
-import { openSqliteDatabase } from '../open-sqlite-database.ts';
+import { openSqliteDatabase } from '@nexus/sqlite-kit';
 import {
   createTimeZoneStore,
   TIME_ZONES_MIGRATION,

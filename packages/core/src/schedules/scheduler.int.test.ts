@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type OutboundIntent, silentLogger } from '@nexus/protocol';
+import { createSqliteJobQueue } from '@nexus/queue-sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSqliteJobQueue } from '../job-queue/sqlite-job-queue.ts';
 import { createSchedules, type Schedules } from './create-schedules.ts';
 
 let dir: string;

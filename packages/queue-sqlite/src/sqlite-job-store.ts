@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { JobBackoff, JobCounts, ParkedJob } from '@nexus/protocol';
-import { checkpointAndTruncate, openSqliteDatabase } from '../open-sqlite-database.ts';
+import { checkpointAndTruncate, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
 
 /** Each entry moves the schema one version up; `PRAGMA user_version` records how far a file is. */
 const MIGRATIONS: readonly string[] = [
@@ -207,8 +207,7 @@ export class SqliteJobStore {
     leaseUntil: number;
     maxLeaseExpiries: number;
   }): { claimed: ClaimedJob[]; recovered: RecoveredJob[] } {
-    this.#database.exec('BEGIN IMMEDIATE');
-    try {
+    const { recovered, rows } = inTransaction(this.#database, () => {
       const recovered = this.#statements.recover.all({
         name: options.name,
         now: options.now,
@@ -222,27 +221,24 @@ export class SqliteJobStore {
         token: options.token,
         leaseUntil: options.leaseUntil,
       }) as unknown as ClaimRow[];
-      this.#database.exec('COMMIT');
-      rows.sort((left, right) => left.run_at - right.run_at || left.seq - right.seq);
-      return {
-        recovered: recovered.map((row) => ({ id: row.id, parked: row.status === 'parked' })),
-        claimed: rows.map((row) => ({
-          seq: row.seq,
-          id: row.id,
-          name: row.name,
-          payload: JSON.parse(row.payload),
-          ...(row.traceparent ? { traceparent: row.traceparent } : {}),
-          attemptsStarted: row.attempts_started,
-          attemptsFailed: row.attempts_failed,
-          maxAttempts: row.max_attempts,
-          backoff: { type: row.backoff_type, delayMs: row.backoff_delay_ms },
-          leaseToken: options.token,
-        })),
-      };
-    } catch (error) {
-      if (this.#database.isTransaction) this.#database.exec('ROLLBACK');
-      throw error;
-    }
+      return { recovered, rows };
+    });
+    rows.sort((left, right) => left.run_at - right.run_at || left.seq - right.seq);
+    return {
+      recovered: recovered.map((row) => ({ id: row.id, parked: row.status === 'parked' })),
+      claimed: rows.map((row) => ({
+        seq: row.seq,
+        id: row.id,
+        name: row.name,
+        payload: JSON.parse(row.payload),
+        ...(row.traceparent ? { traceparent: row.traceparent } : {}),
+        attemptsStarted: row.attempts_started,
+        attemptsFailed: row.attempts_failed,
+        maxAttempts: row.max_attempts,
+        backoff: { type: row.backoff_type, delayMs: row.backoff_delay_ms },
+        leaseToken: options.token,
+      })),
+    };
   }
 
   /** Each method below returns false when the lease was lost (another worker holds the job now). */
@@ -322,8 +318,7 @@ export class SqliteJobStore {
   purgePayloads(values: readonly string[]): { ids: string[]; running: number } {
     const ids = new Set<string>();
     let running = 0;
-    this.#database.exec('BEGIN IMMEDIATE');
-    try {
+    inTransaction(this.#database, () => {
       for (const value of values) {
         const rows = this.#statements.purge.all(JSON.stringify(value)) as unknown as {
           id: string;
@@ -334,11 +329,7 @@ export class SqliteJobStore {
           if (row.status === 'active') running += 1;
         }
       }
-      this.#database.exec('COMMIT');
-    } catch (error) {
-      if (this.#database.isTransaction) this.#database.exec('ROLLBACK');
-      throw error;
-    }
+    });
     checkpointAndTruncate(this.#database);
     return { ids: [...ids], running };
   }

@@ -2,14 +2,16 @@ import {
   isPermanentJobError,
   type JobHandler,
   type JobProcessor,
+  type Logger,
+  NexusError,
+} from '@nexus/protocol';
+import {
   type JobRunOutcome,
   jobBackoffDelayMs,
   jobFailureReason,
-  type Logger,
-  NexusError,
   runJobHandler,
   settlesWithin,
-} from '@nexus/protocol';
+} from '@nexus/queue-kit';
 import type { ClaimedJob, SqliteJobStore } from './sqlite-job-store.ts';
 
 export interface SqliteJobProcessorOptions {

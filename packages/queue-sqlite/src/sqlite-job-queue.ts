@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import {
-  assertJobName,
   DEFAULT_JOB_CLOSE_TIMEOUT_MS,
   type JobQueue,
   type Logger,
   NexusError,
-  normaliseConcurrency,
-  normaliseEnqueueOptions,
   silentLogger,
 } from '@nexus/protocol';
+import { assertJobName, normaliseConcurrency, normaliseEnqueueOptions } from '@nexus/queue-kit';
 import { type SqliteJobProcessor, startSqliteJobProcessor } from './sqlite-job-processor.ts';
 import { SqliteJobStore } from './sqlite-job-store.ts';
 

@@ -1,0 +1,1 @@
+export { createSqliteJobQueue, type SqliteJobQueueOptions } from './sqlite-job-queue.ts';

@@ -1,0 +1,6 @@
+// The one way Nexus opens SQLite (node:sqlite): pragmas, owner-only files, numbered migrations
+// that refuse a newer file, and write transactions taken at once (BEGIN IMMEDIATE).
+export { checkpointAndTruncate } from './checkpoint-and-truncate.ts';
+export { createPrivateFile } from './create-private-file.ts';
+export { inTransaction } from './in-transaction.ts';
+export { migrate, type OpenSqliteDatabaseOptions, openSqliteDatabase } from './open-sqlite-database.ts';
