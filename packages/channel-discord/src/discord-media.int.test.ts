@@ -1,7 +1,7 @@
 import type { ChannelAdapter, IntentInput, ReplyEvent, ReplyMedia } from '@nexus/protocol';
 import { NexusError } from '@nexus/protocol';
-import { solidPng } from '@nexus/testkit';
 import { type FakeDiscord, startFakeDiscord } from '@nexus/testkit/discord';
+import { makePng } from '@nexus/testkit/media';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   conversationFor,
@@ -53,7 +53,7 @@ function replyWith(text: string, media: ReplyMedia): ReplyEvent[] {
 describe('discord media', () => {
   it('sends a reply image as a multipart attachment after the text', async () => {
     const conversation = conversationFor(await directIntent());
-    const png = solidPng({ width: 12, height: 12 });
+    const png = Buffer.from(makePng(12, 12));
     await channel.deliver({
       conversation,
       events: replyEvents(...replyWith('Your chart:', mediaOf(png, 'image/png', 'chart.png'))),
@@ -80,7 +80,7 @@ describe('discord media', () => {
   });
 
   it('downloads an attachment through its signed CDN URL, and refuses past the byte cap', async () => {
-    const png = solidPng({ width: 20, height: 20 });
+    const png = Buffer.from(makePng(20, 20));
     const intent = await directIntent([{ filename: 'photo.png', contentType: 'image/png', content: png }]);
     const [attachment] = intent.attachments ?? [];
     expect(attachment).toMatchObject({ kind: 'image', name: 'photo.png', sizeBytes: png.length });
@@ -98,7 +98,9 @@ describe('discord media', () => {
   });
 
   it('answers a tampered or foreign attachment URL with attachment_unavailable', async () => {
-    const intent = await directIntent([{ filename: 'a.png', contentType: 'image/png', content: solidPng() }]);
+    const intent = await directIntent([
+      { filename: 'a.png', contentType: 'image/png', content: Buffer.from(makePng()) },
+    ]);
     const attachment = intent.attachments![0]!;
     const tampered = { ...attachment, url: attachment.url!.replace(/hm=[0-9a-f]+/, 'hm=00') };
     const refused = await channel.fetchAttachment!({ attachment: tampered, maxBytes: 1024 }).catch((e) => e);

@@ -1,5 +1,5 @@
 import { conversationRefOf, intentSchema, type ReplyEvent, type ReplyMedia } from '@nexus/protocol';
-import { solidPng } from '@nexus/testkit';
+import { makePng } from '@nexus/testkit/media';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTelegramHarness, streamOf, type TelegramHarness } from './test-support/telegram-harness.ts';
 
@@ -34,7 +34,7 @@ function replyWith(text: string, ...media: { media: ReplyMedia; caption?: string
 describe('Telegram replies with media against the fake Bot API', () => {
   it('sends a PNG with sendPhoto and a PDF with sendDocument, as multipart uploads, after the text', async () => {
     const ref = await conversation();
-    const png = solidPng({ width: 16, height: 16 });
+    const png = Buffer.from(makePng(16, 16));
     const pdf = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
     const outcome = await harness.channel.deliverWithOutcome({
       conversation: ref,

@@ -1,6 +1,6 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { solidPng } from '@nexus/testkit';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
+import { makePng } from '@nexus/testkit/media';
 import { tool } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -21,7 +21,7 @@ afterEach(async () => {
   await server.close();
 });
 
-const png = solidPng({ width: 8, height: 8 });
+const png = Buffer.from(makePng(8, 8));
 
 /** A tool in the MCP content shape: a caption for the model, the chart as an image part. */
 const drawChart = tool({
