@@ -113,6 +113,9 @@ function applyReplyEvent(state: ConversationState, event: ReplyEvent, seq: numbe
         text: event.text,
         state: 'done',
       }));
+    case 'reply.media':
+      // The server does not send files to the web chat yet (docs/media-replies.md).
+      return state;
     case 'error': {
       const entry: ChatMessage = { id: `error-${seq}`, role: 'error', text: event.message, state: 'done' };
       const messages = state.messages.map((message) =>

@@ -1,4 +1,4 @@
-import { errorCodeSchema } from '@nexus/protocol';
+import { errorCodeSchema, replyMediaSchema } from '@nexus/protocol';
 import { z } from 'zod';
 
 /**
@@ -63,6 +63,8 @@ export const runMessageSchema = z.discriminatedUnion('kind', [
     replyTo: z.string(),
   }),
   z.object({ ...runHeader, kind: z.literal('delta'), text: z.string() }),
+  /** An image or file the run produced (a tool's image, a generated file), bytes included. */
+  z.object({ ...runHeader, kind: z.literal('media'), media: replyMediaSchema }),
   z.object({
     ...runHeader,
     kind: z.literal('finish'),

@@ -169,6 +169,7 @@ export function startAgentRunWorker(options: AgentRunWorkerOptions): JobProcesso
           abortSignal: signal,
         } as Parameters<Agent['run']>[0])) {
           if (part.type === 'text-delta') await publish({ kind: 'delta', text: part.text });
+          else if (part.type === 'media') await publish({ kind: 'media', media: part.media });
           else finish = part;
         }
         const usage = (finish as { usage?: Record<string, unknown> } | undefined)?.usage;

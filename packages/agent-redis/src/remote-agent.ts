@@ -118,6 +118,9 @@ export function createRemoteAgent(options: RemoteAgentOptions): Agent {
 
         let runText = '';
         let emittedLength = 0;
+        // Like the text: a run restarted on another worker repeats its media; each is sent once.
+        let runMedia = 0;
+        let emittedMedia = 0;
         for (;;) {
           const message = await messages.next(local.signal);
           if (message.kind === 'start') {
@@ -131,6 +134,7 @@ export function createRemoteAgent(options: RemoteAgentOptions): Agent {
             }
             current = { runId: message.runId, seq: message.seq, replyTo: message.replyTo };
             runText = '';
+            runMedia = 0;
             continue;
           }
           // A superseded run, or a message this turn already applied.
@@ -141,6 +145,12 @@ export function createRemoteAgent(options: RemoteAgentOptions): Agent {
             if (runText.length > emittedLength) {
               yield { type: 'text-delta', text: runText.slice(emittedLength) };
               emittedLength = runText.length;
+            }
+          } else if (message.kind === 'media') {
+            runMedia++;
+            if (runMedia > emittedMedia) {
+              emittedMedia = runMedia;
+              yield { type: 'media', media: message.media };
             }
           } else if (message.kind === 'finish') {
             ended = true;

@@ -1,7 +1,15 @@
-import { createEditStreamer, type EditStreamer, keepTyping, type TypingHandle } from '@nexus/channel-kit';
-import type { Logger, ReplyEvent } from '@nexus/protocol';
+import {
+  createEditStreamer,
+  type EditStreamer,
+  keepTyping,
+  mediaNotSentNote,
+  mediaTooLargeNote,
+  type TypingHandle,
+} from '@nexus/channel-kit';
+import type { Logger, ReplyEvent, ReplyMediaEvent } from '@nexus/protocol';
 import { DiscordChannelError } from './discord-channel-error.ts';
 import type { DiscordReplyTarget } from './discord-reply-target.ts';
+import { DISCORD_MAX_UPLOAD_BYTES } from './send-discord-file.ts';
 
 /** Discord's limit for a bot message's `content`. */
 export const DISCORD_MAX_MESSAGE_LENGTH = 2000;
@@ -35,6 +43,8 @@ export async function deliverDiscordReply(options: DeliverDiscordReplyOptions): 
   let messagesSent = 0;
   let nextIndex = 0;
   const errors: Array<Extract<ReplyEvent, { type: 'error' }>> = [];
+  /** Files wait for the text they belong to, then follow it as attachments. */
+  let pendingMedia: ReplyMediaEvent[] = [];
 
   const startTyping = () => {
     typing ??= keepTyping({
@@ -67,6 +77,25 @@ export async function deliverDiscordReply(options: DeliverDiscordReplyOptions): 
   const close = async (reply: ActiveReply, finalText: string) => {
     const ids = await reply.streamer.finish(finalText);
     nextIndex += ids.length;
+  };
+
+  const sendPendingMedia = async () => {
+    const media = pendingMedia;
+    pendingMedia = [];
+    for (const event of media) {
+      if (options.abortSignal?.aborted) return;
+      if (event.media.sizeBytes > DISCORD_MAX_UPLOAD_BYTES) {
+        await close(open(undefined), mediaTooLargeNote(event.media, DISCORD_MAX_UPLOAD_BYTES, 'Discord'));
+        continue;
+      }
+      try {
+        await target.sendFile(event.media, event.caption);
+        messagesSent += 1;
+      } catch (error) {
+        logger.warn({ error: String(error), name: event.media.name }, 'discord file not sent');
+        await close(open(undefined), mediaNotSentNote(event.media, 'Discord'));
+      }
+    }
   };
 
   try {
@@ -110,6 +139,10 @@ export async function deliverDiscordReply(options: DeliverDiscordReplyOptions): 
             const reply = open(event.replyId);
             await close(reply, event.text);
           }
+          await sendPendingMedia();
+          break;
+        case 'reply.media':
+          pendingMedia.push(event);
           break;
         case 'error':
           errors.push(event);
@@ -122,6 +155,7 @@ export async function deliverDiscordReply(options: DeliverDiscordReplyOptions): 
       active = undefined;
       await close(reply, reply.text);
     }
+    await sendPendingMedia();
     if (errors.length > 0 && !options.abortSignal?.aborted) {
       const last = errors[errors.length - 1];
       const notice =

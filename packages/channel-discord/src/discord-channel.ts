@@ -22,6 +22,7 @@ import {
   registerSlashCommands,
   slashCommandIntent,
 } from './discord-slash-commands.ts';
+import { fetchDiscordAttachment } from './fetch-discord-attachment.ts';
 import { MessageCursorTracker } from './message-cursor-tracker.ts';
 import { normalizeDiscordMessage } from './to-intent.ts';
 
@@ -265,5 +266,11 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
       });
     },
     health: () => connection.health(),
+    fetchAttachment: (fetchOptions) =>
+      fetchDiscordAttachment({
+        ...fetchOptions,
+        // A REST base set for a local stand-in also serves its CDN; production uses Discord's hosts.
+        ...(options.restApi ? { allowedOrigin: options.restApi } : {}),
+      }),
   };
 }

@@ -1,4 +1,6 @@
+import type { ReplyMedia } from '@nexus/protocol';
 import { type APIMessage, MessageFlags, type REST, Routes } from 'discord.js';
+import { postDiscordFile } from './send-discord-file.ts';
 
 /**
  * Where a reply's messages go. Everything is plain REST on a long-lived client, so a reply in
@@ -9,6 +11,8 @@ export interface DiscordReplyTarget {
   edit(messageId: string, text: string): Promise<void>;
   remove(messageId: string): Promise<void>;
   typing(): Promise<void>;
+  /** Sends one file of the reply as an attachment; returns the message id. */
+  sendFile(media: ReplyMedia, caption?: string): Promise<string>;
 }
 
 /**
@@ -72,6 +76,13 @@ export function channelReplyTarget(options: {
     async typing() {
       await rest.post(Routes.channelTyping(channelId));
     },
+    sendFile: (media, caption) =>
+      postDiscordFile({
+        rest,
+        route: Routes.channelMessages(channelId),
+        media,
+        ...(caption ? { caption } : {}),
+      }),
   };
 }
 
@@ -105,5 +116,13 @@ export function interactionReplyTarget(options: {
     },
     // The deferred reply already shows "<bot> is thinking…" until the first chunk arrives.
     async typing() {},
+    sendFile: (media, caption) =>
+      postDiscordFile({
+        rest,
+        route: Routes.webhook(applicationId, token),
+        media,
+        ...(caption ? { caption } : {}),
+        auth: false,
+      }),
   };
 }

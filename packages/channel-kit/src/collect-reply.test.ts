@@ -6,6 +6,14 @@ async function* stream(events: ReplyEvent[]): AsyncIterable<ReplyEvent> {
   for (const event of events) yield event;
 }
 
+const media = {
+  kind: 'file',
+  mimeType: 'text/plain',
+  name: 'note.txt',
+  sizeBytes: 2,
+  base64: 'aGk=',
+} as const;
+
 describe('collectReply', () => {
   it('uses the reply.end text and reports every event', async () => {
     const seen: string[] = [];
@@ -16,12 +24,25 @@ describe('collectReply', () => {
         { type: 'reply.delta', replyId: 'r1', text: 'Hel' },
         { type: 'status', text: 'Restoring your preferences…' },
         { type: 'reply.delta', replyId: 'r1', text: 'lo' },
+        { type: 'reply.media', replyId: 'r1', media },
         { type: 'reply.end', replyId: 'r1', text: 'Hello!' },
       ]),
       { onEvent: (event) => seen.push(event.type) },
     );
-    expect(result).toEqual({ text: 'Hello!', errors: [] });
-    expect(seen).toEqual(['typing', 'reply.start', 'reply.delta', 'status', 'reply.delta', 'reply.end']);
+    expect(result).toEqual({
+      text: 'Hello!',
+      errors: [],
+      media: [{ type: 'reply.media', replyId: 'r1', media }],
+    });
+    expect(seen).toEqual([
+      'typing',
+      'reply.start',
+      'reply.delta',
+      'status',
+      'reply.delta',
+      'reply.media',
+      'reply.end',
+    ]);
   });
 
   it('falls back to the deltas when the end never came, and collects errors', async () => {

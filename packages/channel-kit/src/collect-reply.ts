@@ -1,10 +1,12 @@
-import type { ReplyEvent } from '@nexus/protocol';
+import type { ReplyEvent, ReplyMediaEvent } from '@nexus/protocol';
 
 export type ReplyErrorEvent = Extract<ReplyEvent, { type: 'error' }>;
 
 export interface CollectedReply {
   text: string;
   errors: ReplyErrorEvent[];
+  /** Images and files of the reply, in the order they came. */
+  media: ReplyMediaEvent[];
 }
 
 /**
@@ -17,6 +19,7 @@ export async function collectReply(
 ): Promise<CollectedReply> {
   const texts = new Map<string, { text: string; ended: boolean }>();
   const errors: ReplyErrorEvent[] = [];
+  const media: ReplyMediaEvent[] = [];
   for await (const event of events) {
     options.onEvent?.(event);
     switch (event.type) {
@@ -35,10 +38,13 @@ export async function collectReply(
       case 'error':
         errors.push(event);
         break;
+      case 'reply.media':
+        media.push(event);
+        break;
       default:
         break;
     }
   }
   const parts = [...texts.values()].map((entry) => entry.text).filter((text) => text.length > 0);
-  return { text: parts.join('\n\n'), errors };
+  return { text: parts.join('\n\n'), errors, media };
 }

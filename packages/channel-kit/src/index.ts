@@ -11,6 +11,7 @@ export { type GroupMessages, passesGroupGate } from './group-gate.ts';
 export { hasBalancedFences } from './has-balanced-fences.ts';
 export { type KeepTypingOptions, keepTyping, type TypingHandle } from './keep-typing.ts';
 export { KeyedSerialQueue, type KeyedSerialQueueOptions } from './keyed-serial-queue.ts';
+export { formatBytes, mediaNotSentNote, mediaTooLargeNote } from './media-too-large-note.ts';
 export { QueueFullError } from './queue-full-error.ts';
 export { renderDiscordMarkdown } from './render-discord-markdown.ts';
 export { renderTelegramHtml } from './render-telegram-html.ts';

@@ -2,10 +2,12 @@ import {
   createEditStreamer,
   type EditStreamer,
   keepTyping,
+  mediaNotSentNote,
+  mediaTooLargeNote,
   renderTelegramHtml,
   type TypingHandle,
 } from '@nexus/channel-kit';
-import type { ConversationRef, Logger, ReplyEvent } from '@nexus/protocol';
+import type { ConversationRef, Logger, ReplyEvent, ReplyMediaEvent } from '@nexus/protocol';
 import type { BlockedConversations } from './blocked-conversations.ts';
 import { type ChatAddress, messageIdOf } from './conversation-address.ts';
 import { TelegramBlockedError, TelegramDeliveryError } from './telegram-errors.ts';
@@ -53,6 +55,8 @@ export async function deliverReply(options: DeliverReplyOptions): Promise<Delive
   let typing: TypingHandle | undefined;
   let streamer: EditStreamer | undefined;
   let streamed = '';
+  /** Files wait for the reply's text: the person reads the answer, then gets what it made. */
+  let pendingMedia: ReplyMediaEvent[] = [];
 
   const note = (error: unknown): void => {
     if (error instanceof TelegramBlockedError || blocked.has(address.chatId)) {
@@ -140,6 +144,37 @@ export async function deliverReply(options: DeliverReplyOptions): Promise<Delive
     }
   };
 
+  const sendPendingMedia = async (): Promise<void> => {
+    const media = pendingMedia;
+    pendingMedia = [];
+    for (const event of media) {
+      if (blocked.has(address.chatId) || abortSignal?.aborted) return;
+      try {
+        const outcome = await guarded(() =>
+          sender.sendMedia({
+            address,
+            media: event.media,
+            ...(event.caption ? { caption: event.caption } : {}),
+            ...signal(abortSignal),
+          }),
+        );
+        if (outcome.status === 'sent') {
+          messageIds.push(outcome.messageId);
+          if (status === 'empty') status = 'delivered';
+        } else {
+          await finishReply(mediaTooLargeNote(event.media, outcome.limitBytes, 'Telegram'));
+        }
+      } catch (error) {
+        if (error instanceof TelegramBlockedError) return note(error);
+        logger.warn(
+          { err: error, chatId: address.chatId, name: event.media.name },
+          'telegram: file not sent',
+        );
+        await finishReply(mediaNotSentNote(event.media, 'Telegram'));
+      }
+    }
+  };
+
   try {
     for await (const event of options.events) {
       if (abortSignal?.aborted) {
@@ -165,6 +200,10 @@ export async function deliverReply(options: DeliverReplyOptions): Promise<Delive
           // Typing stops first: an indicator that outlives the final text looks like more is coming.
           stopTyping();
           await finishReply(event.text);
+          await sendPendingMedia();
+          break;
+        case 'reply.media':
+          pendingMedia.push(event);
           break;
         case 'error':
           stopTyping();
@@ -177,6 +216,7 @@ export async function deliverReply(options: DeliverReplyOptions): Promise<Delive
       }
     }
     if (streamed !== '' && status !== 'aborted') await finishReply(streamed);
+    if (status !== 'aborted') await sendPendingMedia();
   } finally {
     stopTyping();
   }

@@ -1,4 +1,5 @@
 import type { ApiClientOptions } from 'grammy';
+import { requestBodyBytes } from './request-body-bytes.ts';
 
 type GrammyFetch = NonNullable<ApiClientOptions['fetch']>;
 
@@ -13,13 +14,11 @@ interface GrammyRequestInit {
  * grammY's API client on Node's built-in fetch (undici) instead of its default node-fetch v2,
  * which costs several times more CPU per call. grammY hands over an AbortSignal from its
  * `abort-controller` polyfill, which undici refuses, so aborts are forwarded to a native signal.
- * JSON bodies only: the adapter never uploads files.
+ * Multipart uploads (reply photos and documents) are read whole and sent as bytes.
  */
 export function nativeFetchForGrammy(fetchFunction: typeof globalThis.fetch = globalThis.fetch): GrammyFetch {
   const call = async (url: string, init: GrammyRequestInit = {}) => {
-    if (typeof init.body !== 'string' && init.body !== undefined) {
-      throw new TypeError('nativeFetchForGrammy sends JSON bodies only (no file uploads)');
-    }
+    const body = await requestBodyBytes(init.body);
     const controller = new AbortController();
     if (init.signal?.aborted) controller.abort();
     else init.signal?.addEventListener('abort', () => controller.abort());
@@ -28,7 +27,7 @@ export function nativeFetchForGrammy(fetchFunction: typeof globalThis.fetch = gl
     return fetchFunction(url, {
       method: init.method ?? 'GET',
       headers,
-      ...(init.body === undefined ? {} : { body: init.body }),
+      ...(body === undefined ? {} : { body: new Uint8Array(body) }),
       signal: controller.signal,
     });
   };

@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { ApiClientOptions } from 'grammy';
+import { requestBodyBytes } from './request-body-bytes.ts';
 
 type GrammyFetch = NonNullable<ApiClientOptions['fetch']>;
 
@@ -18,24 +19,20 @@ interface GrammyRequestInit {
 /**
  * The Bot API client's HTTP transport on `node:http(s)` with keep-alive: grammY only needs
  * `res.json()`, and skipping WHATWG streams makes each call several times cheaper than node-fetch
- * or the built-in fetch — it is most of the adapter's CPU per message. JSON bodies only (the
- * adapter never uploads files); aborts from grammY's signal destroy the request.
+ * or the built-in fetch — it is most of the adapter's CPU per message. JSON bodies, and multipart
+ * uploads (reply photos and documents) read whole first; aborts from grammY's signal destroy the request.
  */
 export function nodeHttpFetch(options: { maxSockets?: number } = {}): GrammyFetch {
   const agents = {
     'http:': new HttpAgent({ keepAlive: true, maxSockets: options.maxSockets ?? 64 }),
     'https:': new HttpsAgent({ keepAlive: true, maxSockets: options.maxSockets ?? 64 }),
   };
-  const call = (url: string, init: GrammyRequestInit = {}) =>
-    new Promise<{ status: number; json(): Promise<unknown> }>((resolve, reject) => {
-      if (typeof init.body !== 'string' && init.body !== undefined) {
-        reject(new TypeError('nodeHttpFetch sends JSON bodies only (no file uploads)'));
-        return;
-      }
+  const call = async (url: string, init: GrammyRequestInit = {}) => {
+    const body = await requestBodyBytes(init.body);
+    return new Promise<{ status: number; json(): Promise<unknown> }>((resolve, reject) => {
       const target = new URL(url);
       const agent = target.protocol === 'https:' ? agents['https:'] : agents['http:'];
       const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-      const body = init.body === undefined ? undefined : Buffer.from(init.body);
       const headers: Record<string, string | number> = { ...init.headers };
       delete headers.connection;
       if (body) headers['content-length'] = body.byteLength;
@@ -69,5 +66,6 @@ export function nodeHttpFetch(options: { maxSockets?: number } = {}): GrammyFetc
       signal?.addEventListener('abort', onAbort);
       request.end(body);
     });
+  };
   return call as unknown as GrammyFetch;
 }

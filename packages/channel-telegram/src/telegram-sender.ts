@@ -1,6 +1,7 @@
-import type { Logger } from '@nexus/protocol';
+import type { Logger, ReplyMedia } from '@nexus/protocol';
 import type { Api } from 'grammy';
 import type { ChatAddress } from './conversation-address.ts';
+import { sendTelegramMedia, type TelegramMediaOutcome } from './send-media.ts';
 import { classifyTelegramFailure, toDeliveryError } from './telegram-errors.ts';
 
 type Signal = Parameters<Api['sendMessage']>[3];
@@ -100,6 +101,16 @@ export class TelegramSender {
     } catch (error) {
       throw toDeliveryError(error, 'deleteMessage');
     }
+  }
+
+  sendMedia(options: {
+    address: ChatAddress;
+    media: ReplyMedia;
+    caption?: string;
+    replyToMessageId?: number;
+    abortSignal?: AbortSignal;
+  }): Promise<TelegramMediaOutcome> {
+    return sendTelegramMedia({ api: this.#api, ...options });
   }
 
   async typing(options: { address: ChatAddress; abortSignal?: AbortSignal }): Promise<void> {

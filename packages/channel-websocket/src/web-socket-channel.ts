@@ -179,6 +179,12 @@ class WebSocketChannelAdapter implements WebSocketChannel {
     let sinceYield = 0;
     for await (const event of events) {
       if (abortSignal?.aborted) break;
+      if (event.type === 'reply.media') {
+        // Not sent yet: the bytes would sit in the replay log and the client cannot show them.
+        // Serving them to the conversation's own client (by reference) is still to be built.
+        this.#logger.warn({ conversationId, name: event.media.name }, 'web-socket: reply file not sent');
+        continue;
+      }
       const stored = this.#replayLog.append(conversationId, conversation.senderPlatformId, (seq) =>
         JSON.stringify({ type: 'event', conversationId, seq, event }),
       );

@@ -1,6 +1,15 @@
-import { collectReply, keepTyping, renderWhatsAppText, splitMessage } from '@nexus/channel-kit';
+import {
+  collectReply,
+  keepTyping,
+  mediaNotSentNote,
+  mediaTooLargeNote,
+  renderWhatsAppText,
+  splitMessage,
+} from '@nexus/channel-kit';
 import { type DeliverOptions, type Logger, NexusError } from '@nexus/protocol';
+import type { AnyMessageContent } from '@whiskeysockets/baileys';
 import type { ConnectionSupervisor } from './connection-supervisor.ts';
+import { whatsAppMediaContent } from './send-media.ts';
 import type { MessageStore } from './sqlite-message-store.ts';
 import { parseWhatsAppIntentId } from './to-intent.ts';
 import type { WhatsAppSocket } from './whatsapp-socket.ts';
@@ -50,14 +59,15 @@ export function createReplySender(options: ReplySenderOptions) {
 
   async function sendOnce(
     jid: string,
-    text: string,
+    content: string | AnyMessageContent,
     quoted: ReturnType<MessageStore['find']>,
     abortSignal?: AbortSignal,
   ): Promise<void> {
     const waitMs = lastSendAt + options.sendPacingMs - Date.now();
     if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
     let socket = await socketFor(abortSignal);
-    const send = () => socket.sendMessage(jid, { text }, quoted ? { quoted } : undefined);
+    const message = typeof content === 'string' ? { text: content } : content;
+    const send = () => socket.sendMessage(jid, message, quoted ? { quoted } : undefined);
     let sent: Awaited<ReturnType<WhatsAppSocket['sendMessage']>>;
     try {
       sent = await send();
@@ -108,6 +118,21 @@ export function createReplySender(options: ReplySenderOptions) {
     for (const [index, chunk] of chunks.entries()) {
       if (abortSignal?.aborted) break;
       await paced(() => sendOnce(jid, chunk, index === 0 ? quoted : undefined, abortSignal));
+    }
+    // Files follow the text, each as its own media message (Baileys encrypts and uploads it).
+    for (const event of reply.media) {
+      if (abortSignal?.aborted) break;
+      const prepared = whatsAppMediaContent(event.media, event.caption);
+      const content =
+        prepared.status === 'ready'
+          ? prepared.content
+          : renderWhatsAppText(mediaTooLargeNote(event.media, prepared.limitBytes, 'WhatsApp'));
+      try {
+        await paced(() => sendOnce(jid, content, undefined, abortSignal));
+      } catch (error) {
+        logger.warn({ err: error, name: event.media.name }, 'whatsapp: file not sent');
+        await paced(() => sendOnce(jid, mediaNotSentNote(event.media, 'WhatsApp'), undefined, abortSignal));
+      }
     }
     await supervisor
       .openSocket()

@@ -1,4 +1,4 @@
-import { type Logger, silentLogger } from '@nexus/protocol';
+import { type Logger, type ReplyMedia, silentLogger } from '@nexus/protocol';
 import {
   isStepCount,
   type LanguageModel,
@@ -9,10 +9,17 @@ import {
 } from 'ai';
 import { budgetMiddleware } from './cost/budget-middleware.ts';
 import { type BudgetStopReason, budgetStopOf, type TurnBudget, type TurnSpend } from './cost/turn-budget.ts';
+import {
+  MAX_REPLY_MEDIA_PER_TURN,
+  replyMediaOfGeneratedFile,
+  replyMediaOfToolOutput,
+} from './reply-media/reply-media-of.ts';
 import { MODEL_CALL_TELEMETRY } from './tracing/model-call-telemetry.ts';
 
 export type AgentPart =
   | { type: 'text-delta'; text: string }
+  /** An image or file the model generated or a tool returned, for the channel to send. */
+  | { type: 'media'; media: ReplyMedia }
   | {
       type: 'finish';
       text: string;
@@ -144,12 +151,26 @@ export function createAgent(options: CreateAgentOptions): Agent {
         let usage: AgentUsage | undefined;
         let stopped: BudgetStopReason | undefined;
         let wantedMore = false;
+        let mediaCount = 0;
+        const mediaOf = (found: ReplyMedia[]): ReplyMedia[] => {
+          const room = Math.max(0, MAX_REPLY_MEDIA_PER_TURN - mediaCount);
+          if (found.length > room)
+            logger.warn({ dropped: found.length - room }, 'reply media over the limit');
+          mediaCount += Math.min(found.length, room);
+          return found.slice(0, room);
+        };
         try {
           for await (const part of result.stream) {
             if (part.type === 'text-delta') {
               if (part.text.length === 0) continue;
               text += part.text;
               yield { type: 'text-delta', text: part.text };
+            } else if (part.type === 'file') {
+              const media = replyMediaOfGeneratedFile(part.file, mediaCount);
+              for (const item of mediaOf(media ? [media] : [])) yield { type: 'media', media: item };
+            } else if (part.type === 'tool-result') {
+              for (const item of mediaOf(replyMediaOfToolOutput(part.output, mediaCount)))
+                yield { type: 'media', media: item };
             } else if (part.type === 'error') {
               throw part.error;
             } else if (part.type === 'abort') {

@@ -158,6 +158,8 @@ async function runTracedTurn(
   events.push({ type: 'typing' });
   const replyId = replyIdFor(intent);
   let replyText = '';
+  /** Files sent with the reply; history keeps their names, not their bytes. */
+  const mediaNames: string[] = [];
   let started = false;
   let firstDeltaAt: number | undefined;
   let failure: NexusError | undefined;
@@ -261,6 +263,9 @@ async function runTracedTurn(
         if (replyText === '') replyText = prefix;
         replyText += part.text;
         events.push({ type: 'reply.delta', replyId, text: part.text });
+      } else if (part.type === 'media') {
+        events.push({ type: 'reply.media', replyId, media: part.media });
+        mediaNames.push(part.media.name);
       } else {
         replyText = prefix + part.text;
         if (part.stopped) {
@@ -331,6 +336,9 @@ async function runTracedTurn(
       logger.info({}, 'turn left in the inbox for the next start');
       return;
     }
+    // The model sees in later turns which files it sent, by name; the bytes are not kept.
+    const storedReply =
+      mediaNames.length === 0 ? replyText : `${replyText}\n[sent: ${mediaNames.join(', ')}]`.trim();
     try {
       if (retryableFailure) {
         // The person was told to try again; the resend must be taken, not called a duplicate.
@@ -343,11 +351,11 @@ async function runTracedTurn(
         userId: intent.userId,
         intentId: intent.id,
         userText: storedUserText(intent.text, media),
-        replyText,
+        replyText: storedReply,
         outcome: failure ? 'error' : 'ok',
         createdAt: finishedAt,
         ...(tokenCounter
-          ? { tokenCount: tokenCounter.count(intent.text) + tokenCounter.count(replyText) }
+          ? { tokenCount: tokenCounter.count(intent.text) + tokenCounter.count(storedReply) }
           : {}),
       });
     } catch (error) {

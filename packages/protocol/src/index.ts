@@ -56,7 +56,13 @@ export {
 } from './job-queue.ts';
 export { type Logger, silentLogger } from './logger.ts';
 export { type OutboundIntent, type OutboundResult, outboundIntentSchema } from './outbound-intent.ts';
-export { type ReplyEvent, type ReplyEventType, replyEventSchema } from './reply-event.ts';
+export {
+  type ReplyEvent,
+  type ReplyEventType,
+  type ReplyMediaEvent,
+  replyEventSchema,
+} from './reply-event.ts';
+export { MAX_REPLY_MEDIA_BYTES, type ReplyMedia, replyMediaSchema } from './reply-media.ts';
 export {
   WEB_SOCKET_CLOSE_CODES,
   WEB_SOCKET_PROTOCOL_VERSION,

@@ -36,7 +36,11 @@ export function createOpenAiTranscriber(options: OpenAiTranscriberOptions): Tran
       const baseType = mimeType.split(';')[0]?.trim() ?? 'application/octet-stream';
       const form = new FormData();
       // The server guesses the decoder from the file name's extension, so give it a true one.
-      form.append('file', new Blob([bytes], { type: baseType }), `voice.${EXTENSIONS[baseType] ?? 'bin'}`);
+      form.append(
+        'file',
+        new Blob([new Uint8Array(bytes)], { type: baseType }),
+        `voice.${EXTENSIONS[baseType] ?? 'bin'}`,
+      );
       form.append('model', options.model);
       form.append('response_format', 'json');
       let response: Response;

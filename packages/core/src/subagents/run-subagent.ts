@@ -93,6 +93,8 @@ export async function runSubagent(options: {
       ...(context.budget ? { budget: context.budget } : {}),
     })) {
       if (part.type === 'text-delta') text += part.text;
+      // A helper's files are not forwarded: its result to the main run is text only.
+      else if (part.type === 'media') continue;
       else {
         text = part.text;
         usage = part.usage;

@@ -24,6 +24,8 @@ export interface FakeAttachment {
   size?: number;
   /** Discord's flag for voice messages (bit 13 of message flags) is set when true. */
   voice?: boolean;
+  /** The file's bytes: served by the fake CDN at the attachment's signed `url`; `size` follows. */
+  content?: Uint8Array;
 }
 
 export function userPayload(user: FakeUser) {
@@ -133,12 +135,22 @@ export function directChannelPayload(options: { id: string; recipient: FakeUser 
   };
 }
 
-export function attachmentPayload(id: string, channelId: string, attachment: FakeAttachment) {
+export function attachmentPayload(
+  id: string,
+  channelId: string,
+  attachment: FakeAttachment,
+  /** Where a file with `content` is served; returns its URL. */
+  publish?: (channelId: string, id: string, filename: string, content: Uint8Array) => string,
+) {
+  const served =
+    attachment.content && publish
+      ? publish(channelId, id, attachment.filename, attachment.content)
+      : undefined;
   return {
     id,
     filename: attachment.filename,
-    size: attachment.size ?? 1024,
-    url: `https://cdn.discordapp.invalid/attachments/${channelId}/${id}/${attachment.filename}`,
+    size: attachment.content?.byteLength ?? attachment.size ?? 1024,
+    url: served ?? `https://cdn.discordapp.invalid/attachments/${channelId}/${id}/${attachment.filename}`,
     proxy_url: `https://media.discordapp.invalid/attachments/${channelId}/${id}/${attachment.filename}`,
     ...(attachment.contentType ? { content_type: attachment.contentType } : {}),
     ...(attachment.voice ? { duration_secs: 3.5, waveform: 'AAAA' } : {}),

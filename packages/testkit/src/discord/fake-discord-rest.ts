@@ -1,5 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mentionsIn, userPayload } from './discord-fixtures.ts';
+import {
+  DISCORD_DEFAULT_UPLOAD_LIMIT_BYTES,
+  readDiscordMultipart,
+  type UploadedDiscordFile,
+} from './fake-discord-cdn.ts';
 import type { FakeGateway } from './fake-discord-gateway.ts';
 import type { FakeDiscordWorld } from './fake-discord-world.ts';
 
@@ -42,6 +47,8 @@ export interface FakeDiscordMessage {
   /** Set when the message answers an interaction (slash command). */
   interactionToken?: string;
   deleted?: boolean;
+  /** Files uploaded with the message (multipart `files[n]`), as received. */
+  files?: UploadedDiscordFile[];
 }
 
 export interface RegisteredCommand {
@@ -93,6 +100,8 @@ export function createFakeDiscordRest(options: {
 
   /** Nonces of the bot's messages with `enforce_nonce`: Discord checks them for a few minutes. */
   const enforcedNonces = new Map<string, { messageId: string; at: number }>();
+  /** Files of the request being routed (routing is synchronous, so one slot is enough). */
+  let uploads: UploadedDiscordFile[] = [];
 
   function createBotMessage(input: {
     channelId: string;
@@ -120,8 +129,18 @@ export function createFakeDiscordRest(options: {
     if (input.interactionToken) payload.webhook_id = world.applicationId;
     if (nonce !== undefined) payload.nonce = nonce;
     if (enforced) enforcedNonces.set(String(nonce), { messageId: payload.id as string, at: Date.now() });
+    if (uploads.length > 0) {
+      payload.attachments = uploads.map((file, index) => ({
+        id: `${payload.id as string}${index}`,
+        filename: file.filename,
+        size: file.bytes.byteLength,
+        url: `https://cdn.discordapp.invalid/attachments/${input.channelId}/${payload.id as string}/${file.filename}`,
+        ...(file.contentType ? { content_type: file.contentType } : {}),
+      }));
+    }
     world.messages.set(payload.id as string, payload);
     sent.push({
+      ...(uploads.length > 0 ? { files: uploads } : {}),
       id: payload.id as string,
       channelId: input.channelId,
       content,
@@ -295,10 +314,15 @@ export function createFakeDiscordRest(options: {
     const url = new URL(request.url ?? '/', 'http://fake.invalid');
     const method = (request.method ?? 'GET').toUpperCase();
     const path = decodeURIComponent(url.pathname).replace(/^\/api\/v10/, '');
-    const raw = await readBody(request);
+    const rawBytes = await readBody(request);
+    const contentType = request.headers['content-type'] ?? '';
     let body: unknown;
-    if (raw.length > 0) {
-      body = (request.headers['content-type'] ?? '').includes('application/json') ? JSON.parse(raw) : raw;
+    let files: UploadedDiscordFile[] = [];
+    if (contentType.includes('multipart/form-data')) {
+      ({ body, files } = await readDiscordMultipart(rawBytes, contentType));
+    } else if (rawBytes.length > 0) {
+      const raw = rawBytes.toString('utf8');
+      body = contentType.includes('application/json') ? JSON.parse(raw) : raw;
     }
     const authorization = request.headers.authorization;
     const record: RecordedDiscordRequest = {
@@ -351,10 +375,24 @@ export function createFakeDiscordRest(options: {
       return finish(401, { message: '401: Unauthorized', code: 0 });
     }
     if (typeof body === 'string') {
-      return finish(400, { message: 'The fake accepts JSON bodies only (no file uploads).', code: 50035 });
+      return finish(400, { message: 'The fake accepts JSON or multipart bodies only.', code: 50035 });
     }
-    const [status, payload] = route(method, path, (body ?? {}) as Record<string, unknown>, url.searchParams);
-    finish(status, payload);
+    const uploaded = files.reduce((total, file) => total + file.bytes.byteLength, 0);
+    if (uploaded > DISCORD_DEFAULT_UPLOAD_LIMIT_BYTES) {
+      return finish(413, { message: 'Request entity too large', code: 40005 });
+    }
+    uploads = files;
+    try {
+      const [status, payload] = route(
+        method,
+        path,
+        (body ?? {}) as Record<string, unknown>,
+        url.searchParams,
+      );
+      finish(status, payload);
+    } finally {
+      uploads = [];
+    }
   }
 
   return {
@@ -389,11 +427,11 @@ function compareSnowflakes(a: string, b: string): number {
   return difference === 0n ? 0 : difference > 0n ? 1 : -1;
 }
 
-function readBody(request: IncomingMessage): Promise<string> {
+function readBody(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('end', () => resolve(Buffer.concat(chunks)));
     request.on('error', reject);
   });
 }

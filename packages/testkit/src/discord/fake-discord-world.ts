@@ -11,6 +11,7 @@ import {
   threadPayload,
   userPayload,
 } from './discord-fixtures.ts';
+import type { FakeDiscordCdn } from './fake-discord-cdn.ts';
 
 export interface FakeGuild {
   id: string;
@@ -27,7 +28,12 @@ export interface FakeGuild {
 const IS_VOICE_MESSAGE = 1 << 13;
 
 /** Everything the fake knows: the bot, one guild with a text channel and a thread, people, DMs, messages. */
-export function createFakeDiscordWorld(options: { botUsername: string; now: () => number }) {
+export function createFakeDiscordWorld(options: {
+  botUsername: string;
+  now: () => number;
+  /** Serves attachments that carry `content`. */
+  cdn?: FakeDiscordCdn;
+}) {
   const nextId = createSnowflakeGenerator(options.now);
   const isoNow = () => new Date(options.now()).toISOString();
   const bot: FakeUser = { id: nextId(), username: options.botUsername, bot: true };
@@ -169,7 +175,7 @@ export function createFakeDiscordWorld(options: { botUsername: string; now: () =
       return user ? [userPayload(user)] : [];
     });
     const attachments = (input.attachments ?? []).map((attachment) =>
-      attachmentPayload(nextId(), input.channelId, attachment),
+      attachmentPayload(nextId(), input.channelId, attachment, options.cdn?.publish),
     );
     const payload: Record<string, unknown> = {
       id,

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type FakeAttachment, type FakeUser, memberPayload, userPayload } from './discord-fixtures.ts';
+import { createFakeDiscordCdn } from './fake-discord-cdn.ts';
 import {
   createFakeGateway,
   type GatewayLogEntry,
@@ -105,7 +106,8 @@ export interface FakeDiscord {
 export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
   const token = options.token ?? 'fake-discord-token';
   const now = options.now ?? Date.now;
-  const world = createFakeDiscordWorld({ botUsername: options.botUsername ?? 'Nexus', now });
+  const cdn = createFakeDiscordCdn({ now });
+  const world = createFakeDiscordWorld({ botUsername: options.botUsername ?? 'Nexus', now, cdn });
   let port = 0;
   const gateway = createFakeGateway({
     token,
@@ -155,6 +157,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   });
 
   const server = createServer((request, response) => {
+    if (cdn.handle(request, response)) return;
     rest.handle(request, response).catch((error: unknown) => {
       if (response.headersSent) return void response.destroy();
       response.writeHead(500, { 'content-type': 'application/json' });
@@ -172,6 +175,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     server.listen(0, '127.0.0.1', () => resolve());
   });
   port = (server.address() as AddressInfo).port;
+  cdn.setBase(`http://127.0.0.1:${port}/cdn`);
 
   function injectMessage(payload: Record<string, unknown>): InjectedMessage {
     world.messages.set(payload.id as string, payload);

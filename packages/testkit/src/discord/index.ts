@@ -6,6 +6,7 @@ export {
   type InjectedMessage,
   startFakeDiscord,
 } from './fake-discord.ts';
+export type { UploadedDiscordFile } from './fake-discord-cdn.ts';
 export type { GatewayLogEntry, GatewayStats, ResumeOutcome } from './fake-discord-gateway.ts';
 export type {
   FakeDiscordMessage,

@@ -1,10 +1,15 @@
 import type { Message, UserFromGetMe } from 'grammy/types';
 import { chatObject, type FakeTelegramChat, type FakeTelegramFile } from './build-message.ts';
 import { errorBody, type FailureBody } from './fake-failure.ts';
+import { isUploadedFile } from './multipart-payload.ts';
 import { parseTelegramHtml } from './parse-telegram-html.ts';
 
 const MAX_TEXT_LENGTH = 4096;
 const MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024;
+/** What the Bot API takes from a bot: photos up to 10 MB, other files up to 50 MB. */
+const MAX_PHOTO_UPLOAD_BYTES = 10 * 1024 * 1024;
+const MAX_DOCUMENT_UPLOAD_BYTES = 50 * 1024 * 1024;
+const MAX_CAPTION_LENGTH = 1024;
 
 export interface RecordedApiCall {
   method: string;
@@ -30,6 +35,8 @@ export interface BotMessage {
   /** Tags used (HTML only), e.g. `['b', 'pre', 'code']`. */
   tags: string[];
   edits: number;
+  /** Set for sendPhoto/sendDocument: the file as uploaded; `text` is then the caption. */
+  media?: { type: 'photo' | 'document'; fileName: string; bytes: Uint8Array };
 }
 
 type Outcome = { ok: true; result: unknown } | FailureBody;
@@ -116,6 +123,10 @@ export class BotApiMethods {
         return this.#sendMessage(payload);
       case 'editMessageText':
         return this.#editMessageText(payload);
+      case 'sendPhoto':
+        return this.#sendMedia('photo', payload);
+      case 'sendDocument':
+        return this.#sendMedia('document', payload);
       case 'sendChatAction':
         return this.#chatGuard(payload) ?? { ok: true, result: true };
       case 'getFile':
@@ -182,6 +193,47 @@ export class BotApiMethods {
     if (replyTarget) botMessage.replyToMessageId = replyTarget.message_id;
     if (typeof payload.parse_mode === 'string') botMessage.parseMode = payload.parse_mode;
     this.#botMessages.push(botMessage);
+    return { ok: true, result: message };
+  }
+
+  /** An uploaded photo must be an image Telegram can decode; both kinds have their size caps. */
+  #sendMedia(type: 'photo' | 'document', payload: Record<string, unknown>): Outcome {
+    const guard = this.#chatGuard(payload);
+    if (guard) return guard;
+    const file = payload[type];
+    if (!isUploadedFile(file)) return errorBody(400, `Bad Request: there is no ${type} in the request`);
+    const limit = type === 'photo' ? MAX_PHOTO_UPLOAD_BYTES : MAX_DOCUMENT_UPLOAD_BYTES;
+    if (file.bytes.byteLength > limit) return errorBody(413, 'Request Entity Too Large');
+    if (type === 'photo' && !looksLikeImage(file.bytes))
+      return errorBody(400, 'Bad Request: IMAGE_PROCESS_FAILED');
+    const caption = typeof payload.caption === 'string' ? payload.caption : '';
+    if (caption.length > MAX_CAPTION_LENGTH)
+      return errorBody(400, 'Bad Request: message caption is too long');
+    const chatId = Number(payload.chat_id);
+    const messageId = this.nextMessageId(chatId);
+    const message = this.#messageObject(
+      chatId,
+      messageId,
+      caption,
+      undefined,
+      undefined,
+    ) as unknown as Record<string, unknown>;
+    delete message.text;
+    if (caption !== '') message.caption = caption;
+    message[type] =
+      type === 'photo'
+        ? [{ file_id: `photo-${messageId}`, file_unique_id: `u-${messageId}`, width: 1, height: 1 }]
+        : { file_id: `document-${messageId}`, file_unique_id: `u-${messageId}`, file_name: file.fileName };
+    this.storeMessage(message as unknown as Message);
+    this.#botMessages.push({
+      chatId,
+      messageId,
+      text: caption,
+      sentText: caption,
+      tags: [],
+      edits: 0,
+      media: { type, fileName: file.fileName, bytes: file.bytes },
+    });
     return { ok: true, result: message };
   }
 
@@ -259,4 +311,15 @@ export class BotApiMethods {
     if (replyTarget) message.reply_to_message = replyTarget;
     return message as unknown as Message;
   }
+}
+
+/** PNG, JPEG, GIF or WebP by their magic bytes: what Telegram's photo processing accepts. */
+function looksLikeImage(bytes: Uint8Array): boolean {
+  const starts = (...magic: number[]) => magic.every((byte, index) => bytes[index] === byte);
+  return (
+    starts(0x89, 0x50, 0x4e, 0x47) ||
+    starts(0xff, 0xd8, 0xff) ||
+    starts(0x47, 0x49, 0x46, 0x38) ||
+    (starts(0x52, 0x49, 0x46, 0x46) && bytes[8] === 0x57 && bytes[9] === 0x45)
+  );
 }

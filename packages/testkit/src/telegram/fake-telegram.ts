@@ -5,6 +5,7 @@ import type { Message, Update, UserFromGetMe } from 'grammy/types';
 import { BotApiMethods, type BotMessage, type RecordedApiCall } from './bot-api-methods.ts';
 import { buildMessage, type FakeTelegramFile, type PushMessageOptions } from './build-message.ts';
 import { type FakeTelegramFailure, failureBody } from './fake-failure.ts';
+import { readMultipartPayload } from './multipart-payload.ts';
 import { UpdateQueue } from './update-queue.ts';
 
 export interface FakeTelegramOptions {
@@ -355,10 +356,15 @@ function waitForProbe<T>(
 async function readPayload(request: IncomingMessage, url: URL): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
-  const body = Buffer.concat(chunks).toString('utf8');
+  const raw = Buffer.concat(chunks);
+  const contentType = request.headers['content-type'] ?? '';
+  if (contentType.includes('multipart/form-data')) {
+    return { ...Object.fromEntries(url.searchParams), ...(await readMultipartPayload(raw, contentType)) };
+  }
+  const body = raw.toString('utf8');
   const payload: Record<string, unknown> = Object.fromEntries(url.searchParams);
   if (body.length === 0) return payload;
-  if ((request.headers['content-type'] ?? '').includes('application/json')) {
+  if (contentType.includes('application/json')) {
     return { ...payload, ...(JSON.parse(body) as Record<string, unknown>) };
   }
   return { ...payload, ...Object.fromEntries(new URLSearchParams(body)) };

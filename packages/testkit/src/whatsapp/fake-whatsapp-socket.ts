@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import {
   type AnyMessageContent,
   type ConnectionState,
@@ -46,6 +47,8 @@ export interface FakeWhatsAppSocket {
   readonly user: Contact | undefined;
   readonly authState: { creds: { registered: boolean } };
   readonly sent: RecordedSend[];
+  /** Encrypted media Baileys uploaded (by media URL), as WhatsApp's media servers would hold it. */
+  readonly uploads: Map<string, Uint8Array>;
   readonly presenceUpdates: RecordedPresence[];
   readonly pairingCodeRequests: string[];
   /** Set once `end` was called (by the code under test or by `close`). */
@@ -80,6 +83,7 @@ export function createFakeWhatsAppSocket(
 ): FakeWhatsAppSocket {
   const ev = makeEventBuffer(silentBaileysLogger);
   const sent: RecordedSend[] = [];
+  const uploads = new Map<string, Uint8Array>();
   const presenceUpdates: RecordedPresence[] = [];
   const pairingCodeRequests: string[] = [];
   let user = options.user;
@@ -104,6 +108,7 @@ export function createFakeWhatsAppSocket(
     },
     authState: { creds: { registered: options.registered ?? options.user !== undefined } },
     sent,
+    uploads,
     presenceUpdates,
     pairingCodeRequests,
     get ended() {
@@ -118,8 +123,12 @@ export function createFakeWhatsAppSocket(
       const message = await generateWAMessage(jid, content, {
         userJid: jidNormalizedUser(user?.id ?? '0@s.whatsapp.net'),
         logger: silentBaileysLogger,
-        upload: async () => {
-          throw new Error('the fake WhatsApp socket does not upload media');
+        // Baileys encrypts the media to a file and hands it over; the fake keeps the bytes.
+        upload: async (encryptedPath, { fileEncSha256B64, mediaType }) => {
+          const directPath = `/v/t62.fake-${mediaType}/${encodeURIComponent(fileEncSha256B64)}`;
+          const mediaUrl = `https://mmg.whatsapp.invalid${directPath}`;
+          uploads.set(mediaUrl, new Uint8Array(await readFile(encryptedPath)));
+          return { mediaUrl, directPath };
         },
         ...(sendOptions?.quoted ? { quoted: sendOptions.quoted } : {}),
       });

@@ -1,0 +1,55 @@
+import { type ScriptedCore, startScriptedCore } from '@nexus/core/testing';
+import type { ChannelAdapter } from '@nexus/protocol';
+import { type FakeDiscord, startFakeDiscord } from '@nexus/testkit/discord';
+import { makePng } from '@nexus/testkit/media';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestChannel } from './test-support/discord-harness.ts';
+
+let fake: FakeDiscord | undefined;
+let scripted: ScriptedCore | undefined;
+let channel: ChannelAdapter | undefined;
+
+async function start(media: Parameters<typeof startScriptedCore>[0]) {
+  fake = await startFakeDiscord();
+  scripted = await startScriptedCore(media);
+  channel = createTestChannel(fake);
+  scripted.core.registerChannel(channel);
+  await channel.start({ sink: (intent) => scripted!.core.intake(intent) });
+  return { fake, scripted };
+}
+
+afterEach(async () => {
+  await scripted?.core.shutdown({ deadlineMs: 2_000 });
+  await channel?.stop();
+  await fake?.close();
+  await scripted?.model.close();
+  fake = scripted = channel = undefined;
+});
+
+describe('Discord media through the core', () => {
+  it('downloads an image attachment from the CDN and sends it to a vision model as an image part', async () => {
+    const { fake, scripted } = await start({ media: { vision: true } });
+    const png = makePng();
+    fake.injectDirectMessage({
+      content: 'what is in this picture?',
+      attachments: [{ filename: 'picture.png', contentType: 'image/png', content: png }],
+    });
+    await fake.waitFor(() => fake.sentMessages[0]);
+    await scripted.core.whenIdle();
+    const request = JSON.stringify(scripted.model.chatRequests()[0]?.body);
+    expect(request).toContain(`data:image/png;base64,${Buffer.from(png).toString('base64')}`);
+    expect(request).toContain('what is in this picture?');
+  });
+
+  it('tells the person the model cannot see images when it has no vision, without a model call', async () => {
+    const { fake, scripted } = await start({ media: { vision: false } });
+    fake.injectDirectMessage({
+      content: '',
+      attachments: [{ filename: 'picture.png', contentType: 'image/png', content: makePng() }],
+    });
+    await fake.waitFor(() => fake.sentMessages[0]);
+    await scripted.core.whenIdle();
+    expect(fake.sentMessages.at(-1)?.content).toMatch(/cannot see images/);
+    expect(scripted.model.chatRequests()).toHaveLength(0);
+  });
+});
