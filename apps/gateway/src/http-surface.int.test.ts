@@ -189,7 +189,10 @@ describe('the connection cap', () => {
       for (const socket of sockets) socket.close();
       await Promise.all(sockets.map((socket) => new Promise((resolve) => socket.once('close', resolve))));
       await expect.poll(() => health(capped.url), { timeout: 10_000 }).toBe(200);
-      expect(capped.output.some((line) => line.includes('HTTP connection limit reached'))).toBe(true);
+      // The child's log line may reach us after the health check: its stdout is a pipe.
+      await expect
+        .poll(() => capped.output.some((line) => line.includes('HTTP connection limit reached')))
+        .toBe(true);
     } finally {
       for (const socket of sockets) socket.terminate();
       await capped.stop();

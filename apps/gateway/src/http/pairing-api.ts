@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AccessError, type AccessStore } from '@nexus/core';
 import type { Logger } from '@nexus/protocol';
 import { requestPath } from './parse-request-target.ts';
+import { readJsonBody } from './read-json-body.ts';
 
 export const PAIRING_API_PATH = '/api/pairing';
 
@@ -37,7 +38,7 @@ export function createPairingApi(options: { store: AccessStore; token: string; l
       });
       return true;
     }
-    readJson(request)
+    readJsonBody(request, MAX_BODY_BYTES)
       .then(
         (body) => {
           const code = typeof body === 'object' && body !== null && 'code' in body ? body.code : undefined;
@@ -94,31 +95,6 @@ export function digest(text: string): Buffer {
 export function authorized(header: string | undefined, expected: Buffer): boolean {
   const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
   return match !== null && timingSafeEqual(digest(match[1]!), expected);
-}
-
-function readJson(request: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error(`The body is larger than ${MAX_BODY_BYTES} bytes.`));
-        request.removeAllListeners('data');
-        request.resume();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => {
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      } catch {
-        reject(new Error('The body is not valid JSON.'));
-      }
-    });
-    request.on('error', reject);
-  });
 }
 
 /** Admin answers carry tokens' worth of secrets (codes, QR payloads): never cached, never sniffed. */

@@ -5,6 +5,7 @@ import type { Logger } from '@nexus/protocol';
 import { z } from 'zod';
 import { authorized, digest, sendJson } from './pairing-api.ts';
 import { requestPath } from './parse-request-target.ts';
+import { readJsonBody } from './read-json-body.ts';
 
 export const MEMORY_API_PATH = '/api/memory';
 /** The web client names itself with this header; memory is that web person's (or who they linked to). */
@@ -128,7 +129,7 @@ export function createPersonMemoryApi(options: {
       sendJson(response, 200, { deleted });
       return;
     }
-    const raw = await readJson(request).catch((error: Error) => error);
+    const raw = await readJsonBody(request, MAX_BODY_BYTES).catch((error: Error) => error);
     if (raw instanceof Error) {
       refuse(response, 400, 'bad_request', raw.message);
       return;
@@ -156,29 +157,4 @@ export function createPersonMemoryApi(options: {
     options.logger.info({ userId, memoryId: added.memory.id }, 'memory edited in the web Memory panel');
     sendJson(response, 200, { memory: added.memory });
   }
-}
-
-function readJson(request: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error(`The body is larger than ${MAX_BODY_BYTES} bytes.`));
-        request.removeAllListeners('data');
-        request.resume();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => {
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      } catch {
-        reject(new Error('The body is not valid JSON.'));
-      }
-    });
-    request.on('error', reject);
-  });
 }
