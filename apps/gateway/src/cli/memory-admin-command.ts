@@ -12,8 +12,9 @@ import {
 } from '@nexus/memory';
 import { NexusError, silentLogger } from '@nexus/protocol';
 import { openLocalMemoryService } from '../create-gateway-memory.ts';
-import { ConfigError, type LoadConfigOptions, loadConfig } from '../load-config.ts';
+import type { LoadConfigOptions } from '../load-config.ts';
 import { type CommandOutput, formatTable } from './command-output.ts';
+import { EX_CONFIG, loadCommandConfig } from './load-command-config.ts';
 
 export const MEMORY_ADMIN_ACTIONS = ['list', 'add', 'delete', 'export', 'import'];
 
@@ -54,14 +55,8 @@ export async function memoryAdminCommand(options: {
     output.error('Pass --user or --global, not both.\n');
     return 64;
   }
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(options.config);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    output.error(`${error.message}\n`);
-    return 78; // EX_CONFIG
-  }
+  const config = loadCommandConfig(options.config, output);
+  if (!config) return EX_CONFIG;
   const opened =
     config.memory.mode === 'http'
       ? {

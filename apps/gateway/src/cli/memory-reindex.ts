@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { type ReindexProgress, reindexSqliteStore } from '@nexus/memory';
 import { NexusError } from '@nexus/protocol';
 import { createGatewayEmbedder } from '../create-gateway-memory.ts';
-import { ConfigError, type LoadConfigOptions, loadConfig } from '../load-config.ts';
+import type { LoadConfigOptions } from '../load-config.ts';
 import type { CommandOutput } from './command-output.ts';
+import { EX_CONFIG, loadCommandConfig } from './load-command-config.ts';
 
 export const MEMORY_USAGE = `Usage:
   nexus memory reindex              Re-embed every memory with the configured embedder
@@ -34,14 +35,8 @@ export async function memoryCommand(options: {
     output.error(MEMORY_USAGE);
     return action === undefined || action === 'help' ? 0 : 64;
   }
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(options.config);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    output.error(`${error.message}\n`);
-    return 78; // EX_CONFIG
-  }
+  const config = loadCommandConfig(options.config, output);
+  if (!config) return EX_CONFIG;
   if (config.memory.mode === 'http') {
     output.error(
       'Memory lives in a separate memory service here: run the reindex where that service runs.\n',

@@ -1,9 +1,8 @@
 import { openAccessStore } from '../create-gateway-access.ts';
-import type { GatewayConfig } from '../gateway-config.ts';
 import type { LoadConfigOptions } from '../load-config.ts';
-import { ConfigError, loadConfig } from '../load-config.ts';
 import { type CommandOutput, processOutput } from './command-output.ts';
 import { doctorCommand } from './doctor-command.ts';
+import { EX_CONFIG, loadCommandConfig } from './load-command-config.ts';
 import { PAIRING_USAGE, pairingCommand } from './pairing-command.ts';
 import { USERS_USAGE, usersCommand } from './users-command.ts';
 import { usersForgetCommand } from './users-forget.ts';
@@ -56,14 +55,8 @@ async function dispatch(
     output.out(command === 'pairing' ? PAIRING_USAGE : USERS_USAGE);
     return 0;
   }
-  let config: GatewayConfig;
-  try {
-    config = loadConfig(options.config);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    output.error(`${error.message}\n`);
-    return 78; // EX_CONFIG
-  }
+  const config = loadCommandConfig(options.config, output);
+  if (!config) return EX_CONFIG;
   const store = openAccessStore(config.dataDir);
   try {
     if (command === 'users' && rest[0] === 'forget') {
