@@ -27,6 +27,8 @@ export {
   type IntentInput,
   intentSchema,
   MAX_INTENT_TEXT_CHARS,
+  type Revision,
+  revisionSchema,
 } from './intent.ts';
 export {
   type ActiveJob,

@@ -14,6 +14,20 @@ export const attachmentSchema = z.object({
 });
 export type Attachment = z.infer<typeof attachmentSchema>;
 
+/**
+ * Marks an intent as a change to an earlier message of the same conversation rather than a new
+ * one. An edit carries the message's new full text (and attachments) in the intent itself; a
+ * delete carries empty text. The intent's own `id` stays unique per change (channels derive it
+ * from the target id plus the platform's edit time or version, `<target>:delete` for a delete),
+ * so a redelivered edit is a duplicate while a second, different edit is not.
+ */
+export const revisionSchema = z.object({
+  kind: z.enum(['edit', 'delete']),
+  /** The `id` of the intent being edited or deleted, exactly as this channel produced it. */
+  targetIntentId: z.string().min(1).max(512),
+});
+export type Revision = z.infer<typeof revisionSchema>;
+
 export const conversationKindSchema = z.enum(['direct', 'group', 'thread']);
 export type ConversationKind = z.infer<typeof conversationKindSchema>;
 
@@ -38,6 +52,8 @@ export const intentSchema = z.object({
   text: z.string().max(MAX_INTENT_TEXT_CHARS),
   attachments: z.array(attachmentSchema).max(32).default([]),
   replyTo: z.string().max(512).optional(),
+  /** Present when this is an edit or deletion of an earlier message (see `revisionSchema`). */
+  revises: revisionSchema.optional(),
   mentionsAssistant: z.boolean(),
   receivedAt: z.iso.datetime(),
   /** The platform's original payload, for debugging; never logged. */
