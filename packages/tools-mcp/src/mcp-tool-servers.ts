@@ -1,6 +1,6 @@
 import type { Logger } from '@nexus/protocol';
 import type { ToolSet } from 'ai';
-import { limitToolOutput } from './limit-tool-output.ts';
+import { modelTextOf, toolOutputOf } from './limit-tool-output.ts';
 import type { McpServerConfig } from './mcp-server-config.ts';
 import { McpServerConnection, type McpServerStatus } from './mcp-server-connection.ts';
 
@@ -88,6 +88,8 @@ function bounded(
   const { logger, callTimeoutMs, maxOutputChars } = context;
   return {
     ...definition,
+    // The model sees the bounded text only; binary parts go to the person (see McpToolOutput).
+    toModelOutput: ({ output }: { output: unknown }) => ({ type: 'text', value: modelTextOf(output) }),
     execute: async (input: unknown, callOptions: Parameters<typeof execute>[1]) => {
       const startedAt = context.now();
       const controller = new AbortController();
@@ -114,7 +116,7 @@ function bounded(
           return `The tool ${name} did not answer within ${callTimeoutMs} ms; it was abandoned.`;
         }
         if ((result as { isError?: boolean } | undefined)?.isError) outcome = 'error';
-        return limitToolOutput(result, maxOutputChars);
+        return toolOutputOf(result, maxOutputChars);
       } catch (error) {
         if (outer?.aborted) throw error;
         outcome = 'error';

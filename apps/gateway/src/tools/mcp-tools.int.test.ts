@@ -57,7 +57,7 @@ beforeAll(async () => {
       transport: 'http',
       url: mcpHttp.url,
       headers: { Authorization: 'Bearer crm-secret' },
-      tools: ['lookup_order', 'hang'],
+      tools: ['lookup_order', 'hang', 'draw_chart'],
     },
   ];
   gateway = await startTestGateway({
@@ -148,5 +148,26 @@ describe('MCP tools through the gateway', () => {
     expect(await telegramReply(22)).toBe('No tool for that.');
     const strangers = model.chatRequests().at(-1)?.body as ChatCompletionRequest;
     expect(toolNamesOf(strangers).filter((name) => name.includes('__'))).toEqual([]);
+  });
+});
+
+describe('MCP tool images', () => {
+  it("reach the person as a Telegram photo while the model only reads the tool's text", async () => {
+    telegram.pushMessage({
+      chat: { id: 11, type: 'private', firstName: 'Ana' },
+      from: { id: 11, is_bot: false, first_name: 'Ana' },
+      text: 'use crm__draw_chart {"title":"sales"}',
+    });
+    await telegramReply(11);
+    const texts = telegram.botMessages(11).filter((message) => !message.media);
+    expect(texts.at(-1)?.text).toBe(
+      'Found: Chart "sales" drawn.\n[image image/png: sent to the person as a file]',
+    );
+    const photo = telegram.botMessages(11).find((message) => message.media?.type === 'photo');
+    expect(photo?.media?.bytes.subarray(1, 4)).toEqual(new TextEncoder().encode('PNG'));
+    // What went back to the model for the tool call: the text, not 100+ characters of base64.
+    const followUp = model.chatRequests().at(-1)?.body as ChatCompletionRequest;
+    const toolMessage = followUp.messages.find((message) => message.role === 'tool');
+    expect(JSON.stringify(toolMessage?.content)).not.toMatch(/iVBORw0KGgo/u);
   });
 });

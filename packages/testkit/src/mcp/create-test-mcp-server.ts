@@ -1,10 +1,12 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { makePng } from '../media/make-png.ts';
 
 /**
  * A real MCP server (the official TypeScript SDK) with tools tests can reason about:
  * `lookup_order` answers from a fixed table, `hang` never answers, `long_text` returns more text
- * than any sensible output cap, `secret_admin` exists so allowlists have something to hide.
+ * than any sensible output cap, `draw_chart` returns a caption and a real PNG (an MCP image part),
+ * `secret_admin` exists so allowlists have something to hide.
  */
 export function createTestMcpServer(): McpServer {
   const server = new McpServer({ name: 'nexus-test-tools', version: '1.0.0' });
@@ -31,6 +33,20 @@ export function createTestMcpServer(): McpServer {
     'long_text',
     { description: 'Returns a long text.', inputSchema: { characters: z.number().int().positive() } },
     async ({ characters }) => ({ content: [{ type: 'text', text: 'x'.repeat(characters) }] }),
+  );
+  server.registerTool(
+    'draw_chart',
+    { description: 'Draws a chart of the given title as a PNG.', inputSchema: { title: z.string() } },
+    async ({ title }) => ({
+      content: [
+        { type: 'text', text: `Chart "${title}" drawn.` },
+        {
+          type: 'image',
+          data: Buffer.from(makePng(8, 8, [20, 120, 200])).toString('base64'),
+          mimeType: 'image/png',
+        },
+      ],
+    }),
   );
   server.registerTool('secret_admin', { description: 'Not for the model.', inputSchema: {} }, async () => ({
     content: [{ type: 'text', text: 'admin done' }],
