@@ -37,6 +37,6 @@ export function attachmentProblemText(attachment: Attachment, error: unknown, ma
   }
 }
 
-function formatMegabytes(bytes: number): string {
+export function formatMegabytes(bytes: number): string {
   return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
 }

@@ -87,6 +87,17 @@ describe('attachments through core', () => {
     expect(history).toContain('remind me to buy oat milk');
   });
 
+  it('cuts a transcript longer than any typed message may be, and says so to the model', async () => {
+    scripted = await startScriptedCore({ media: { transcribe: true } });
+    scripted.model.setTranscript('word '.repeat(8_000));
+    const channel = channelWithFiles(new Map([['voice-1', makeOggOpusVoiceNote()]]));
+    scripted.core.registerChannel(channel.adapter);
+    await send(scripted, channel, 'm1', '', [{ kind: 'voice', platformFileId: 'voice-1' }]);
+    const text = scripted.lastUserText(0) ?? '';
+    expect(text).toMatch(/\n\[transcript cut: 79\d\d characters left out\]$/u);
+    expect(text.length).toBeLessThan(32_000 + 100);
+  });
+
   it('says so when no transcriber is configured', async () => {
     scripted = await startScriptedCore();
     const channel = channelWithFiles(new Map([['voice-1', makeOggOpusVoiceNote()]]));
@@ -150,5 +161,41 @@ describe('attachments through core', () => {
     );
     expect(scripted.model.chatRequests()).toHaveLength(0);
     expect(await send(scripted, channel, 'm6', 'still there?', [])).toBe('Echo: still there?');
+  });
+
+  it('bounds one message: ten attachments read, bytes and time shared across the message', async () => {
+    scripted = await startScriptedCore({
+      media: { vision: true, maxBytes: 1024 * 1024, timeBudgetMs: 600 },
+    });
+    const bigPng = new Uint8Array(900 * 1024);
+    bigPng.set(makePng());
+    const channel = channelWithFiles(
+      new Map<string, Uint8Array | 'slow'>([
+        ['png', makePng()],
+        ['big', bigPng],
+        ['slow', 'slow'],
+      ]),
+    );
+    scripted.core.registerChannel(channel.adapter);
+    const twelve = Array.from({ length: 12 }, () => ({ kind: 'image' as const, platformFileId: 'png' }));
+    await send(scripted, channel, 'm1', 'an album', twelve);
+    const parts = userContent(scripted, 0) as { type: string }[];
+    expect(parts.filter((part) => part.type === 'image' || part.type === 'image_url')).toHaveLength(10);
+    expect(channel.replyTextOf('m1')).toMatch(
+      /first 10 attachments of your message and left out the other 2/,
+    );
+
+    // Three files of 0.9 MB each fit the 1 MB per-file cap, but only two fit the message's 2 MB.
+    const three = Array.from({ length: 3 }, () => ({ kind: 'image' as const, platformFileId: 'big' }));
+    expect(await send(scripted, channel, 'm2', 'three big ones', three)).toMatch(
+      /together with the other files in your message it goes over the 2 MB/,
+    );
+
+    // Four slow files each have 600 ms, but the message as a whole has 1.2 s, not 2.4 s.
+    const startedAt = Date.now();
+    const slow = Array.from({ length: 4 }, () => ({ kind: 'image' as const, platformFileId: 'slow' }));
+    const reply = await send(scripted, channel, 'm3', '', slow);
+    expect(reply.match(/took too long/g)).toHaveLength(4);
+    expect(Date.now() - startedAt).toBeLessThan(2_400);
   });
 });

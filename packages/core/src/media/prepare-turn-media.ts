@@ -1,6 +1,19 @@
-import { type Attachment, type ChannelAdapter, type Intent, type Logger, NexusError } from '@nexus/protocol';
+import {
+  type Attachment,
+  type ChannelAdapter,
+  type Intent,
+  type Logger,
+  MAX_INTENT_TEXT_CHARS,
+  NexusError,
+  toNexusError,
+} from '@nexus/protocol';
 import { extractPdfText } from './extract-pdf-text.ts';
-import { attachmentProblemText, NO_TRANSCRIBER_TEXT, NO_VISION_TEXT } from './media-reply-text.ts';
+import {
+  attachmentProblemText,
+  formatMegabytes,
+  NO_TRANSCRIBER_TEXT,
+  NO_VISION_TEXT,
+} from './media-reply-text.ts';
 import type { MediaSettings } from './media-settings.ts';
 import { sniffMediaType } from './sniff-media-type.ts';
 
@@ -9,6 +22,25 @@ export interface TurnImage {
   bytes: Uint8Array;
   mediaType: string;
 }
+
+/**
+ * Attachments read from one message; the rest get one sentence saying so. Platforms allow albums
+ * of 10 (Telegram, Discord), so this covers what people send while bounding one message's work.
+ */
+export const MAX_ATTACHMENTS_PER_TURN = 10;
+
+/**
+ * Bytes of attachments one message may hold in memory at once, as a multiple of the per-file cap:
+ * images stay in memory until the model call, so ten 20 MB photos must not mean 200 MB.
+ */
+export const TURN_BYTES_PER_FILE_CAP = 2;
+
+/**
+ * Wall-clock allowance for all of one message's attachments together, as a multiple of the
+ * per-attachment budget: a message of many slow files must not hold its conversation's lane for
+ * minutes. Attachments still waiting when it runs out get the "took too long" sentence.
+ */
+export const TURN_TIME_BUDGETS = 2;
 
 /** What a turn's attachments became. */
 export interface TurnMedia {
@@ -48,9 +80,11 @@ export async function prepareTurnMedia(options: PrepareTurnMediaOptions): Promis
     problems: [],
     problemsOnly: false,
   };
-  for (const attachment of intent.attachments) {
+  const turnDeadline = AbortSignal.timeout(settings.timeBudgetMs * TURN_TIME_BUDGETS);
+  const budget = { bytesLeft: settings.maxBytes * TURN_BYTES_PER_FILE_CAP, deadline: turnDeadline };
+  for (const attachment of intent.attachments.slice(0, MAX_ATTACHMENTS_PER_TURN)) {
     try {
-      await prepareOne(attachment, media, options);
+      await prepareOne(attachment, media, budget, options);
     } catch (error) {
       options.logger.warn(
         { kind: attachment.kind, code: error instanceof NexusError ? error.code : 'internal' },
@@ -59,8 +93,19 @@ export async function prepareTurnMedia(options: PrepareTurnMediaOptions): Promis
       media.problems.push(attachmentProblemText(attachment, error, settings.maxBytes));
     }
   }
+  const skipped = intent.attachments.length - MAX_ATTACHMENTS_PER_TURN;
+  if (skipped > 0)
+    media.problems.push(
+      `I read the first ${MAX_ATTACHMENTS_PER_TURN} attachments of your message and left out the other ${skipped}.`,
+    );
   if (media.heard.length > 0) {
-    media.text = [intent.text.trim(), ...media.heard].filter((part) => part !== '').join('\n');
+    const text = [intent.text.trim(), ...media.heard].filter((part) => part !== '').join('\n');
+    // A long recording can transcribe to more text than any typed message may hold: keep the
+    // start and tell the model, rather than fail the turn.
+    media.text =
+      text.length <= MAX_INTENT_TEXT_CHARS
+        ? text
+        : `${text.slice(0, MAX_INTENT_TEXT_CHARS)}\n[transcript cut: ${text.length - MAX_INTENT_TEXT_CHARS} characters left out]`;
   }
   media.problemsOnly =
     media.problems.length > 0 &&
@@ -70,9 +115,16 @@ export async function prepareTurnMedia(options: PrepareTurnMediaOptions): Promis
   return media;
 }
 
+/** What one message's attachments may still use (see the TURN_* limits above). */
+interface TurnBudget {
+  bytesLeft: number;
+  deadline: AbortSignal;
+}
+
 async function prepareOne(
   attachment: Attachment,
   media: TurnMedia,
+  budget: TurnBudget,
   options: PrepareTurnMediaOptions,
 ): Promise<void> {
   const { settings, adapter } = options;
@@ -95,14 +147,33 @@ async function prepareOne(
     throw new NexusError({ code: 'attachment_unavailable', message: `${adapter.name} cannot fetch files` });
   }
   const deadline = AbortSignal.timeout(settings.timeBudgetMs);
-  const signal = options.abortSignal ? AbortSignal.any([deadline, options.abortSignal]) : deadline;
+  const signal = AbortSignal.any([
+    deadline,
+    budget.deadline,
+    ...(options.abortSignal ? [options.abortSignal] : []),
+  ]);
+  const maxBytes = Math.min(settings.maxBytes, budget.bytesLeft);
+  // Past the message's share, say so rather than blame the file's own size.
+  const overMessageCap = () =>
+    unsupported(
+      `together with the other files in your message it goes over the ${formatMegabytes(
+        settings.maxBytes * TURN_BYTES_PER_FILE_CAP,
+      )} one message may carry.`,
+    );
+  if (maxBytes <= 0) throw overMessageCap();
   const fetched = await withDeadline(
-    adapter.fetchAttachment({ attachment, maxBytes: settings.maxBytes, abortSignal: signal }),
+    adapter.fetchAttachment({ attachment, maxBytes, abortSignal: signal }),
     signal,
-  );
-  if (fetched.bytes.byteLength > settings.maxBytes) {
+  ).catch((error: unknown) => {
+    if (maxBytes < settings.maxBytes && toNexusError(error).code === 'attachment_too_large')
+      throw overMessageCap();
+    throw error;
+  });
+  if (fetched.bytes.byteLength > maxBytes) {
+    if (maxBytes < settings.maxBytes) throw overMessageCap();
     throw new NexusError({ code: 'attachment_too_large', message: 'over the size cap' });
   }
+  budget.bytesLeft -= fetched.bytes.byteLength;
   const sniffed = sniffMediaType(fetched.bytes);
   await settings.store?.put(fetched.bytes);
   switch (sniffed.family) {
