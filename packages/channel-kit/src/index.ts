@@ -13,6 +13,9 @@ export { type KeepTypingOptions, keepTyping, type TypingHandle } from './keep-ty
 export { KeyedSerialQueue, type KeyedSerialQueueOptions } from './keyed-serial-queue.ts';
 export { formatBytes, mediaNotSentNote, mediaTooLargeNote } from './media-too-large-note.ts';
 export { QueueFullError } from './queue-full-error.ts';
+export { renderDiscordMarkdown } from './render-discord-markdown.ts';
+export { renderTelegramHtml } from './render-telegram-html.ts';
+export { renderWhatsAppText } from './render-whatsapp-text.ts';
 export {
   asEditIntent,
   type DeleteIntentOptions,
@@ -20,9 +23,6 @@ export {
   deleteIntentOf,
   editIntentId,
 } from './revision-intent.ts';
-export { renderDiscordMarkdown } from './render-discord-markdown.ts';
-export { renderTelegramHtml } from './render-telegram-html.ts';
-export { renderWhatsAppText } from './render-whatsapp-text.ts';
 export { type SplitMessageOptions, splitMessage } from './split-message.ts';
 export { TtlSet, type TtlSetOptions } from './ttl-set.ts';
 export { wasIntentTaken } from './was-intent-taken.ts';

@@ -1,4 +1,4 @@
-import { intentSchema, type IntentInput } from '@nexus/protocol';
+import { type IntentInput, intentSchema } from '@nexus/protocol';
 import { describe, expect, it } from 'vitest';
 import { passesRevisionGate } from './group-gate.ts';
 import { asEditIntent, deleteIntentOf } from './revision-intent.ts';
