@@ -12,4 +12,6 @@ export const DISCORD_CAPABILITIES: ChannelCapabilities = {
   linking: 'none',
   maxMessageChars: DISCORD_MAX_MESSAGE_LENGTH,
   markdown: 'markdown',
+  // MESSAGE_UPDATE and MESSAGE_DELETE; a delete only for messages this process handed to core.
+  revisions: { edits: true, deletes: true },
 };

@@ -1,5 +1,5 @@
 import { describeChannelContract } from '@nexus/testkit/channel';
-import { startFakeDiscord } from '@nexus/testkit/discord';
+import { type InjectedMessage, startFakeDiscord } from '@nexus/testkit/discord';
 import { createTestChannel } from './test-support/discord-harness.ts';
 
 describeChannelContract({
@@ -16,10 +16,16 @@ describeChannelContract({
               content: message.group.mentioned ? `<@${fake.bot.id}> ${message.text}` : message.text,
             })
           : fake.injectDirectMessage({ content: message.text });
-        return injected.seq;
+        return injected;
       },
       async redeliver(handle) {
-        fake.replay(handle as number);
+        fake.replay((handle as InjectedMessage).seq);
+      },
+      async edit(handle, text) {
+        return fake.editMessage({ id: (handle as InjectedMessage).id, content: text });
+      },
+      async remove(handle) {
+        fake.deleteMessage({ id: (handle as InjectedMessage).id });
       },
       received: (conversationId) =>
         fake.sentMessages

@@ -1,4 +1,11 @@
-import { passesGroupGate, renderDiscordMarkdown, TtlSet, wasIntentTaken } from '@nexus/channel-kit';
+import {
+  deleteIntentOf,
+  passesGroupGate,
+  passesRevisionGate,
+  renderDiscordMarkdown,
+  TtlSet,
+  wasIntentTaken,
+} from '@nexus/channel-kit';
 import {
   type ChannelAdapter,
   type ChannelStartOptions,
@@ -8,7 +15,7 @@ import {
   NexusError,
   silentLogger,
 } from '@nexus/protocol';
-import { type Client, type Interaction, type Message, REST } from 'discord.js';
+import { type Client, type Interaction, type Message, type PartialMessage, REST } from 'discord.js';
 import { backfillMissedMessages } from './backfill-missed-messages.ts';
 import { DISCORD_CAPABILITIES } from './capabilities.ts';
 import { deliverDiscordReply } from './deliver-reply.ts';
@@ -24,7 +31,8 @@ import {
 } from './discord-slash-commands.ts';
 import { fetchDiscordAttachment } from './fetch-discord-attachment.ts';
 import { MessageCursorTracker } from './message-cursor-tracker.ts';
-import { normalizeDiscordMessage } from './to-intent.ts';
+import { TakenMessages } from './taken-messages.ts';
+import { normalizeDiscordEdit, normalizeDiscordMessage } from './to-intent.ts';
 
 interface PendingInteraction {
   applicationId: string;
@@ -35,6 +43,8 @@ interface PendingInteraction {
 
 // Interaction tokens are valid for 15 minutes.
 const INTERACTION_TOKEN_LIFETIME_MS = 14 * 60_000;
+/** How often an edit or delete core did not take is offered again before it is dropped. */
+const MAX_REVISION_ATTEMPTS = 5;
 
 /** A Discord bot as a ChannelAdapter: discord.js for the gateway, plain REST for replies. */
 export function createDiscordChannel(options: DiscordChannelOptions): ChannelAdapter {
@@ -46,6 +56,8 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
   const interactions = new Map<string, PendingInteraction>();
   const cursor = openDiscordChannelCursor(options.cursorPath ?? ':memory:');
   const tracker = new MessageCursorTracker(cursor);
+  const taken = new TakenMessages({ maxSize: 20_000 });
+  const revisionRetries = new Set<ReturnType<typeof setTimeout>>();
   let sink: IntentSink | undefined;
   let rest: REST | undefined;
   let stopped = false;
@@ -106,6 +118,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
       return;
     }
     if (!passesGroupGate(intent, options.groupMessages)) return;
+    taken.remember(message.id, intent);
     const channelId = message.channelId;
     tracker.begin(channelId, message.id);
     forward(intent, undefined, (taken) => {
@@ -119,6 +132,90 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
       seen.delete(`message:${message.id}`);
       scheduleRetry(client);
     });
+  }
+
+  /**
+   * An author changed a message's content: an edit intent of it. Edits are not new messages, so
+   * they never touch the channel cursor; a group edit passes when it addresses the bot or its
+   * message was handed to core.
+   */
+  function onMessageUpdate(
+    oldMessage: Message | PartialMessage,
+    newMessage: Message | PartialMessage,
+    client: Client<true>,
+  ): void {
+    if (intakeStopped) return;
+    try {
+      const normalized = normalizeDiscordEdit(oldMessage, newMessage, {
+        channelName: name,
+        botUserId: client.user.id,
+        now,
+      });
+      if (normalized.kind === 'ignored') {
+        logger.debug({ messageId: newMessage.id, reason: normalized.reason }, 'discord update ignored');
+        return;
+      }
+      const { intent } = normalized;
+      if (!passesRevisionGate(intent, options.groupMessages, taken.has(newMessage.id))) return;
+      forwardRevision(intent);
+    } catch (error) {
+      // Never throw into discord.js' emitter: one odd payload must not stop the others.
+      logger.warn({ err: error, messageId: newMessage.id }, 'discord message update failed');
+    }
+  }
+
+  /**
+   * A message was deleted. MESSAGE_DELETE names only the message, so only a message this process
+   * handed to core can be reported (its author and conversation are remembered); anything else,
+   * the bot's own replies included, core never took.
+   */
+  function onMessageDelete(message: Message | PartialMessage): void {
+    if (intakeStopped) return;
+    const target = taken.get(message.id);
+    if (!target) return;
+    forwardRevision(
+      deleteIntentOf({
+        targetIntentId: message.id,
+        channel: name,
+        conversation: target.conversation,
+        sender: target.sender,
+        userId: target.userId,
+        receivedAt: new Date(now()),
+      }),
+    );
+  }
+
+  /**
+   * Discord never sends an update again and its history shows no edits, so an edit or delete
+   * core did not take (busy, shutting down) is offered again from memory a few times.
+   */
+  function forwardRevision(intent: IntentInput, attempt = 0): void {
+    if (!seen.addIfAbsent(`revision:${intent.id}`)) {
+      logger.debug({ intentId: intent.id }, 'discord revision already seen');
+      return;
+    }
+    forward(intent, undefined, (wasTaken) => {
+      if (wasTaken) return;
+      seen.delete(`revision:${intent.id}`);
+      if (intakeStopped || attempt + 1 >= MAX_REVISION_ATTEMPTS) {
+        logger.warn(
+          { intentId: intent.id, attempts: attempt + 1 },
+          'discord edit or delete not taken; dropped',
+        );
+        return;
+      }
+      const timer = setTimeout(() => {
+        revisionRetries.delete(timer);
+        if (!intakeStopped) forwardRevision(intent, attempt + 1);
+      }, options.intakeRetryDelayMs ?? 2_000);
+      timer.unref?.();
+      revisionRetries.add(timer);
+    });
+  }
+
+  function clearRevisionRetries(): void {
+    for (const timer of revisionRetries) clearTimeout(timer);
+    revisionRetries.clear();
   }
 
   function scheduleRetry(client: Client<true>): void {
@@ -189,6 +286,8 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
     watchdogMs: options.watchdogMs ?? 120_000,
     readyTimeoutMs: options.readyTimeoutMs ?? 60_000,
     onMessage,
+    onMessageUpdate,
+    onMessageDelete: (message) => onMessageDelete(message),
     onInteraction,
     onSessionRestart: (client) => requestBackfill(client),
     async onReady(client) {
@@ -214,12 +313,14 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
     },
     async stopIntake() {
       intakeStopped = true;
+      clearRevisionRetries();
       clearTimeout(retryTimer);
       retryTimer = undefined;
       await backfilling;
     },
     async stop() {
       intakeStopped = true;
+      clearRevisionRetries();
       clearTimeout(retryTimer);
       await backfilling;
       sink = undefined;

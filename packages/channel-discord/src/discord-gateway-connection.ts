@@ -9,6 +9,7 @@ import {
   type Interaction,
   type Message,
   Options,
+  type PartialMessage,
   Partials,
   Status,
 } from 'discord.js';
@@ -24,6 +25,14 @@ export interface DiscordGatewayConnectionOptions {
   watchdogMs: number;
   readyTimeoutMs: number;
   onMessage(message: Message, client: Client<true>): void;
+  /** MESSAGE_UPDATE; messages are not cached, so `oldMessage` is usually partial. */
+  onMessageUpdate(
+    oldMessage: Message | PartialMessage,
+    newMessage: Message | PartialMessage,
+    client: Client<true>,
+  ): void;
+  /** MESSAGE_DELETE: a partial message with only its ids. */
+  onMessageDelete(message: Message | PartialMessage, client: Client<true>): void;
   onInteraction(interaction: Interaction, client: Client<true>): void;
   /** Runs after every (re)connection, e.g. to register slash commands. Failures are logged. */
   onReady(client: Client<true>): Promise<void>;
@@ -62,7 +71,8 @@ export function createDiscordGatewayConnection(options: DiscordGatewayConnection
         GatewayIntentBits.DirectMessages,
         GatewayIntentBits.MessageContent,
       ],
-      partials: [Partials.Channel],
+      // Message: without a cache, updates and deletes of messages arrive only as partials.
+      partials: [Partials.Channel, Partials.Message],
       allowedMentions: { parse: [], repliedUser: false },
       failIfNotExists: false,
       // History lives in the SessionStore; caching messages only costs memory and would hide
@@ -78,6 +88,12 @@ export function createDiscordGatewayConnection(options: DiscordGatewayConnection
     created.on(Events.ShardResume, touch);
     created.on(Events.MessageCreate, (message) => {
       if (created === client) options.onMessage(message, created as Client<true>);
+    });
+    created.on(Events.MessageUpdate, (oldMessage, newMessage) => {
+      if (created === client) options.onMessageUpdate(oldMessage, newMessage, created as Client<true>);
+    });
+    created.on(Events.MessageDelete, (message) => {
+      if (created === client) options.onMessageDelete(message, created as Client<true>);
     });
     created.on(Events.InteractionCreate, (interaction) => {
       if (created === client) options.onInteraction(interaction, created as Client<true>);

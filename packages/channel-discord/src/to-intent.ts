@@ -1,3 +1,4 @@
+import { asEditIntent } from '@nexus/channel-kit';
 import type { Attachment, ConversationKind, IntentInput } from '@nexus/protocol';
 import { MAX_INTENT_TEXT_CHARS } from '@nexus/protocol';
 import {
@@ -5,12 +6,15 @@ import {
   type Attachment as DiscordAttachment,
   type Message,
   MessageFlags,
+  type PartialMessage,
   type Sticker,
 } from 'discord.js';
 
+type IgnoredReason = 'own' | 'bot' | 'webhook' | 'system' | 'empty';
+
 export type NormalizedDiscordMessage =
   | { kind: 'intent'; intent: IntentInput }
-  | { kind: 'ignored'; reason: 'own' | 'bot' | 'webhook' | 'system' | 'empty' };
+  | { kind: 'ignored'; reason: IgnoredReason };
 
 export interface NormalizeDiscordMessageOptions {
   channelName: string;
@@ -105,4 +109,35 @@ function toAttachment(attachment: DiscordAttachment, message: Message): Attachme
 
 function toStickerAttachment(sticker: Sticker): Attachment {
   return { kind: 'sticker', platformFileId: sticker.id, name: sticker.name.slice(0, 512), url: sticker.url };
+}
+
+export type NormalizedDiscordEdit =
+  | { kind: 'intent'; intent: IntentInput }
+  | { kind: 'ignored'; reason: IgnoredReason | 'partial' | 'not_edited' | 'unchanged' };
+
+/**
+ * Turns a MESSAGE_UPDATE into an edit of the intent `normalizeDiscordMessage` made of the
+ * message (same snowflake, so the same target id). Only an author's change of the content or
+ * attachments counts: Discord sends updates for link embeds, pins and flags too, and those keep
+ * `edited_timestamp` as it was (null on a never-edited message). The version is
+ * `edited_timestamp` in epoch milliseconds, which a redelivered update repeats.
+ */
+export function normalizeDiscordEdit(
+  oldMessage: Message | PartialMessage,
+  newMessage: Message | PartialMessage,
+  options: NormalizeDiscordMessageOptions,
+): NormalizedDiscordEdit {
+  if (newMessage.partial) return { kind: 'ignored', reason: 'partial' };
+  const editedAt = newMessage.editedTimestamp;
+  if (editedAt === null || !Number.isFinite(editedAt)) return { kind: 'ignored', reason: 'not_edited' };
+  if (
+    !oldMessage.partial &&
+    oldMessage.editedTimestamp === editedAt &&
+    oldMessage.content === newMessage.content
+  ) {
+    return { kind: 'ignored', reason: 'unchanged' };
+  }
+  const normalized = normalizeDiscordMessage(newMessage, options);
+  if (normalized.kind === 'ignored') return normalized;
+  return { kind: 'intent', intent: asEditIntent(normalized.intent, editedAt) };
 }

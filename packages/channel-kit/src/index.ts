@@ -7,7 +7,7 @@ export {
 } from '@nexus/limits-kit';
 export { type CollectedReply, collectReply, type ReplyErrorEvent } from './collect-reply.ts';
 export { createEditStreamer, type EditStreamer, type EditStreamerOptions } from './create-edit-streamer.ts';
-export { type GroupMessages, passesGroupGate } from './group-gate.ts';
+export { type GroupMessages, passesGroupGate, passesRevisionGate } from './group-gate.ts';
 export { hasBalancedFences } from './has-balanced-fences.ts';
 export { type KeepTypingOptions, keepTyping, type TypingHandle } from './keep-typing.ts';
 export { KeyedSerialQueue, type KeyedSerialQueueOptions } from './keyed-serial-queue.ts';
@@ -16,6 +16,13 @@ export { QueueFullError } from './queue-full-error.ts';
 export { renderDiscordMarkdown } from './render-discord-markdown.ts';
 export { renderTelegramHtml } from './render-telegram-html.ts';
 export { renderWhatsAppText } from './render-whatsapp-text.ts';
+export {
+  asEditIntent,
+  type DeleteIntentOptions,
+  deleteIntentId,
+  deleteIntentOf,
+  editIntentId,
+} from './revision-intent.ts';
 export { type SplitMessageOptions, splitMessage } from './split-message.ts';
 export { TtlSet, type TtlSetOptions } from './ttl-set.ts';
 export { wasIntentTaken } from './was-intent-taken.ts';

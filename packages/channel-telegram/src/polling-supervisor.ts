@@ -15,7 +15,7 @@ export interface PollingSupervisorOptions {
   timeoutSeconds: number;
   /** A getUpdates call open longer than this counts as a stalled connection. */
   stallMs: number;
-  allowedUpdates: ('message' | 'my_chat_member')[];
+  allowedUpdates: ('message' | 'edited_message' | 'my_chat_member')[];
   /** Updates processed at once across all chats (per-chat order is kept by sequentialize). */
   concurrency: number;
   logger: Logger;

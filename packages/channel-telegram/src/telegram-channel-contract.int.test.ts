@@ -1,5 +1,5 @@
 import { describeChannelContract } from '@nexus/testkit/channel';
-import { startFakeTelegram } from '@nexus/testkit/telegram';
+import { type PushedMessage, startFakeTelegram } from '@nexus/testkit/telegram';
 import { createTelegramChannel } from './telegram-channel.ts';
 import { createMemoryUpdateStore } from './update-store.ts';
 
@@ -29,10 +29,14 @@ describeChannelContract({
         const text = message.group?.mentioned ? `@${fake.botInfo.username} ${message.text}` : message.text;
         return fake.pushMessage(
           message.group ? { chat: group, from: member, text } : { chat: privateChat, text },
-        ).updateId;
+        );
       },
       async redeliver(handle) {
-        fake.replayUpdate(handle as number);
+        fake.replayUpdate((handle as PushedMessage).updateId);
+      },
+      async edit(handle, text) {
+        const { message } = handle as PushedMessage;
+        return fake.editMessage({ chatId: message.chat.id, messageId: message.message_id, text });
       },
       received: (conversationId) => fake.botMessages(Number(conversationId)).map((sent) => sent.text),
       edits: () => fake.botMessages().reduce((count, sent) => count + sent.edits, 0),

@@ -9,6 +9,7 @@ import {
   type DeliverOptions,
   type FetchAttachmentOptions,
   type FetchedAttachment,
+  type IntentInput,
   type IntentSink,
   type Logger,
   silentLogger,
@@ -32,12 +33,17 @@ import {
   TelegramIntakeDeferredError,
 } from './telegram-errors.ts';
 import { TelegramSender } from './telegram-sender.ts';
-import { normaliseMessage } from './to-intent.ts';
+import { normaliseEditedMessage, normaliseMessage } from './to-intent.ts';
 import { UpdateGate } from './update-gate.ts';
 import { TelegramWebhookRequestError, webhookRequestAdapter } from './webhook-request-adapter.ts';
 
 const DEFAULT_API_ROOT = 'https://api.telegram.org';
-const ALLOWED_UPDATES: ('message' | 'my_chat_member')[] = ['message', 'my_chat_member'];
+// `edited_message` carries edits; Telegram has no update for a deleted message in a chat.
+const ALLOWED_UPDATES: ('message' | 'edited_message' | 'my_chat_member')[] = [
+  'message',
+  'edited_message',
+  'my_chat_member',
+];
 
 /** An update is a few kilobytes (files are fetched separately); 1 MiB leaves room for long captions and entities. */
 const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
@@ -323,6 +329,7 @@ class TelegramChannelAdapter implements ChannelAdapter {
     });
     bot.use(sequentialize(sequenceKeyOf));
     bot.on('message', (context) => this.#onMessage(context));
+    bot.on('edited_message', (context) => this.#onEditedMessage(context));
     bot.on('my_chat_member', (context) => {
       const { chat, new_chat_member: member } = context.myChatMember;
       if (member.status === 'kicked' || member.status === 'left') this.#blocked.mark(chat.id, this.#now());
@@ -343,8 +350,35 @@ class TelegramChannelAdapter implements ChannelAdapter {
       raw: context.update,
     });
     if (!intent) return;
+    await this.#handOver(intent, context.update.update_id, sink);
+  }
+
+  /** A person edited a message: an edit intent of it, through the same gate and sink. */
+  async #onEditedMessage(context: Context): Promise<void> {
+    const message = context.editedMessage;
+    const sink = this.#sink;
+    if (!message || !sink) return;
+    const intent = normaliseEditedMessage({
+      message,
+      updateId: context.update.update_id,
+      bot: context.me,
+      channel: this.name,
+      receivedAt: new Date(this.#now()),
+      raw: context.update,
+    });
+    if (!intent) {
+      this.#logger.debug({ updateId: context.update.update_id }, 'telegram: edit with nothing to take');
+      return;
+    }
+    await this.#handOver(intent, context.update.update_id, sink);
+  }
+
+  /**
+   * Gate, then sink; throws `TelegramIntakeDeferredError` when core did not take the intent, so
+   * the update is not confirmed and comes again.
+   */
+  async #handOver(intent: IntentInput, updateId: number, sink: IntentSink): Promise<void> {
     if (!passesGroupGate(intent, this.#options.groupMessages)) return;
-    const updateId = context.update.update_id;
     if (this.#intakeStopped) {
       throw new TelegramIntakeDeferredError({ updateId, reason: 'intake stopped' });
     }
@@ -373,7 +407,7 @@ class TelegramChannelAdapter implements ChannelAdapter {
 function sequenceKeyOf(context: Context): string | undefined {
   const chatId = context.chat?.id;
   if (chatId === undefined) return undefined;
-  const message = context.message;
+  const message = context.msg;
   return message?.is_topic_message && message.message_thread_id !== undefined
     ? `${chatId}:topic:${message.message_thread_id}`
     : String(chatId);

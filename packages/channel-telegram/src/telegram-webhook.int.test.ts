@@ -47,7 +47,7 @@ describe('webhook mode', () => {
     expect(fake.calls('setWebhook')[0]?.payload).toMatchObject({
       url: `${baseUrl}/telegram/hook`,
       secret_token: 'hook-secret_1',
-      allowed_updates: ['message', 'my_chat_member'],
+      allowed_updates: ['message', 'edited_message', 'my_chat_member'],
     });
     const pushed = fake.pushMessage({ chat, text: 'via webhook' });
     await fake.waitFor(() => fake.pendingUpdateCount === 0, { what: 'webhook delivery' });

@@ -1,3 +1,4 @@
+import { asEditIntent } from '@nexus/channel-kit';
 import type { Attachment, ConversationKind, IntentInput } from '@nexus/protocol';
 import type { Message, MessageEntity, UserFromGetMe } from 'grammy/types';
 import { conversationIdOf, intentIdOf } from './conversation-address.ts';
@@ -55,6 +56,23 @@ export function normaliseMessage(options: NormaliseMessageOptions): IntentInput 
   if (isRealReply) intent.replyTo = intentIdOf(message.chat.id, reply.message_id);
   if (options.raw !== undefined) intent.raw = options.raw;
   return intent;
+}
+
+/**
+ * Turns an `edited_message` into an edit of the intent `normaliseMessage` made of the original
+ * (same `message_id`, so the same target id). The version is `<edit_date>.<update_id>`:
+ * `edit_date` has one-second resolution, so two quick edits would otherwise share an id, while
+ * `update_id` is what Telegram repeats when it redelivers the same update. Undefined for what
+ * `normaliseMessage` would skip, and for a payload without a chat or `edit_date`.
+ */
+export function normaliseEditedMessage(
+  options: NormaliseMessageOptions & { updateId: number },
+): IntentInput | undefined {
+  const { message } = options;
+  const editDate = (message as Partial<Message>).edit_date;
+  if (typeof message.chat?.id !== 'number' || typeof editDate !== 'number') return undefined;
+  const content = normaliseMessage(options);
+  return content ? asEditIntent(content, `${editDate}.${options.updateId}`) : undefined;
 }
 
 interface Removal {

@@ -15,5 +15,7 @@ export function whatsAppCapabilities(chunkLength: number): ChannelCapabilities {
     linking: 'qr',
     maxMessageChars: chunkLength,
     markdown: 'whatsapp',
+    // MESSAGE_EDIT and REVOKE ("delete for everyone") protocol messages.
+    revisions: { edits: true, deletes: true },
   };
 }

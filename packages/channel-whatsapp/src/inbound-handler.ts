@@ -2,12 +2,13 @@ import type { DatabaseSync } from 'node:sqlite';
 import {
   type GroupMessages,
   type KeyedSerialQueue,
-  passesGroupGate,
+  passesRevisionGate,
   wasIntentTaken,
 } from '@nexus/channel-kit';
 import type { IntentSink, Logger } from '@nexus/protocol';
 import type { BaileysEventMap, MessageUpsertType, WAMessage } from '@whiskeysockets/baileys';
 import { createInboundCursor } from './inbound-cursor.ts';
+import { revisionToIntent } from './revision-to-intent.ts';
 import type { MessageStore } from './sqlite-message-store.ts';
 import { type BotIdentity, botIdentityOf, messageToIntent } from './to-intent.ts';
 import type { WhatsAppSocket } from './whatsapp-socket.ts';
@@ -105,13 +106,19 @@ export function createInboundHandler(options: InboundHandlerOptions) {
   }
 
   function take(message: WAMessage, type: MessageUpsertType, bot: BotIdentity): void {
-    const mapping = messageToIntent({ message, channel: options.channel, bot, now });
+    const mapping =
+      revisionToIntent({ message, channel: options.channel, bot, now }) ??
+      messageToIntent({ message, channel: options.channel, bot, now });
     if ('skip' in mapping) {
       logger.debug({ reason: mapping.skip, type }, 'whatsapp: message skipped');
       return;
     }
     const { intent, timestampSeconds } = mapping;
-    if (!passesGroupGate(intent, options.groupMessages)) {
+    // An edit or delete also passes when the message it changes was handed to core.
+    const target = intent.revises?.targetIntentId;
+    const targetTaken =
+      target !== undefined && (inFlight.has(target) || cursor.isHandled(target) || cursor.isPending(target));
+    if (!passesRevisionGate(intent, options.groupMessages, targetTaken)) {
       // Group chatter not meant for the assistant; nothing to remember either.
       return;
     }
@@ -125,7 +132,8 @@ export function createInboundHandler(options: InboundHandlerOptions) {
     }
     const { raw: _raw, ...kept } = intent;
     cursor.rememberPending(intent.id, JSON.stringify(kept), timestampSeconds);
-    messageStore.put(message);
+    // Attachments are fetched by the original's id; a notice of a change has none of its own.
+    if (!intent.revises) messageStore.put(message);
     handOver(intent, timestampSeconds);
   }
 

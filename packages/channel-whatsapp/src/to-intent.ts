@@ -126,6 +126,22 @@ function contextInfoOf(content: proto.IMessage): proto.IContextInfo | undefined 
 }
 
 /**
+ * Who wrote a message and where: in a group the participant, else the chat; LID first. The
+ * conversation id is the group, or the person (the same for their phone JID and LID).
+ */
+export function addressOf(
+  key: WAMessage['key'],
+): { group: boolean; sender: string; conversationId: string } | undefined {
+  const remoteJid = key.remoteJid;
+  if (!remoteJid) return undefined;
+  const group = isJidGroup(remoteJid) === true;
+  const sender = group
+    ? preferLid(key.participant, key.participantAlt)
+    : preferLid(remoteJid, key.remoteJidAlt);
+  return sender ? { group, sender, conversationId: group ? remoteJid : sender } : undefined;
+}
+
+/**
  * Turns one upserted WhatsApp message into an Intent, or says why it is not one. Unwraps
  * ephemeral and view-once wrappers; in groups the sender is the participant and the assistant is
  * addressed when its phone JID or LID is mentioned or one of its messages is replied to.
@@ -158,11 +174,9 @@ export function messageToIntent(options: {
   const attachments = attachmentsOf(content, id);
   if (text.trim() === '' && attachments.length === 0) return { skip: 'no_content' };
 
-  const group = isJidGroup(remoteJid) === true;
-  const sender = group
-    ? preferLid(key.participant, key.participantAlt)
-    : preferLid(remoteJid, key.remoteJidAlt);
-  if (!sender) return { skip: 'incomplete_key' };
+  const address = addressOf(key);
+  if (!address) return { skip: 'incomplete_key' };
+  const { group, sender } = address;
   const contextInfo = contextInfoOf(content);
   const mentioned = (contextInfo?.mentionedJid ?? []).some((jid) => isBot(jid, bot));
   const repliedToBot = isBot(contextInfo?.participant, bot);

@@ -2,7 +2,9 @@ import { Boom } from '@hapi/boom';
 import { describeChannelContract } from '@nexus/testkit/channel';
 import {
   buildDirectMessage,
+  buildEditMessage,
   buildGroupMessage,
+  buildRevokeMessage,
   createFakeWhatsAppSocketFactory,
   TEST_BOT_LID,
   TEST_BOT_USER,
@@ -46,6 +48,14 @@ describeChannelContract({
       },
       async redeliver(handle) {
         current().receive([handle as WAMessage]);
+      },
+      async edit(handle, text) {
+        const edit = buildEditMessage({ original: handle as WAMessage, text });
+        current().receive([edit]);
+        return edit;
+      },
+      async remove(handle) {
+        current().receive([buildRevokeMessage({ original: handle as WAMessage })]);
       },
       received: (conversationId) =>
         factory.sockets.flatMap((socket) =>

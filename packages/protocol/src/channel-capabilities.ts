@@ -27,6 +27,18 @@ export interface ChannelCapabilities {
   maxMessageChars?: number;
   /** How Markdown in a reply is rendered for the platform. */
   markdown: 'html' | 'markdown' | 'whatsapp' | 'plain';
+  /**
+   * Which changes people make to a message they already sent reach core as revision intents
+   * (`Intent.revises`): an edit with the new text, a delete with none. Absent: neither; a
+   * platform that does not report a change (Telegram sends bots no deletions) says `false`.
+   */
+  revisions?: ChannelRevisions;
+}
+
+/** See `ChannelCapabilities.revisions`. */
+export interface ChannelRevisions {
+  edits: boolean;
+  deletes: boolean;
 }
 
 /** Where a phone-linked channel (`linking: 'qr'`) stands: the QR payload or pairing code while waiting. */

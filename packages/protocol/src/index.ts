@@ -8,7 +8,12 @@ export type {
   IntakeResult,
   IntentSink,
 } from './channel-adapter.ts';
-export type { ChannelCapabilities, ChannelLinkState, MediaKind } from './channel-capabilities.ts';
+export type {
+  ChannelCapabilities,
+  ChannelLinkState,
+  ChannelRevisions,
+  MediaKind,
+} from './channel-capabilities.ts';
 export {
   type ErrorCode,
   errorCodeSchema,

@@ -28,6 +28,13 @@ export interface ChannelContractSubject {
   edits(): number;
   /** Typing indicators the fake observed so far. */
   typing(): number;
+  /**
+   * The sender edits a message `send` returned the handle of; the returned handle names the edit
+   * for `redeliver`. Absent when the platform reports no edits (`capabilities.revisions`).
+   */
+  edit?(handle: unknown, text: string): Promise<unknown>;
+  /** The sender deletes the message; absent when the platform reports no deletes. */
+  remove?(handle: unknown): Promise<void>;
   /** The fake drops the connection; absent when the channel has no connection to lose. */
   dropConnection?(): Promise<void>;
   /** While refused, the fake turns down the channel's sends to this conversation. */
@@ -81,7 +88,8 @@ function longReply(limit: number): { text: string; codeLines: string[] } {
  * The behaviour every ChannelAdapter shows on its platform fake: a valid Intent with stable ids,
  * no second intent for a redelivered message, long replies split at the platform limit without
  * breaking code fences, unaddressed group messages gated, intake after a dropped connection,
- * refused sends that settle without hanging, and capabilities that match what the fake saw.
+ * refused sends that settle without hanging, capabilities that match what the fake saw, and
+ * edits (and deletes) of a message as revisions of its intent where the platform reports them.
  */
 export function describeChannelContract(driver: ChannelContractDriver): void {
   const timeoutMs = driver.timeoutMs ?? 10_000;
@@ -227,6 +235,39 @@ export function describeChannelContract(driver: ChannelContractDriver): void {
         timeoutMs,
         'the reply',
       );
+    });
+
+    it('hands an edit over as one revision of the original, and a delete where reported', async () => {
+      const subjectNow = await start();
+      const revisions = subjectNow.channel.capabilities.revisions ?? { edits: false, deletes: false };
+      expect(Boolean(subjectNow.edit)).toBe(revisions.edits);
+      expect(Boolean(subjectNow.remove)).toBe(revisions.deletes);
+      if (!subjectNow.edit) return;
+      const token = unique('before-edit');
+      const handle = await subjectNow.send({ text: token });
+      const original = await intentWith(token);
+      const changed = unique('after-edit');
+      const editHandle = await subjectNow.edit(handle, changed);
+      const edit = await intentWith(changed);
+      expect(intentSchema.safeParse(edit).success).toBe(true);
+      expect(edit.revises).toEqual({ kind: 'edit', targetIntentId: original.id });
+      expect(edit.id).not.toBe(original.id);
+      expect(edit.conversation).toEqual(original.conversation);
+      await subjectNow.redeliver(editHandle);
+      const marker = unique('after');
+      await subjectNow.send({ text: marker });
+      await intentWith(marker);
+      const copies = intents.filter((intent) => intent.text.includes(changed));
+      expect(new Set(copies.map((intent) => intent.id))).toEqual(new Set([edit.id]));
+      if (!subjectNow.remove) return;
+      await subjectNow.remove(handle);
+      const removal = await waitUntil(
+        () => intents.find((intent) => intent.revises?.kind === 'delete'),
+        timeoutMs,
+        'a delete intent',
+      );
+      expect(removal).toMatchObject({ text: '', revises: { kind: 'delete', targetIntentId: original.id } });
+      expect(intentSchema.safeParse(removal).success).toBe(true);
     });
 
     it('declares the capabilities the fake observes (edits, typing)', async () => {

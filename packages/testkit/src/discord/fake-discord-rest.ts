@@ -167,6 +167,8 @@ export function createFakeDiscordRest(options: {
       payload.edited_timestamp = world.isoNow();
       record.content = body.content;
       record.history.push(body.content);
+      // Discord tells the bot about its own edits too; adapters must ignore them.
+      gateway.dispatch('MESSAGE_UPDATE', { ...payload });
     }
     return payload;
   }
@@ -175,7 +177,9 @@ export function createFakeDiscordRest(options: {
     const record = sent.find((message) => message.id === messageId);
     if (!record || record.deleted) return [404, { message: 'Unknown Message', code: 10008 }];
     record.deleted = true;
+    const payload = world.messages.get(messageId);
     world.messages.delete(messageId);
+    if (payload) gateway.dispatch('MESSAGE_DELETE', deletePayloadOf(payload));
     return [204, undefined];
   }
 
@@ -434,4 +438,13 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
     request.on('end', () => resolve(Buffer.concat(chunks)));
     request.on('error', reject);
   });
+}
+
+/** MESSAGE_DELETE carries only the ids: Discord does not say what the message was or who deleted it. */
+export function deletePayloadOf(message: Record<string, unknown>): Record<string, unknown> {
+  return {
+    id: message.id,
+    channel_id: message.channel_id,
+    ...(message.guild_id ? { guild_id: message.guild_id } : {}),
+  };
 }

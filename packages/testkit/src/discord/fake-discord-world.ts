@@ -214,9 +214,35 @@ export function createFakeDiscordWorld(options: {
     return payload;
   }
 
+  /**
+   * The message after its author changed the text, as Discord stores it: mentions recomputed,
+   * `edited_timestamp` set (strictly later than any earlier edit, as Discord's clock is).
+   */
+  function editedPayload(messageId: string, content: string): Record<string, unknown> {
+    const current = messages.get(messageId);
+    if (!current) throw new Error(`Unknown message ${messageId}.`);
+    const mentions = mentionsIn(content);
+    const previous = typeof current.edited_timestamp === 'string' ? Date.parse(current.edited_timestamp) : 0;
+    const editedAt = new Date(Math.max(options.now(), previous + 1)).toISOString();
+    const updated: Record<string, unknown> = {
+      ...current,
+      content,
+      edited_timestamp: editedAt,
+      mention_everyone: mentions.everyone,
+      mentions: mentions.userIds.flatMap((userId) => {
+        const user = users.get(userId);
+        return user ? [userPayload(user)] : [];
+      }),
+      mention_roles: mentions.roleIds,
+    };
+    messages.set(messageId, updated);
+    return updated;
+  }
+
   return {
     nextId,
     isoNow,
+    editedPayload,
     bot,
     applicationId,
     defaultUser,

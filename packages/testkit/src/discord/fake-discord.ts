@@ -10,6 +10,7 @@ import {
 } from './fake-discord-gateway.ts';
 import {
   createFakeDiscordRest,
+  deletePayloadOf,
   type FakeDiscordMessage,
   type RateLimitInjection,
   type RecordedDiscordRequest,
@@ -77,12 +78,27 @@ export interface FakeDiscord {
     attachments?: FakeAttachment[];
     id?: string;
   }): InjectedMessage;
+  /**
+   * The author edits an injected message: MESSAGE_UPDATE with the whole message as it is now
+   * (Discord sends the full message object since 2024), new `content`, recomputed mentions and a
+   * later `edited_timestamp`. Returns the dispatch for `replay`.
+   */
+  editMessage(input: { id: string; content: string }): InjectedMessage;
+  /**
+   * Discord unfurls a link: MESSAGE_UPDATE with an embed added and `content` and
+   * `edited_timestamp` unchanged. Not an edit by anyone.
+   */
+  addLinkEmbed(input: { id: string; url: string }): InjectedMessage;
+  /** The message is deleted (by its author or a moderator): MESSAGE_DELETE with its ids only. */
+  deleteMessage(input: { id: string }): InjectedMessage;
   injectSlashCommand(input: {
     name: string;
     channelId?: string;
     direct?: boolean;
     user?: FakeUser;
   }): InjectedInteraction;
+  /** Sends any dispatch as given, e.g. a malformed payload; returns its sequence number. */
+  dispatchRaw(t: string, d: unknown): number;
   /** Sends a past dispatch again (same payload); as Discord would when replaying after a resume. */
   replay(eventSeq: number): number;
   /** Without a code the socket is cut (the client sees 1006); with one it is closed with that code. */
@@ -177,6 +193,12 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   port = (server.address() as AddressInfo).port;
   cdn.setBase(`http://127.0.0.1:${port}/cdn`);
 
+  function knownMessage(id: string): Record<string, unknown> {
+    const payload = world.messages.get(id);
+    if (!payload) throw new Error(`fake Discord: no message ${id}`);
+    return payload;
+  }
+
   function injectMessage(payload: Record<string, unknown>): InjectedMessage {
     world.messages.set(payload.id as string, payload);
     const seq = gateway.dispatch('MESSAGE_CREATE', payload);
@@ -223,6 +245,25 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         }),
       );
     },
+    editMessage(input) {
+      const payload = world.editedPayload(input.id, input.content);
+      const seq = gateway.dispatch('MESSAGE_UPDATE', { ...payload });
+      return { id: input.id, channelId: payload.channel_id as string, seq };
+    },
+    addLinkEmbed(input) {
+      const current = knownMessage(input.id);
+      const embeds = [...((current.embeds as unknown[]) ?? []), { type: 'link', url: input.url }];
+      const payload: Record<string, unknown> = { ...current, embeds };
+      world.messages.set(input.id, payload);
+      const seq = gateway.dispatch('MESSAGE_UPDATE', { ...payload });
+      return { id: input.id, channelId: payload.channel_id as string, seq };
+    },
+    deleteMessage(input) {
+      const payload = knownMessage(input.id);
+      world.messages.delete(input.id);
+      const seq = gateway.dispatch('MESSAGE_DELETE', deletePayloadOf(payload));
+      return { id: input.id, channelId: payload.channel_id as string, seq };
+    },
     injectSlashCommand(input) {
       const user = world.rememberUser(input.user ?? world.defaultUser);
       const channel = input.direct
@@ -258,6 +299,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       });
       return { id, token: interactionToken, channelId: channel.id as string, seq };
     },
+    dispatchRaw: (t, d) => gateway.dispatch(t, d),
     replay: gateway.replay,
     dropConnection: gateway.dropConnection,
     requestReconnect: gateway.requestReconnect,

@@ -127,3 +127,42 @@ function withoutReply(message: Message): Message {
   const { reply_to_message: _ignored, ...rest } = message as Message & { reply_to_message?: unknown };
   return rest as Message;
 }
+
+export interface EditMessageOptions {
+  chatId: number;
+  messageId: number;
+  /** New text of a text message. */
+  text?: string;
+  /** New caption of a media message. */
+  caption?: string;
+  /** Defaults to what Telegram detects in the new text or caption. */
+  entities?: MessageEntity[];
+  /** Unix seconds; defaults to now, and never before the message's previous edit. */
+  editDate?: number;
+}
+
+/**
+ * The message after a person edited it, as Telegram sends it in `edited_message`: the same
+ * `message_id`, `date` and `reply_to_message`, the new text or caption with freshly detected
+ * entities, and `edit_date`.
+ */
+export function buildEditedMessage(original: Message, edit: EditMessageOptions): Message {
+  const previous = (original as Message & { edit_date?: number }).edit_date ?? 0;
+  const message: Record<string, unknown> = {
+    ...original,
+    edit_date: edit.editDate ?? Math.max(Math.floor(Date.now() / 1000), previous),
+  };
+  if (edit.text !== undefined) {
+    message.text = edit.text;
+    const entities = edit.entities ?? detectEntities(edit.text);
+    if (entities.length > 0) message.entities = entities;
+    else delete message.entities;
+  }
+  if (edit.caption !== undefined) {
+    message.caption = edit.caption;
+    const entities = edit.entities ?? detectEntities(edit.caption);
+    if (entities.length > 0) message.caption_entities = entities;
+    else delete message.caption_entities;
+  }
+  return message as unknown as Message;
+}

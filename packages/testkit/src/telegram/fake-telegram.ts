@@ -3,7 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Message, Update, UserFromGetMe } from 'grammy/types';
 import { BotApiMethods, type BotMessage, type RecordedApiCall } from './bot-api-methods.ts';
-import { buildMessage, type FakeTelegramFile, type PushMessageOptions } from './build-message.ts';
+import {
+  buildEditedMessage,
+  buildMessage,
+  type EditMessageOptions,
+  type FakeTelegramFile,
+  type PushMessageOptions,
+} from './build-message.ts';
 import { type FakeTelegramFailure, failureBody } from './fake-failure.ts';
 import { readMultipartPayload } from './multipart-payload.ts';
 import { UpdateQueue } from './update-queue.ts';
@@ -43,6 +49,17 @@ export interface FakeTelegram {
   replayUpdate(updateId: number): void;
   /** Queues a message a person sent, built as Telegram would build it. */
   pushMessage(options: PushMessageOptions): PushedMessage;
+  /**
+   * A person edits a message they sent earlier: queues an `edited_message` update carrying the
+   * whole message with its new text or caption and `edit_date`. (Telegram sends bots nothing
+   * when a message is deleted in a private chat or group, so there is no delete counterpart.)
+   */
+  editMessage(options: EditMessageOptions): PushedMessage;
+  /**
+   * The update types the bot last asked for (`allowed_updates` of getUpdates or setWebhook);
+   * undefined until it asked. Updates of other types are dropped, as Telegram does.
+   */
+  readonly allowedUpdates: readonly string[] | undefined;
   /** Registers a file for `getFile` and download. */
   addFile(options: { content: Uint8Array; filePath?: string }): FakeTelegramFile;
   /** Every call the fake received, in order (unless `recordCalls: false`). */
@@ -118,6 +135,18 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
   const queue = new UpdateQueue({ now, writeJson });
   const methods = new BotApiMethods({ botInfo, recordCalls: options.recordCalls ?? true });
   let nextUpdateId = 100_001;
+  // Telegram keeps the last `allowed_updates` a bot asked for; an empty list means "the default".
+  let allowedUpdates: string[] | undefined;
+  const rememberAllowedUpdates = (value: unknown) => {
+    const list = typeof value === 'string' ? safeJsonArray(value) : value;
+    if (Array.isArray(list)) allowedUpdates = list.map(String);
+  };
+  const isAllowed = (update: Update): boolean => {
+    const kind = Object.keys(update).find((key) => key !== 'update_id');
+    if (kind === undefined) return false;
+    if (allowedUpdates === undefined || allowedUpdates.length === 0) return !OPT_IN_UPDATES.has(kind);
+    return allowedUpdates.includes(kind);
+  };
   let webhook: { url: string; secretToken?: string } | undefined;
   let webhookDelivery: Promise<void> | undefined;
 
@@ -200,6 +229,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       record({ method, payload, at, status: body.error_code, description: body.description });
       return writeJson(response, body.error_code, body);
     }
+    if (method === 'getUpdates' || method === 'setWebhook') rememberAllowedUpdates(payload.allowed_updates);
     if (method === 'getUpdates') {
       record({ method, payload, at, status: 200 });
       if (webhook) {
@@ -248,6 +278,10 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
     nextUpdateId = Math.max(nextUpdateId, updateId + 1);
     const full = { ...update, update_id: updateId } as Update;
     history.set(updateId, full);
+    if (!isAllowed(full)) {
+      notifyChange();
+      return updateId;
+    }
     queue.push(full);
     if (webhook) deliverToWebhook();
     notifyChange();
@@ -278,6 +312,17 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       methods.storeMessage(message);
       const updateId = pushUpdate({ message } as Omit<Update, 'update_id'>);
       return { updateId, messageId, message };
+    },
+    editMessage(edit) {
+      const original = methods.findMessage(edit.chatId, edit.messageId);
+      if (!original) throw new Error(`fake Telegram: no message ${edit.messageId} in chat ${edit.chatId}`);
+      const message = buildEditedMessage(original, edit);
+      methods.storeMessage(message);
+      const updateId = pushUpdate({ edited_message: message } as Omit<Update, 'update_id'>);
+      return { updateId, messageId: edit.messageId, message };
+    },
+    get allowedUpdates() {
+      return allowedUpdates;
     },
     addFile: (file) => methods.addFile(file),
     calls: (method) => methods.calls(method),
@@ -314,6 +359,17 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       await webhookDelivery;
     },
   };
+}
+
+/** Update types Telegram sends only to bots that list them in `allowed_updates`. */
+const OPT_IN_UPDATES = new Set(['chat_member', 'message_reaction', 'message_reaction_count']);
+
+function safeJsonArray(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 async function postUpdate(target: { url: string; secretToken?: string }, update: Update): Promise<boolean> {

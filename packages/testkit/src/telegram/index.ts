@@ -1,5 +1,6 @@
 export type { BotMessage, RecordedApiCall } from './bot-api-methods.ts';
 export type {
+  EditMessageOptions,
   FakeTelegramChat,
   FakeTelegramFile,
   PushMessageOptions,

@@ -16,10 +16,12 @@ export {
 } from './fake-whatsapp-socket.ts';
 export {
   buildDirectMessage,
+  buildEditMessage,
   buildEphemeralMessage,
   buildFromMeMessage,
   buildGroupMessage,
   buildNewsletterMessage,
+  buildRevokeMessage,
   buildStatusBroadcastMessage,
   buildViewOnceMessage,
   TEST_BOT_LID,

@@ -150,3 +150,90 @@ export function buildNewsletterMessage(
     common: options,
   });
 }
+
+/**
+ * A person edits a message they sent earlier, as the phone sends it: a new message in the same
+ * chat whose content is a `protocolMessage` of type MESSAGE_EDIT naming the original by its key
+ * (from the sender's side: `fromMe: true`) with the new content in `editedMessage` and the edit
+ * time in `timestampMs`. WhatsApp clients wrap it in `editedMessage` (a FutureProofMessage);
+ * Baileys sends it bare (`wrapped: false`). Simplification: the new content is a text message.
+ */
+export function buildEditMessage(
+  options: CommonOptions & {
+    original: WAMessage;
+    text: string;
+    mentionedJids?: string[];
+    /** Defaults to now. */
+    editedAtMs?: number;
+    wrapped?: boolean;
+  },
+): WAMessage {
+  const { original } = options;
+  const editedMessage: proto.IMessage = options.mentionedJids
+    ? { extendedTextMessage: { text: options.text, contextInfo: { mentionedJid: options.mentionedJids } } }
+    : { conversation: options.text };
+  const protocolMessage: proto.Message.IProtocolMessage = {
+    key: ownKeyOf(original),
+    type: proto.Message.ProtocolMessage.Type.MESSAGE_EDIT,
+    editedMessage,
+    timestampMs: options.editedAtMs ?? Date.now(),
+  };
+  return build({
+    key: senderKeyOf(original),
+    message:
+      options.wrapped === false ? { protocolMessage } : { editedMessage: { message: { protocolMessage } } },
+    common: options,
+  });
+}
+
+/**
+ * "Delete for everyone": a `protocolMessage` of type REVOKE naming the original. By default the
+ * author deletes it; in a group an admin may (`byParticipant`), and the key then names the
+ * author as `participant` with `fromMe: false`.
+ */
+export function buildRevokeMessage(
+  options: CommonOptions & { original: WAMessage; byParticipant?: string },
+): WAMessage {
+  const { original } = options;
+  const byAdmin = options.byParticipant !== undefined;
+  return build({
+    key: byAdmin
+      ? { remoteJid: original.key.remoteJid ?? '', fromMe: false, participant: options.byParticipant ?? null }
+      : senderKeyOf(original),
+    message: {
+      protocolMessage: {
+        key: byAdmin
+          ? {
+              remoteJid: original.key.remoteJid ?? null,
+              fromMe: false,
+              id: original.key.id ?? null,
+              participant: original.key.participant ?? null,
+            }
+          : ownKeyOf(original),
+        type: proto.Message.ProtocolMessage.Type.REVOKE,
+      },
+    },
+    common: options,
+  });
+}
+
+/** The key of a new message from the original's sender, in the original's chat. */
+function senderKeyOf(
+  original: WAMessage,
+): proto.IMessageKey & { participantAlt?: string; remoteJidAlt?: string } {
+  const key = original.key as proto.IMessageKey & { participantAlt?: string; remoteJidAlt?: string };
+  return {
+    remoteJid: key.remoteJid ?? null,
+    fromMe: false,
+    ...(key.participant ? { participant: key.participant } : {}),
+    ...(key.participantAlt ? { participantAlt: key.participantAlt } : {}),
+    ...(key.remoteJidAlt ? { remoteJidAlt: key.remoteJidAlt } : {}),
+  };
+}
+
+/** The original's key as its sender holds it: their own message, in a DM addressed to the bot. */
+function ownKeyOf(original: WAMessage): proto.IMessageKey {
+  const remoteJid = original.key.remoteJid ?? '';
+  const group = remoteJid.endsWith('@g.us');
+  return { remoteJid: group ? remoteJid : TEST_BOT_PHONE_JID, fromMe: true, id: original.key.id ?? null };
+}
