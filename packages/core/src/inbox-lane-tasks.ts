@@ -106,10 +106,15 @@ export function createInboxLaneTasks(context: InboxLaneContext) {
       const key = dedupeKeyOf(intent.channel, intent.id);
       waitingTurns.delete(key);
       if (withdrawn.delete(key)) {
-        context.logger.info({ intentId: intent.id }, 'message edited or deleted before its turn: not answered as it was');
-        await context.sessionStore.finishIntent({ channel: intent.channel, intentId: intent.id }).catch((error: unknown) => {
-          context.logger.error({ err: error }, 'could not finish the inbox entry');
-        });
+        context.logger.info(
+          { intentId: intent.id },
+          'message edited or deleted before its turn: not answered as it was',
+        );
+        await context.sessionStore
+          .finishIntent({ channel: intent.channel, intentId: intent.id })
+          .catch((error: unknown) => {
+            context.logger.error({ err: error }, 'could not finish the inbox entry');
+          });
         return undefined;
       }
       let result: TurnResult;

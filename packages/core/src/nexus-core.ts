@@ -216,7 +216,9 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     }
     let decision: AnsweredDecision | IntakeResult;
     try {
-      decision = intent.revises ? await decideRevisionAccess(intent, intent.revises) : await decideAccess(intent);
+      decision = intent.revises
+        ? await decideRevisionAccess(intent, intent.revises)
+        : await decideAccess(intent);
     } catch (error) {
       deduplicator.release(dedupeKey);
       logger.error({ err: error }, 'session store failed during intake');

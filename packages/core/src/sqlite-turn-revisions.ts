@@ -57,7 +57,9 @@ export function createSqliteTurnRevisions(database: DatabaseSync): SqliteTurnRev
     `UPDATE turns SET user_text = ?, token_count = ? WHERE channel = ? AND intent_id = ? AND kind = 'turn'`,
   );
   const removeNotes = database.prepare(`DELETE FROM turns WHERE channel = ? AND revises_intent_id = ?`);
-  const removeTurn = database.prepare(`DELETE FROM turns WHERE channel = ? AND intent_id = ? AND kind = 'turn'`);
+  const removeTurn = database.prepare(
+    `DELETE FROM turns WHERE channel = ? AND intent_id = ? AND kind = 'turn'`,
+  );
   const record = database.prepare(
     `INSERT INTO revisions (channel, intent_id, target_intent_id, kind, change, user_id, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (channel, intent_id) DO NOTHING`,
@@ -77,7 +79,9 @@ export function createSqliteTurnRevisions(database: DatabaseSync): SqliteTurnRev
         const newest = newestTurn.get(row.conversation_key) as { seq: number } | undefined;
         return { state: 'answered', turn: toStoredTurn(row), latest: newest?.seq === row.seq };
       }
-      return deleted.get(key.channel, key.intentId) !== undefined ? { state: 'deleted' } : { state: 'unknown' };
+      return deleted.get(key.channel, key.intentId) !== undefined
+        ? { state: 'deleted' }
+        : { state: 'unknown' };
     },
     apply(options, insertTurn, finish) {
       const { channel, targetIntentId, change } = options;

@@ -112,14 +112,19 @@ export function createAccessControl(input: AccessControlOptions): AccessControl 
    * refused out loud: nobody is told about pairing because they edited a message.
    */
   function revision(intent: Intent, sender: IdentityRef): AccessDecision {
-    const quiet: AccessDecision = { action: 'ignore', reason: 'revision from a sender who may not write here' };
+    const quiet: AccessDecision = {
+      action: 'ignore',
+      reason: 'revision from a sender who may not write here',
+    };
     let identity: Identity | undefined;
     if (intent.conversation.kind === 'direct') {
       const policy = options.directMessagePolicies[intent.channel] ?? options.defaultDirectMessagePolicy;
       const known = options.store.identities.find(sender);
       const allowedHere =
         policy !== 'disabled' &&
-        (policy === 'open' || known?.approved || matches(options.allowlist, sender.channel, sender.platformId));
+        (policy === 'open' ||
+          known?.approved ||
+          matches(options.allowlist, sender.channel, sender.platformId));
       if (!allowedHere) return quiet;
       identity = known ?? ensureIdentity(intent, sender);
     } else {

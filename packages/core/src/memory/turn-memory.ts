@@ -1,6 +1,9 @@
 import type { TokenCounter } from '@nexus/limits-kit';
 import type { Intent, JobQueue, Logger } from '@nexus/protocol';
-import { enqueueMemoryExtraction, type MemoryExtractionPayload } from '../extraction/memory-extraction-job.ts';
+import {
+  enqueueMemoryExtraction,
+  type MemoryExtractionPayload,
+} from '../extraction/memory-extraction-job.ts';
 import type { StoredTurn } from '../session-store.ts';
 import { scheduleSessionSummary } from '../session-summary/session-summary-job.ts';
 import type { MemoryPort } from './memory-port.ts';

@@ -45,7 +45,9 @@ export async function runRevision(
   if (revises.kind === 'delete') return deleteMessage(intent, found, apply, dependencies);
   if (found.state === 'deleted') return apply({ type: 'none', reason: 'message was deleted' });
   if (found.state === 'unknown')
-    return { turn: await runTurn(intent, enqueuedAt, adapter, dependencies, { targetIntentId: target, mode: 'new' }) };
+    return {
+      turn: await runTurn(intent, enqueuedAt, adapter, dependencies, { targetIntentId: target, mode: 'new' }),
+    };
   const { turn } = found;
   if (intent.attachments.length === 0 && intent.text.trim() === turn.userText.trim())
     return apply({ type: 'none', reason: 'text unchanged' });
@@ -106,7 +108,10 @@ async function deleteMessage(
   // stays deleted, so a redelivery of it is never answered.
   const outcome = await apply({ type: 'delete' });
   if (found.state === 'answered')
-    await reconsiderMemory(intent, dependencies, '', { kind: 'delete', messageIntentId: found.turn.intentId });
+    await reconsiderMemory(intent, dependencies, '', {
+      kind: 'delete',
+      messageIntentId: found.turn.intentId,
+    });
   return outcome;
 }
 
