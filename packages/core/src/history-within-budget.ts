@@ -18,7 +18,9 @@ export function turnTokens(
 
 /**
  * Keeps the newest answered turns that fit the budget, whole turns only, and returns them oldest
- * first as user/assistant messages. Failed turns are left out: the model never answered them.
+ * first as user/assistant messages. Failed turns are left out: the model never answered them. A
+ * note (an older message was edited) becomes a user message of its own where it happened, with no
+ * reply: the AI SDK providers accept, or merge, consecutive user messages.
  */
 export function historyWithinBudget(options: {
   turns: StoredTurn[];
@@ -38,7 +40,8 @@ export function historyWithinBudget(options: {
   kept.reverse();
   const messages: ModelMessage[] = [];
   for (const turn of kept) {
-    messages.push({ role: 'user', content: turn.userText }, { role: 'assistant', content: turn.replyText });
+    messages.push({ role: 'user', content: turn.userText });
+    if (turn.kind !== 'note') messages.push({ role: 'assistant', content: turn.replyText });
   }
   return { messages, turnsUsed: kept.length, tokensUsed };
 }

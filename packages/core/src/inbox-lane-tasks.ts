@@ -5,7 +5,8 @@ import { answerWithoutModel } from './commands/answer-without-model.ts';
 import type { ConversationLanes, LaneTask } from './conversation-lanes.ts';
 import type { IntentDeduplicator } from './intent-deduplicator.ts';
 import { replyIdFor } from './reply-id.ts';
-import { runTurn, type TurnDependencies, type TurnReport } from './run-turn.ts';
+import { runRevision } from './revisions/run-revision.ts';
+import { runTurn, type TurnDependencies, type TurnReport, type TurnResult } from './run-turn.ts';
 import type { AdmitIntentOptions, InboxEntry, SessionStore } from './session-store.ts';
 
 /** What `replayInbox` did: queued again, left for a channel not registered, answered with an error. */
@@ -45,6 +46,23 @@ export function dedupeKeyOf(channel: string, intentId: string): string {
 export function createInboxLaneTasks(context: InboxLaneContext) {
   /** Intents queued or running here, by de-dupe key: a replay must not queue them twice. */
   const inLanes = new Set<string>();
+  /** Model turns queued and not started yet, by de-dupe key, with their person: an edit or delete may withdraw them. */
+  const waitingTurns = new Map<string, string>();
+  /** Withdrawn turns: when their lane reaches them they end without an answer. */
+  const withdrawn = new Set<string>();
+
+  /**
+   * The person edited or deleted a message whose turn has not started: it is not answered as it
+   * was (a delete leaves it unanswered, an edit is answered once, with the new words). Only the
+   * author's own message. True when withdrawn; a turn already running is answered, then revised.
+   */
+  function withdraw(channel: string, targetIntentId: string, userId: string): boolean {
+    const key = dedupeKeyOf(channel, targetIntentId);
+    if (waitingTurns.get(key) !== userId) return false;
+    waitingTurns.delete(key);
+    withdrawn.add(key);
+    return true;
+  }
 
   /** Queues an entry intake has just written; room on the lane was checked before the write. */
   function enqueueAdmitted(
@@ -57,6 +75,7 @@ export function createInboxLaneTasks(context: InboxLaneContext) {
         ? replyTask(entry, adapter, decision.reply)
         : turnTask(decision.intent, adapter, entry.acceptedAt);
     const key = dedupeKeyOf(entry.channel, entry.intentId);
+    if (decision.action === 'turn' && !decision.intent.revises) waitingTurns.set(key, decision.intent.userId);
     // The lane may run the task after other turns: it runs in intake's trace context, not theirs.
     const tracing = context.dependencies.tracing;
     const traced: LaneTask = tracing ? tracing.bindToActiveContext(task) : task;
@@ -78,10 +97,41 @@ export function createInboxLaneTasks(context: InboxLaneContext) {
     };
   }
 
-  /** A model turn in its lane; a retryable failure other than shutdown lets the resend in again. */
+  /**
+   * A model turn in its lane, or an edit or delete; a retryable failure other than shutdown lets
+   * the resend in again.
+   */
   function turnTask(intent: Intent, adapter: ChannelAdapter, enqueuedAt: number): LaneTask {
     return async () => {
-      const result = await runTurn(intent, enqueuedAt, adapter, context.dependencies);
+      const key = dedupeKeyOf(intent.channel, intent.id);
+      waitingTurns.delete(key);
+      if (withdrawn.delete(key)) {
+        context.logger.info(
+          { intentId: intent.id },
+          'message edited or deleted before its turn: not answered as it was',
+        );
+        await context.sessionStore
+          .finishIntent({ channel: intent.channel, intentId: intent.id })
+          .catch((error: unknown) => {
+            context.logger.error({ err: error }, 'could not finish the inbox entry');
+          });
+        return undefined;
+      }
+      let result: TurnResult;
+      if (intent.revises) {
+        try {
+          const outcome = await runRevision(intent, enqueuedAt, adapter, context.dependencies);
+          if (!('turn' in outcome)) return undefined;
+          result = outcome.turn;
+        } catch (error) {
+          // Left in the inbox for the next start; a redelivery meanwhile may try again.
+          context.logger.error({ err: error, intentId: intent.id }, 'could not apply an edit or delete');
+          context.deduplicator.release(key);
+          return undefined;
+        }
+      } else {
+        result = await runTurn(intent, enqueuedAt, adapter, context.dependencies);
+      }
       try {
         context.onTurnFinished?.(result.report);
       } catch (error) {
@@ -151,6 +201,16 @@ export function createInboxLaneTasks(context: InboxLaneContext) {
       return { replayed: 0, waiting: 0, givenUp: 0 };
     }
     const counts = { replayed: 0, waiting: 0, givenUp: 0 };
+    // Edits and deletes waiting behind the message they change withdraw it, as at intake.
+    for (const entry of entries) {
+      const key = dedupeKeyOf(entry.channel, entry.intentId);
+      if (entry.kind === 'turn' && !entry.decided.revises && !inLanes.has(key))
+        waitingTurns.set(key, entry.decided.userId);
+    }
+    for (const entry of entries) {
+      const revises = entry.decided.revises;
+      if (revises) withdraw(entry.channel, revises.targetIntentId, entry.decided.userId);
+    }
     for (const entry of entries) {
       const adapter = context.adapters.get(entry.channel);
       const key = dedupeKeyOf(entry.channel, entry.intentId);
@@ -197,5 +257,5 @@ export function createInboxLaneTasks(context: InboxLaneContext) {
     return { givenUp: false, run: replayTask(entry, adapter) };
   }
 
-  return { enqueueAdmitted, replayInbox };
+  return { enqueueAdmitted, replayInbox, withdraw };
 }

@@ -10,6 +10,7 @@ import {
   NexusError,
   type OutboundIntent,
   type OutboundResult,
+  type Revision,
   silentLogger,
 } from '@nexus/protocol';
 import type { AccessControl } from './access/access-decision.ts';
@@ -213,7 +214,16 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
       logger.error({ err: error }, 'session store failed during intake');
       return storeUnavailable();
     }
-    const decision = await decideAccess(intent);
+    let decision: AnsweredDecision | IntakeResult;
+    try {
+      decision = intent.revises
+        ? await decideRevisionAccess(intent, intent.revises)
+        : await decideAccess(intent);
+    } catch (error) {
+      deduplicator.release(dedupeKey);
+      logger.error({ err: error }, 'session store failed during intake');
+      return storeUnavailable();
+    }
     if ('status' in decision) {
       if (decision.status === 'rejected') deduplicator.release(dedupeKey);
       return decision;
@@ -243,8 +253,32 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
       return storeUnavailable();
     }
     if (admitted === 'duplicate') return { status: 'duplicate' };
+    const revises = decision.intent.revises;
+    if (revises) inbox.withdraw(intent.channel, revises.targetIntentId, decision.intent.userId);
     inbox.enqueueAdmitted(entry, adapter, decision);
     return { status: 'accepted' };
+  }
+
+  /**
+   * An edit or delete of a message core has seen (answered or waiting) goes through the access
+   * step's revision rules. An edit of a message never seen is a new message under every rule of
+   * one (mention in groups, commands, pairing), keeping `revises` so its reply threads under it;
+   * a delete of one has nothing to do.
+   */
+  async function decideRevisionAccess(
+    intent: Intent,
+    revises: Revision,
+  ): Promise<AnsweredDecision | IntakeResult> {
+    const seen = await options.sessionStore.hasIntent({
+      channel: intent.channel,
+      intentId: revises.targetIntentId,
+    });
+    if (seen) return decideAccess(intent);
+    if (revises.kind === 'delete') return { status: 'accepted' };
+    const { revises: _edit, ...asNew } = intent;
+    const decision = await decideAccess(asNew);
+    if ('status' in decision || decision.action !== 'turn') return decision;
+    return { ...decision, intent: { ...decision.intent, revises } };
   }
 
   /** Runs the access step; a refusal or a silent drop comes back as the intake result. */

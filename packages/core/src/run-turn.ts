@@ -85,6 +85,20 @@ export interface TurnDependencies {
   media?: MediaSettings;
 }
 
+/**
+ * A turn that answers an edited message rather than a new one (docs/conversations.md). The
+ * channel is handed the edited message's id as `ConversationRef.intentId` (to thread the reply
+ * under it), while the reply id stays that of the edit, so it differs from the first reply's.
+ */
+export interface TurnRevision {
+  /** The message edited, under whose id the turn is stored. */
+  targetIntentId: string;
+  /** `rerun`: it was the newest turn, whose exchange this one replaces; `new`: never answered. */
+  mode: 'rerun' | 'new';
+  /** What it said before (rerun), so extraction can correct what it learned from the old words. */
+  previousUserText?: string;
+}
+
 export interface TurnResult {
   report: TurnReport;
   /** Resolves when the adapter finished delivering (or was given up on) and the turn was stored. */
@@ -106,9 +120,10 @@ export function runTurn(
   enqueuedAt: number,
   adapter: ChannelAdapter,
   dependencies: TurnDependencies,
+  revision?: TurnRevision,
 ): Promise<TurnResult> {
   return traceTurn(dependencies.tracing?.tracer, intent, () =>
-    runTracedTurn(intent, enqueuedAt, adapter, dependencies),
+    runTracedTurn(intent, enqueuedAt, adapter, dependencies, revision),
   );
 }
 
@@ -117,6 +132,7 @@ async function runTracedTurn(
   enqueuedAt: number,
   adapter: ChannelAdapter,
   dependencies: TurnDependencies,
+  revision: TurnRevision | undefined,
 ): Promise<TurnResult> {
   const { now, sessionStore, agent } = dependencies;
   const startedAt = now();
@@ -136,7 +152,9 @@ async function runTracedTurn(
     .then(() =>
       traceDelivery(dependencies.tracing?.tracer, intent.channel, () =>
         adapter.deliver({
-          conversation: conversationRefOf(intent),
+          conversation: revision
+            ? { ...conversationRefOf(intent), intentId: revision.targetIntentId }
+            : conversationRefOf(intent),
           events,
           abortSignal: deliveryController.signal,
         }),
@@ -194,7 +212,14 @@ async function runTracedTurn(
         throw new MediaOnlyReply();
       }
     }
-    const historyLoaded = sessionStore.history({ conversationKey, limit: dependencies.historyMaxTurns });
+    // Re-answering an edit: the exchange being replaced is not history; everything before it is.
+    const historyLoaded = sessionStore
+      .history({ conversationKey, limit: dependencies.historyMaxTurns })
+      .then((loaded) =>
+        revision?.mode === 'rerun'
+          ? loaded.filter((turn) => turn.intentId !== revision.targetIntentId)
+          : loaded,
+      );
     const memory = dependencies.memory;
     const [turns, counter, memoryStep] = await Promise.all([
       historyLoaded,
@@ -345,19 +370,30 @@ async function runTracedTurn(
         await sessionStore.finishIntent({ channel: intent.channel, intentId: intent.id });
         return;
       }
-      await sessionStore.appendTurn({
+      const turn = {
         conversationKey,
         channel: intent.channel,
         userId: intent.userId,
-        intentId: intent.id,
+        intentId: revision ? revision.targetIntentId : intent.id,
         userText: storedUserText(intent.text, media),
         replyText: storedReply,
-        outcome: failure ? 'error' : 'ok',
+        outcome: failure ? ('error' as const) : ('ok' as const),
         createdAt: finishedAt,
         ...(tokenCounter
           ? { tokenCount: tokenCounter.count(intent.text) + tokenCounter.count(storedReply) }
           : {}),
-      });
+      };
+      if (!revision) await sessionStore.appendTurn(turn);
+      else
+        await sessionStore.applyRevision({
+          channel: intent.channel,
+          intentId: intent.id,
+          targetIntentId: revision.targetIntentId,
+          kind: 'edit',
+          userId: intent.userId,
+          change: { type: revision.mode === 'rerun' ? 'replace' : 'insert', turn },
+          createdAt: finishedAt,
+        });
     } catch (error) {
       logger.error({ err: error }, 'could not store the turn');
       return;
@@ -370,7 +406,24 @@ async function runTracedTurn(
       agent.configured &&
       intent.text.trim() !== ''
     ) {
-      await enqueueAfterTurn({ memory: dependencies.memory, intent, conversationKey, replyText, logger });
+      await enqueueAfterTurn({
+        memory: dependencies.memory,
+        intent,
+        conversationKey,
+        replyText,
+        logger,
+        ...(revision
+          ? {
+              revision: {
+                kind: 'edit' as const,
+                messageIntentId: revision.targetIntentId,
+                ...(revision.previousUserText === undefined
+                  ? {}
+                  : { previousUserText: revision.previousUserText }),
+              },
+            }
+          : {}),
+      });
     }
   };
   // Delivery given up on (timeout, hard stop): the outcome is settled here instead.

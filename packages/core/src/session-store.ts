@@ -2,12 +2,21 @@ import type { Intent } from '@nexus/protocol';
 
 export type TurnOutcome = 'ok' | 'error' | 'aborted';
 
+/**
+ * What a history row is: an exchange (`turn`), or a `note` that tells the model something changed
+ * earlier in the conversation (the person edited an older message); a note has no reply.
+ */
+export type StoredTurnKind = 'turn' | 'note';
+
 /** One exchange in a conversation, as persisted. */
 export interface StoredTurn {
   conversationKey: string;
   channel: string;
   userId: string;
+  /** The message answered; for a note, the edit that caused it. */
   intentId: string;
+  /** Absent means `turn` (rows written before notes existed). */
+  kind?: StoredTurnKind;
   userText: string;
   replyText: string;
   outcome: TurnOutcome;
@@ -45,13 +54,50 @@ export interface InboxEntry {
 
 export type AdmitIntentOptions = Omit<InboxEntry, 'replyText' | 'replays'>;
 
+/** Where an earlier message of a conversation stands, as an edit or delete of it finds it. */
+export type MessageLookup =
+  /** Answered: its turn, and whether that turn is still the newest of its conversation. */
+  | { state: 'answered'; turn: StoredTurn; latest: boolean }
+  /** The person deleted it; an edit of it is ignored and it is never answered again. */
+  | { state: 'deleted' }
+  /** Never answered here (a command, not addressed, failed, forgotten, from before Nexus ran). */
+  | { state: 'unknown' };
+
+/** How a revision (an edit or delete, see `Intent.revises`) changed the stored history. */
+export type RevisionChange =
+  /** The edited message was the newest turn: its text and reply are replaced by the new turn. */
+  | { type: 'replace'; turn: AppendTurnOptions }
+  /** An edit of a message never answered, answered now as a new turn stored under the message id. */
+  | { type: 'insert'; turn: AppendTurnOptions }
+  /** An older message edited: its stored text becomes `userText` and `note` is added to history. */
+  | { type: 'note'; userText: string; tokenCount?: number; note: AppendTurnOptions }
+  /** The message and the reply to it leave history, with any note about it. */
+  | { type: 'delete' }
+  /** Nothing changes (same text, not the author's message, already deleted, unknown). */
+  | { type: 'none'; reason: string };
+
+export interface ApplyRevisionOptions {
+  channel: string;
+  /** The revision's own intent id: recorded, so a redelivered revision is a duplicate. */
+  intentId: string;
+  targetIntentId: string;
+  kind: 'edit' | 'delete';
+  /** The person who sent the revision. */
+  userId: string;
+  change: RevisionChange;
+  createdAt: number;
+}
+
 /**
  * Conversation history and the record of which intents were answered. The embedded default is
  * SQLite (`createSqliteSessionStore`); the record survives restarts so a redelivered platform
  * message is still recognised as a duplicate.
  */
 export interface SessionStore {
-  /** Whether this intent was answered (a turn stored) or is in the inbox. Ids are unique per channel. */
+  /**
+   * Whether this intent was answered (a turn stored), is in the inbox, was a revision already
+   * applied, or is a message the person deleted. Ids are unique per channel.
+   */
   hasIntent(options: { channel: string; intentId: string }): Promise<boolean>;
   /**
    * Stores a turn and, in the same transaction, finishes the intent's inbox entry; storing the
@@ -72,7 +118,14 @@ export interface SessionStore {
   countReplay(options: IntentKey): Promise<void>;
   /** Entries not finished yet, in the order they were accepted. */
   unfinishedIntents(): Promise<InboxEntry[]>;
-  /** The last `limit` turns of a conversation, oldest first. */
+  /** Finds an earlier message by its intent id, for an edit or delete of it. */
+  lookUpMessage(key: IntentKey): Promise<MessageLookup>;
+  /**
+   * Applies an edit or delete to history and, in the same transaction, records the revision
+   * (a redelivery is then a duplicate) and finishes its inbox entry.
+   */
+  applyRevision(options: ApplyRevisionOptions): Promise<void>;
+  /** The last `limit` turns of a conversation (notes included), oldest first. */
   history(options: { conversationKey: string; limit: number }): Promise<StoredTurn[]>;
   /**
    * Deletes every turn written by these people (`/forget-me`), in direct chats and groups alike, and

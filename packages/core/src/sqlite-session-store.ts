@@ -1,7 +1,9 @@
 import { NexusError } from '@nexus/protocol';
 import { checkpointAndTruncate, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
-import type { AppendTurnOptions, SessionStore, StoredTurn, TurnOutcome } from './session-store.ts';
+import type { AppendTurnOptions, SessionStore } from './session-store.ts';
 import { createSqliteIntentInbox, INBOX_MIGRATION } from './sqlite-intent-inbox.ts';
+import { createSqliteTurnRevisions, REVISIONS_MIGRATION } from './sqlite-turn-revisions.ts';
+import { TURN_COLUMNS, type TurnRow, toStoredTurn } from './sqlite-turn-row.ts';
 
 export interface SqliteSessionStoreOptions {
   /** A file path, or ':memory:' for a store that lives as long as the process. */
@@ -27,19 +29,8 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX turns_by_conversation ON turns (conversation_key, seq);`,
   INBOX_MIGRATION,
+  REVISIONS_MIGRATION,
 ];
-
-interface TurnRow {
-  channel: string;
-  intent_id: string;
-  conversation_key: string;
-  user_id: string;
-  user_text: string;
-  reply_text: string;
-  outcome: string;
-  token_count: number | null;
-  created_at: number;
-}
 
 /**
  * The embedded SessionStore: one SQLite file through `node:sqlite`, WAL journal so reads never
@@ -61,13 +52,12 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     'SELECT 1 AS found FROM turns WHERE channel = ? AND intent_id = ?',
   );
   const insertStatement = database.prepare(
-    `INSERT INTO turns (channel, intent_id, conversation_key, user_id, user_text, reply_text, outcome, token_count, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO turns (channel, intent_id, conversation_key, user_id, user_text, reply_text, outcome, token_count, created_at, kind, revises_intent_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (channel, intent_id) DO NOTHING`,
   );
   const historyStatement = database.prepare(
-    `SELECT channel, intent_id, conversation_key, user_id, user_text, reply_text, outcome, token_count, created_at
-     FROM turns WHERE conversation_key = ? ORDER BY seq DESC LIMIT ?`,
+    `SELECT ${TURN_COLUMNS} FROM turns WHERE conversation_key = ? ORDER BY seq DESC LIMIT ?`,
   );
   const forgetStatement = database.prepare('DELETE FROM turns WHERE user_id = ?');
   // Inbox entries keep the whole intent as JSON: the person's ids appear there as JSON strings.
@@ -75,8 +65,24 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     'DELETE FROM inbox WHERE instr(intent_json, ?1) > 0 OR instr(decided_json, ?1) > 0',
   );
   const inbox = createSqliteIntentInbox(database);
+  const revisions = createSqliteTurnRevisions(database);
   const isAnswered = (key: { channel: string; intentId: string }) =>
-    hasIntentStatement.get(key.channel, key.intentId) !== undefined;
+    hasIntentStatement.get(key.channel, key.intentId) !== undefined || revisions.isKnown(key);
+  const insertTurn = (turn: AppendTurnOptions, note?: { kind: 'note'; revises: string }) => {
+    insertStatement.run(
+      turn.channel,
+      turn.intentId,
+      turn.conversationKey,
+      turn.userId,
+      turn.userText,
+      turn.replyText,
+      turn.outcome,
+      turn.tokenCount ?? null,
+      turn.createdAt,
+      note ? 'note' : 'turn',
+      note ? note.revises : null,
+    );
+  };
   let closed = false;
 
   function ensureOpen(): void {
@@ -91,17 +97,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     async appendTurn(turn: AppendTurnOptions) {
       ensureOpen();
       inTransaction(database, () => {
-        insertStatement.run(
-          turn.channel,
-          turn.intentId,
-          turn.conversationKey,
-          turn.userId,
-          turn.userText,
-          turn.replyText,
-          turn.outcome,
-          turn.tokenCount ?? null,
-          turn.createdAt,
-        );
+        insertTurn(turn);
         inbox.finish(turn);
       });
     },
@@ -125,6 +121,14 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
       ensureOpen();
       return inbox.unfinished();
     },
+    async lookUpMessage(key) {
+      ensureOpen();
+      return revisions.lookUp(key);
+    },
+    async applyRevision(options) {
+      ensureOpen();
+      revisions.apply(options, insertTurn, inbox.finish);
+    },
     async history({ conversationKey, limit }) {
       ensureOpen();
       if (limit <= 0) return [];
@@ -134,15 +138,17 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     async forgetPeople({ userIds }) {
       ensureOpen();
       // Turns, and the intake inbox's entries of theirs not answered yet (they are not answered now).
-      const deleted = inTransaction(database, () =>
-        userIds.reduce(
+      const deleted = inTransaction(database, () => {
+        // The record of their edits and deletes goes too (ids only, but theirs).
+        for (const userId of userIds) revisions.forgetPerson(userId);
+        return userIds.reduce(
           (sum, userId) =>
             sum +
             Number(forgetStatement.run(userId).changes) +
             Number(forgetInboxStatement.run(JSON.stringify(userId)).changes),
           0,
-        ),
-      );
+        );
+      });
       checkpointAndTruncate(database);
       return deleted;
     },
@@ -151,19 +157,5 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
       closed = true;
       database.close();
     },
-  };
-}
-
-function toStoredTurn(row: TurnRow): StoredTurn {
-  return {
-    conversationKey: row.conversation_key,
-    channel: row.channel,
-    userId: row.user_id,
-    intentId: row.intent_id,
-    userText: row.user_text,
-    replyText: row.reply_text,
-    outcome: row.outcome as TurnOutcome,
-    createdAt: row.created_at,
-    ...(row.token_count === null ? {} : { tokenCount: row.token_count }),
   };
 }

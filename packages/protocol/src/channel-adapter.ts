@@ -71,7 +71,11 @@ export interface ChannelAdapter {
    */
   stopIntake?(): Promise<void>;
   stop(options?: { abortSignal?: AbortSignal }): Promise<void>;
-  /** Consumes the whole event stream; resolves when the reply was delivered (or given up on). */
+  /**
+   * Consumes the whole event stream; resolves when the reply was delivered (or given up on).
+   * Threads the reply under `conversation.intentId`, which for an answered edit is the edited
+   * message (docs/conversations.md); never sends an edit or delete an answer of its own.
+   */
   deliver(options: DeliverOptions): Promise<void>;
   health(): ChannelHealth;
   /** Present when `capabilities.linking` is `qr`: where the phone link stands right now. */

@@ -67,7 +67,12 @@ export interface ConversationRef {
   channel: string;
   conversationId: string;
   kind: ConversationKind;
-  /** The platform message being answered (reply-to in groups). */
+  /**
+   * The platform message being answered (reply-to in groups). For the answer to an edit
+   * (`revises`), this is the edited message's id (`revises.targetIntentId`), so the reply threads
+   * under the message that was edited; its ReplyEvents carry the edit intent's own reply id, which
+   * differs from the first reply's, so an idempotency key made from it (a Discord nonce) is new.
+   */
   intentId: string;
   userId: string;
   senderPlatformId: string;

@@ -105,9 +105,50 @@ export function createAccessControl(input: AccessControlOptions): AccessControl 
     return allowed(intent, identity, command);
   }
 
+  /**
+   * An edit or delete of a message core has seen (core sends edits of unseen messages through the
+   * new-message rules instead). The sender must still be someone who may write here, but it needs
+   * no mention in a group (the message it changes was addressed), runs no command, and is never
+   * refused out loud: nobody is told about pairing because they edited a message.
+   */
+  function revision(intent: Intent, sender: IdentityRef): AccessDecision {
+    const quiet: AccessDecision = {
+      action: 'ignore',
+      reason: 'revision from a sender who may not write here',
+    };
+    let identity: Identity | undefined;
+    if (intent.conversation.kind === 'direct') {
+      const policy = options.directMessagePolicies[intent.channel] ?? options.defaultDirectMessagePolicy;
+      const known = options.store.identities.find(sender);
+      const allowedHere =
+        policy !== 'disabled' &&
+        (policy === 'open' ||
+          known?.approved ||
+          matches(options.allowlist, sender.channel, sender.platformId));
+      if (!allowedHere) return quiet;
+      identity = known ?? ensureIdentity(intent, sender);
+    } else {
+      if (!matches(options.groupAllowlist, intent.channel, intent.conversation.id)) return quiet;
+      identity = options.store.identities.find(sender) ?? ensureIdentity(intent, sender);
+    }
+    const resolved: Intent = { ...intent, userId: identity.userId };
+    // An edit may cost a model call, so it is rate limited like a message; a delete never is.
+    if (intent.revises?.kind !== 'edit' || !limiter || exempt.has(intent.channel))
+      return { action: 'turn', intent: resolved };
+    const rate = limiter.take(identity.userId);
+    if (rate.allowed) return { action: 'turn', intent: resolved };
+    return replyWith(
+      resolved,
+      rate.limit === 'person'
+        ? ACCESS_MESSAGES.rateLimitedPerson(rate.retryAfterMs)
+        : ACCESS_MESSAGES.rateLimitedGlobal(rate.retryAfterMs),
+    );
+  }
+
   return {
     async check(intent) {
       const sender = { channel: intent.channel, platformId: intent.sender.platformId };
+      if (intent.revises) return revision(intent, sender);
       const command = parseCommand(intent.text) ?? parseExtraCommand(intent.text, options.extraCommands);
       return intent.conversation.kind === 'direct'
         ? direct(intent, sender, command)

@@ -7,6 +7,7 @@ import { zonedCalendarDate } from '../time-zones/zoned-time.ts';
 import { askModelForJson } from './ask-model-for-json.ts';
 import {
   calendarDate,
+  EDITED_MESSAGE_DECISIONS,
   type ExtractedFact,
   extractedFactsSchema,
   factExtractionInstructions,
@@ -17,6 +18,7 @@ import {
   memoryDecisionPrompt,
   memoryDecisionsSchema,
 } from './extraction-prompts.ts';
+import { memoriesFromMessage } from './memories-from-message.ts';
 import type { MemoryExtractionPayload } from './memory-extraction-job.ts';
 
 export interface ExtractionReport {
@@ -50,6 +52,10 @@ const SIMILAR_PER_FACT = 5;
  * small numbers and mapped back here, so a model can never touch an id it was not shown. Safe to
  * run again for the same turn: the memory service's exact-duplicate check makes a repeated ADD a
  * no-op, and the second run sees what the first one already wrote.
+ *
+ * For an edited message the facts come from its new words, and the memories learned from its old
+ * words are always put before the decision step, marked, so the model updates or deletes what the
+ * person corrected. For a deleted message no model is asked: the memories learned from it go.
  */
 export async function extractMemories(options: ExtractMemoriesOptions): Promise<ExtractionReport> {
   const { payload, memory, model, abortSignal } = options;
@@ -68,6 +74,22 @@ export async function extractMemories(options: ExtractMemoriesOptions): Promise<
     options.logger.warn({ reason: subject.reason }, 'memory extraction skipped');
     return report;
   }
+  const revision = payload.revision;
+  const fromMessage = revision
+    ? await memoriesFromMessage({
+        memory,
+        userId: subject.userId,
+        messageIntentId: revision.messageIntentId,
+        ...signal,
+      })
+    : [];
+  if (revision?.kind === 'delete') {
+    for (const record of fromMessage) {
+      const { deleted } = await memory.delete({ userId: subject.userId, id: record.id, ...signal });
+      if (deleted) report.deleted += 1;
+    }
+    return report;
+  }
   const group = subject.kind === 'group';
   const destination: Destination = {
     userId: subject.userId,
@@ -80,12 +102,12 @@ export async function extractMemories(options: ExtractMemoriesOptions): Promise<
     model,
     step: 'fact extraction',
     instructions: group ? groupFactExtractionInstructions(today) : factExtractionInstructions(today),
-    prompt: factExtractionPrompt(payload.userText, payload.replyText, group),
+    prompt: factExtractionPrompt(payload.userText, payload.replyText, group, revision?.previousUserText),
     schema: extractedFactsSchema,
     ...signal,
   });
   report.facts = facts.length;
-  if (facts.length === 0) return report;
+  if (facts.length === 0 && fromMessage.length === 0) return report;
 
   const similar = await Promise.all(
     facts.map((fact) =>
@@ -98,7 +120,8 @@ export async function extractMemories(options: ExtractMemoriesOptions): Promise<
       }),
     ),
   );
-  const stored = distinctHits(similar.flat());
+  const edited = new Set(fromMessage.map((record) => record.id));
+  const stored = distinctHits([...fromMessage, ...similar.flat()]);
   let decisions: MemoryDecision[];
   if (stored.length === 0) {
     decisions = facts.map((_, index) => ({ fact: index + 1, action: 'ADD' }));
@@ -108,13 +131,17 @@ export async function extractMemories(options: ExtractMemoriesOptions): Promise<
     const answer = await askModelForJson({
       model,
       step: 'memory decisions',
-      instructions: memoryDecisionInstructions(subject.kind),
+      instructions:
+        fromMessage.length > 0
+          ? `${memoryDecisionInstructions(subject.kind)}\n${EDITED_MESSAGE_DECISIONS}`
+          : memoryDecisionInstructions(subject.kind),
       prompt: memoryDecisionPrompt(
         facts,
         stored.map((hit) => ({
           content: hit.content,
           category: hit.category,
           age: factAge(now - hit.updatedAt),
+          fromEditedMessage: edited.has(hit.id),
         })),
       ),
       schema: memoryDecisionsSchema.superRefine((value, context) => {
@@ -196,7 +223,12 @@ function addFact(
     source: fact.source,
     scope: 'user',
     sessionId: options.payload.sessionId,
-    metadata: { via: 'extraction', intentId: options.payload.intentId, ...destination.metadata },
+    // The message the fact was learned from, so an edit or delete of it finds the fact again.
+    metadata: {
+      via: 'extraction',
+      intentId: options.payload.revision?.messageIntentId ?? options.payload.intentId,
+      ...destination.metadata,
+    },
     ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
   });
 }
@@ -211,8 +243,10 @@ function decisionProblem(decision: MemoryDecision, facts: number, stored: number
   return undefined;
 }
 
-function distinctHits(hits: MemorySearchHit[]): MemorySearchHit[] {
-  const byId = new Map<string, MemorySearchHit>();
+type StoredMemory = Pick<MemorySearchHit, 'id' | 'content' | 'category' | 'source' | 'updatedAt'>;
+
+function distinctHits(hits: StoredMemory[]): StoredMemory[] {
+  const byId = new Map<string, StoredMemory>();
   for (const hit of hits) if (!byId.has(hit.id)) byId.set(hit.id, hit);
   return [...byId.values()];
 }

@@ -74,8 +74,18 @@ Rules:
 Answer with JSON only, no prose: {"facts":[{"content":"...","category":"fact","source":"user_explicit"}]}`;
 }
 
-export function factExtractionPrompt(userText: string, replyText: string, group = false): string {
-  return `${group ? 'A member of the group wrote' : 'The person wrote'}:\n<<<\n${userText}\n>>>\n\nThe assistant replied:\n<<<\n${replyText}\n>>>`;
+export function factExtractionPrompt(
+  userText: string,
+  replyText: string,
+  group = false,
+  previousUserText?: string,
+): string {
+  const who = group ? 'A member of the group' : 'The person';
+  const wrote =
+    previousUserText === undefined
+      ? `${who} wrote:\n<<<\n${userText}\n>>>`
+      : `${who} edited a message they had sent. It used to say:\n<<<\n${previousUserText}\n>>>\n\nIt now says:\n<<<\n${userText}\n>>>\n\nExtract facts from what it says now only; the earlier words are shown so you see what they corrected.`;
+  return `${wrote}\n\nThe assistant replied:\n<<<\n${replyText}\n>>>`;
 }
 
 export const memoryDecisionsSchema = z.object({
@@ -106,13 +116,20 @@ A newer fact always wins over a stored memory it contradicts: never keep both. W
 Use only the numbers shown. Answer with JSON only, no prose: {"decisions":[{"fact":1,"action":"ADD"},{"fact":2,"action":"UPDATE","memory":3,"content":"..."},{"fact":3,"action":"DELETE","memory":1},{"fact":4,"action":"NONE"}]}`;
 }
 
+/** Marks a stored memory learned from the words an edit replaced. */
+export const FROM_EDITED_MESSAGE = 'learned from the earlier version of the edited message';
+
+/** Added to the decision step of an edit: memories from the replaced words must be judged again. */
+export const EDITED_MESSAGE_DECISIONS = `The person edited a message after writing it. Stored memories marked "${FROM_EDITED_MESSAGE}" came from words they have since changed: for each of them, UPDATE it to what the message says now, DELETE it when the message no longer says it, or NONE only when a new fact still says the same thing. A decision about such a memory may leave out "fact".`;
+
 export function memoryDecisionPrompt(
   facts: readonly ExtractedFact[],
-  stored: ReadonlyArray<{ content: string; category: string; age: string }>,
+  stored: ReadonlyArray<{ content: string; category: string; age: string; fromEditedMessage?: boolean }>,
 ): string {
   const factLines = facts.map((fact, index) => `${index + 1}. ${fact.content} (${fact.category})`);
   const storedLines = stored.map(
-    (memory, index) => `[${index + 1}] ${memory.content} (${memory.category}, ${memory.age})`,
+    (memory, index) =>
+      `[${index + 1}] ${memory.content} (${memory.category}, ${memory.age}${memory.fromEditedMessage ? `; ${FROM_EDITED_MESSAGE}` : ''})`,
   );
-  return `New facts:\n${factLines.join('\n')}\n\nStored memories:\n${storedLines.join('\n')}`;
+  return `New facts:\n${factLines.length > 0 ? factLines.join('\n') : '(none)'}\n\nStored memories:\n${storedLines.join('\n')}`;
 }

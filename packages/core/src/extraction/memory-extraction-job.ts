@@ -22,6 +22,21 @@ export const memoryExtractionPayloadSchema = z.object({
   replyText: z.string(),
   /** When the person wrote, ISO 8601: relative dates resolve against its day. */
   occurredAt: z.string(),
+  /**
+   * Set when the person edited or deleted the message (`intentId` is then the edit's or delete's
+   * own id). Facts learned from a message record its id (`metadata.intentId`); an edit is
+   * extracted with its previous text so facts from the old words are updated or deleted, and a
+   * delete removes the facts learned from that message alone.
+   */
+  revision: z
+    .object({
+      kind: z.enum(['edit', 'delete']),
+      /** The message edited or deleted: the id its facts were recorded under. */
+      messageIntentId: z.string().min(1),
+      /** What the message said before the edit. */
+      previousUserText: z.string().optional(),
+    })
+    .optional(),
 });
 export type MemoryExtractionPayload = z.infer<typeof memoryExtractionPayloadSchema>;
 

@@ -17,6 +17,20 @@ export function withConversationGenerations(
     hasIntent: (options) => store.hasIntent(options),
     appendTurn: (turn) => store.appendTurn({ ...turn, conversationKey: keyOf(turn.conversationKey) }),
     history: (options) => store.history({ ...options, conversationKey: keyOf(options.conversationKey) }),
+    lookUpMessage: (key) => store.lookUpMessage(key),
+    // A found message keeps its own generation's key; only a turn answered now takes the current one.
+    applyRevision: (options) =>
+      store.applyRevision(
+        options.change.type === 'insert'
+          ? {
+              ...options,
+              change: {
+                ...options.change,
+                turn: { ...options.change.turn, conversationKey: keyOf(options.change.turn.conversationKey) },
+              },
+            }
+          : options,
+      ),
     admitIntent: (entry) => store.admitIntent(entry),
     recordReply: (options) => store.recordReply(options),
     finishIntent: (key) => store.finishIntent(key),

@@ -1,6 +1,9 @@
 import type { TokenCounter } from '@nexus/limits-kit';
 import type { Intent, JobQueue, Logger } from '@nexus/protocol';
-import { enqueueMemoryExtraction } from '../extraction/memory-extraction-job.ts';
+import {
+  enqueueMemoryExtraction,
+  type MemoryExtractionPayload,
+} from '../extraction/memory-extraction-job.ts';
 import type { StoredTurn } from '../session-store.ts';
 import { scheduleSessionSummary } from '../session-summary/session-summary-job.ts';
 import type { MemoryPort } from './memory-port.ts';
@@ -162,6 +165,7 @@ const NO_MEMORY_REPORT: MemoryStepReport = {
 /**
  * After an answered turn: the extraction job, and the summary job for when the conversation goes
  * quiet. Never throws: a queue that is down costs the learning of one turn, logged, not the reply.
+ * An edit or delete passes `revision`: its job reconsiders what was learned from that message.
  */
 export async function enqueueAfterTurn(options: {
   memory: TurnMemory;
@@ -169,6 +173,9 @@ export async function enqueueAfterTurn(options: {
   conversationKey: string;
   replyText: string;
   logger: Logger;
+  revision?: MemoryExtractionPayload['revision'];
+  /** False when the revision added no turn, so there is nothing new to summarise. Default true. */
+  summary?: boolean;
 }): Promise<void> {
   const { memory, intent } = options;
   const queue = memory.jobQueue;
@@ -196,18 +203,24 @@ export async function enqueueAfterTurn(options: {
           userText: intent.text,
           replyText: options.replyText,
           occurredAt: intent.receivedAt,
+          ...(options.revision ? { revision: options.revision } : {}),
         },
       }),
     );
   }
   // Group chats are not summarised: a summary would carry other people's words into one person's memory.
-  if (memory.summaryIdleMs > 0 && intent.conversation.kind === 'direct') {
+  if (memory.summaryIdleMs > 0 && intent.conversation.kind === 'direct' && options.summary !== false) {
     jobs.push(
       scheduleSessionSummary({
         queue,
         abortSignal,
         idleMs: memory.summaryIdleMs,
-        payload: { userId: intent.userId, sessionId: options.conversationKey, lastIntentId: intent.id },
+        payload: {
+          userId: intent.userId,
+          sessionId: options.conversationKey,
+          // The id the stored turn has: a re-answered edit is stored under the edited message's id.
+          lastIntentId: options.revision?.messageIntentId ?? intent.id,
+        },
       }),
     );
   }

@@ -68,7 +68,7 @@ export function startSessionSummaryWorker(options: SessionSummaryWorkerOptions):
       ).filter(isSummary);
       if (previous.some((memory) => memory.metadata.throughIntentId === lastIntentId)) return;
       const transcript = transcriptOf(
-        turns.filter((turn) => turn.outcome === 'ok' && turn.userId === userId),
+        turns.filter((turn) => turn.outcome === 'ok' && turn.kind !== 'note' && turn.userId === userId),
       );
       if (!transcript) return;
       let summary: string;

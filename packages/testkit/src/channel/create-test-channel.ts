@@ -12,6 +12,7 @@ import {
   type IntentSink,
   NexusError,
   type ReplyEvent,
+  type Revision,
 } from '@nexus/protocol';
 
 /** What a test says about a message; everything left out gets a sensible default. */
@@ -33,6 +34,11 @@ export interface TestMessage {
   mentionsAssistant?: boolean;
   attachments?: Attachment[];
   replyTo?: string;
+  /**
+   * Makes this an edit (new full `text`) or delete (`text: ''`) of an earlier message, as platform
+   * channels emit them; give `id` a per-change value such as `<target>:edit:<time>`.
+   */
+  revises?: Revision;
   /** Default: the channel's clock. */
   receivedAt?: string;
   raw?: unknown;
@@ -153,6 +159,7 @@ export function createTestChannel(options: CreateTestChannelOptions = {}): TestC
       text: message.text,
       attachments: message.attachments ?? [],
       ...(message.replyTo === undefined ? {} : { replyTo: message.replyTo }),
+      ...(message.revises === undefined ? {} : { revises: message.revises }),
       mentionsAssistant: message.mentionsAssistant ?? kind === 'direct',
       receivedAt: message.receivedAt ?? new Date(now()).toISOString(),
       ...(message.raw === undefined ? {} : { raw: message.raw }),
