@@ -22,7 +22,7 @@ import { deliverDiscordReply } from './deliver-reply.ts';
 import { openDiscordChannelCursor } from './discord-channel-cursor.ts';
 import type { DiscordChannelOptions } from './discord-channel-options.ts';
 import { createDiscordGatewayConnection } from './discord-gateway-connection.ts';
-import { channelReplyTarget, interactionReplyTarget } from './discord-reply-target.ts';
+import { channelReplyTarget, idempotencyKeyOf, interactionReplyTarget } from './discord-reply-target.ts';
 import {
   deferSlashCommand,
   findSlashCommand,
@@ -352,8 +352,8 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
             channelId: conversation.conversationId,
             ...(replyToMessageId ? { replyToMessageId } : {}),
             mentionRepliedUser: options.mentionRepliedUser ?? true,
-            // Message intents are their snowflake; a replayed delivery reuses the first message.
-            ...(/^\d+$/.test(conversation.intentId) ? { idempotencyKey: conversation.intentId } : {}),
+            // A replayed delivery reuses the first message (see idempotencyKeyOf).
+            idempotencyKey: idempotencyKeyOf(conversation),
           });
       await deliverDiscordReply({
         target,

@@ -1,4 +1,5 @@
-import type { ReplyMedia } from '@nexus/protocol';
+import { createHash } from 'node:crypto';
+import type { ConversationRef, ReplyMedia } from '@nexus/protocol';
 import { type APIMessage, MessageFlags, type REST, Routes } from 'discord.js';
 import { postDiscordFile } from './send-discord-file.ts';
 
@@ -25,6 +26,18 @@ function allowedMentions(repliedUser: boolean) {
 
 /** Discord accepts nonces of up to 25 characters. */
 const MAX_NONCE_LENGTH = 25;
+
+/**
+ * The key a delivery's nonces are made from: the answered message's snowflake, or for the answer
+ * to an edit a short hash of the edit's own intent id (snowflake + edit time is too long for a
+ * nonce), so the re-answer gets new messages instead of Discord handing back the first reply's.
+ * Undefined when the answered intent is not a message (an interaction), which has no nonce.
+ */
+export function idempotencyKeyOf(conversation: ConversationRef): string | undefined {
+  if (conversation.revisionIntentId !== undefined)
+    return `e${createHash('sha256').update(conversation.revisionIntentId).digest('base64url').slice(0, 20)}`;
+  return /^\d+$/.test(conversation.intentId) ? conversation.intentId : undefined;
+}
 
 function nonceFor(key: string | undefined, sequence: number): { nonce?: string; enforce_nonce?: boolean } {
   if (key === undefined) return {};

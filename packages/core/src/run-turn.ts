@@ -153,7 +153,7 @@ async function runTracedTurn(
       traceDelivery(dependencies.tracing?.tracer, intent.channel, () =>
         adapter.deliver({
           conversation: revision
-            ? { ...conversationRefOf(intent), intentId: revision.targetIntentId }
+            ? { ...conversationRefOf(intent), intentId: revision.targetIntentId, revisionIntentId: intent.id }
             : conversationRefOf(intent),
           events,
           abortSignal: deliveryController.signal,

@@ -74,6 +74,13 @@ export interface ConversationRef {
    * differs from the first reply's, so an idempotency key made from it (a Discord nonce) is new.
    */
   intentId: string;
+  /**
+   * Set only on the answer to an edit: the edit intent's own id (unique per change). A channel
+   * whose idempotency key is made from the message being answered (Discord's nonces, which cover
+   * status lines sent before `reply.start` too) takes this instead, so the re-answer is not
+   * mistaken for the first reply.
+   */
+  revisionIntentId?: string;
   userId: string;
   senderPlatformId: string;
 }
