@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createWebSocketChannel } from '@nexus/channel-websocket';
+import { createWebSocketChannel, type WebSocketChannel } from '@nexus/channel-websocket';
 import type { WhatsAppSocketFactory } from '@nexus/channel-whatsapp';
 import {
   createConversationNotifier,
@@ -62,6 +62,8 @@ export interface RunningGateway {
   token: string;
   core: NexusCore;
   metrics: GatewayMetrics;
+  /** The web chat's channel, e.g. for tests that deliver a reply to a browser directly. */
+  web: WebSocketChannel;
   /** Graceful stop: refuse new messages, let replies finish until the deadline, then close everything. */
   close(): Promise<void>;
 }
@@ -361,5 +363,5 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     return closing;
   };
 
-  return { url, port, token, core, metrics, close };
+  return { url, port, token, core, metrics, web, close };
 }
