@@ -194,7 +194,10 @@ export class ChatSession {
   #ownSentMessage(clientMessageId: string): ChatMessage | undefined {
     return this.#snapshot.conversation.messages.find(
       (message) =>
-        message.id === clientMessageId && message.role === 'user' && message.state === 'sent' && !message.deleted,
+        message.id === clientMessageId &&
+        message.role === 'user' &&
+        message.state === 'sent' &&
+        !message.deleted,
     );
   }
 

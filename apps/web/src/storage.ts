@@ -146,7 +146,8 @@ function toStoredConversation(value: unknown): StoredConversation | undefined {
 
 function toChatMessage(value: unknown): ChatMessage | undefined {
   if (!isRecord(value)) return undefined;
-  const { id, role, text, state, failure, retryable, attachments, media, edited, deleted, superseded } = value;
+  const { id, role, text, state, failure, retryable, attachments, media, edited, deleted, superseded } =
+    value;
   if (typeof id !== 'string' || typeof text !== 'string') return undefined;
   if (!roles.includes(role as ChatMessageRole) || !states.includes(state as ChatMessageState))
     return undefined;
@@ -156,7 +157,8 @@ function toChatMessage(value: unknown): ChatMessage | undefined {
   if (edited === true) message.edited = true;
   if (deleted === true) message.deleted = true;
   if (superseded === true) message.superseded = true;
-  if (Array.isArray(attachments)) message.attachments = attachments.flatMap((entry) => toAttachment(entry) ?? []);
+  if (Array.isArray(attachments))
+    message.attachments = attachments.flatMap((entry) => toAttachment(entry) ?? []);
   if (Array.isArray(media)) message.media = media.flatMap((entry) => toReplyMedia(entry) ?? []);
   return message;
 }
@@ -174,7 +176,8 @@ function toAttachment(value: unknown): SentAttachment | undefined {
 function toReplyMedia(value: unknown): ReplyMedia | undefined {
   if (!isRecord(value) || !mediaKinds.includes(value.kind as ReplyMedia['kind'])) return undefined;
   const { mimeType, name, sizeBytes, base64 } = value;
-  if (typeof mimeType !== 'string' || typeof name !== 'string' || typeof sizeBytes !== 'number') return undefined;
+  if (typeof mimeType !== 'string' || typeof name !== 'string' || typeof sizeBytes !== 'number')
+    return undefined;
   return {
     kind: value.kind as ReplyMedia['kind'],
     mimeType,

@@ -50,7 +50,10 @@ export function uploadFile(options: UploadFileOptions): Promise<UploadedFile> {
     request.onload = () => {
       const body = request.response as (UploadedFile & { error?: { message?: string } }) | null;
       if (request.status === 201 && body?.uploadId) resolve(body);
-      else reject(new UploadError(request.status, body?.error?.message ?? `The upload failed (${request.status}).`));
+      else
+        reject(
+          new UploadError(request.status, body?.error?.message ?? `The upload failed (${request.status}).`),
+        );
     };
     request.onerror = () => reject(new UploadError(0, 'The upload failed: the gateway cannot be reached.'));
     request.onabort = () => reject(new UploadError(0, 'The upload was cancelled.'));

@@ -50,13 +50,11 @@ export function usePendingAttachments(session: ChatSession, maxAttachments: numb
         ...(file.type.startsWith('image/') ? { previewUrl: URL.createObjectURL(file) } : {}),
       };
       added.push(item);
-      session
-        .upload(file, { name, onProgress: (progress) => change(item.localId, { progress }) })
-        .then(
-          (upload) => change(item.localId, { progress: 1, attachment: { upload, voice: item.voice } }),
-          (error: unknown) =>
-            change(item.localId, { error: error instanceof Error ? error.message : 'The upload failed.' }),
-        );
+      session.upload(file, { name, onProgress: (progress) => change(item.localId, { progress }) }).then(
+        (upload) => change(item.localId, { progress: 1, attachment: { upload, voice: item.voice } }),
+        (error: unknown) =>
+          change(item.localId, { error: error instanceof Error ? error.message : 'The upload failed.' }),
+      );
     }
     setItems((current) => [...current, ...added]);
   };

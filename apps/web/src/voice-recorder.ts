@@ -22,7 +22,9 @@ export async function startVoiceRecording(): Promise<VoiceRecording> {
   } catch (error) {
     const name = (error as { name?: string }).name;
     if (name === 'NotAllowedError' || name === 'SecurityError') {
-      throw new Error('Microphone access was denied. Allow the microphone for this site to record voice notes.');
+      throw new Error(
+        'Microphone access was denied. Allow the microphone for this site to record voice notes.',
+      );
     }
     if (name === 'NotFoundError') throw new Error('No microphone was found.');
     throw new Error('The microphone could not be opened.');

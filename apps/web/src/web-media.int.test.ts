@@ -79,11 +79,17 @@ async function pasteOrDrop(page: Page, how: 'paste' | 'drop', bytes: Uint8Array,
       transfer.items.add(new File([new Uint8Array(bytes)], name, { type: 'image/png' }));
       if (how === 'paste') {
         const input = document.querySelector('[data-testid=message-input]')!;
-        input.dispatchEvent(new ClipboardEvent('paste', { clipboardData: transfer, bubbles: true, cancelable: true }));
+        input.dispatchEvent(
+          new ClipboardEvent('paste', { clipboardData: transfer, bubbles: true, cancelable: true }),
+        );
       } else {
         const chat = document.querySelector('[data-testid=chat]')!;
-        chat.dispatchEvent(new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true }));
-        chat.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+        chat.dispatchEvent(
+          new DragEvent('dragover', { dataTransfer: transfer, bubbles: true, cancelable: true }),
+        );
+        chat.dispatchEvent(
+          new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }),
+        );
       }
     },
     { how, bytes: [...bytes], name },
@@ -151,7 +157,11 @@ describe('web client media in Chromium', () => {
     const gateway = await gatewayWith();
     const page = await openChat(gateway);
     const input = page.getByTestId('attach-input');
-    await input.setInputFiles({ name: 'notes.pdf', mimeType: 'application/pdf', buffer: Buffer.from(makePdf(['x'])) });
+    await input.setInputFiles({
+      name: 'notes.pdf',
+      mimeType: 'application/pdf',
+      buffer: Buffer.from(makePdf(['x'])),
+    });
     await waitUploaded(page, 1);
     await page.getByTestId('remove-attachment').click();
     expect(await page.locator('[data-testid=pending-attachment]').count()).toBe(0);
@@ -168,7 +178,9 @@ describe('web client media in Chromium', () => {
     const gateway = await gatewayWith();
     const page = await openChat(gateway);
     const zip = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0, 0, 0, 0]);
-    await page.getByTestId('attach-input').setInputFiles({ name: 'a.zip', mimeType: 'application/zip', buffer: zip });
+    await page
+      .getByTestId('attach-input')
+      .setInputFiles({ name: 'a.zip', mimeType: 'application/zip', buffer: zip });
     const failed = page.locator('[data-testid=pending-attachment][data-state=failed]');
     await failed.waitFor();
     expect(await failed.textContent()).toContain('Only images, audio, PDFs and plain text');
@@ -204,7 +216,9 @@ describe('web client media in Chromium', () => {
     await page.getByTestId('send-button').click();
     await assistantDone(page).waitFor();
     // The conversation is written to storage shortly after it changes.
-    await expect.poll(() => page.evaluate(() => localStorage.getItem('nexus.conversation'))).toContain('chart');
+    await expect
+      .poll(() => page.evaluate(() => localStorage.getItem('nexus.conversation')))
+      .toContain('chart');
     const { conversationId, clientId } = await page.evaluate(() => ({
       conversationId: JSON.parse(localStorage.getItem('nexus.conversation') ?? '{}').conversationId as string,
       clientId: localStorage.getItem('nexus.clientId') ?? '',

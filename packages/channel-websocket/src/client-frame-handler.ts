@@ -195,7 +195,8 @@ export class ClientFrameHandler {
         if (upload === undefined) {
           throw new NexusError({
             code: 'attachment_unavailable',
-            message: 'an attachment was not found: it expired or was uploaded by another client; upload it again',
+            message:
+              'an attachment was not found: it expired or was uploaded by another client; upload it again',
           });
         }
         return {

@@ -30,7 +30,8 @@ export function replyMediaFrames(options: ReplyMediaFramesOptions): ReplyMediaFr
   const { conversationId, seq, event } = options;
   const size = event.media.base64.length;
   const placeholder: ReplyMediaEvent = { ...event, media: { ...event.media, base64: '' } };
-  const frameOf = (value: ReplyMediaEvent) => JSON.stringify({ type: 'event', conversationId, seq, event: value });
+  const frameOf = (value: ReplyMediaEvent) =>
+    JSON.stringify({ type: 'event', conversationId, seq, event: value });
   const stripped = frameOf(placeholder);
   if (size > options.liveMaxChars) return { live: stripped, replay: stripped, omittedLive: true };
   const full = frameOf(event);

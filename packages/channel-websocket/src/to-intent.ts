@@ -52,7 +52,9 @@ export function buildWebIntent(options: BuildWebIntentOptions): IntentInput {
       ...base,
       id: webIntentId(channelName, clientId, frame.clientMessageId),
       text: frame.text,
-      attachments: (options.uploads ?? []).map(({ upload, voice, name }) => toAttachment(upload, voice, name)),
+      attachments: (options.uploads ?? []).map(({ upload, voice, name }) =>
+        toAttachment(upload, voice, name),
+      ),
     };
   }
   const targetIntentId = webIntentId(channelName, clientId, frame.targetClientMessageId);

@@ -192,7 +192,8 @@ class WebSocketChannelAdapter implements WebSocketChannel {
       if (abortSignal?.aborted) break;
       let live: string | undefined;
       const stored = this.#replayLog.append(conversationId, conversation.senderPlatformId, (seq) => {
-        if (event.type !== 'reply.media') return JSON.stringify({ type: 'event', conversationId, seq, event });
+        if (event.type !== 'reply.media')
+          return JSON.stringify({ type: 'event', conversationId, seq, event });
         const frames = replyMediaFrames({
           conversationId,
           seq,

@@ -3,8 +3,8 @@ import type { WebUpload } from '@nexus/channel-websocket';
 import { sniffMediaType } from '@nexus/core';
 import type { Logger } from '@nexus/protocol';
 import type { FileWebUploads } from '../web-uploads/file-web-uploads.ts';
-import { requestPath } from './parse-request-target.ts';
 import { authorized, digest, sendJson } from './pairing-api.ts';
+import { requestPath } from './parse-request-target.ts';
 
 export const WEB_UPLOADS_PATH = '/api/web/uploads';
 
@@ -132,7 +132,10 @@ function fileNameOf(request: IncomingMessage): string | undefined {
   if (raw === undefined) return undefined;
   try {
     // Names are shown back to the person only; keep them short and free of path separators.
-    const name = decodeURIComponent(raw).replace(/[/\\\u0000-\u001f]/gu, '_').slice(0, 200);
+    const name = [...decodeURIComponent(raw)]
+      .map((character) => (character < ' ' || character === '/' || character === '\\' ? '_' : character))
+      .join('')
+      .slice(0, 200);
     return name === '' ? undefined : name;
   } catch {
     return undefined;

@@ -39,6 +39,7 @@ export function ChatView({ session, onUnauthorized, pairingApi, clientId }: Chat
   }, [connection.phase, onUnauthorized]);
 
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: dropping files is a shortcut; the attach button is the accessible way.
     <div
       class={`chat${dragging ? ' chat-dragging' : ''}`}
       data-testid="chat"

@@ -24,7 +24,9 @@ export function Composer({ maxTextChars, onSend, attachments, onVoiceNote }: Com
   const submit = () => {
     const ready = attachments?.ready() ?? [];
     if (attachments && pending.length > 0 && attachments.ready() === undefined) {
-      setProblem(failed ? 'Remove the files that failed to upload first.' : 'Wait for the files to finish uploading.');
+      setProblem(
+        failed ? 'Remove the files that failed to upload first.' : 'Wait for the files to finish uploading.',
+      );
       return;
     }
     const result = onSend(text, ready);
