@@ -9,7 +9,7 @@ const contentSecurityPolicy = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data:",
+  "img-src 'self' data: blob:",
   "connect-src 'self'",
   "manifest-src 'self'",
   "base-uri 'none'",

@@ -1,9 +1,19 @@
 import { join } from 'node:path';
-import { createFileMediaStore, createOpenAiTranscriber, type MediaSettings } from '@nexus/core';
+import {
+  createFileMediaStore,
+  createOpenAiTranscriber,
+  type MediaSettings,
+  type MediaStore,
+} from '@nexus/core';
 import type { GatewayConfig } from './gateway-config.ts';
 
 /** Core's media settings from the gateway's; the store sweeps files past their retention once a day. */
-export function createGatewayMedia(config: GatewayConfig): { settings: MediaSettings; stop(): void } {
+export function createGatewayMedia(config: GatewayConfig): {
+  settings: MediaSettings;
+  /** The same store core writes to; web uploads keep their bytes in it. */
+  store: MediaStore;
+  stop(): void;
+} {
   const { media } = config;
   const store = createFileMediaStore({
     directory: join(config.dataDir, 'media'),
@@ -14,6 +24,7 @@ export function createGatewayMedia(config: GatewayConfig): { settings: MediaSett
   const timer = setInterval(sweep, 24 * 60 * 60 * 1000);
   timer.unref();
   return {
+    store,
     settings: {
       vision: media.vision,
       maxBytes: media.maxBytes,

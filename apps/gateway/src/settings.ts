@@ -703,7 +703,7 @@ const SETTINGS_TABLE = [
     schema: positiveInt,
     defaultValue: 20 * 1024 * 1024,
     description:
-      'Largest attachment (photo, voice note, document) downloaded; bigger ones get a clear reply.',
+      'Largest attachment (photo, voice note, document) downloaded; bigger ones get a clear reply. Also the cap of a web-chat upload (`POST /api/web/uploads` answers 413 above it).',
     hint: 'set it to a byte count such as 20971520',
   },
   {
@@ -720,7 +720,8 @@ const SETTINGS_TABLE = [
     path: 'media.retentionDays',
     schema: positiveInt,
     defaultValue: 30,
-    description: 'Days received media is kept in `<dataDir>/media` (files 0600, named by content hash).',
+    description:
+      'Days received media is kept in `<dataDir>/media` (files 0600, named by content hash), web-chat uploads included (their owner records in `<dataDir>/web-uploads`).',
     hint: 'set it to a positive number of days such as 30',
   },
   {

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createWebSocketChannel } from '@nexus/channel-websocket';
+import { createWebSocketChannel, type WebSocketChannel } from '@nexus/channel-websocket';
 import type { WhatsAppSocketFactory } from '@nexus/channel-whatsapp';
 import {
   createConversationNotifier,
@@ -30,6 +30,7 @@ import { createPairingApi } from './http/pairing-api.ts';
 import { requestPath } from './http/parse-request-target.ts';
 import { createPersonMemoryApi } from './http/person-memory-api.ts';
 import { refuseBadTarget } from './http/refuse-bad-target.ts';
+import { createWebUploadsApi } from './http/web-uploads-api.ts';
 import { createHttpHandler, type Readiness } from './http-handler.ts';
 import { isAllowedOrigin } from './is-same-origin.ts';
 import { MemoryMetrics } from './memory-metrics.ts';
@@ -40,6 +41,7 @@ import { createGatewayTools } from './tools/create-gateway-tools.ts';
 import { remindersEraser } from './tools/reminders-eraser.ts';
 import type { GatewayTracing } from './tracing/start-tracing.ts';
 import { loadOrCreateWebToken } from './web-token.ts';
+import { createGatewayWebUploads } from './web-uploads/create-gateway-web-uploads.ts';
 
 export interface StartGatewayOptions {
   config: GatewayConfig;
@@ -60,6 +62,8 @@ export interface RunningGateway {
   token: string;
   core: NexusCore;
   metrics: GatewayMetrics;
+  /** The web chat's channel, e.g. for tests that deliver a reply to a browser directly. */
+  web: WebSocketChannel;
   /** Graceful stop: refuse new messages, let replies finish until the deadline, then close everything. */
   close(): Promise<void>;
 }
@@ -118,6 +122,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   // Reaches a channel conversation outside a turn: the link approval request to the code's issuer.
   const notifier = createConversationNotifier();
   const media = createGatewayMedia(config);
+  const webUploads = createGatewayWebUploads(config, media.store);
   const core = createNexusCore({
     media: media.settings,
     sessionStore,
@@ -171,6 +176,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     maxFramesPerSecond: Math.max(50, Math.ceil(config.web.messagesPerMinute / 60) * 4),
     ...(config.web.allowedOrigins ? { allowedOrigins: config.web.allowedOrigins } : {}),
     notice: () => (model ? undefined : NOT_CONFIGURED_MESSAGE),
+    uploads: webUploads.uploads,
+    maxUploadBytes: config.media.maxBytes,
     logger,
   });
   core.registerChannel(web);
@@ -227,6 +234,12 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     token,
     logger,
   });
+  const webUploadsApi = createWebUploadsApi({
+    uploads: webUploads.uploads,
+    token,
+    maxBytes: config.media.maxBytes,
+    logger,
+  });
   const channelsApi = createChannelsApi({
     token,
     channels: () => [web, ...platformChannels],
@@ -249,6 +262,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       if (refuseBadTarget(request, response)) return;
       if (
         pairingApi(request, response) ||
+        webUploadsApi(request, response) ||
         channelsApi(request, response) ||
         personMemoryApi(request, response)
       )
@@ -322,6 +336,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       );
       const memoryWorkersStopped = memory.stopWorkers();
       media.stop();
+      webUploads.stop();
       await core.shutdown({ deadlineMs: config.core.shutdownDeadlineMs });
       // After core: the turns it still finishes read the schedule store (time zones, the tool).
       await schedules.close();
@@ -348,5 +363,5 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     return closing;
   };
 
-  return { url, port, token, core, metrics, close };
+  return { url, port, token, core, metrics, web, close };
 }

@@ -23,11 +23,10 @@ export interface ResumePoint {
   lastSeq: number;
 }
 
-export interface OutgoingMessage {
-  clientMessageId: string;
-  conversationId: string;
-  text: string;
-}
+/** A new message (the `type` may be left out), or an edit or delete of an earlier one. */
+export type OutgoingMessage =
+  | (Omit<Extract<ClientFrame, { type: 'message' }>, 'type'> & { type?: 'message' })
+  | Extract<ClientFrame, { type: 'edit' | 'delete' }>;
 
 export interface ChatConnectionOptions {
   /** ws: or wss: URL of the gateway's `/ws` endpoint. */
@@ -189,10 +188,11 @@ export class ChatConnection {
   }
 
   #transmit(message: OutgoingMessage): void {
-    const frame: ClientFrame = { type: 'message', ...message };
+    const frame = { ...message, type: message.type ?? 'message' } as ClientFrame;
     const json = JSON.stringify(frame);
     const limits = this.#limits;
-    if (limits && (message.text.length > limits.maxTextChars || utf8Length(json) > limits.maxFrameBytes)) {
+    const textLength = 'text' in message ? message.text.length : 0;
+    if (limits && (textLength > limits.maxTextChars || utf8Length(json) > limits.maxFrameBytes)) {
       // Sending would get the connection closed (1009) and the outbox would resend it forever.
       this.#outbox.delete(message.clientMessageId);
       this.#options.onFrame({

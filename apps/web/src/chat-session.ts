@@ -4,12 +4,22 @@ import { ChatConnection, type ConnectionStatus } from './chat-connection.ts';
 import {
   addUserMessage,
   applyServerFrame,
+  type ChatMessage,
   type ConversationState,
   emptyConversation,
   markPending,
+  reviseUserMessage,
+  type SentAttachment,
 } from './conversation-state.ts';
 import type { ChatStorage } from './storage.ts';
 import { isTokenRejected } from './token-check.ts';
+import { type UploadedFile, type UploadFileOptions, uploadFile } from './upload-file.ts';
+
+/** A file uploaded for the next message; `voice` marks a recording made in the page. */
+export interface MessageAttachment {
+  upload: UploadedFile;
+  voice?: boolean;
+}
 
 export interface ChatSnapshot {
   conversation: ConversationState;
@@ -18,6 +28,9 @@ export interface ChatSnapshot {
   notice?: string;
   /** From `welcome.limits`, once known. */
   maxTextChars?: number;
+  /** From `welcome.limits`: absent when the server takes no files. */
+  maxUploadBytes?: number;
+  maxAttachments?: number;
 }
 
 export type SendResult = { ok: true; clientMessageId: string } | { ok: false; reason: string };
@@ -34,6 +47,8 @@ export interface ChatSessionOptions {
   random?: () => number;
   /** Storage writes are coalesced (a reply streams many deltas). Default 300 ms. */
   persistDelayMs?: number;
+  /** Defaults to `POST /api/web/uploads` on the gateway (see upload-file.ts). */
+  uploadFile?: (options: UploadFileOptions) => Promise<UploadedFile>;
 }
 
 /**
@@ -84,7 +99,7 @@ export class ChatSession {
     const { conversationId, messages } = this.#snapshot.conversation;
     for (const message of messages) {
       if (message.role === 'user' && message.state === 'pending') {
-        this.#connection.sendMessage({ clientMessageId: message.id, conversationId, text: message.text });
+        this.#connection.sendMessage(outgoingOf(message, conversationId));
       }
     }
     this.#connection.start();
@@ -95,22 +110,95 @@ export class ChatSession {
     this.flush();
   }
 
-  send(text: string): SendResult {
+  /** Uploads one file for the next message; rejects with a message fit to show. */
+  upload(file: Blob, options: { name?: string; onProgress?: (fraction: number) => void } = {}) {
+    const limit = this.#snapshot.maxUploadBytes;
+    if (limit === undefined) return Promise.reject(new Error('This server does not take files.'));
+    if (file.size > limit) {
+      const megabytes = Math.round((limit / (1024 * 1024)) * 10) / 10;
+      return Promise.reject(new Error(`This file is larger than the ${megabytes} MB the server accepts.`));
+    }
+    return (this.#options.uploadFile ?? uploadFile)({
+      url: this.#options.url,
+      token: this.#options.token,
+      clientId: this.#options.storage.clientId(),
+      file,
+      ...options,
+    });
+  }
+
+  send(text: string, attachments: readonly MessageAttachment[] = []): SendResult {
     const trimmed = text.trim();
-    if (trimmed === '') return { ok: false, reason: 'Type a message first.' };
+    if (trimmed === '' && attachments.length === 0) return { ok: false, reason: 'Type a message first.' };
     const limit = this.#snapshot.maxTextChars;
     if (limit !== undefined && trimmed.length > limit) {
       return { ok: false, reason: `This message is too long (limit ${limit} characters).` };
     }
     const clientMessageId = this.#options.randomId();
-    const conversation = addUserMessage(this.#snapshot.conversation, { clientMessageId, text: trimmed });
-    this.#update({ conversation });
-    this.#connection.sendMessage({
+    const sent: SentAttachment[] = attachments.map(({ upload, voice }) => ({
+      kind: voice && upload.kind === 'audio' ? 'voice' : upload.kind,
+      uploadId: upload.uploadId,
+      sizeBytes: upload.sizeBytes,
+      ...(upload.name === undefined ? {} : { name: upload.name }),
+    }));
+    const conversation = addUserMessage(this.#snapshot.conversation, {
       clientMessageId,
-      conversationId: conversation.conversationId,
+      text: trimmed,
+      attachments: sent,
+    });
+    this.#update({ conversation });
+    const message = conversation.messages.at(-1)!;
+    this.#connection.sendMessage(outgoingOf(message, conversation.conversationId));
+    return { ok: true, clientMessageId };
+  }
+
+  /** Replaces the text of one of the person's sent messages; the server answers it again. */
+  edit(targetClientMessageId: string, text: string): SendResult {
+    const trimmed = text.trim();
+    if (trimmed === '') return { ok: false, reason: 'An edited message needs text; delete it instead.' };
+    const target = this.#ownSentMessage(targetClientMessageId);
+    if (target === undefined) return { ok: false, reason: 'Only messages the server took can be edited.' };
+    if (trimmed === target.text) return { ok: true, clientMessageId: targetClientMessageId };
+    const clientMessageId = this.#options.randomId();
+    const before = this.#snapshot.conversation;
+    this.#update({
+      conversation: reviseUserMessage(before, { targetClientMessageId, kind: 'edit', text: trimmed }),
+    });
+    this.#connection.sendMessage({
+      type: 'edit',
+      clientMessageId,
+      conversationId: before.conversationId,
+      targetClientMessageId,
       text: trimmed,
     });
     return { ok: true, clientMessageId };
+  }
+
+  /** Withdraws one of the person's sent messages. */
+  delete(targetClientMessageId: string): SendResult {
+    if (this.#ownSentMessage(targetClientMessageId) === undefined) {
+      return { ok: false, reason: 'Only messages the server took can be deleted.' };
+    }
+    const clientMessageId = this.#options.randomId();
+    const before = this.#snapshot.conversation;
+    this.#update({ conversation: reviseUserMessage(before, { targetClientMessageId, kind: 'delete' }) });
+    this.#connection.sendMessage({
+      type: 'delete',
+      clientMessageId,
+      conversationId: before.conversationId,
+      targetClientMessageId,
+    });
+    return { ok: true, clientMessageId };
+  }
+
+  #ownSentMessage(clientMessageId: string): ChatMessage | undefined {
+    return this.#snapshot.conversation.messages.find(
+      (message) =>
+        message.id === clientMessageId &&
+        message.role === 'user' &&
+        message.state === 'sent' &&
+        !message.deleted,
+    );
   }
 
   /** Sends a failed message again under its original id, so the server still answers it once. */
@@ -119,11 +207,7 @@ export class ChatSession {
     const message = before.messages.find((entry) => entry.id === clientMessageId && entry.role === 'user');
     if (message === undefined || message.state !== 'failed') return;
     this.#update({ conversation: markPending(before, clientMessageId) });
-    this.#connection.sendMessage({
-      clientMessageId,
-      conversationId: before.conversationId,
-      text: message.text,
-    });
+    this.#connection.sendMessage(outgoingOf(message, before.conversationId));
   }
 
   newConversation(): void {
@@ -145,7 +229,12 @@ export class ChatSession {
 
   #receive(frame: ServerFrame): void {
     if (frame.type === 'welcome') {
-      this.#update({ notice: frame.notice, maxTextChars: frame.limits.maxTextChars });
+      this.#update({
+        notice: frame.notice,
+        maxTextChars: frame.limits.maxTextChars,
+        maxUploadBytes: frame.limits.maxUploadBytes,
+        maxAttachments: frame.limits.maxAttachments,
+      });
       return;
     }
     const conversation = applyServerFrame(this.#snapshot.conversation, frame);
@@ -163,4 +252,25 @@ export class ChatSession {
     if (this.#persistTimer !== undefined) return;
     this.#persistTimer = setTimeout(() => this.flush(), this.#options.persistDelayMs ?? 300);
   }
+}
+
+/** The `message` frame for a user message, with the uploads it carries. */
+function outgoingOf(message: ChatMessage, conversationId: string) {
+  const attachments = (message.attachments ?? []).flatMap((attachment) =>
+    attachment.uploadId === undefined
+      ? []
+      : [
+          {
+            uploadId: attachment.uploadId,
+            ...(attachment.name === undefined ? {} : { name: attachment.name }),
+            ...(attachment.kind === 'voice' ? { voice: true } : {}),
+          },
+        ],
+  );
+  return {
+    clientMessageId: message.id,
+    conversationId,
+    text: message.text,
+    ...(attachments.length > 0 ? { attachments } : {}),
+  };
 }

@@ -6,6 +6,7 @@ import {
   type ConversationState,
   emptyConversation,
   markPending,
+  reviseUserMessage,
   TYPING_ACTIVITY,
 } from './conversation-state.ts';
 
@@ -182,5 +183,47 @@ describe('conversation state', () => {
     });
     expect(after.alert).toMatch(/could not be restored/);
     expect(after.messages[1]).toMatchObject({ id: 'r1', state: 'done', text: 'partial' });
+  });
+});
+
+describe('reply files and revisions', () => {
+  const media = {
+    kind: 'image' as const,
+    mimeType: 'image/png',
+    name: 'a.png',
+    sizeBytes: 3,
+    base64: 'AAAA',
+  };
+
+  it('attaches reply files to their reply, also when they come after reply.end, once per replay', () => {
+    const frames = [
+      event(1, { type: 'reply.start', replyId: 'r1' }),
+      event(2, { type: 'reply.end', replyId: 'r1', text: 'Here.' }),
+      event(3, { type: 'reply.media', replyId: 'r1', media }),
+    ];
+    const state = applyAll(applyAll(emptyConversation('c1'), frames), frames);
+    expect(state.messages).toEqual([
+      { id: 'r1', role: 'assistant', text: 'Here.', state: 'done', media: [media] },
+    ]);
+  });
+
+  it('marks an edited message and the answers it had, and a failed change as an alert', () => {
+    let state = addUserMessage(emptyConversation('c1'), { clientMessageId: 'm1', text: 'Pari' });
+    state = applyAll(state, [
+      { type: 'accepted', clientMessageId: 'm1', conversationId: 'c1', duplicate: false },
+      event(1, { type: 'reply.end', replyId: 'r1', text: 'Pari?' }),
+    ]);
+    state = reviseUserMessage(state, { targetClientMessageId: 'm1', kind: 'edit', text: 'Paris' });
+    expect(state.messages[0]).toMatchObject({ text: 'Paris', edited: true });
+    expect(state.messages[1]).toMatchObject({ superseded: true });
+    state = applyServerFrame(state, {
+      type: 'error',
+      code: 'invalid_intent',
+      message: 'too old to edit',
+      retryable: false,
+      clientMessageId: 'edit-1',
+    });
+    expect(state.alert).toContain('too old to edit');
+    expect(state.messages[0]?.state).toBe('sent');
   });
 });

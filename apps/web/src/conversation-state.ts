@@ -1,4 +1,4 @@
-import type { ReplyEvent, ServerFrame } from '@nexus/protocol';
+import type { ReplyEvent, ReplyMedia, ServerFrame } from '@nexus/protocol';
 
 export type ChatMessageRole = 'user' | 'assistant' | 'error';
 /** user: pending → sent | failed; assistant: streaming → done; error: done. */
@@ -14,6 +14,25 @@ export interface ChatMessage {
   failure?: string;
   /** Whether sending the same message again may succeed (e.g. after a rate limit). */
   retryable?: boolean;
+  /** Files the person sent with the message (described; the bytes stay on the server). */
+  attachments?: SentAttachment[];
+  /** Files of a reply. `base64` is empty when the server (or this browser) no longer holds them. */
+  media?: ReplyMedia[];
+  /** The person changed the text after sending it. */
+  edited?: boolean;
+  /** The person withdrew the message. */
+  deleted?: boolean;
+  /** A reply to a message that was edited or deleted afterwards: kept, but shown as outdated. */
+  superseded?: boolean;
+}
+
+/** What the person attached to a message, as shown beside it. */
+export interface SentAttachment {
+  kind: 'image' | 'audio' | 'voice' | 'document';
+  name?: string;
+  sizeBytes?: number;
+  /** Kept so a message still pending after a reload is sent again with its files. */
+  uploadId?: string;
 }
 
 export interface ConversationState {
@@ -35,15 +54,40 @@ export function emptyConversation(conversationId: string): ConversationState {
 
 export function addUserMessage(
   state: ConversationState,
-  message: { clientMessageId: string; text: string },
+  message: { clientMessageId: string; text: string; attachments?: SentAttachment[] },
 ): ConversationState {
   const entry: ChatMessage = {
     id: message.clientMessageId,
     role: 'user',
     text: message.text,
     state: 'pending',
+    ...(message.attachments?.length ? { attachments: message.attachments } : {}),
   };
   return { ...state, messages: [...state.messages, entry], alert: undefined };
+}
+
+/**
+ * Shows an edit (new text, marked edited) or a delete of one of the person's messages at once;
+ * the answers given to it before stay visible but are marked outdated, and the new answer to an
+ * edit arrives as a new reply after them.
+ */
+export function reviseUserMessage(
+  state: ConversationState,
+  revision: { targetClientMessageId: string; kind: 'edit' | 'delete'; text?: string },
+): ConversationState {
+  const index = findLastIndex(state.messages, revision.targetClientMessageId, 'user');
+  if (index === -1) return state;
+  const messages = state.messages.slice();
+  const target = messages[index]!;
+  messages[index] =
+    revision.kind === 'edit'
+      ? { ...target, text: revision.text ?? target.text, edited: true }
+      : { ...target, text: '', attachments: undefined, deleted: true };
+  for (let next = index + 1; next < messages.length && messages[next]!.role !== 'user'; next++) {
+    const reply = messages[next]!;
+    if (reply.role === 'assistant') messages[next] = { ...reply, superseded: true };
+  }
+  return { ...state, messages, alert: undefined };
 }
 
 /** Marks a failed user message as pending again, so it can be sent once more under the same id. */
@@ -69,6 +113,10 @@ export function applyServerFrame(state: ConversationState, frame: ServerFrame): 
       }));
     case 'error':
       if (frame.clientMessageId === undefined) return { ...state, alert: frame.message };
+      // An edit or delete has its own id and no message of its own: say it failed.
+      if (findLastIndex(state.messages, frame.clientMessageId, 'user') === -1) {
+        return { ...state, alert: `That change was not made: ${frame.message}` };
+      }
       return updateMessage(state, frame.clientMessageId, 'user', (message) => ({
         ...message,
         state: 'failed',
@@ -100,7 +148,9 @@ function applyReplyEvent(state: ConversationState, event: ReplyEvent, seq: numbe
       // A reply id seen before: the server answered this message again after a restart (reply ids
       // follow the message). The new run replaces the old text instead of adding to it.
       return withReply(state, event.replyId, (message) =>
-        message.text === '' ? message : { ...message, text: '', state: 'streaming' },
+        message.text === '' && message.state !== 'done'
+          ? message
+          : { ...message, text: '', media: undefined, state: 'streaming' },
       );
     case 'reply.delta':
       return withReply({ ...state, activity: undefined }, event.replyId, (message) => ({
@@ -114,8 +164,11 @@ function applyReplyEvent(state: ConversationState, event: ReplyEvent, seq: numbe
         state: 'done',
       }));
     case 'reply.media':
-      // The server does not send files to the web chat yet (docs/media-replies.md).
-      return state;
+      return withReply({ ...state, activity: undefined }, event.replyId, (message) => ({
+        ...message,
+        ...(message.text === '' && event.caption ? { text: event.caption } : {}),
+        media: [...(message.media ?? []), event.media],
+      }));
     case 'error': {
       const entry: ChatMessage = { id: `error-${seq}`, role: 'error', text: event.message, state: 'done' };
       const messages = state.messages.map((message) =>

@@ -1,4 +1,5 @@
-import type { ChatMessage, ChatMessageRole, ChatMessageState } from './conversation-state.ts';
+import type { ReplyMedia } from '@nexus/protocol';
+import type { ChatMessage, ChatMessageRole, ChatMessageState, SentAttachment } from './conversation-state.ts';
 
 /** The part of the Web Storage API used here; `localStorage` in the browser. */
 export interface KeyValueStore {
@@ -25,6 +26,13 @@ const keys = {
   clientId: 'nexus.clientId',
   conversation: 'nexus.conversation',
 } as const;
+/**
+ * Reply files above this many base64 characters are kept without their bytes (storage holds
+ * ~5 MB in all); after a reload the page shows their name and size only.
+ */
+const MAX_STORED_MEDIA_CHARS = 256 * 1024;
+const attachmentKinds: readonly SentAttachment['kind'][] = ['image', 'audio', 'voice', 'document'];
+const mediaKinds: readonly ReplyMedia['kind'][] = ['image', 'file', 'audio'];
 const roles: readonly ChatMessageRole[] = ['user', 'assistant', 'error'];
 const states: readonly ChatMessageState[] = ['pending', 'sent', 'failed', 'streaming', 'done'];
 
@@ -78,7 +86,7 @@ export class ChatStorage {
 
   /** Returns false when nothing could be stored even after dropping older messages. */
   writeConversation(conversation: StoredConversation): boolean {
-    let messages = conversation.messages.slice(-this.#maxMessages);
+    let messages = conversation.messages.slice(-this.#maxMessages).map(withoutLargeMedia);
     for (;;) {
       const stored: StoredConversation = {
         conversationId: conversation.conversationId,
@@ -138,14 +146,55 @@ function toStoredConversation(value: unknown): StoredConversation | undefined {
 
 function toChatMessage(value: unknown): ChatMessage | undefined {
   if (!isRecord(value)) return undefined;
-  const { id, role, text, state, failure, retryable } = value;
+  const { id, role, text, state, failure, retryable, attachments, media, edited, deleted, superseded } =
+    value;
   if (typeof id !== 'string' || typeof text !== 'string') return undefined;
   if (!roles.includes(role as ChatMessageRole) || !states.includes(state as ChatMessageState))
     return undefined;
   const message: ChatMessage = { id, role: role as ChatMessageRole, text, state: state as ChatMessageState };
   if (typeof failure === 'string') message.failure = failure;
   if (typeof retryable === 'boolean') message.retryable = retryable;
+  if (edited === true) message.edited = true;
+  if (deleted === true) message.deleted = true;
+  if (superseded === true) message.superseded = true;
+  if (Array.isArray(attachments))
+    message.attachments = attachments.flatMap((entry) => toAttachment(entry) ?? []);
+  if (Array.isArray(media)) message.media = media.flatMap((entry) => toReplyMedia(entry) ?? []);
   return message;
+}
+
+function toAttachment(value: unknown): SentAttachment | undefined {
+  if (!isRecord(value) || !attachmentKinds.includes(value.kind as SentAttachment['kind'])) return undefined;
+  return {
+    kind: value.kind as SentAttachment['kind'],
+    ...(typeof value.name === 'string' ? { name: value.name } : {}),
+    ...(typeof value.sizeBytes === 'number' ? { sizeBytes: value.sizeBytes } : {}),
+    ...(typeof value.uploadId === 'string' ? { uploadId: value.uploadId } : {}),
+  };
+}
+
+function toReplyMedia(value: unknown): ReplyMedia | undefined {
+  if (!isRecord(value) || !mediaKinds.includes(value.kind as ReplyMedia['kind'])) return undefined;
+  const { mimeType, name, sizeBytes, base64 } = value;
+  if (typeof mimeType !== 'string' || typeof name !== 'string' || typeof sizeBytes !== 'number')
+    return undefined;
+  return {
+    kind: value.kind as ReplyMedia['kind'],
+    mimeType,
+    name,
+    sizeBytes,
+    base64: typeof base64 === 'string' && /^[A-Za-z0-9+/=]*$/.test(base64) ? base64 : '',
+  };
+}
+
+function withoutLargeMedia(message: ChatMessage): ChatMessage {
+  if (!message.media?.some((media) => media.base64.length > MAX_STORED_MEDIA_CHARS)) return message;
+  return {
+    ...message,
+    media: message.media.map((media) =>
+      media.base64.length > MAX_STORED_MEDIA_CHARS ? { ...media, base64: '' } : media,
+    ),
+  };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -126,7 +126,12 @@ describe('web chat in Chromium', () => {
 
     await page.reload();
     await expect
-      .poll(async () => (await page.getByTestId('message').allTextContents()).map((text) => text.trim()))
+      .poll(async () =>
+        // The text of each message, without its Edit / Delete controls.
+        (await page.locator('[data-testid=message] :is(.message-text, .markdown)').allTextContents()).map(
+          (text) => text.trim(),
+        ),
+      )
       .toEqual(['Where should I travel?', 'Lisbon is lovely in spring.']);
     await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
     await sendMessage(page, 'And in winter?');
@@ -150,7 +155,7 @@ describe('web chat in Chromium', () => {
 
     expect(await assistantMessages(page).textContent()).toContain('<img src=x onerror="window.__xss=1">');
     expect(await assistantMessages(page).textContent()).toContain('<script>window.__xss=2</script>');
-    expect(await page.locator('[data-role=user]').textContent()).toBe(
+    expect(await page.locator('[data-role=user] .message-text').textContent()).toBe(
       '<b onmouseover="window.__xss=5">hi</b>',
     );
     const list = page.getByTestId('message-list');

@@ -2,15 +2,18 @@ import type { ChannelCapabilities } from '@nexus/protocol';
 
 /**
  * The web client gets every reply event (deltas as a draft, typing) and renders Markdown itself; there
- * are no groups, no attachments and no platform limit, so replies are never split.
+ * are no groups and no platform limit, so replies are never split. Reply files travel inside the
+ * event stream; files in arrive only when the gateway gives the channel an upload store.
  */
-export const WEB_SOCKET_CAPABILITIES: ChannelCapabilities = {
-  edits: false,
-  drafts: true,
-  typing: true,
-  groups: false,
-  mediaIn: [],
-  mediaOut: [],
-  linking: 'none',
-  markdown: 'markdown',
-};
+export function webSocketCapabilities(options: { uploads: boolean }): ChannelCapabilities {
+  return {
+    edits: false,
+    drafts: true,
+    typing: true,
+    groups: false,
+    mediaIn: options.uploads ? ['image', 'voice', 'audio', 'document'] : [],
+    mediaOut: ['image', 'audio', 'document'],
+    linking: 'none',
+    markdown: 'markdown',
+  };
+}

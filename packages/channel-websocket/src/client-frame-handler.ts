@@ -6,6 +6,8 @@ import {
   type IntentInput,
   type IntentSink,
   MAX_INTENT_TEXT_CHARS,
+  MAX_WEB_ATTACHMENTS,
+  NexusError,
   toNexusError,
   WEB_SOCKET_CLOSE_CODES,
   WEB_SOCKET_PROTOCOL_VERSION,
@@ -15,9 +17,11 @@ import type { ConnectionRegistry } from './connection-registry.ts';
 import type { ReplayLog } from './replay-log.ts';
 import { buildWebIntent } from './to-intent.ts';
 import type { ResolvedWebSocketChannelOptions } from './web-socket-channel-options.ts';
+import type { WebUpload } from './web-uploads.ts';
 
 type HelloFrame = Extract<ClientFrame, { type: 'hello' }>;
-type MessageFrame = Extract<ClientFrame, { type: 'message' }>;
+/** The frames that become intents: a new message, an edit or a delete. */
+type ChangeFrame = Extract<ClientFrame, { type: 'message' | 'edit' | 'delete' }>;
 
 export interface ClientFrameHandlerOptions {
   options: ResolvedWebSocketChannelOptions;
@@ -39,7 +43,8 @@ const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set([
 ]);
 
 /**
- * What each valid client frame means: hello/welcome, message → Intent → accepted, resume → replay.
+ * What each valid client frame means: hello/welcome, message/edit/delete → Intent → accepted,
+ * resume → replay.
  * `accepted` is sent only when core took the intent durably (see IntakeResult).
  */
 export class ClientFrameHandler {
@@ -70,7 +75,7 @@ export class ClientFrameHandler {
       return;
     }
     if (frame.type === 'resume') this.#resume(connection, clientId, frame);
-    else this.#message(connection, clientId, frame);
+    else this.#change(connection, clientId, frame);
   }
 
   #hello(connection: ClientConnection, frame: HelloFrame): void {
@@ -95,6 +100,9 @@ export class ClientFrameHandler {
         maxFrameBytes: this.#settings.maxPayloadBytes,
         maxTextChars: MAX_INTENT_TEXT_CHARS,
         messagesPerMinute: this.#settings.messagesPerMinute,
+        ...(this.#settings.uploads === undefined
+          ? {}
+          : { maxUploadBytes: this.#settings.maxUploadBytes, maxAttachments: MAX_WEB_ATTACHMENTS }),
       },
       ...(notice === undefined ? {} : { notice }),
     });
@@ -122,11 +130,21 @@ export class ClientFrameHandler {
     });
   }
 
-  #message(connection: ClientConnection, clientId: string, frame: MessageFrame): void {
+  #change(connection: ClientConnection, clientId: string, frame: ChangeFrame): void {
     const { clientMessageId } = frame;
-    if (frame.text.length > MAX_INTENT_TEXT_CHARS) {
+    if (frame.type !== 'delete' && frame.text.length > MAX_INTENT_TEXT_CHARS) {
       const message = `text is longer than ${MAX_INTENT_TEXT_CHARS} characters`;
       connection.sendError('payload_too_large', message, false, clientMessageId);
+      return;
+    }
+    const attachments = frame.type === 'message' ? (frame.attachments ?? []) : [];
+    if (frame.type === 'message' && frame.text.trim() === '' && attachments.length === 0) {
+      connection.sendError('bad_frame', 'message: send text, attachments or both', false, clientMessageId);
+      return;
+    }
+    if (attachments.length > 0 && this.#settings.uploads === undefined) {
+      const message = 'this server takes no attachments from web clients';
+      connection.sendError('attachment_unsupported', message, false, clientMessageId);
       return;
     }
     const verdict = connection.checkMessageRate();
@@ -158,25 +176,58 @@ export class ClientFrameHandler {
       );
       return;
     }
-    const intent = buildWebIntent({
-      channelName: this.#settings.channelName,
-      clientId,
-      ...(connection.displayName === undefined ? {} : { displayName: connection.displayName }),
-      frame,
-      receivedAt: new Date(this.#settings.now()),
-    });
-    void this.#submit(connection, sink, intent, frame);
+    void this.#submit(connection, sink, clientId, frame);
   }
 
-  async #submit(connection: ClientConnection, sink: IntentSink, intent: IntentInput, frame: MessageFrame) {
+  /**
+   * The uploads a message names, each checked to exist and to belong to this client; one that
+   * does not gets the whole message refused (nothing is sent half).
+   */
+  async #resolveUploads(clientId: string, frame: ChangeFrame) {
+    const uploads = this.#settings.uploads;
+    if (frame.type !== 'message' || uploads === undefined || !frame.attachments?.length) return [];
+    return Promise.all(
+      frame.attachments.map(async (attachment) => {
+        const upload: WebUpload | undefined = await uploads.describe({
+          uploadId: attachment.uploadId,
+          clientId,
+        });
+        if (upload === undefined) {
+          throw new NexusError({
+            code: 'attachment_unavailable',
+            message:
+              'an attachment was not found: it expired or was uploaded by another client; upload it again',
+          });
+        }
+        return {
+          upload,
+          voice: attachment.voice === true,
+          ...(attachment.name === undefined ? {} : { name: attachment.name }),
+        };
+      }),
+    );
+  }
+
+  async #submit(connection: ClientConnection, sink: IntentSink, clientId: string, frame: ChangeFrame) {
     const { clientMessageId, conversationId } = frame;
     const logger = connection.logger.child({ conversationId });
     let result: IntakeResult;
+    let intent: IntentInput | undefined;
     try {
+      const uploads = await this.#resolveUploads(clientId, frame);
+      intent = buildWebIntent({
+        channelName: this.#settings.channelName,
+        clientId,
+        ...(connection.displayName === undefined ? {} : { displayName: connection.displayName }),
+        frame,
+        uploads,
+        receivedAt: new Date(this.#settings.now()),
+      });
       result = await sink(intent);
     } catch (thrown) {
       const error = toNexusError(thrown);
-      logger.error({ err: thrown, intentId: intent.id }, 'intake failed');
+      if (error.code === 'internal') logger.error({ err: thrown, intentId: intent?.id }, 'intake failed');
+      else logger.info({ code: error.code, intentId: intent?.id }, 'message refused');
       const message = error.code === 'internal' ? 'the server could not take this message' : error.message;
       connection.sendError(
         error.code,

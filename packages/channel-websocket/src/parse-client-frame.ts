@@ -6,7 +6,7 @@ export type ParsedClientFrame =
   | { ok: true; frame: ClientFrame }
   | { ok: false; code: ErrorCode; message: string };
 
-const KNOWN_TYPES: ReadonlySet<string> = new Set(['hello', 'message', 'resume', 'ping']);
+const KNOWN_TYPES: ReadonlySet<string> = new Set(['hello', 'message', 'edit', 'delete', 'resume', 'ping']);
 const MAX_DETAIL_CHARS = 200;
 
 function toBuffer(data: RawData): Buffer {

@@ -21,3 +21,64 @@ describe('buildWebIntent', () => {
     expect(buildWebIntent(options).id).toBe(intent.id);
   });
 });
+
+describe('buildWebIntent for changes', () => {
+  const receivedAt = new Date('2026-03-04T05:06:07.000Z');
+  it('turns an edit into a revision of the original intent, with its own id', () => {
+    const intent = buildWebIntent({
+      channelName: 'web',
+      clientId: 'b7',
+      frame: {
+        type: 'edit',
+        clientMessageId: 'e-1',
+        conversationId: 'c',
+        targetClientMessageId: 'm-1',
+        text: 'new',
+      },
+      receivedAt,
+    });
+    expect(intentSchema.parse(intent)).toMatchObject({
+      id: 'web:b7:e-1',
+      text: 'new',
+      revises: { kind: 'edit', targetIntentId: 'web:b7:m-1' },
+    });
+  });
+
+  it('turns a delete into an empty revision whose id repeats for the same target', () => {
+    const intent = buildWebIntent({
+      channelName: 'web',
+      clientId: 'b7',
+      frame: { type: 'delete', clientMessageId: 'd-1', conversationId: 'c', targetClientMessageId: 'm-1' },
+      receivedAt,
+    });
+    expect(intentSchema.parse(intent)).toMatchObject({
+      id: 'web:b7:m-1:delete',
+      text: '',
+      revises: { kind: 'delete', targetIntentId: 'web:b7:m-1' },
+    });
+  });
+
+  it('carries uploads as attachments core can fetch back through the channel', () => {
+    const intent = buildWebIntent({
+      channelName: 'web',
+      clientId: 'b7',
+      frame: { type: 'message', clientMessageId: 'm-2', conversationId: 'c', text: '' },
+      uploads: [
+        {
+          upload: {
+            uploadId: 'u'.repeat(22),
+            clientId: 'b7',
+            kind: 'audio',
+            mimeType: 'audio/webm',
+            sizeBytes: 9,
+          },
+          voice: true,
+        },
+      ],
+      receivedAt,
+    });
+    expect(intentSchema.parse(intent).attachments).toEqual([
+      { kind: 'voice', platformFileId: `b7/${'u'.repeat(22)}`, mimeType: 'audio/webm', sizeBytes: 9 },
+    ]);
+  });
+});

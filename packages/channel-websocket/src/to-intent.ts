@@ -1,28 +1,88 @@
-import type { ClientFrame, IntentInput } from '@nexus/protocol';
+import type { Attachment, ClientFrame, IntentInput } from '@nexus/protocol';
+import type { WebUpload } from './web-uploads.ts';
+
+type ChangeFrame = Extract<ClientFrame, { type: 'message' | 'edit' | 'delete' }>;
 
 export interface BuildWebIntentOptions {
   channelName: string;
   clientId: string;
   displayName?: string;
-  frame: Extract<ClientFrame, { type: 'message' }>;
+  frame: ChangeFrame;
+  /** The uploads a `message` frame named, already checked to belong to `clientId`. */
+  uploads?: readonly { upload: WebUpload; voice: boolean; name?: string }[];
   receivedAt: Date;
 }
 
+/** The intent id of a client message: the same for a frame re-sent after a reconnect. */
+export function webIntentId(channelName: string, clientId: string, clientMessageId: string): string {
+  return `${channelName}:${clientId}:${clientMessageId}`;
+}
+
 /**
- * The Intent for one web `message` frame. The id is derived from the client's idempotency key,
- * so a frame re-sent after a reconnect is recognised by core as the same message.
+ * `platformFileId` of a web upload: the uploader's client id travels with the upload id, so the
+ * channel checks ownership again when core fetches the bytes. Upload ids hold no `/`.
+ */
+export function uploadFileId(clientId: string, uploadId: string): string {
+  return `${clientId}/${uploadId}`;
+}
+
+export function parseUploadFileId(fileId: string): { clientId: string; uploadId: string } | undefined {
+  const cut = fileId.lastIndexOf('/');
+  if (cut <= 0 || cut === fileId.length - 1) return undefined;
+  return { clientId: fileId.slice(0, cut), uploadId: fileId.slice(cut + 1) };
+}
+
+/**
+ * The Intent for one web `message`, `edit` or `delete` frame. The id is derived from the client's
+ * idempotency key, so a frame re-sent after a reconnect is recognised by core as the same change;
+ * a delete's id is `<target>:delete`, so deleting twice is one change.
  */
 export function buildWebIntent(options: BuildWebIntentOptions): IntentInput {
   const { channelName, clientId, displayName, frame } = options;
-  return {
-    id: `${channelName}:${clientId}:${frame.clientMessageId}`,
+  const base = {
     channel: channelName,
-    conversation: { id: frame.conversationId, kind: 'direct' },
+    conversation: { id: frame.conversationId, kind: 'direct' as const },
     sender: { platformId: clientId, ...(displayName === undefined ? {} : { displayName }) },
     userId: `${channelName}:${clientId}`,
-    text: frame.text,
-    attachments: [],
     mentionsAssistant: true,
     receivedAt: options.receivedAt.toISOString(),
+  };
+  if (frame.type === 'message') {
+    return {
+      ...base,
+      id: webIntentId(channelName, clientId, frame.clientMessageId),
+      text: frame.text,
+      attachments: (options.uploads ?? []).map(({ upload, voice, name }) =>
+        toAttachment(upload, voice, name),
+      ),
+    };
+  }
+  const targetIntentId = webIntentId(channelName, clientId, frame.targetClientMessageId);
+  if (frame.type === 'edit') {
+    return {
+      ...base,
+      id: webIntentId(channelName, clientId, frame.clientMessageId),
+      text: frame.text,
+      attachments: [],
+      revises: { kind: 'edit', targetIntentId },
+    };
+  }
+  return {
+    ...base,
+    id: `${targetIntentId}:delete`,
+    text: '',
+    attachments: [],
+    revises: { kind: 'delete', targetIntentId },
+  };
+}
+
+function toAttachment(upload: WebUpload, voice: boolean, name: string | undefined): Attachment {
+  const shownName = name ?? upload.name;
+  return {
+    kind: upload.kind === 'audio' && voice ? 'voice' : upload.kind,
+    platformFileId: uploadFileId(upload.clientId, upload.uploadId),
+    mimeType: upload.mimeType,
+    sizeBytes: upload.sizeBytes,
+    ...(shownName === undefined ? {} : { name: shownName }),
   };
 }

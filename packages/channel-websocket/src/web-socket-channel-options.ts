@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Logger, NexusError, silentLogger } from '@nexus/protocol';
+import type { WebUploads } from './web-uploads.ts';
 
 export interface WebSocketChannelOptions {
   /** Shared secret every client presents at upgrade (sub-protocol `nexus.token.<token>` or Bearer). */
@@ -32,6 +33,15 @@ export interface WebSocketChannelOptions {
   allowedOrigins?: string[];
   /** Shown to each client in `welcome.notice`, e.g. how to configure a model provider. */
   notice?: () => string | undefined;
+  /** Files clients uploaded over HTTP; unset: `message.attachments` are refused. */
+  uploads?: WebUploads;
+  /** Largest upload, announced in `welcome.limits`. Default 20 MiB (core's media cap). */
+  maxUploadBytes?: number;
+  /**
+   * A reply file above this size is sent to the connected client but kept in the replay log as a
+   * placeholder without its bytes (a resume shows "no longer available"). Default 2 MiB.
+   */
+  replayMediaMaxBytes?: number;
   /** `retryAfterMs` announced in the `shutdown` frame. Default 1000. */
   shutdownRetryAfterMs?: number;
   /** How long closing peers get before they are terminated. Default 2000. */
@@ -42,9 +52,9 @@ export interface WebSocketChannelOptions {
 }
 
 export type ResolvedWebSocketChannelOptions = Required<
-  Omit<WebSocketChannelOptions, 'allowedOrigins' | 'notice'>
+  Omit<WebSocketChannelOptions, 'allowedOrigins' | 'notice' | 'uploads'>
 > &
-  Pick<WebSocketChannelOptions, 'allowedOrigins' | 'notice'>;
+  Pick<WebSocketChannelOptions, 'allowedOrigins' | 'notice' | 'uploads'>;
 
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -87,6 +97,9 @@ export function resolveWebSocketChannelOptions(
     maxBufferedBytes: positive('maxBufferedBytes', options.maxBufferedBytes, 8 * 1024 * 1024),
     allowedOrigins: options.allowedOrigins,
     notice: options.notice,
+    uploads: options.uploads,
+    maxUploadBytes: positive('maxUploadBytes', options.maxUploadBytes, 20 * 1024 * 1024),
+    replayMediaMaxBytes: positive('replayMediaMaxBytes', options.replayMediaMaxBytes, 2 * 1024 * 1024),
     shutdownRetryAfterMs: positive('shutdownRetryAfterMs', options.shutdownRetryAfterMs, 1000),
     closeGraceMs: positive('closeGraceMs', options.closeGraceMs, 2000),
     logger: options.logger ?? silentLogger,

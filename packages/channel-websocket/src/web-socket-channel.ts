@@ -2,20 +2,25 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type {
   ChannelAdapter,
+  ChannelCapabilities,
   ChannelHealth,
   ChannelStartOptions,
   DeliverOptions,
+  FetchAttachmentOptions,
+  FetchedAttachment,
   IntentSink,
   Logger,
 } from '@nexus/protocol';
 import { NexusError, WEB_SOCKET_SUBPROTOCOL } from '@nexus/protocol';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { createUpgradeAuthorizer, type UpgradeAuthorizer } from './authorize-upgrade.ts';
-import { WEB_SOCKET_CAPABILITIES } from './capabilities.ts';
+import { webSocketCapabilities } from './capabilities.ts';
 import { ClientConnection } from './client-connection.ts';
 import { ClientFrameHandler } from './client-frame-handler.ts';
 import { ConnectionRegistry } from './connection-registry.ts';
 import { ReplayLog } from './replay-log.ts';
+import { replyMediaFrames } from './reply-media-frames.ts';
+import { parseUploadFileId } from './to-intent.ts';
 import {
   type ResolvedWebSocketChannelOptions,
   resolveWebSocketChannelOptions,
@@ -48,6 +53,11 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'Forbidden',
   503: 'Service Unavailable',
 };
+/** Length of `bytes` bytes once base64-encoded. */
+function base64Chars(bytes: number): number {
+  return Math.ceil(bytes / 3) * 4;
+}
+
 /** Events handed to sockets between forced yields, so a fast producer cannot starve other clients. */
 const EVENTS_PER_YIELD = 64;
 
@@ -76,7 +86,7 @@ function pathnameOf(url: string | undefined): string | undefined {
 
 class WebSocketChannelAdapter implements WebSocketChannel {
   readonly name: string;
-  readonly capabilities = WEB_SOCKET_CAPABILITIES;
+  readonly capabilities: ChannelCapabilities;
   readonly #options: ResolvedWebSocketChannelOptions;
   readonly #logger: Logger;
   readonly #authorizer: UpgradeAuthorizer;
@@ -93,6 +103,7 @@ class WebSocketChannelAdapter implements WebSocketChannel {
   constructor(options: ResolvedWebSocketChannelOptions) {
     this.#options = options;
     this.name = options.channelName;
+    this.capabilities = webSocketCapabilities({ uploads: options.uploads !== undefined });
     this.#logger = options.logger.child({ channel: options.channelName });
     this.#authorizer = createUpgradeAuthorizer({
       token: options.token,
@@ -179,18 +190,30 @@ class WebSocketChannelAdapter implements WebSocketChannel {
     let sinceYield = 0;
     for await (const event of events) {
       if (abortSignal?.aborted) break;
-      if (event.type === 'reply.media') {
-        // Not sent yet: the bytes would sit in the replay log and the client cannot show them.
-        // Serving them to the conversation's own client (by reference) is still to be built.
-        this.#logger.warn({ conversationId, name: event.media.name }, 'web-socket: reply file not sent');
-        continue;
-      }
-      const stored = this.#replayLog.append(conversationId, conversation.senderPlatformId, (seq) =>
-        JSON.stringify({ type: 'event', conversationId, seq, event }),
-      );
+      let live: string | undefined;
+      const stored = this.#replayLog.append(conversationId, conversation.senderPlatformId, (seq) => {
+        if (event.type !== 'reply.media')
+          return JSON.stringify({ type: 'event', conversationId, seq, event });
+        const frames = replyMediaFrames({
+          conversationId,
+          seq,
+          event,
+          replayMaxChars: base64Chars(this.#options.replayMediaMaxBytes),
+          // Half the peer's buffer cap: a bigger frame would get the client disconnected (4413).
+          liveMaxChars: Math.floor(this.#options.maxBufferedBytes / 2),
+        });
+        if (frames.omittedLive) {
+          this.#logger.warn(
+            { conversationId, name: event.media.name, sizeBytes: event.media.sizeBytes },
+            'web-socket: reply file too large to send; the client is told',
+          );
+        }
+        live = frames.live;
+        return frames.replay;
+      });
       const owner = this.#replayLog.owner(conversationId) ?? conversation.senderPlatformId;
       for (const connection of this.#registry.ofClient(owner)) {
-        connection.outbound.sendEvent(conversationId, stored.seq, event, stored.frame);
+        connection.outbound.sendEvent(conversationId, stored.seq, event, live ?? stored.frame);
       }
       sinceYield += 1;
       if (sinceYield >= EVENTS_PER_YIELD) {
@@ -198,6 +221,23 @@ class WebSocketChannelAdapter implements WebSocketChannel {
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
     }
+  }
+
+  /**
+   * Reads a web upload named by an intent this channel produced; the uploader's client id is part
+   * of `platformFileId` and checked again by the store, so one client never reads another's file.
+   */
+  async fetchAttachment(options: FetchAttachmentOptions): Promise<FetchedAttachment> {
+    const uploads = this.#options.uploads;
+    const parsed = parseUploadFileId(options.attachment.platformFileId ?? '');
+    if (uploads === undefined || parsed === undefined) {
+      throw new NexusError({ code: 'attachment_unavailable', message: 'not a web upload' });
+    }
+    return uploads.read({
+      ...parsed,
+      maxBytes: options.maxBytes,
+      ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+    });
   }
 
   /**

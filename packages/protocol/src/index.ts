@@ -79,7 +79,10 @@ export {
 export {
   type ClientFrame,
   clientFrameSchema,
+  MAX_WEB_ATTACHMENTS,
   resumeRequestSchema,
   type ServerFrame,
   serverFrameSchema,
+  type WebAttachment,
+  webAttachmentSchema,
 } from './web-socket-frames.ts';

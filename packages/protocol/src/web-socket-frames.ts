@@ -7,6 +7,20 @@ import { WEB_SOCKET_PROTOCOL_VERSION } from './web-socket-constants.ts';
 const idSchema = z.string().min(1).max(128);
 const conversationIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'letters, digits, _ or - only');
 
+/** Most files one web message may carry; each is uploaded first (`POST /api/web/uploads`). */
+export const MAX_WEB_ATTACHMENTS = 10;
+
+/** A file the client uploaded before sending the message; only the uploading client may use it. */
+export const webAttachmentSchema = z.object({
+  /** The opaque id `POST /api/web/uploads` answered. */
+  uploadId: z.string().regex(/^[A-Za-z0-9_-]{16,128}$/, 'an uploadId as the upload route returned it'),
+  name: z.string().max(512).optional(),
+  mimeType: z.string().max(256).optional(),
+  /** Recorded in the page as a voice note (rather than an audio file picked from disk). */
+  voice: z.boolean().optional(),
+});
+export type WebAttachment = z.infer<typeof webAttachmentSchema>;
+
 export const resumeRequestSchema = z.object({
   conversationId: conversationIdSchema,
   lastSeq: z.number().int().nonnegative(),
@@ -27,7 +41,26 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
     /** Idempotency key: the same id twice gets one reply. */
     clientMessageId: idSchema,
     conversationId: conversationIdSchema,
+    /** May be empty when the message carries attachments (a photo or a voice note alone). */
+    text: z.string(),
+    attachments: z.array(webAttachmentSchema).max(MAX_WEB_ATTACHMENTS).optional(),
+  }),
+  /** Replaces the text of an earlier message of this client; answered with `accepted`. */
+  z.object({
+    type: z.literal('edit'),
+    /** Idempotency key of this change (a new one per edit). */
+    clientMessageId: idSchema,
+    conversationId: conversationIdSchema,
+    /** The `clientMessageId` of the message being edited. */
+    targetClientMessageId: idSchema,
     text: z.string().min(1),
+  }),
+  /** Withdraws an earlier message of this client; answered with `accepted`. */
+  z.object({
+    type: z.literal('delete'),
+    clientMessageId: idSchema,
+    conversationId: conversationIdSchema,
+    targetClientMessageId: idSchema,
   }),
   z.object({ type: z.literal('resume'), ...resumeRequestSchema.shape }),
   z.object({ type: z.literal('ping'), t: z.number().optional() }),
@@ -40,7 +73,14 @@ export const serverFrameSchema = z.discriminatedUnion('type', [
     v: z.literal(WEB_SOCKET_PROTOCOL_VERSION),
     connectionId: z.string(),
     heartbeatMs: z.number(),
-    limits: z.object({ maxFrameBytes: z.number(), maxTextChars: z.number(), messagesPerMinute: z.number() }),
+    limits: z.object({
+      maxFrameBytes: z.number(),
+      maxTextChars: z.number(),
+      messagesPerMinute: z.number(),
+      /** Largest upload (`POST /api/web/uploads`) and attachments per message; absent: no uploads. */
+      maxUploadBytes: z.number().optional(),
+      maxAttachments: z.number().optional(),
+    }),
     /** A message the operator should see, e.g. how to configure a model provider. */
     notice: z.string().optional(),
   }),

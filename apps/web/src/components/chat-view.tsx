@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ChatSession } from '../chat-session.ts';
 import type { PairingRequestsOptions } from '../pairing-requests.ts';
 import { useChatSession } from '../use-chat-session.ts';
+import { usePendingAttachments } from '../use-pending-attachments.ts';
 import { ChannelsPanel } from './channels-panel.tsx';
 import { Composer } from './composer.tsx';
 import { MemoryPanel } from './memory-panel.tsx';
@@ -28,14 +29,36 @@ export function ChatView({ session, onUnauthorized, pairingApi, clientId }: Chat
     () => (pairingApi && clientId ? { ...pairingApi, clientId } : undefined),
     [pairingApi, clientId],
   );
-  const { conversation, connection, notice, maxTextChars } = snapshot;
+  const { conversation, connection, notice, maxTextChars, maxUploadBytes, maxAttachments } = snapshot;
+  const attachments = usePendingAttachments(session, maxAttachments);
+  const canAttach = maxUploadBytes !== undefined;
+  const [dragging, setDragging] = useState(false);
 
   useEffect(() => {
     if (connection.phase === 'unauthorized') onUnauthorized();
   }, [connection.phase, onUnauthorized]);
 
   return (
-    <div class="chat">
+    // biome-ignore lint/a11y/noStaticElementInteractions: dropping files is a shortcut; the attach button is the accessible way.
+    <div
+      class={`chat${dragging ? ' chat-dragging' : ''}`}
+      data-testid="chat"
+      onDragOver={(event) => {
+        if (!canAttach || !event.dataTransfer?.types.includes('Files')) return;
+        event.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={(event) => {
+        if (event.currentTarget === event.target) setDragging(false);
+      }}
+      onDrop={(event) => {
+        if (!canAttach) return;
+        event.preventDefault();
+        setDragging(false);
+        const files = event.dataTransfer?.files;
+        if (files && files.length > 0) attachments.add(files);
+      }}
+    >
       <header class="chat-header">
         <h1>Nexus</h1>
         <div class="header-actions">
@@ -93,9 +116,27 @@ export function ChatView({ session, onUnauthorized, pairingApi, clientId }: Chat
         <MemoryPanel api={memoryApi} onClose={() => setOpenPanel(undefined)} />
       )}
       {notice !== undefined && <NoticeBanner text={notice} />}
-      <MessageList messages={conversation.messages} onRetry={(id) => session.retry(id)} />
+      <MessageList
+        messages={conversation.messages}
+        onRetry={(id) => session.retry(id)}
+        onEdit={(id, text) => session.edit(id, text)}
+        onDelete={(id) => session.delete(id)}
+      />
       <StatusLine connection={connection} activity={conversation.activity} alert={conversation.alert} />
-      <Composer maxTextChars={maxTextChars} onSend={(text) => session.send(text)} />
+      <Composer
+        maxTextChars={maxTextChars}
+        onSend={(text, ready) => session.send(text, ready)}
+        {...(canAttach
+          ? {
+              attachments,
+              onVoiceNote: async (audio: Blob) => {
+                const upload = await session.upload(audio, { name: 'voice-note' });
+                const result = session.send('', [{ upload, voice: true }]);
+                if (!result.ok) throw new Error(result.reason);
+              },
+            }
+          : {})}
+      />
     </div>
   );
 }

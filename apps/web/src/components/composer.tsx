@@ -1,21 +1,39 @@
 import { useRef, useState } from 'preact/hooks';
-import type { SendResult } from '../chat-session.ts';
+import type { MessageAttachment, SendResult } from '../chat-session.ts';
+import type { PendingAttachments } from '../use-pending-attachments.ts';
+import { AttachmentTray } from './attachment-tray.tsx';
+import { VoiceButton } from './voice-button.tsx';
 
 export interface ComposerProps {
   maxTextChars: number | undefined;
-  onSend: (text: string) => SendResult;
+  onSend: (text: string, attachments: MessageAttachment[]) => SendResult;
+  /** Absent when the server takes no files: no attach or record controls. */
+  attachments?: PendingAttachments;
+  /** Uploads a finished recording and sends it as a voice note; rejects with a message to show. */
+  onVoiceNote?: (audio: Blob) => Promise<void>;
 }
 
-export function Composer({ maxTextChars, onSend }: ComposerProps) {
+export function Composer({ maxTextChars, onSend, attachments, onVoiceNote }: ComposerProps) {
   const [text, setText] = useState('');
   const [problem, setProblem] = useState<string>();
   const inputRef = useRef<HTMLTextAreaElement>(null);
+  const fileRef = useRef<HTMLInputElement>(null);
+  const pending = attachments?.items ?? [];
+  const failed = pending.some((item) => item.error !== undefined);
 
   const submit = () => {
-    const result = onSend(text);
+    const ready = attachments?.ready() ?? [];
+    if (attachments && pending.length > 0 && attachments.ready() === undefined) {
+      setProblem(
+        failed ? 'Remove the files that failed to upload first.' : 'Wait for the files to finish uploading.',
+      );
+      return;
+    }
+    const result = onSend(text, ready);
     if (result.ok) {
       setText('');
       setProblem(undefined);
+      attachments?.clear();
     } else {
       setProblem(result.reason);
     }
@@ -35,7 +53,36 @@ export function Composer({ maxTextChars, onSend }: ComposerProps) {
           {problem}
         </p>
       )}
+      {attachments && <AttachmentTray items={pending} onRemove={attachments.remove} />}
       <div class="composer-row">
+        {attachments && (
+          <>
+            <input
+              ref={fileRef}
+              type="file"
+              class="visually-hidden"
+              data-testid="attach-input"
+              aria-label="Attach files"
+              accept="image/*,audio/*,application/pdf,text/plain"
+              multiple
+              onChange={(event) => {
+                const files = event.currentTarget.files;
+                if (files) attachments.add(files);
+                event.currentTarget.value = '';
+              }}
+            />
+            <button
+              type="button"
+              class="secondary icon-button"
+              data-testid="attach-button"
+              aria-label="Attach a file"
+              title="Attach a file"
+              onClick={() => fileRef.current?.click()}
+            >
+              📎
+            </button>
+          </>
+        )}
         <textarea
           ref={inputRef}
           data-testid="message-input"
@@ -45,6 +92,13 @@ export function Composer({ maxTextChars, onSend }: ComposerProps) {
           maxLength={maxTextChars}
           value={text}
           onInput={(event) => setText(event.currentTarget.value)}
+          onPaste={(event) => {
+            const files = [...(event.clipboardData?.files ?? [])];
+            if (attachments && files.length > 0) {
+              event.preventDefault();
+              attachments.add(files);
+            }
+          }}
           onKeyDown={(event) => {
             if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
               event.preventDefault();
@@ -52,7 +106,12 @@ export function Composer({ maxTextChars, onSend }: ComposerProps) {
             }
           }}
         />
-        <button type="submit" data-testid="send-button" disabled={text.trim() === ''}>
+        {onVoiceNote && <VoiceButton onRecorded={onVoiceNote} onProblem={setProblem} />}
+        <button
+          type="submit"
+          data-testid="send-button"
+          disabled={(text.trim() === '' && pending.length === 0) || attachments?.busy || failed}
+        >
           Send
         </button>
       </div>

@@ -1,15 +1,14 @@
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { ChatMessage } from '../conversation-state.ts';
-import { MessageItem } from './message-item.tsx';
+import { type MessageActions, MessageItem } from './message-item.tsx';
 
-export interface MessageListProps {
+export interface MessageListProps extends MessageActions {
   messages: readonly ChatMessage[];
-  onRetry: (clientMessageId: string) => void;
 }
 
 const nearBottomPixels = 80;
 
-export function MessageList({ messages, onRetry }: MessageListProps) {
+export function MessageList({ messages, ...actions }: MessageListProps) {
   const listRef = useRef<HTMLOListElement>(null);
   const followRef = useRef(true);
 
@@ -34,7 +33,7 @@ export function MessageList({ messages, onRetry }: MessageListProps) {
     >
       {messages.length === 0 && <li class="empty">Say hello to start a conversation.</li>}
       {messages.map((message) => (
-        <MessageItem key={`${message.role}:${message.id}`} message={message} onRetry={onRetry} />
+        <MessageItem key={`${message.role}:${message.id}`} message={message} {...actions} />
       ))}
     </ol>
   );

@@ -9,7 +9,12 @@ export interface StatusLineProps {
 export function StatusLine({ connection, activity, alert }: StatusLineProps) {
   const text = statusText(connection, activity);
   return (
-    <div class="status-line" data-testid="status-line" data-phase={connection.phase}>
+    <div
+      class="status-line"
+      data-testid="status-line"
+      data-phase={connection.phase}
+      data-queued={connection.queued}
+    >
       <span role="status">{text}</span>
       {alert !== undefined && (
         <span class="status-alert" role="alert">

@@ -3,6 +3,8 @@ import { type Browser, chromium } from 'playwright-core';
 export interface LaunchBrowserOptions {
   /** Defaults to `CHROMIUM_PATH`, then Debian's `/usr/bin/chromium`. */
   executablePath?: string;
+  /** Extra Chromium switches, e.g. `--use-fake-device-for-media-stream` for a fake microphone. */
+  args?: string[];
 }
 
 const chromiumArgs = [
@@ -22,6 +24,6 @@ export async function launchBrowser(options: LaunchBrowserOptions = {}): Promise
   return chromium.launch({
     executablePath: options.executablePath ?? process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
-    args: chromiumArgs,
+    args: [...chromiumArgs, ...(options.args ?? [])],
   });
 }
