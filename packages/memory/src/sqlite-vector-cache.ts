@@ -201,10 +201,11 @@ export class SqliteVectorCache {
     ) as { count: number };
     if (count < this.#minVectors) return undefined;
     const index = new QuantisedVectorIndex(this.#dimensions);
-    const bytes = index.bytesFor(count);
+    const capacity = QuantisedVectorIndex.capacityFor(count);
+    const bytes = index.bytesFor(capacity);
     if (options.evict) this.#evictFor(bytes);
     if (this.bytes + bytes > this.#maxBytes) return undefined;
-    index.reserve(count);
+    index.reserve(capacity);
     const build: VectorIndexBuild = new VectorIndexBuild({
       userId,
       index,
