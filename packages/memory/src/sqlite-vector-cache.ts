@@ -82,7 +82,11 @@ export class SqliteVectorCache {
     return {
       bytes: this.bytes,
       maxBytes: this.#maxBytes,
-      people: [...this.#entries].map(([userId, entry]) => ({ userId, vectors: entry.size, bytes: entry.bytes })),
+      people: [...this.#entries].map(([userId, entry]) => ({
+        userId,
+        vectors: entry.size,
+        bytes: entry.bytes,
+      })),
       building: [...this.#building.keys()],
     };
   }

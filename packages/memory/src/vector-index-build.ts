@@ -74,7 +74,10 @@ export class VectorIndexBuild {
   #slice(): void {
     // Never throws out of a timer: a failed read drops the build and searches stay exact.
     try {
-      if (!this.#stillValid()) return this.#settle(false);
+      if (!this.#stillValid()) {
+        this.#settle(false);
+        return;
+      }
       if (!this.#rowids) {
         this.#rowids = (
           this.#statements('SELECT rowid FROM memories WHERE user_id = ?').all(this.#userId) as Array<{
@@ -89,7 +92,11 @@ export class VectorIndexBuild {
         `SELECT m.rowid AS rowid, m.scope AS scope, v.embedding AS embedding FROM memories m
          JOIN memory_vectors v ON v.rowid = m.rowid
          WHERE m.rowid IN (SELECT value FROM json_each(?)) AND +m.user_id = ?`,
-      ).all(JSON.stringify(slice), this.#userId) as Array<{ rowid: number; scope: string; embedding: Uint8Array }>;
+      ).all(JSON.stringify(slice), this.#userId) as Array<{
+        rowid: number;
+        scope: string;
+        embedding: Uint8Array;
+      }>;
       for (const row of rows) this.index.upsert(Number(row.rowid), row.scope, floats(row.embedding));
       if (this.#next >= this.#rowids.length) this.#settle(true);
     } catch {
