@@ -126,6 +126,15 @@ describe('SQLite memory store: building and bounding the quantised vector cache'
     expect(tiny.vectorCacheStats()).toMatchObject({ bytes: 0, people: [], building: [] });
   });
 
+  it('keeps its indexes when another connection only opens the file', async () => {
+    const cached = open({ minVectors: 100, warmOnOpen: false });
+    await fill(cached, notes('ada', 400));
+    expect(await cached.warmVectorIndex({ userId: 'ada' })).toBe(true);
+    const reader = open(false);
+    expect(await dense(cached, 'ada', 'tea jazz')).toEqual(await dense(reader, 'ada', 'tea jazz'));
+    expect(cached.vectorCacheStats()).toMatchObject({ people: [{ userId: 'ada' }], building: [] });
+  });
+
   it('warms the most recently written people that fit on open', async () => {
     const writer = open(false);
     await fill(writer, [...notes('ada', 400, 1_000), ...notes('bob', 400, 2_000), ...notes('cy', 50, 3_000)]);
