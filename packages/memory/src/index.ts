@@ -99,4 +99,9 @@ export {
   type ReindexSqliteStoreOptions,
   reindexSqliteStore,
 } from './reindex-sqlite-store.ts';
-export { createSqliteMemoryStore, type SqliteMemoryStoreOptions } from './sqlite-memory-store.ts';
+export {
+  createSqliteMemoryStore,
+  type SqliteMemoryStore,
+  type SqliteMemoryStoreOptions,
+} from './sqlite-memory-store.ts';
+export type { VectorCacheOptions, VectorCacheStats } from './sqlite-vector-cache.ts';

@@ -41,13 +41,18 @@ export class QuantisedVectorIndex {
     return this.#count;
   }
 
-  /** Memory held: codes, per-slot arrays and the rowid map (~40 bytes an entry). */
+  /** Memory held: codes and results in WebAssembly, per-slot arrays and the rowid map (~40 bytes an entry). */
   get bytes(): number {
     return this.bytesFor(this.#rowids.length);
   }
 
-  bytesFor(vectors: number): number {
-    return vectors * (this.#dots.stride + 8 + 1 + 8 + 8 + 40);
+  /** Slots for `vectors` plus room to grow by an eighth before the arrays are copied. */
+  static capacityFor(vectors: number): number {
+    return vectors + Math.ceil(vectors / 8) + 64;
+  }
+
+  bytesFor(slots: number): number {
+    return slots * (this.#dots.stride + 4 + 8 + 1 + 8 + 8 + 40);
   }
 
   /** Room for `vectors` slots at once (a build knows its size; growth doubles otherwise). */
@@ -59,7 +64,8 @@ export class QuantisedVectorIndex {
   upsert(rowid: number, scope: string, unit: Float32Array): void {
     let slot = this.#slots.get(rowid);
     if (slot === undefined) {
-      if (this.#count === this.#rowids.length) this.#grow(Math.max(64, this.#count * 2));
+      // By a quarter, not double: a 100k person's index would jump from 45 to 90 MB for one add.
+      if (this.#count === this.#rowids.length) this.#grow(Math.max(64, Math.ceil(this.#count * 1.25)));
       slot = this.#count++;
       this.#slots.set(rowid, slot);
     } else if (this.#scopes[slot] === 0) {

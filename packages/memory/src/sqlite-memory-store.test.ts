@@ -17,6 +17,10 @@ describeMemoryStoreContract({
   name: 'embedded SQLite with the quantised vector cache',
   createLocation: () => join(mkdtempSync(join(tmpdir(), 'nexus-memory-')), 'memory.sqlite'),
   open: async ({ location, vectors }) =>
-    createSqliteMemoryStore({ path: location, vectors, vectorCache: { minVectors: 1 } }),
+    createSqliteMemoryStore({
+      path: location,
+      vectors,
+      vectorCache: { minVectors: 1, buildInBackground: false },
+    }),
   cleanup: async (location) => rmSync(join(location, '..'), { recursive: true, force: true }),
 });

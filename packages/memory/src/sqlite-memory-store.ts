@@ -25,8 +25,8 @@ import {
   similarityFromDistance,
   unitVectorBytes,
 } from './sqlite-schema.ts';
-import { denseRanking, lexicalRanking, type RowRanking } from './sqlite-search.ts';
-import { SqliteVectorCache, type VectorCacheOptions } from './sqlite-vector-cache.ts';
+import { denseRanking, lexicalRanking, MAX_KNN, type RowRanking } from './sqlite-search.ts';
+import { SqliteVectorCache, type VectorCacheOptions, type VectorCacheStats } from './sqlite-vector-cache.ts';
 
 export interface SqliteMemoryStoreOptions {
   /** File path, or `:memory:` for a throw-away store. */
@@ -44,18 +44,27 @@ const MEMORY_COLUMNS_OF_M = MEMORY_COLUMNS.split(', ')
   .map((column) => `m.${column}`)
   .join(', ');
 
-/** sqlite-vec answers at most this many neighbours per KNN query. */
-const MAX_KNN = 4096;
-
 /**
  * The embedded default store: one SQLite file through `node:sqlite` (WAL), FTS5 for BM25 and
  * sqlite-vec for cosine KNN with the person as partition key. No server to run.
  */
-export function createSqliteMemoryStore(options: SqliteMemoryStoreOptions): MemoryStore {
-  return new SqliteMemoryStore(options);
+export function createSqliteMemoryStore(options: SqliteMemoryStoreOptions): SqliteMemoryStore {
+  return new EmbeddedMemoryStore(options);
 }
 
-class SqliteMemoryStore implements MemoryStore {
+/** The embedded store, with a look into its in-process vector cache (stats, warming). */
+export interface SqliteMemoryStore extends MemoryStore {
+  /**
+   * Builds the person's quantised index if they are large enough and it fits the budget
+   * (evicting the least recently searched); resolves true once it is ready. Searches never
+   * wait for it: until then they take the exact scan, with the same results.
+   */
+  warmVectorIndex(options: { userId: string }): Promise<boolean>;
+  /** What the vector cache holds; undefined when it is off (no vectors, or `vectorCache: false`). */
+  vectorCacheStats(): VectorCacheStats | undefined;
+}
+
+class EmbeddedMemoryStore implements SqliteMemoryStore {
   readonly vectorSpace: VectorSpace | undefined;
   readonly #database: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
@@ -127,6 +136,13 @@ class SqliteMemoryStore implements MemoryStore {
             options.vectorCache || {},
           )
         : undefined;
+    if (this.#vectorCache && options.vectorCache !== false && options.vectorCache?.warmOnOpen !== false) {
+      const cache = this.#vectorCache;
+      // After open returns, so opening stays quick; a failure only means colder first searches.
+      setImmediate(() => {
+        if (!this.#closed) cache.warmRecent().catch(() => {});
+      });
+    }
   }
 
   /** Concurrent inserts share one transaction (see `GroupCommit`); each settles after its commit. */
@@ -273,6 +289,16 @@ class SqliteMemoryStore implements MemoryStore {
     });
   }
 
+  async warmVectorIndex(options: { userId: string }): Promise<boolean> {
+    this.#check(undefined);
+    this.#settle(options.userId);
+    return this.#vectorCache ? this.#vectorCache.warm(options.userId, { evict: true }) : false;
+  }
+
+  vectorCacheStats(): VectorCacheStats | undefined {
+    return this.#vectorCache?.stats();
+  }
+
   async list(options: StoreListOptions): Promise<Memory[]> {
     this.#check(options.abortSignal);
     this.#settle(options.userId);
@@ -408,7 +434,7 @@ class SqliteMemoryStore implements MemoryStore {
     if (this.#closed) return;
     this.#inserts.flush();
     this.#closed = true;
-    this.#vectorCache?.clear();
+    this.#vectorCache?.close();
     this.#statements.clear();
     this.#database.close();
   }

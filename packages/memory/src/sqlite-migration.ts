@@ -37,9 +37,13 @@ export function prepareSearchIndexes(database: DatabaseSync, dimensions: number 
       // Version 3 added the plain copy of the vectors; earlier files get it from sqlite-vec.
       if (version < 3) copyVectors(database);
     }
-    database
-      .prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)")
-      .run(String(SQLITE_SCHEMA_VERSION));
+    // Written only when it changes: a commit on every open would make each other connection
+    // (the gateway's) drop its quantised indexes, as `PRAGMA data_version` would move.
+    if (stored?.value !== String(SQLITE_SCHEMA_VERSION)) {
+      database
+        .prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)")
+        .run(String(SQLITE_SCHEMA_VERSION));
+    }
   });
 }
 

@@ -3,6 +3,9 @@ import type { MemoryScope } from './memory.ts';
 import type { QuantisedVectorIndex } from './quantised-vector-index.ts';
 import { personToken, scopeToken, sessionToken, similarityFromDistance } from './sqlite-schema.ts';
 
+/** sqlite-vec answers at most this many neighbours per KNN query. */
+export const MAX_KNN = 4096;
+
 /** One channel's candidates, best first: a memory's rowid and its channel score (higher is better). */
 export type RowRanking = Array<{ rowid: number; score: number }>;
 
@@ -59,12 +62,61 @@ export function denseRanking(
 ): RowRanking {
   if (partition.sessionId !== undefined) return sessionDenseRanking(statements, partition, query, limit);
   if (index) return quantisedDenseRanking(statements, partition, query, limit, index);
-  const scopes = partition.scopes;
-  const scopeSql = scopes ? ` AND scope IN (${scopes.map(() => '?').join(', ')})` : '';
-  const rows = statements(
+  return exactDenseRanking(statements, partition, query, limit);
+}
+
+/**
+ * sqlite-vec's exact KNN, with a defined cut: when the `limit`-th place falls in a group of
+ * equally distant vectors, sqlite-vec keeps an arbitrary subset of it (it depends on the
+ * chunk layout); here the group is fetched whole and cut by rowid, like every other ranking in
+ * this store, so this and the quantised path return the same members, not just the same scores.
+ * One extra neighbour tells whether the cut splits such a group; only then is k widened.
+ */
+function exactDenseRanking(
+  statements: Statements,
+  partition: SearchPartition,
+  query: Uint8Array,
+  limit: number,
+): RowRanking {
+  const scopes = partition.scopes ?? [];
+  const scopeSql = partition.scopes ? ` AND scope IN (${scopes.map(() => '?').join(', ')})` : '';
+  const knn = statements(
     `SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ? AND user_id = ?${scopeSql}`,
-  ).all(query, limit, partition.userId, ...(scopes ?? [])) as Array<{ rowid: number; distance: number }>;
-  return rows.map((row) => ({ rowid: row.rowid, score: similarityFromDistance(row.distance) }));
+  );
+  let k = Math.min(MAX_KNN, limit + 1);
+  let rows: Array<{ rowid: number; distance: number }>;
+  for (;;) {
+    rows = knn.all(query, k, partition.userId, ...scopes) as typeof rows;
+    const cut = rows[limit - 1]?.distance;
+    const groupClosed = rows.length < k || (k > limit && (rows.at(-1)?.distance ?? 0) > (cut ?? 0));
+    if (cut === undefined || groupClosed) break;
+    if (k === MAX_KNN) {
+      rows = tiesByScan(statements, partition, query, cut, limit);
+      break;
+    }
+    k = Math.min(MAX_KNN, k * 4);
+  }
+  rows.sort((left, right) => left.distance - right.distance || left.rowid - right.rowid);
+  return rows
+    .slice(0, limit)
+    .map((row) => ({ rowid: row.rowid, score: similarityFromDistance(row.distance) }));
+}
+
+/** More equally distant vectors at the cut than one KNN may return: every one up to `cut`, by scan. */
+function tiesByScan(
+  statements: Statements,
+  partition: SearchPartition,
+  query: Uint8Array,
+  cut: number,
+  limit: number,
+): Array<{ rowid: number; distance: number }> {
+  const scopes = partition.scopes ?? [];
+  const scopeSql = partition.scopes ? ` AND m.scope IN (${scopes.map(() => '?').join(', ')})` : '';
+  return statements(
+    `SELECT rowid, distance FROM (SELECT m.rowid AS rowid, vec_distance_l2(v.embedding, ?) AS distance
+       FROM memories m JOIN memory_vectors v ON v.rowid = m.rowid WHERE m.user_id = ?${scopeSql})
+     WHERE distance <= ? ORDER BY distance, rowid LIMIT ?`,
+  ).all(query, partition.userId, ...scopes, cut, limit) as Array<{ rowid: number; distance: number }>;
 }
 
 /**

@@ -1,37 +1,70 @@
 import type { StatementSync } from 'node:sqlite';
 import { int8DotProductsAvailable } from './int8-dot-products.ts';
 import { QuantisedVectorIndex } from './quantised-vector-index.ts';
+import { floats, VectorIndexBuild } from './vector-index-build.ts';
 
 export interface VectorCacheOptions {
   /** A person's vectors are cached from this many on; smaller partitions are scanned by sqlite-vec. Default 2,000. */
   minVectors?: number;
   /** Bytes all cached people may take together (least recently searched evicted first). Default 64 MiB. */
   maxBytes?: number;
+  /**
+   * Build a person's index in slices between other work while searches use the exact scan
+   * (default), or in the first search itself (`false`: that search waits, ~1 s at 100k).
+   */
+  buildInBackground?: boolean;
+  /** Vectors read and quantised per slice of a background build. Default 1,000 (~5–10 ms). */
+  buildSliceRows?: number;
+  /**
+   * On open, build the indexes of the people with the most recently written memories, in the
+   * background and only into the free budget, so their first search after a restart already
+   * has one. Default true.
+   */
+  warmOnOpen?: boolean;
+}
+
+export interface VectorCacheStats {
+  /** Bytes held by ready and building indexes (int8 codes, per-vector arrays, rowid map). */
+  bytes: number;
+  maxBytes: number;
+  /** People whose index is ready, least recently searched first. */
+  people: Array<{ userId: string; vectors: number; bytes: number }>;
+  building: string[];
 }
 
 type Statements = (sql: string) => StatementSync;
 
 /**
- * In-process `QuantisedVectorIndex` per person, built from sqlite-vec on a person's first
- * search. The store reports its own writes (applied when their transaction commits, dropped on
- * rollback); another connection's commit (a worker process, a reindex) changes
- * `PRAGMA data_version`, and then every cached person is dropped and rebuilt on demand.
+ * In-process `QuantisedVectorIndex` per person, built from the plain vector table when a large
+ * person is first searched. Until it is ready that person's searches take the exact sqlite-vec
+ * scan, which returns the same results (see `denseRanking`), so a build never delays a reply.
+ * The store reports its own writes (applied when their transaction commits, dropped on
+ * rollback), to ready and building indexes alike; another connection's commit (a worker
+ * process, a reindex) changes `PRAGMA data_version`, and then every index is dropped and
+ * rebuilt on demand. All indexes together stay under `maxBytes`, least recently searched
+ * evicted first.
  */
 export class SqliteVectorCache {
   readonly #statements: Statements;
   readonly #dimensions: number;
   readonly #minVectors: number;
   readonly #maxBytes: number;
+  readonly #background: boolean;
+  readonly #sliceRows: number;
   /** Map order is recency of use: the first entry is evicted first. */
   readonly #entries = new Map<string, QuantisedVectorIndex>();
+  readonly #building = new Map<string, VectorIndexBuild>();
   #pending: Array<() => void> = [];
   #dataVersion: number | undefined;
+  #closed = false;
 
   constructor(statements: Statements, dimensions: number, options: VectorCacheOptions = {}) {
     this.#statements = statements;
     this.#dimensions = dimensions;
     this.#minVectors = options.minVectors ?? 2_000;
     this.#maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+    this.#background = options.buildInBackground ?? true;
+    this.#sliceRows = options.buildSliceRows ?? 1_000;
   }
 
   static available(): boolean {
@@ -41,50 +74,66 @@ export class SqliteVectorCache {
   get bytes(): number {
     let total = 0;
     for (const entry of this.#entries.values()) total += entry.bytes;
+    for (const build of this.#building.values()) total += build.index.bytes;
     return total;
   }
 
-  /** The person's index, built if the person is large enough and it fits; undefined otherwise. */
+  stats(): VectorCacheStats {
+    return {
+      bytes: this.bytes,
+      maxBytes: this.#maxBytes,
+      people: [...this.#entries].map(([userId, entry]) => ({
+        userId,
+        vectors: entry.size,
+        bytes: entry.bytes,
+      })),
+      building: [...this.#building.keys()],
+    };
+  }
+
+  /**
+   * The person's index when it is ready. Otherwise undefined (search exactly), and a build is
+   * started if the person is large enough and fits the budget.
+   */
   index(userId: string): QuantisedVectorIndex | undefined {
-    const version = (this.#statements('PRAGMA data_version').get() as { data_version: number }).data_version;
-    if (version !== this.#dataVersion) {
-      this.#entries.clear();
-      this.#dataVersion = version;
-    }
+    this.#checkDataVersion();
     const cached = this.#entries.get(userId);
     if (cached) {
       this.#entries.delete(userId);
       this.#entries.set(userId, cached);
       return cached;
     }
-    const { count } = this.#statements('SELECT count(*) AS count FROM memories WHERE user_id = ?').get(
-      userId,
-    ) as { count: number };
-    if (count < this.#minVectors) return undefined;
-    const index = new QuantisedVectorIndex(this.#dimensions);
-    if (index.bytesFor(count) > this.#maxBytes) return undefined;
-    index.reserve(count);
-    // From the plain copy through the person's index: a vec0 scan filtered on the partition key
-    // reads every person's chunks (measured ~6 s for 100k under load, against ~0.3 s this way).
-    const rows = this.#statements(
-      `SELECT m.rowid AS rowid, m.scope AS scope, v.embedding AS embedding FROM memories m
-       JOIN memory_vectors v ON v.rowid = m.rowid WHERE m.user_id = ?`,
-    ).iterate(userId) as Iterable<{ rowid: number; scope: string; embedding: Uint8Array }>;
-    for (const row of rows) index.upsert(Number(row.rowid), row.scope, floats(row.embedding));
-    this.#evictFor(index.bytes);
-    this.#entries.set(userId, index);
-    return index;
+    const build = this.#building.get(userId) ?? this.#startBuild(userId, { evict: true });
+    if (build && !this.#background) build.runToEnd();
+    return this.#entries.get(userId);
+  }
+
+  /**
+   * Builds the person's index now if it is not ready (in the background, like a search would);
+   * resolves true once it is ready, false if the person is too small, does not fit the free
+   * budget (`evict: false` never pushes out an index that is in use) or the build was dropped.
+   */
+  warm(userId: string, options: { evict: boolean }): Promise<boolean> {
+    this.#checkDataVersion();
+    if (this.#entries.has(userId)) return Promise.resolve(true);
+    const build = this.#building.get(userId) ?? this.#startBuild(userId, options);
+    if (!build) return Promise.resolve(false);
+    if (!this.#background) build.runToEnd();
+    return build.done;
   }
 
   /** A vector written inside the current transaction. */
   written(userId: string, rowid: number, scope: string, unit: Uint8Array): void {
-    this.#pending.push(() => this.#entries.get(userId)?.upsert(rowid, scope, floats(unit)));
+    this.#pending.push(() =>
+      (this.#entries.get(userId) ?? this.#building.get(userId)?.index)?.upsert(rowid, scope, floats(unit)),
+    );
   }
 
   /** A vector deleted inside the current transaction. */
   removed(rowid: number): void {
     this.#pending.push(() => {
       for (const entry of this.#entries.values()) entry.remove(rowid);
+      for (const build of this.#building.values()) build.index.remove(rowid);
     });
   }
 
@@ -113,10 +162,76 @@ export class SqliteVectorCache {
     this.#pending = [];
   }
 
-  clear(): void {
-    this.#entries.clear();
+  /**
+   * Warms the large people most recently written to, one build at a time, while they fit the
+   * free budget. Their count comes from one scan of the (user_id, updated_at) index.
+   */
+  async warmRecent(): Promise<string[]> {
+    const people = this.#statements(
+      `SELECT user_id AS userId FROM memories GROUP BY user_id HAVING count(*) >= ?
+       ORDER BY max(updated_at) DESC`,
+    ).all(this.#minVectors) as Array<{ userId: string }>;
+    const warmed: string[] = [];
+    for (const { userId } of people) {
+      if (this.#closed) break;
+      if (await this.warm(userId, { evict: false })) warmed.push(userId);
+    }
+    return warmed;
   }
 
+  close(): void {
+    this.#closed = true;
+    this.clear();
+  }
+
+  clear(): void {
+    this.#entries.clear();
+    for (const build of this.#building.values()) build.cancel();
+    this.#building.clear();
+  }
+
+  #checkDataVersion(): void {
+    const version = (this.#statements('PRAGMA data_version').get() as { data_version: number }).data_version;
+    if (version !== this.#dataVersion) {
+      this.clear();
+      this.#dataVersion = version;
+    }
+  }
+
+  #startBuild(userId: string, options: { evict: boolean }): VectorIndexBuild | undefined {
+    if (this.#closed) return undefined;
+    const { count } = this.#statements('SELECT count(*) AS count FROM memories WHERE user_id = ?').get(
+      userId,
+    ) as { count: number };
+    if (count < this.#minVectors) return undefined;
+    const index = new QuantisedVectorIndex(this.#dimensions);
+    const capacity = QuantisedVectorIndex.capacityFor(count);
+    const bytes = index.bytesFor(capacity);
+    if (options.evict) this.#evictFor(bytes);
+    if (this.bytes + bytes > this.#maxBytes) return undefined;
+    index.reserve(capacity);
+    const build: VectorIndexBuild = new VectorIndexBuild({
+      userId,
+      index,
+      statements: this.#statements,
+      sliceRows: this.#sliceRows,
+      // A slice first checks that no other connection changed the file since the build began.
+      stillValid: (): boolean => {
+        this.#checkDataVersion();
+        return this.#building.get(userId) === build;
+      },
+      finished: (ready) => {
+        if (this.#building.get(userId) !== build) return;
+        this.#building.delete(userId);
+        if (ready) this.#entries.set(userId, index);
+      },
+    });
+    this.#building.set(userId, build);
+    if (this.#background) build.start();
+    return build;
+  }
+
+  /** Evicts ready indexes, least recently searched first, until `bytes` more fit. */
   #evictFor(bytes: number): void {
     let total = this.bytes;
     for (const [userId, entry] of this.#entries) {
@@ -125,8 +240,4 @@ export class SqliteVectorCache {
       total -= entry.bytes;
     }
   }
-}
-
-function floats(bytes: Uint8Array): Float32Array {
-  return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
 }
