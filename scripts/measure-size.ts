@@ -8,6 +8,7 @@
  * once). Prints one JSON line:
  *
  *   prod_install_mb    every node_modules of the fresh install, as installed
+ *   pruned_install_mb  the same after the Dockerfile's pruning: what the image ships
  *   (`--with-embedder`: with the transformers add-on too; `--verbose`: the largest packages)
  *   image_estimate_mb  BASE_IMAGE_MB (an assumption, see below) + the install after the
  *                      Dockerfile's pruning (scripts/prune-production-install.sh) + the
@@ -125,6 +126,7 @@ try {
   console.log(
     JSON.stringify({
       prod_install_mb: round(prodInstallMb),
+      pruned_install_mb: round(prunedInstallMb),
       image_estimate_mb: round(BASE_IMAGE_MB + prunedInstallMb + sourcesMb + webDistMb),
     }),
   );
