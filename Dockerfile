@@ -39,9 +39,7 @@ RUN set -e; filters="--filter-prod @nexus/gateway..."; \
   && pnpm $filters exec sh -c \
     '[ "$PWD" = /src ] && exit 0; dest="/out/${PWD#/src/}"; mkdir -p "$dest" && cp -a package.json src "$dest"/ && if [ -d node_modules ]; then cp -a node_modules "$dest"/; fi' \
   && find /out/packages /out/apps -name '*.test.ts' -delete \
-  && find /out/node_modules/.pnpm -type f \
-    \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' -o -name '*.md' -o -name '*.markdown' \) \
-    -delete
+  && sh scripts/prune-production-install.sh /out/node_modules/.pnpm
 
 # ---- runtime ------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
@@ -59,8 +57,13 @@ COPY --from=prod /out/ ./
 COPY --from=web /src/apps/web/dist/ ./apps/web/dist/
 RUN install -d -o node -g node -m 0700 /data
 # Node's compile cache (see apps/gateway/bin/nexus.mjs), filled here once so every start skips
-# the TypeScript stripper; read-only at run time like the rest of /app.
+# the TypeScript stripper: the CLI through `config check`, then every module the CLI imports only
+# when it needs it (roles, commands, providers, channels); read-only at run time like the rest of
+# /app. Then the pruned tokenizer must still count exactly (or counts would fall back to chars/4).
 RUN NEXUS_DATA_DIR=/tmp/warm-up node apps/gateway/bin/nexus.mjs config check >/dev/null \
+  && node apps/gateway/bin/fill-compile-cache.mjs \
+  && node --input-type=module -e "const { createTokenCounter } = await import('./packages/limits-kit/src/index.ts'); \
+    const counter = createTokenCounter(); if (counter.count('hello world') !== 2 || !counter.exact) process.exit(1);" \
   && rm -rf /tmp/warm-up && chmod -R a+rX node_modules/.cache
 USER node
 VOLUME ["/data"]

@@ -101,8 +101,11 @@ const readyCpuMs = await readFile(`/proc/${gateway.pid}/stat`, 'utf8').then(
   () => Number.NaN,
 );
 
-/** Resident set (VmRSS) or its peak (VmHWM) of the gateway process, in MiB, from /proc. */
-async function gatewayMemoryMb(field: 'VmRSS' | 'VmHWM'): Promise<number> {
+/**
+ * Resident set (VmRSS), its peak (VmHWM), or its file-backed part (RssFile: mostly the `node`
+ * binary's own code, shared with every Node process) of the gateway process, in MiB, from /proc.
+ */
+async function gatewayMemoryMb(field: 'VmRSS' | 'VmHWM' | 'RssFile'): Promise<number> {
   const status = await readFile(`/proc/${gateway.pid}/status`, 'utf8').catch(() => '');
   return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? Number.NaN) / 1024;
 }
@@ -120,6 +123,7 @@ async function gatewayHeapMb(): Promise<{ heapUsed: number; heapTotal: number; e
 // Idle: started, nobody connected yet, two seconds to settle (start-up garbage collected or not).
 await new Promise((resolve) => setTimeout(resolve, 2000));
 const idleRssMb = await gatewayMemoryMb('VmRSS');
+const idleFileMb = await gatewayMemoryMb('RssFile');
 const idleHeap = await gatewayHeapMb();
 
 const clients = await Promise.all(
@@ -159,6 +163,7 @@ for (const request of model.chatRequests()) {
 
 const endHeap = await gatewayHeapMb();
 const endRssMb = await gatewayMemoryMb('VmRSS');
+const endFileMb = await gatewayMemoryMb('RssFile');
 const peakRssMb = await gatewayMemoryMb('VmHWM');
 await Promise.all(clients.map((client) => client.close()));
 if (values['heap-snapshot']) {
@@ -198,10 +203,12 @@ printTable([
   ['gateway idle RSS (MB)', result.idle_rss_mb],
   ['  idle V8 heap used / total (MB)', `${round(idleHeap.heapUsed, 1)} / ${round(idleHeap.heapTotal, 1)}`],
   ['  idle native: RSS - heap total (MB)', round(idleRssMb - idleHeap.heapTotal, 1)],
+  ['    of which file-backed (node binary) (MB)', round(idleFileMb, 1)],
   ['gateway peak RSS (MB)', result.peak_rss_mb],
   ['gateway RSS at end (MB)', round(endRssMb, 1)],
   ['  heap used / total at end (MB)', `${round(endHeap.heapUsed, 1)} / ${round(endHeap.heapTotal, 1)}`],
   ['  external memory at end (MB)', round(endHeap.external, 1)],
   ['  native at end: RSS - heap total (MB)', round(endRssMb - endHeap.heapTotal, 1)],
+  ['    of which file-backed (node binary) (MB)', round(endFileMb, 1)],
 ]);
 process.stdout.write(`${JSON.stringify(result)}\n`);

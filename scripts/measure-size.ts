@@ -8,9 +8,10 @@
  * once). Prints one JSON line:
  *
  *   prod_install_mb    every node_modules of the fresh install, as installed
+ *   pruned_install_mb  the same after the Dockerfile's pruning: what the image ships
  *   (`--with-embedder`: with the transformers add-on too; `--verbose`: the largest packages)
  *   image_estimate_mb  BASE_IMAGE_MB (an assumption, see below) + the install after the
- *                      Dockerfile's pruning (type declarations, source maps, Markdown) + the
+ *                      Dockerfile's pruning (scripts/prune-production-install.sh) + the
  *                      sources of the packages in the closure (tests excluded) + apps/web/dist
  *
  * No Docker engine is needed (none is on the machines this runs on), hence an estimate.
@@ -92,20 +93,10 @@ try {
   ];
   const prodInstallMb = diskMb(modules);
 
-  // The Dockerfile deletes these inside node_modules/.pnpm; measure what is left.
+  // The Dockerfile's pruning (declarations, maps, Markdown, gpt-tokenizer's unused encodings).
   run(
-    'find',
-    [
-      join(work, 'node_modules', '.pnpm'),
-      '-type',
-      'f',
-      '(',
-      ...['*.d.ts', '*.d.mts', '*.d.cts', '*.map', '*.md', '*.markdown'].flatMap((glob, index) =>
-        index === 0 ? ['-name', glob] : ['-o', '-name', glob],
-      ),
-      ')',
-      '-delete',
-    ],
+    'sh',
+    [join(root, 'scripts', 'prune-production-install.sh'), join(work, 'node_modules', '.pnpm')],
     work,
   );
   const prunedInstallMb = diskMb(modules);
@@ -135,6 +126,7 @@ try {
   console.log(
     JSON.stringify({
       prod_install_mb: round(prodInstallMb),
+      pruned_install_mb: round(prunedInstallMb),
       image_estimate_mb: round(BASE_IMAGE_MB + prunedInstallMb + sourcesMb + webDistMb),
     }),
   );

@@ -6,13 +6,8 @@
 // compile cache keeps the stripped code and V8's code cache on disk, keyed by each file's content,
 // so from the second start on neither the stripper nor most of the parsing runs (docs/deployment.md
 // has the figures). It must be enabled before the first TypeScript file loads, hence this file,
-// plain JavaScript, as the entry point. `NODE_COMPILE_CACHE` (Node's own variable) overrides the
-// directory; the default is in the install, owned by whoever installed it, never a shared /tmp.
-import { enableCompileCache } from 'node:module';
-import { fileURLToPath } from 'node:url';
+// plain JavaScript, as the entry point.
+import { enableNexusCompileCache } from './compile-cache.mjs';
 
-enableCompileCache(
-  process.env.NODE_COMPILE_CACHE ??
-    fileURLToPath(new URL('../../../node_modules/.cache/nexus-compile-cache', import.meta.url)),
-);
+enableNexusCompileCache();
 await import('../src/cli.ts');

@@ -1,18 +1,24 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { processOutput } from './cli/command-output.ts';
-import { MEMORY_ADMIN_ACTIONS, MEMORY_ADMIN_USAGE, memoryAdminCommand } from './cli/memory-admin-command.ts';
-import { memoryCommand } from './cli/memory-reindex.ts';
-import { ADMIN_USAGE, isAdminCommand, runAdminCommand } from './cli/run-admin-command.ts';
+import {
+  ADMIN_USAGE,
+  isAdminCommand,
+  MEMORY_ADMIN_ACTIONS,
+  MEMORY_ADMIN_USAGE,
+} from './cli/command-table.ts';
 import { createLogger } from './create-logger.ts';
 import { installCrashPolicy } from './install-crash-policy.ts';
 import { ConfigError, loadConfig } from './load-config.ts';
 import { assertRoleConfig } from './roles/distributed-runs.ts';
-import { assertMemoryServiceConfig, startMemoryService } from './roles/start-memory-service.ts';
+import { assertMemoryServiceConfig } from './roles/start-memory-service.ts';
 import { SETTINGS } from './settings.ts';
-import { startGateway } from './start-gateway.ts';
 import { flushTracesAfter } from './tracing/flush-traces-after.ts';
 import { startTracing } from './tracing/start-tracing.ts';
+
+// Each command and role below is a dynamic import: a process loads the code of the one it runs
+// (`start` never parses the admin commands, the worker never the gateway), which keeps start-up
+// time and resident memory down (docs/deployment.md, "Memory").
 
 const USAGE = `Usage: nexus <command> [options]
 
@@ -74,6 +80,7 @@ async function main(argv: string[]): Promise<number> {
     }
     env.NEXUS_ROLE = 'memory';
   } else if (positionals[0] === 'memory' && MEMORY_ADMIN_ACTIONS.includes(positionals[1] ?? '')) {
+    const { memoryAdminCommand } = await import('./cli/memory-admin-command.ts');
     const code = await memoryAdminCommand({
       args: positionals.slice(1),
       flags: values,
@@ -87,6 +94,7 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(
         `${MEMORY_ADMIN_USAGE}  nexus memory serve                The memory HTTP API (NEXUS_MEMORY_API_KEY)\n`,
       );
+    const { memoryCommand } = await import('./cli/memory-reindex.ts');
     const code = await memoryCommand({
       args: positionals.slice(1),
       ...(values.to ? { to: values.to } : {}),
@@ -98,6 +106,7 @@ async function main(argv: string[]): Promise<number> {
     return code;
   }
   if (isAdminCommand(positionals[0])) {
+    const { runAdminCommand } = await import('./cli/run-admin-command.ts');
     return runAdminCommand({
       args: positionals,
       fix: values.fix === true,
@@ -151,12 +160,13 @@ async function runGateway(config: ReturnType<typeof loadConfig>): Promise<number
     const tracing = await startTracing(config, config.role, logger);
     const traced = tracing ? { tracing } : {};
     if (config.role === 'worker') {
-      // The worker role's Redis clients are imported only for it.
       const { startWorker } = await import('./roles/start-worker.ts');
       running = await startWorker({ config, logger, ...traced });
     } else if (config.role === 'memory') {
+      const { startMemoryService } = await import('./roles/start-memory-service.ts');
       running = await startMemoryService({ config, logger });
     } else {
+      const { startGateway } = await import('./start-gateway.ts');
       const gateway = await startGateway({ config, logger, ...traced });
       logger.info(
         { url: gateway.url, tokenFile: config.web.token ? undefined : `${config.dataDir}/web-token` },

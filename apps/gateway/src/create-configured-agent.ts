@@ -8,11 +8,11 @@ import type { GatewayConfig } from './gateway-config.ts';
  * The chat model and the agent around it, as every role builds them: without a provider the agent
  * still answers, with the set-up instructions, and the log says so once.
  */
-export function createConfiguredAgent(
+export async function createConfiguredAgent(
   config: GatewayConfig,
   logger: Logger,
-): { model: LanguageModel | undefined; agent: Agent } {
-  const model = createLanguageModel(config.model);
+): Promise<{ model: LanguageModel | undefined; agent: Agent }> {
+  const model = await createLanguageModel(config.model);
   if (!model) logger.warn({ setup: NOT_CONFIGURED_MESSAGE }, 'no model provider configured');
   else
     logger.info({ provider: config.model.provider, model: config.model.name }, 'model provider configured');

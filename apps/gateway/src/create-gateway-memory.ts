@@ -117,7 +117,7 @@ export async function createGatewayMemory(options: {
     options.tracing && !options.jobQueue ? options.tracing.traceJobQueue(createdQueue) : createdQueue;
   const extractionModel =
     options.model && config.memory.extractionModel
-      ? createLanguageModel({ ...config.model, name: config.memory.extractionModel }, options)
+      ? await createLanguageModel({ ...config.model, name: config.memory.extractionModel }, options)
       : options.model;
   const groupPersonalMemory = settings.groupPersonalMemory ?? [];
   // Said at every start: the owner vouches for these groups' membership, and should see the list.

@@ -1,20 +1,22 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import type { GatewayConfig } from './gateway-config.ts';
 
 /**
  * Picks the provider from config. Returns undefined when no provider is configured: the gateway
  * still starts and answers with setup instructions instead of failing.
+ *
+ * Only the configured provider's SDK is imported (each is a dynamic import below): the three
+ * together are a few thousand lines of schemas and clients that a process talking to one
+ * provider would parse and keep for nothing (docs/deployment.md, "Memory").
  */
-export function createLanguageModel(
+export async function createLanguageModel(
   model: GatewayConfig['model'],
   options: { fetch?: typeof fetch } = {},
-): LanguageModel | undefined {
+): Promise<LanguageModel | undefined> {
   if (!model.provider || !model.name) return undefined;
   switch (model.provider) {
-    case 'openai-compatible':
+    case 'openai-compatible': {
+      const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
       return createOpenAICompatible({
         name: 'openai-compatible',
         baseURL: model.baseUrl!,
@@ -22,19 +24,24 @@ export function createLanguageModel(
         ...(model.apiKey ? { apiKey: model.apiKey } : {}),
         ...(options.fetch ? { fetch: options.fetch } : {}),
       })(model.name);
-    case 'openai':
+    }
+    case 'openai': {
+      const { createOpenAI } = await import('@ai-sdk/openai');
       // Chat Completions rather than Responses: it is what OpenAI-style proxies and gateways speak too.
       return createOpenAI({
         apiKey: model.apiKey!,
         ...(model.baseUrl ? { baseURL: model.baseUrl } : {}),
         ...(options.fetch ? { fetch: options.fetch } : {}),
       }).chat(model.name);
-    case 'anthropic':
+    }
+    case 'anthropic': {
+      const { createAnthropic } = await import('@ai-sdk/anthropic');
       return createAnthropic({
         apiKey: model.apiKey!,
         ...(model.baseUrl ? { baseURL: model.baseUrl } : {}),
         ...(options.fetch ? { fetch: options.fetch } : {}),
       })(model.name);
+    }
   }
 }
 

@@ -1,5 +1,5 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { ModelSpendMetrics } from './model-spend-metrics.ts';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from './prometheus.ts';
 import { ToolMetrics } from './tools/tool-metrics.ts';
 
 export interface TurnObservation {

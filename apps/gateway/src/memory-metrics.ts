@@ -1,5 +1,5 @@
 import type { ExtractionReport, MemoryStepReport } from '@nexus/core';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from './prometheus.ts';
 
 /** Prometheus metrics of the memory step and of extraction, on the gateway's registry. */
 export class MemoryMetrics {

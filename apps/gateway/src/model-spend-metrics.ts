@@ -1,4 +1,4 @@
-import { Counter, type Registry } from 'prom-client';
+import { Counter, type Registry } from './prometheus.ts';
 
 /**
  * What model requests cost, per channel, in the same names on the gateway and the worker roles:

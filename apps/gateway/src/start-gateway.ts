@@ -91,7 +91,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     );
   }
   const token = await loadOrCreateWebToken(config.dataDir, config.web.token);
-  const { model, agent } = createConfiguredAgent(config, logger);
+  const { model, agent } = await createConfiguredAgent(config, logger);
 
   const metrics = new GatewayMetrics();
   const sessionStore = createSqliteSessionStore({

@@ -42,4 +42,18 @@ describe('createTokenCounter', () => {
     expect(counter.count(text)).toBe(counter.count(text));
     expect(counter.name).toBe('o200k_base');
   });
+
+  it('bounds its cache by the length of the texts it keeps, not only their number', () => {
+    const counter = createTokenCounter(() => ({ countTokens: (text) => text.length }));
+    const message = (index: number) => `${index}:${'x'.repeat(9_990)}`;
+    for (let index = 0; index < 300; index += 1)
+      expect(counter.count(message(index))).toBe(message(index).length);
+    // 300 texts of ~10,000 characters: only the last million characters stay.
+    expect(counter.cachedCharacters).toBeLessThanOrEqual(1_000_000);
+    expect(counter.cachedCharacters).toBeGreaterThan(900_000);
+    // A text longer than the per-text limit is counted, never kept.
+    const before = counter.cachedCharacters;
+    expect(counter.count('y'.repeat(50_000))).toBe(50_000);
+    expect(counter.cachedCharacters).toBe(before);
+  });
 });

@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { loadO200kTokenizer } from './load-o200k-tokenizer.ts';
 
 /** Counts tokens of prompt text the way the model will; history and memory cut to budgets with it. */
 export interface TokenCounter {
@@ -11,10 +11,16 @@ export interface TokenCounter {
 
 type CountTokens = (text: string, options: { disallowedSpecial: Set<string> }) => number;
 
-const require = createRequire(import.meta.url);
 /** Special-token text such as `<|endoftext|>` in user input is counted as plain text, never rejected. */
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+/**
+ * The count cache holds the texts themselves as keys, so it is bounded by their total length too:
+ * 10,000 long history messages would otherwise keep tens of MB alive.
+ */
 const CACHE_LIMIT = 10_000;
+const CACHE_CHARACTER_LIMIT = 1_000_000;
+/** Longer texts are counted each time rather than kept (a pasted document is rarely re-counted). */
+const CACHE_TEXT_LIMIT = 20_000;
 
 /** The fallback when no tokenizer can be loaded: about four characters per token, rounded up. */
 export const approximateTokenCounter: TokenCounter = {
@@ -25,18 +31,19 @@ export const approximateTokenCounter: TokenCounter = {
 
 /**
  * The o200k_base tokenizer (gpt-tokenizer), loaded on the first count rather than at start: its
- * tables cost about 0.4 s and 55 MB of RSS, which an idle gateway should not carry. Counting is
- * synchronous, so the first count loads the package's CommonJS build with `require` and that one
- * turn pays the load. Counts are cached (bounded) because the same history messages and fact
+ * tables cost about 0.25 s and 35 MB of RSS (see load-o200k-tokenizer.ts), which an idle gateway
+ * should not carry. Counting is synchronous, so the first count loads them synchronously and that
+ * one turn pays the load. Counts are cached (bounded) because the same history messages and fact
  * lines are counted again on every turn. If the tokenizer cannot be loaded, counts fall back to
  * the 4-characters-per-token estimate and `exact` turns false. `load` is for tests.
  */
 export function createTokenCounter(
-  load: () => { countTokens: CountTokens } = () => require('gpt-tokenizer/encoding/o200k_base'),
-): TokenCounter {
+  load: () => { countTokens: CountTokens } = loadO200kTokenizer,
+): TokenCounter & { readonly cachedCharacters: number } {
   let countTokens: ((text: string) => number) | undefined;
   let fellBack = false;
   const cache = new Map<string, number>();
+  let cachedCharacters = 0;
   const loaded = (): ((text: string) => number) => {
     if (countTokens) return countTokens;
     try {
@@ -54,8 +61,14 @@ export function createTokenCounter(
       const cached = cache.get(text);
       if (cached !== undefined) return cached;
       const count = loaded()(text);
-      if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+      if (text.length > CACHE_TEXT_LIMIT) return count;
+      while (cache.size >= CACHE_LIMIT || cachedCharacters + text.length > CACHE_CHARACTER_LIMIT) {
+        const oldest = cache.keys().next().value as string;
+        cache.delete(oldest);
+        cachedCharacters -= oldest.length;
+      }
       cache.set(text, count);
+      cachedCharacters += text.length;
       return count;
     },
     get name() {
@@ -63,6 +76,10 @@ export function createTokenCounter(
     },
     get exact() {
       return !fellBack;
+    },
+    /** Length of the texts the count cache holds (its memory bound). */
+    get cachedCharacters() {
+      return cachedCharacters;
     },
   };
 }

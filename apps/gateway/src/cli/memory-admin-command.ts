@@ -14,20 +14,8 @@ import { NexusError, silentLogger } from '@nexus/protocol';
 import { openLocalMemoryService } from '../create-gateway-memory.ts';
 import type { LoadConfigOptions } from '../load-config.ts';
 import { type CommandOutput, formatTable } from './command-output.ts';
+import { MEMORY_ADMIN_USAGE } from './command-table.ts';
 import { EX_CONFIG, loadCommandConfig } from './load-command-config.ts';
-
-export const MEMORY_ADMIN_ACTIONS = ['list', 'add', 'delete', 'export', 'import'];
-
-export const MEMORY_ADMIN_USAGE = `Usage (the person is an id as \`nexus users list\` shows it; --global = facts for everyone):
-  nexus memory list [--user <person> | --global] [--scope user|session|global] [--limit n]
-  nexus memory add (--user <person> | --global) [--category fact|preference|pattern|event] "text"
-  nexus memory delete <id> [--user <person> | --global]
-  nexus memory export [--user <person> | --global] [file]    JSON Lines, every field (default: stdout)
-  nexus memory import [--format jsonl|mem0|openclaw] [--user <person> | --global] <path>
-                    jsonl: a \`nexus memory export\`; mem0: a Mem0 get_all/export JSON;
-                    openclaw: an OpenClaw workspace (MEMORY.md, memory/YYYY-MM-DD.md)
-  Works on this machine's memory store, or the memory service when NEXUS_MEMORY_MODE=http.
-`;
 
 export interface MemoryAdminFlags {
   user?: string | undefined;

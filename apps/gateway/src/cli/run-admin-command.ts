@@ -7,20 +7,6 @@ import { PAIRING_USAGE, pairingCommand } from './pairing-command.ts';
 import { USERS_USAGE, usersCommand } from './users-command.ts';
 import { usersForgetCommand } from './users-forget.ts';
 
-/** The owner's commands besides `start`; they work on the data directory, gateway running or not. */
-export const ADMIN_COMMANDS = ['pairing', 'users', 'doctor'] as const;
-
-export const ADMIN_USAGE = `  pairing list|approve CODE|reject CODE
-                   Approve or refuse people who asked for access (\`nexus pairing\` for details)
-  users list|link A B|unlink A|forget A
-                   People and their linked accounts (\`nexus users\` for details)
-  doctor [--fix]   Check config, stores, file modes, queue, model provider and channel
-                   credentials; --fix makes the data directory readable by its owner only`;
-
-export function isAdminCommand(name: string | undefined): boolean {
-  return (ADMIN_COMMANDS as readonly string[]).includes(name ?? '');
-}
-
 export async function runAdminCommand(options: {
   /** The positional arguments, command first: `['pairing', 'approve', 'ABCD2345']`. */
   args: string[];

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { agentRunEraser, createRedisClient } from '@nexus/agent-redis';
 import { type AccessStore, createSqliteSessionStore, forgetPerson, parseIdentityKey } from '@nexus/core';
 import { NexusError, silentLogger } from '@nexus/protocol';
 import { createGatewayMemory } from '../create-gateway-memory.ts';
@@ -32,9 +31,12 @@ export async function usersForgetCommand(options: {
     path: privateFilePath(join(config.dataDir, 'sessions.sqlite')),
   });
   const memory = await createGatewayMemory({ config, logger: silentLogger, model: undefined });
-  const redis = config.redis.url
-    ? createRedisClient({ url: config.redis.url, name: 'nexus-cli', logger: silentLogger })
-    : undefined;
+  // Redis (ioredis and the agent transport) is imported only when one is configured.
+  const agentRedis = config.redis.url ? await import('@nexus/agent-redis') : undefined;
+  const redis =
+    config.redis.url && agentRedis
+      ? agentRedis.createRedisClient({ url: config.redis.url, name: 'nexus-cli', logger: silentLogger })
+      : undefined;
   try {
     const report = await forgetPerson({
       store,
@@ -42,9 +44,13 @@ export async function usersForgetCommand(options: {
       erasers: gatewayErasers({
         sessionStore,
         memoryQueue: memory.jobQueue,
-        ...(redis
+        ...(redis && agentRedis
           ? {
-              redis: agentRunEraser({ queue: memory.jobQueue, commands: redis, prefix: config.redis.prefix }),
+              redis: agentRedis.agentRunEraser({
+                queue: memory.jobQueue,
+                commands: redis,
+                prefix: config.redis.prefix,
+              }),
             }
           : {}),
       }),

@@ -38,7 +38,7 @@ export async function startWorker(options: {
   assertRoleConfig(config);
   const redisUrl = config.redis.url as string;
   const startedAt = now();
-  const { model, agent } = createConfiguredAgent(config, logger);
+  const { model, agent } = await createConfiguredAgent(config, logger);
   const metrics = new WorkerMetrics();
   const queue = await createAgentRunQueue(config, logger, options.tracing);
   const probe = createRedisClient({ url: redisUrl, name: 'nexus-worker-probe', logger });
@@ -60,7 +60,7 @@ export async function startWorker(options: {
     await queue.close({ timeoutMs: 0 });
     throw error;
   }
-  const extraction = startWorkerExtraction({
+  const extraction = await startWorkerExtraction({
     config,
     queue,
     model,

@@ -15,13 +15,13 @@ export function memoryIsShared(config: GatewayConfig): boolean {
  * shared memory service over HTTP. With in-process memory the gateway keeps extraction (the
  * memory file is its own), and this starts nothing.
  */
-export function startWorkerExtraction(options: {
+export async function startWorkerExtraction(options: {
   config: GatewayConfig;
   queue: JobQueue;
   model: LanguageModel | undefined;
   logger: Logger;
   onExtracted?: (report: ExtractionReport) => void;
-}): JobProcessor | undefined {
+}): Promise<JobProcessor | undefined> {
   const { config, logger } = options;
   if (!memoryIsShared(config) || !options.model || !config.memory.url || !config.memory.apiKey) {
     logger.info(
@@ -31,7 +31,7 @@ export function startWorkerExtraction(options: {
     return undefined;
   }
   const extractionModel = config.memory.extractionModel
-    ? (createLanguageModel({ ...config.model, name: config.memory.extractionModel }) ?? options.model)
+    ? ((await createLanguageModel({ ...config.model, name: config.memory.extractionModel })) ?? options.model)
     : options.model;
   logger.info({ memoryUrl: config.memory.url }, 'taking memory extraction jobs from Redis');
   return startMemoryExtractionWorker({

@@ -18,11 +18,14 @@ export interface GatewayProcess {
 }
 
 /** `nexus start` as its own process (the real CLI, its signal and crash handling included). */
-export async function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
+export async function startGatewayProcess(
+  env: Record<string, string>,
+  options: { nodeArgs?: string[] } = {},
+): Promise<GatewayProcess> {
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([key]) => !key.startsWith('NEXUS_')),
   );
-  const child = spawn(process.execPath, [CLI, 'start'], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, 'start'], {
     env: { ...inherited, NEXUS_HOST: '127.0.0.1', NEXUS_PORT: '0', NEXUS_LOG_PRETTY: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -9,17 +9,38 @@ export function isValidTimeZone(zone: string): boolean {
   }
 }
 
+/**
+ * The two formatters of a zone, made once: building an `Intl.DateTimeFormat` costs ICU a tenth of
+ * a millisecond or more and native memory, and extraction formats "today" after every turn. Zones
+ * are few (validated IANA names); the bound only keeps odd input from growing the map.
+ */
+const formatters = new Map<string, { parts: Intl.DateTimeFormat; weekday: Intl.DateTimeFormat }>();
+const FORMATTER_ZONES = 64;
+
+function formattersOf(zone: string): { parts: Intl.DateTimeFormat; weekday: Intl.DateTimeFormat } {
+  let zoned = formatters.get(zone);
+  if (!zoned) {
+    zoned = {
+      parts: new Intl.DateTimeFormat('en-GB', {
+        timeZone: zone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      }),
+      weekday: new Intl.DateTimeFormat('en-GB', { weekday: 'long', timeZone: zone }),
+    };
+    if (formatters.size >= FORMATTER_ZONES) formatters.delete(formatters.keys().next().value as string);
+    formatters.set(zone, zoned);
+  }
+  return zoned;
+}
+
 function parts(at: number, zone: string): Record<string, number> {
-  const formatted = new Intl.DateTimeFormat('en-GB', {
-    timeZone: zone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(at);
+  const formatted = formattersOf(zone).parts.formatToParts(at);
   const result: Record<string, number> = {};
   for (const part of formatted) if (part.type !== 'literal') result[part.type] = Number(part.value);
   return result;
@@ -57,7 +78,7 @@ export function parseZonedTime(text: string, zone: string): number | undefined {
 export function formatZonedTime(at: number, zone: string): string {
   const p = parts(at, zone);
   const pad = (value: number | undefined) => String(value).padStart(2, '0');
-  const weekday = new Date(at).toLocaleDateString('en-GB', { weekday: 'long', timeZone: zone });
+  const weekday = formattersOf(zone).weekday.format(at);
   return `${p.year}-${pad(p.month)}-${pad(p.day)} ${pad(p.hour)}:${pad(p.minute)} (${weekday})`;
 }
 
