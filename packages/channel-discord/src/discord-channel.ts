@@ -1,6 +1,5 @@
 import {
   deleteIntentOf,
-  KeyedSerialQueue,
   passesGroupGate,
   passesRevisionGate,
   renderDiscordMarkdown,
@@ -59,12 +58,6 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
   const tracker = new MessageCursorTracker(cursor);
   const taken = new TakenMessages({ maxSize: 20_000 });
   const revisionRetries = new Set<ReturnType<typeof setTimeout>>();
-  /**
-   * Core admits intents in the order its intake finishes, and an edit or delete takes longer
-   * there than a message; handing a channel's intents over one at a time keeps an edit followed
-   * by a new message in that order (the edit re-answers, then the new message is answered).
-   */
-  const handOver = new KeyedSerialQueue();
   let sink: IntentSink | undefined;
   let rest: REST | undefined;
   let stopped = false;
@@ -92,8 +85,7 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
   ): void {
     const current = sink;
     if (!current) return;
-    handOver
-      .run(intent.conversation.id, () => current(intent))
+    current(intent)
       .then(
         async (result) => {
           settled?.(wasIntentTaken(result));

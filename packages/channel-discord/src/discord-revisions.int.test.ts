@@ -90,27 +90,6 @@ describe('discord edits and deletes', () => {
     expect(intents).toHaveLength(3);
   });
 
-  it('hands a channel’s intents over one at a time, so an edit stays before the message after it', async () => {
-    // Core's intake of an edit takes longer than a message's (it looks the target up first), and
-    // it queues intents in the order their intake finishes.
-    const finished: string[] = [];
-    channel = createTestChannel(fake, {});
-    await channel.start({
-      sink: async (intent) => {
-        intents.push(intent);
-        if (intent.revises) await new Promise((resolve) => setTimeout(resolve, 50));
-        finished.push(intent.text);
-        return { status: 'accepted' };
-      },
-    });
-    const original = fake.injectDirectMessage({ content: 'meet at 5' });
-    await fake.waitFor(() => finished.length === 1);
-    fake.editMessage({ id: original.id, content: 'meet at 6' });
-    fake.injectDirectMessage({ content: 'see you there' });
-    await fake.waitFor(() => finished.length === 3);
-    expect(finished).toEqual(['meet at 5', 'meet at 6', 'see you there']);
-  });
-
   it('reports a delete of a message core took, with the author and conversation it had', async () => {
     await start();
     const question = fake.injectGuildMessage({ content: `<@${fake.bot.id}> delete me later` });
