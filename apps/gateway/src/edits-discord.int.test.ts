@@ -43,7 +43,9 @@ async function repliesIn(channelId: string, count: number) {
 /** The nonce each message-creating POST to a channel carried, in order. */
 const noncesPostedTo = (channelId: string) =>
   discord.requests
-    .filter((request) => request.method === 'POST' && request.path.endsWith(`/channels/${channelId}/messages`))
+    .filter(
+      (request) => request.method === 'POST' && request.path.endsWith(`/channels/${channelId}/messages`),
+    )
     .map((request) => (request.body as { nonce?: string }).nonce);
 
 describe('Discord: an edit of the newest message', () => {
@@ -120,8 +122,6 @@ describe('Discord: an edit of an older message, and a delete', () => {
     expect(replies[2]?.content).toContain('What did I tell you?');
     const history = lastHistory(model);
     expect(history).not.toContain('4321');
-    expect(history).toBe(
-      'user: Nice weather\nassistant: Echo: Nice weather\nuser: What did I tell you?',
-    );
+    expect(history).toBe('user: Nice weather\nassistant: Echo: Nice weather\nuser: What did I tell you?');
   });
 });

@@ -122,7 +122,11 @@ describe('Telegram: an edit of an older message', () => {
     telegram.pushMessage({ chat: adaChat, text: 'Pack light' });
     await botMessages(gateway, adaChat.id, 2);
 
-    telegram.editMessage({ chatId: adaChat.id, messageId: flight.messageId, text: 'My flight is on Tuesday' });
+    telegram.editMessage({
+      chatId: adaChat.id,
+      messageId: flight.messageId,
+      text: 'My flight is on Tuesday',
+    });
     await drained(gateway);
     await settle();
     expect(telegram.botMessages(adaChat.id)).toHaveLength(2);

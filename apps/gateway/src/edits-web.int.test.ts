@@ -54,9 +54,7 @@ describe('web: an edit of the newest message', () => {
     expect(next.text).toBe('Echo: And doubled?');
     expect(endedReplies('sums')).toHaveLength(3);
     expect(chatTurns(model)).toHaveLength(turns + 1);
-    expect(lastHistory(model)).toBe(
-      'user: What is 3+3?\nassistant: Echo: What is 3+3?\nuser: And doubled?',
-    );
+    expect(lastHistory(model)).toBe('user: What is 3+3?\nassistant: Echo: What is 3+3?\nuser: And doubled?');
   });
 });
 
@@ -65,26 +63,29 @@ describe('web: an edit of an older message, and a delete', () => {
     await client.ask('trip', 'My flight is on Monday', 'trip-1');
     await client.ask('trip', 'My PIN is 4321', 'trip-2');
 
-    const edited = await client.change({
+    // Sent right after each other, as a fast client would: the edit still comes first.
+    const edited = client.change({
       conversationId: 'trip',
       targetClientMessageId: 'trip-1',
       text: 'My flight is on Tuesday',
     });
-    expect(edited.duplicate).toBe(false);
     await client.ask('trip', 'When do I fly?');
+    expect((await edited).duplicate).toBe(false);
     expect(endedReplies('trip')).toHaveLength(3);
     const history = lastHistory(model);
     expect(history).toContain('user: My flight is on Tuesday\nassistant: Echo: My flight is on Monday');
     expect(history).toMatch(correctionNotePattern('My flight is on Monday', 'My flight is on Tuesday'));
 
-    const deleted = await client.change({ conversationId: 'trip', targetClientMessageId: 'trip-2' });
-    expect(deleted.duplicate).toBe(false);
+    const deleted = client.change({ conversationId: 'trip', targetClientMessageId: 'trip-2' });
     await client.ask('trip', 'What did I tell you?');
+    expect((await deleted).duplicate).toBe(false);
     await settle();
     expect(endedReplies('trip')).toHaveLength(4);
     const next = lastHistory(model);
     expect(next).not.toContain('4321');
     expect(next).toContain('user: My flight is on Tuesday');
-    expect(next).toMatch(/user: When do I fly\?\nassistant: Echo: When do I fly\?\nuser: What did I tell you\?$/u);
+    expect(next).toMatch(
+      /user: When do I fly\?\nassistant: Echo: When do I fly\?\nuser: What did I tell you\?$/u,
+    );
   });
 });

@@ -72,7 +72,11 @@ describe('WhatsApp: an edit of the newest message', () => {
     const [first] = await sentTo([GROUP], 1);
     expect(textOf(first?.content)).toContain('what is 2+2?');
 
-    const edit = buildEditMessage({ original: asked, text: '@Nexus what is 3+3?', mentionedJids: [TEST_BOT_LID] });
+    const edit = buildEditMessage({
+      original: asked,
+      text: '@Nexus what is 3+3?',
+      mentionedJids: [TEST_BOT_LID],
+    });
     socket.receive([edit]);
     const sent = await sentTo([GROUP], 2);
     const reanswer = sent[1]!;
@@ -136,6 +140,8 @@ describe('WhatsApp: an edit of an older message, and a delete', () => {
     const next = lastHistory(model);
     expect(next).not.toContain('4321');
     expect(next).toContain('user: My flight is on Tuesday');
-    expect(next).toMatch(/user: When do I fly\?\nassistant: Echo: When do I fly\?\nuser: What did I tell you\?$/u);
+    expect(next).toMatch(
+      /user: When do I fly\?\nassistant: Echo: When do I fly\?\nuser: What did I tell you\?$/u,
+    );
   });
 });

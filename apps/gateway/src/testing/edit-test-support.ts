@@ -39,11 +39,11 @@ export const lastHistory = (model: ScriptedModelServer): string => historyOf(cha
 /** The note core writes where an older message was edited (packages/core/src/revisions/correction-note.ts). */
 export const correctionNotePattern = (before: string, after: string): RegExp =>
   new RegExp(
-    `\\[Note: the person edited one of their earlier messages\\. It said "${escape(before)}" and now says "${escape(after)}"\\.`,
+    `\\[Note: the person edited one of their earlier messages\\. It said "${escapeRegExp(before)}" and now says "${escapeRegExp(after)}"\\.`,
     'u',
   );
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
 
 const lastUserOf = (request: ChatCompletionRequest): string =>
   textOf(request.messages.findLast((message) => message.role === 'user') ?? { role: 'user' });
