@@ -3,13 +3,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GatewayConfig } from './gateway-config.ts';
 import { loadConfig } from './load-config.ts';
-import { type RunningGateway, startGateway } from './start-gateway.ts';
+import { type RunningGateway, type StartGatewayOptions, startGateway } from './start-gateway.ts';
+
+export interface TestGatewayOptions {
+  modelBaseUrl?: string;
+  env?: Record<string, string>;
+  /**
+   * An existing data directory, to start a gateway again on what an earlier one stored (a
+   * restart); `dispose` then leaves it for the test to remove.
+   */
+  dataDir?: string;
+  whatsappSocketFactory?: StartGatewayOptions['whatsappSocketFactory'];
+}
 
 /** Test helper: a gateway on a free port and a temporary data directory, wired to a model URL. */
 export async function startTestGateway(
-  options: { modelBaseUrl?: string; env?: Record<string, string> } = {},
+  options: TestGatewayOptions = {},
 ): Promise<RunningGateway & { config: GatewayConfig; dispose(): Promise<void> }> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'nexus-gateway-'));
+  const ownsDataDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'nexus-gateway-')));
   const modelEnv: Record<string, string> = options.modelBaseUrl
     ? {
         NEXUS_MODEL_PROVIDER: 'openai-compatible',
@@ -29,13 +41,16 @@ export async function startTestGateway(
       ...options.env,
     },
   });
-  const gateway = await startGateway({ config });
+  const gateway = await startGateway({
+    config,
+    ...(options.whatsappSocketFactory ? { whatsappSocketFactory: options.whatsappSocketFactory } : {}),
+  });
   return {
     ...gateway,
     config,
     async dispose() {
       await gateway.close();
-      await rm(dataDir, { recursive: true, force: true });
+      if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

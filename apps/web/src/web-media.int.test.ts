@@ -271,10 +271,10 @@ describe('web client media in Chromium', () => {
     expect(page.problems).toEqual([]);
   });
 
-  it('edits the last message: the server accepts the change, the message says edited, the old answer is marked', async () => {
+  it('edits the last message: accepted, marked edited, the old answer marked, the new answer shown once', async () => {
     const gateway = await gatewayWith();
     const page = await openChat(gateway);
-    model.enqueue({ text: 'Paris is lovely.' });
+    model.enqueue({ text: 'Paris is lovely.' }, { text: 'Paris is the capital of France.' });
     await page.getByTestId('message-input').fill('Tell me about Pari');
     await page.getByTestId('send-button').click();
     await assistantDone(page).waitFor();
@@ -290,5 +290,13 @@ describe('web client media in Chromium', () => {
     await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
     await expect.poll(() => page.getByTestId('status-line').getAttribute('data-queued')).toBe('0');
     expect(await page.locator('[role=alert]').count()).toBe(0);
+    // Core answers the edit once, as a new reply; the first one stays, marked.
+    await expect.poll(() => assistantDone(page).count()).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const answers = page.locator('[data-testid=message][data-role=assistant]');
+    expect(await answers.count()).toBe(2);
+    expect(await answers.last().textContent()).toContain('Paris is the capital of France.');
+    expect(await answers.first().getAttribute('data-superseded')).toBe('true');
+    expect(await page.locator('[data-testid=message][data-superseded=true]').count()).toBe(1);
   });
 });

@@ -24,6 +24,7 @@ import {
   dedupeKeyOf,
   type InboxReplay,
 } from './inbox-lane-tasks.ts';
+import { createIntakeOrder } from './intake-order.ts';
 import { createIntentDeduplicator } from './intent-deduplicator.ts';
 import type { MediaSettings } from './media/media-settings.ts';
 import { resolveTurnMemory, type TurnMemoryOptions } from './memory/turn-memory.ts';
@@ -122,6 +123,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     maxEntries: 100_000,
     now,
   });
+  const intakeOrder = createIntakeOrder();
   const lanes = createConversationLanes({
     maxConcurrent: options.maxConcurrentTurns ?? 32,
     maxQueuedPerLane: options.maxQueuedPerConversation ?? 100,
@@ -196,6 +198,11 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
       };
     }
     const intent = parsed.data;
+    return intakeOrder.run(conversationKeyOf(intent), () => admit(intent));
+  }
+
+  /** De-duplicates, decides access and writes the inbox entry; one at a time per conversation. */
+  async function admit(intent: Intent): Promise<IntakeResult> {
     const adapter = adapters.get(intent.channel);
     if (!adapter) {
       return {
@@ -228,7 +235,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
       if (decision.status === 'rejected') deduplicator.release(dedupeKey);
       return decision;
     }
-    const conversationKey = `${intent.channel}:${intent.conversation.id}`;
+    const conversationKey = conversationKeyOf(intent);
     const refusal = !accepting ? shuttingDown() : lanes.hasRoom(conversationKey) ? undefined : laneFull();
     if (refusal) {
       deduplicator.release(dedupeKey);
@@ -401,3 +408,5 @@ function laneFull(): IntakeResult {
     retryable: true,
   };
 }
+
+const conversationKeyOf = (intent: Intent): string => `${intent.channel}:${intent.conversation.id}`;

@@ -183,6 +183,27 @@ describe('an edit of the newest message', () => {
     expect(chatRequests()).toHaveLength(3);
   });
 
+  it('keeps its place before a message handed over right after it (intake of an edit takes longer)', async () => {
+    const { core, channel } = await start();
+    await channel.send({ id: 'm1', text: 'What is 2+2?' });
+    await channel.waitForReply(DM);
+    const handedOver = [
+      channel.send({ ...edit('m1', 1), text: 'What is 3+3?' }),
+      channel.send({ id: 'm2', text: 'And doubled?' }),
+    ];
+    expect(await Promise.all(handedOver)).toEqual([{ status: 'accepted' }, { status: 'accepted' }]);
+    await until(() => channel.replies(DM).length === 3, 'both answers');
+    await core.whenIdle();
+    expect(channel.replies(DM)).toEqual([
+      'answer to What is 2+2?',
+      'answer to What is 3+3?',
+      'answer to And doubled?',
+    ]);
+    expect(transcript(chatRequests().at(-1)!)).toContain(
+      'user: What is 3+3?\nassistant: answer to What is 3+3?\nuser: And doubled?',
+    );
+  });
+
   it('changes nothing when the text is the same, and a second, different edit answers again', async () => {
     const { core, channel } = await start();
     await channel.send({ id: 'm1', text: 'Hello there' });

@@ -116,6 +116,57 @@ export class WebChatClient {
     return reply;
   }
 
+  /**
+   * Edits a message this client sent and resolves with the answer to the edit, matched like an
+   * `ask` (or `duplicate` when the server already had this change). Only an edit of the newest
+   * message is answered; send other edits with `change`.
+   */
+  async askAgain(
+    conversationId: string,
+    targetClientMessageId: string,
+    text: string,
+    clientMessageId: string = randomUUID(),
+  ): Promise<ReceivedReply> {
+    const pending = this.pendingReplies.get(conversationId) ?? [];
+    this.pendingReplies.set(conversationId, pending);
+    const reply = new Promise<ReceivedReply>((resolve, reject) => {
+      pending.push({ clientMessageId, events: [], resolve, reject });
+    });
+    this.sendRaw(
+      JSON.stringify({ type: 'edit', clientMessageId, conversationId, targetClientMessageId, text }),
+    );
+    return reply;
+  }
+
+  /**
+   * Sends an edit (with `text`) or a delete (without) of a message this client sent, and resolves
+   * with the server's `accepted` for it; rejects on an `error` for it. Waits for no reply.
+   */
+  async change(options: {
+    conversationId: string;
+    targetClientMessageId: string;
+    text?: string;
+    clientMessageId?: string;
+  }): Promise<Extract<ServerFrame, { type: 'accepted' }>> {
+    const clientMessageId = options.clientMessageId ?? randomUUID();
+    const answer = this.waitFor(
+      (frame) =>
+        (frame.type === 'accepted' || frame.type === 'error') && frame.clientMessageId === clientMessageId,
+    );
+    this.sendRaw(
+      JSON.stringify({
+        type: options.text === undefined ? 'delete' : 'edit',
+        clientMessageId,
+        conversationId: options.conversationId,
+        targetClientMessageId: options.targetClientMessageId,
+        ...(options.text === undefined ? {} : { text: options.text }),
+      }),
+    );
+    const frame = await answer;
+    if (frame.type === 'error') throw new Error(`change refused: ${frame.code} ${frame.message}`);
+    return frame as Extract<ServerFrame, { type: 'accepted' }>;
+  }
+
   private trackReply(frame: ServerFrame): void {
     if (frame.type === 'event') {
       const current = this.pendingReplies.get(frame.conversationId)?.[0];
