@@ -264,7 +264,7 @@ export async function createGatewayEmbedder(
 }
 
 /** Qdrant when `NEXUS_QDRANT_URL` is set (imported only then), else the embedded SQLite file. */
-async function openMemoryStore(
+export async function openMemoryStore(
   config: GatewayConfig,
   vectors: { embedderId: string; dimensions: number } | undefined,
 ): Promise<MemoryStore> {
@@ -280,5 +280,7 @@ async function openMemoryStore(
   return createSqliteMemoryStore({
     path: privateFilePath(join(config.dataDir, 'memory.sqlite')),
     ...(vectors ? { vectors } : {}),
+    vectorCache:
+      config.memory.vectorCacheMb === 0 ? false : { maxBytes: config.memory.vectorCacheMb * 1024 * 1024 },
   });
 }

@@ -452,6 +452,15 @@ const SETTINGS_TABLE = [
     hint: 'use off, or entries such as telegram:-1001234567890=telegram:123456789 (group=the one person in it, no wildcards) separated by commas',
   },
   {
+    env: 'NEXUS_MEMORY_VECTOR_CACHE_MB',
+    path: 'memory.vectorCacheMb',
+    schema: z.coerce.number().int().min(0).max(65_536),
+    defaultValue: 64,
+    description:
+      'Embedded store only: memory for the quantised vector indexes of people with 2,000+ memories (about 0.5 MB per 1,000 memories at 384 dimensions), least recently searched dropped first. A person whose index does not fit is searched exactly (slower, same results). `0` turns the indexes off.',
+    hint: 'set it to megabytes between 0 and 65536, e.g. 64',
+  },
+  {
     env: 'NEXUS_MEMORY_CONTEXT_BUDGET_MS',
     path: 'memory.contextBudgetMs',
     schema: z.coerce.number().int().min(50).max(30_000),
