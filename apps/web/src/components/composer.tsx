@@ -2,6 +2,7 @@ import { useRef, useState } from 'preact/hooks';
 import type { MessageAttachment, SendResult } from '../chat-session.ts';
 import type { PendingAttachments } from '../use-pending-attachments.ts';
 import { AttachmentTray } from './attachment-tray.tsx';
+import { PaperclipIcon } from './icons.tsx';
 import { VoiceButton } from './voice-button.tsx';
 
 export interface ComposerProps {
@@ -79,7 +80,7 @@ export function Composer({ maxTextChars, onSend, attachments, onVoiceNote }: Com
               title="Attach a file"
               onClick={() => fileRef.current?.click()}
             >
-              📎
+              <PaperclipIcon />
             </button>
           </>
         )}

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { startVoiceRecording, type VoiceRecording } from '../voice-recorder.ts';
+import { MicrophoneIcon, StopIcon } from './icons.tsx';
 
 export interface VoiceButtonProps {
   onRecorded: (audio: Blob) => Promise<void>;
@@ -51,7 +52,7 @@ export function VoiceButton({ onRecorded, onProblem }: VoiceButtonProps) {
       disabled={phase === 'starting' || phase === 'sending'}
       onClick={() => void toggle()}
     >
-      {recording ? '■' : '🎤'}
+      {recording ? <StopIcon /> : <MicrophoneIcon />}
     </button>
   );
 }
