@@ -1,7 +1,7 @@
 import { type ScriptedCore, startScriptedCore } from '@nexus/core/testing';
 import type { ChannelAdapter } from '@nexus/protocol';
 import { type FakeDiscord, startFakeDiscord } from '@nexus/testkit/discord';
-import { makePng } from '@nexus/testkit/media';
+import { makeOggOpusVoiceNote, makePdf, makePng } from '@nexus/testkit/media';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestChannel } from './test-support/discord-harness.ts';
 
@@ -51,5 +51,49 @@ describe('Discord media through the core', () => {
     await scripted.core.whenIdle();
     expect(fake.sentMessages.at(-1)?.content).toMatch(/cannot see images/);
     expect(scripted.model.chatRequests()).toHaveLength(0);
+  });
+
+  it('transcribes a voice message: the transcriber gets the Ogg/Opus bytes, the model the transcript', async () => {
+    const { fake, scripted } = await start({ media: { transcribe: true } });
+    scripted.model.setTranscript('book a table for four on friday');
+    fake.injectDirectMessage({
+      content: '',
+      attachments: [
+        {
+          filename: 'voice-message.ogg',
+          contentType: 'audio/ogg',
+          content: makeOggOpusVoiceNote(),
+          voice: true,
+        },
+      ],
+    });
+    await fake.waitFor(() => fake.sentMessages[0]);
+    await scripted.core.whenIdle();
+    expect(scripted.model.transcriptionRequests()[0]?.transcription?.fileHead.startsWith('4f676753')).toBe(
+      true,
+    );
+    expect(scripted.lastUserText(0)).toBe('book a table for four on friday');
+    expect(fake.sentMessages.map((message) => message.content).join('\n')).toContain(
+      '🎤 I heard: “book a table for four on friday”',
+    );
+  });
+
+  it('reads a PDF attachment and gives its text to the model as context', async () => {
+    const { fake, scripted } = await start({});
+    fake.injectDirectMessage({
+      content: 'what does the contract say about notice?',
+      attachments: [
+        {
+          filename: 'contract.pdf',
+          contentType: 'application/pdf',
+          content: makePdf(['Either party may end this contract with 30 days notice.']),
+        },
+      ],
+    });
+    await fake.waitFor(() => fake.sentMessages[0]);
+    await scripted.core.whenIdle();
+    const request = JSON.stringify(scripted.model.chatRequests()[0]?.body);
+    expect(request).toContain('Attached document \\"contract.pdf\\"');
+    expect(request).toContain('Either party may end this contract with 30 days notice.');
   });
 });

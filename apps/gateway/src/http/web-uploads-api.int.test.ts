@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
-import { makePng } from '@nexus/testkit/media';
+import { makePdf, makePng } from '@nexus/testkit/media';
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway } from '../test-gateway.ts';
@@ -145,6 +145,32 @@ describe('POST /api/web/uploads', () => {
     const body = JSON.stringify(model.chatRequests()[0]?.body);
     expect(body).toContain('data:image/png;base64,');
     await stranger.close();
+    await owner.close();
+  });
+
+  it('reads an uploaded PDF and gives its text to the model as context', async () => {
+    const running = await gateway();
+    const stored = await upload(running.url, makePdf(['Rent is due on the 3rd of each month.']), {
+      authorization: `Bearer ${running.token}`,
+      'x-nexus-client-id': 'owner',
+      'x-nexus-file-name': 'lease.pdf',
+    });
+    expect(stored.body).toMatchObject({ kind: 'document', mimeType: 'application/pdf' });
+    const owner = await WebChatClient.connect({ url: running.url, token: running.token, clientId: 'owner' });
+    const ended = owner.waitFor((frame) => frame.type === 'event' && frame.event.type === 'reply.end');
+    owner.sendRaw(
+      JSON.stringify({
+        type: 'message',
+        clientMessageId: 'p1',
+        conversationId: 'c-pdf',
+        text: 'when is rent due?',
+        attachments: [{ uploadId: String(stored.body.uploadId), name: 'lease.pdf' }],
+      }),
+    );
+    await ended;
+    const body = JSON.stringify(model.chatRequests()[0]?.body);
+    expect(body).toContain('Attached document \\"lease.pdf\\"');
+    expect(body).toContain('Rent is due on the 3rd of each month.');
     await owner.close();
   });
 });
