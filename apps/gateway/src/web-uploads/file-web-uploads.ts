@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { WebUpload, WebUploads } from '@nexus/channel-websocket';
-import type { ForgetTarget, MediaStore } from '@nexus/core';
+import { type ForgetTarget, type MediaStore, personFolder } from '@nexus/core';
 import { NexusError } from '@nexus/protocol';
 
 export interface FileWebUploadsOptions {
@@ -63,6 +63,8 @@ export function createFileWebUploads(options: FileWebUploadsOptions): FileWebUpl
   const retentionMs = options.retentionDays * 24 * 60 * 60 * 1000;
   const now = options.now ?? Date.now;
   let ready: Promise<unknown> | undefined;
+  /** The person id the web channel gives a client (its intents' `userId` before any link). */
+  const personOf = (clientId: string) => `${options.channelName}:${clientId}`;
 
   async function readRecord(path: string): Promise<UploadRecord | undefined> {
     const text = await readFile(path, 'utf8').catch(() => undefined);
@@ -86,7 +88,7 @@ export function createFileWebUploads(options: FileWebUploadsOptions): FileWebUpl
     async store(upload) {
       ready ??= mkdir(options.directory, { recursive: true, mode: 0o700 });
       await ready;
-      const stored = await options.media.put(upload.bytes, `${options.channelName}:${upload.clientId}`);
+      const stored = await options.media.put(upload.bytes, personOf(upload.clientId));
       // The same bytes stored long ago would be swept soon: this upload starts their retention again.
       const time = new Date(now());
       await utimes(stored.path, time, time).catch(() => undefined);
@@ -146,7 +148,7 @@ export function createFileWebUploads(options: FileWebUploadsOptions): FileWebUpl
           .filter((identity) => identity.channel === options.channelName)
           .map((identity) => identity.platformId),
       );
-      const prefix = `${options.channelName}:`;
+      const prefix = personOf('');
       for (const userId of target.userIds) {
         if (userId.startsWith(prefix)) clientIds.add(userId.slice(prefix.length));
       }
@@ -166,8 +168,11 @@ export function createFileWebUploads(options: FileWebUploadsOptions): FileWebUpl
       }
       // Bytes stored before media was kept per person live in one shared flat folder: they go with
       // the last record that names them. Newer records point into the person's own folder, which
-      // the media eraser removes as a whole.
-      for (const path of new Set(forgotten.map((found) => found.path))) {
+      // the media eraser removes (and counts) as a whole.
+      const flatPaths = forgotten
+        .filter((found) => basename(dirname(found.path)) !== personFolder(personOf(found.clientId)))
+        .map((found) => found.path);
+      for (const path of new Set(flatPaths)) {
         if (!keptPaths.has(path)) await rm(path, { force: true });
       }
       return forgotten.length;
