@@ -121,7 +121,12 @@ async function plantThroughChat(url: string, token: string): Promise<WebChatClie
   expect((await ann.ask('a', '/link')).text).toMatch(/link code/i);
   const bob = await WebChatClient.connect({ url, token, clientId: 'bob' });
   expect((await bob.ask('b', `My bike is ${KEPT}`)).text).toContain(KEPT);
-  await sendWithFile(bob, 'bob-files', await uploadText(url, token, 'bob', 'bike.txt', `Bike ${KEPT}`), 'bike.txt');
+  await sendWithFile(
+    bob,
+    'bob-files',
+    await uploadText(url, token, 'bob', 'bike.txt', `Bike ${KEPT}`),
+    'bike.txt',
+  );
   await bob.close();
   return ann;
 }

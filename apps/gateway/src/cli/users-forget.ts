@@ -5,8 +5,8 @@ import { openGatewayMediaStore } from '../create-gateway-media.ts';
 import { createGatewayMemory } from '../create-gateway-memory.ts';
 import { privateFilePath } from '../data-dir/private-path.ts';
 import type { GatewayConfig } from '../gateway-config.ts';
-import type { CommandOutput } from './command-output.ts';
 import { openGatewayWebUploads } from '../web-uploads/create-gateway-web-uploads.ts';
+import type { CommandOutput } from './command-output.ts';
 import { gatewayErasers } from './gateway-erasers.ts';
 
 /**

@@ -32,14 +32,24 @@ describe('file web uploads, forgetting a person', () => {
   it('removes the records and bytes of the person’s web accounts, and only theirs', async () => {
     const { media, uploads } = stores();
     const same = text('shared notes');
-    const ann = await uploads.store({ clientId: 'ann', bytes: same, kind: 'document', mimeType: 'text/plain' });
+    const ann = await uploads.store({
+      clientId: 'ann',
+      bytes: same,
+      kind: 'document',
+      mimeType: 'text/plain',
+    });
     const annPhone = await uploads.store({
       clientId: 'ann-phone',
       bytes: text('from her phone'),
       kind: 'document',
       mimeType: 'text/plain',
     });
-    const bob = await uploads.store({ clientId: 'bob', bytes: same, kind: 'document', mimeType: 'text/plain' });
+    const bob = await uploads.store({
+      clientId: 'bob',
+      bytes: same,
+      kind: 'document',
+      mimeType: 'text/plain',
+    });
 
     // Ann is `telegram:1`, with two web clients linked: one named by identity, one by its home id.
     const target = {
@@ -72,8 +82,19 @@ describe('file web uploads, forgetting a person', () => {
       const hash = createHash('sha256').update(content).digest('hex');
       const path = join(mediaDir, hash);
       await writeFile(path, content, { mode: 0o600 });
-      const record = { uploadId, clientId, kind: 'document', mimeType: 'text/plain', sizeBytes: 1, hash, path };
-      await writeFile(join(recordsDir, `${uploadId}.json`), JSON.stringify({ ...record, createdAt: Date.now() }));
+      const record = {
+        uploadId,
+        clientId,
+        kind: 'document',
+        mimeType: 'text/plain',
+        sizeBytes: 1,
+        hash,
+        path,
+      };
+      await writeFile(
+        join(recordsDir, `${uploadId}.json`),
+        JSON.stringify({ ...record, createdAt: Date.now() }),
+      );
       return path;
     };
     const own = await flat('A'.repeat(22), 'ann', 'only ann sent this');
@@ -81,9 +102,9 @@ describe('file web uploads, forgetting a person', () => {
     await flat('C'.repeat(22), 'bob', 'both sent this');
     await writeFile(join(recordsDir, 'broken.json'), '{not json');
 
-    expect(await uploads.forget({ userIds: ['web:ann'], identities: [{ channel: 'web', platformId: 'ann' }] })).toBe(
-      2,
-    );
+    expect(
+      await uploads.forget({ userIds: ['web:ann'], identities: [{ channel: 'web', platformId: 'ann' }] }),
+    ).toBe(2);
     await expect(stat(own)).rejects.toMatchObject({ code: 'ENOENT' });
     expect(await readFile(shared, 'utf8')).toBe('both sent this');
     expect((await readdir(recordsDir)).sort()).toEqual([`${'C'.repeat(22)}.json`, 'broken.json']);

@@ -69,7 +69,9 @@ describe('file media store', () => {
     expect(await store.sweep(now)).toBe(0);
 
     // A put after its folder was swept away makes the folder again.
-    expect(await readFile((await store.put(bytes('old photo'), 'telegram:ann')).path, 'utf8')).toBe('old photo');
+    expect(await readFile((await store.put(bytes('old photo'), 'telegram:ann')).path, 'utf8')).toBe(
+      'old photo',
+    );
   });
 
   it('sweeps and forgets nothing, without failing, before anything was stored', async () => {
