@@ -7,6 +7,14 @@ import {
 } from '@nexus/core';
 import type { GatewayConfig } from './gateway-config.ts';
 
+/** The media store under `<dataDir>/media`; the CLI opens the same one to forget a person. */
+export function openGatewayMediaStore(config: GatewayConfig): MediaStore {
+  return createFileMediaStore({
+    directory: join(config.dataDir, 'media'),
+    retentionDays: config.media.retentionDays,
+  });
+}
+
 /** Core's media settings from the gateway's; the store sweeps files past their retention once a day. */
 export function createGatewayMedia(config: GatewayConfig): {
   settings: MediaSettings;
@@ -15,10 +23,7 @@ export function createGatewayMedia(config: GatewayConfig): {
   stop(): void;
 } {
   const { media } = config;
-  const store = createFileMediaStore({
-    directory: join(config.dataDir, 'media'),
-    retentionDays: media.retentionDays,
-  });
+  const store = openGatewayMediaStore(config);
   const sweep = () => void store.sweep(Date.now()).catch(() => undefined);
   sweep();
   const timer = setInterval(sweep, 24 * 60 * 60 * 1000);

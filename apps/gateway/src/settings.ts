@@ -730,7 +730,7 @@ const SETTINGS_TABLE = [
     schema: positiveInt,
     defaultValue: 30,
     description:
-      'Days received media is kept in `<dataDir>/media` (files 0600, named by content hash), web-chat uploads included (their owner records in `<dataDir>/web-uploads`).',
+      'Days received media is kept in `<dataDir>/media` (files 0600, one folder per person, named by content hash; deleted sooner when the person is forgotten), web-chat uploads included (their owner records in `<dataDir>/web-uploads`).',
     hint: 'set it to a positive number of days such as 30',
   },
   {

@@ -41,7 +41,7 @@ import { createGatewayTools } from './tools/create-gateway-tools.ts';
 import { remindersEraser } from './tools/reminders-eraser.ts';
 import type { GatewayTracing } from './tracing/start-tracing.ts';
 import { loadOrCreateWebToken } from './web-token.ts';
-import { createGatewayWebUploads } from './web-uploads/create-gateway-web-uploads.ts';
+import { createGatewayWebUploads, WEB_CHANNEL_NAME } from './web-uploads/create-gateway-web-uploads.ts';
 
 export interface StartGatewayOptions {
   config: GatewayConfig;
@@ -137,6 +137,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
         ...gatewayErasers({
           sessionStore,
           memoryQueue: memory.jobQueue,
+          media: media.store,
+          webUploads: webUploads.uploads,
           ...(distributed ? { redis: distributed.eraser } : {}),
         }),
         remindersEraser(schedules),
@@ -169,6 +171,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   schedules.bindDelivery((outbound) => core.deliverOutbound(outbound));
   const web = createWebSocketChannel({
     token,
+    channelName: WEB_CHANNEL_NAME,
     maxPayloadBytes: config.web.maxPayloadBytes,
     messagesPerMinute: config.web.messagesPerMinute,
     // Raw frames per second stay well above the message rate so a burst of legitimate messages is

@@ -79,7 +79,7 @@ export {
 export { type IdentityRef, identityKey, parseIdentityKey } from './identity/identity-key.ts';
 export type { Identity, IdentityStore, Person } from './identity/identity-store.ts';
 export type { LinkCode, LinkCodeStore } from './identity/link-code-store.ts';
-export { jobQueueEraser, sessionStoreEraser } from './identity/person-erasers.ts';
+export { jobQueueEraser, mediaStoreEraser, sessionStoreEraser } from './identity/person-erasers.ts';
 export type { ForgetTarget, PersonRecords } from './identity/person-records.ts';
 export {
   createFileMediaStore,
@@ -87,6 +87,7 @@ export {
   DEFAULT_MEDIA_SETTINGS,
   type MediaSettings,
   type MediaStore,
+  personFolder,
   prepareTurnMedia,
   sniffMediaType,
   type Transcriber,

@@ -175,11 +175,18 @@ describe('nexus users forget', () => {
     try {
       await ann.ask('ann-chat', 'my locker code is 4471');
       await bob.ask('bob-chat', 'my bike is blue');
+      // A file she uploaded from the web page: its record and its bytes are hers too.
+      const uploaded = await fetch(`${gateway.url}/api/web/uploads`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gateway.token}`, 'x-nexus-client-id': 'ann' },
+        body: new TextEncoder().encode('locker 4471'),
+      });
+      expect(uploaded.status).toBe(201);
       const forgot = await nexus(['users', 'forget', 'web:ann'], {}, gateway.config.dataDir);
       expect(forgot).toMatchObject({ code: 0, stderr: '' });
       // The memory job is her conversation summary, scheduled for when the chat goes quiet.
       expect(forgot.stdout).toMatch(
-        /Forgot person web:ann:\n {2}memories: 0\n {2}conversation turns: 1\n {2}memory jobs: 1\n/,
+        /Forgot person web:ann:\n {2}memories: 0\n {2}conversation turns: 1\n {2}memory jobs: 1\n {2}web upload records: 1\n {2}media files: 1\n/,
       );
       await ann.ask('ann-chat', 'what is my locker code?');
       await bob.ask('bob-chat', 'what colour is my bike?');

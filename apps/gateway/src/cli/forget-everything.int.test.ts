@@ -72,9 +72,48 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs = 15
   }
 }
 
-/** Plants the marker through the chat paths: a turn, a parked extraction, a waiting one, a remembered fact, a reminder, a link code. */
+/** A plain-text file uploaded by a web client, as the web page does before naming it in a message. */
+async function uploadText(url: string, token: string, clientId: string, name: string, text: string) {
+  const response = await fetch(`${url}/api/web/uploads`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'x-nexus-client-id': clientId,
+      'x-nexus-file-name': encodeURIComponent(name),
+    },
+    body: new TextEncoder().encode(text),
+  });
+  expect(response.status).toBe(201);
+  return String(((await response.json()) as { uploadId: string }).uploadId);
+}
+
+/** Sends a message with one uploaded file and waits for its reply: the turn reads and keeps the file. */
+async function sendWithFile(client: WebChatClient, conversationId: string, uploadId: string, name: string) {
+  const ended = client.waitFor(
+    (frame) =>
+      frame.type === 'event' && frame.conversationId === conversationId && frame.event.type === 'reply.end',
+  );
+  client.sendRaw(
+    JSON.stringify({
+      type: 'message',
+      clientMessageId: randomUUID(),
+      conversationId,
+      text: 'what does my note say?',
+      attachments: [{ uploadId, name }],
+    }),
+  );
+  await ended;
+}
+
+/**
+ * Plants the marker through the chat paths: a turn, a parked extraction, a waiting one, a
+ * remembered fact, a reminder, a link code, and a text file uploaded and read in a turn (its
+ * bytes in the media store, its name in the upload record).
+ */
 async function plantThroughChat(url: string, token: string): Promise<WebChatClient> {
   const ann = await WebChatClient.connect({ url, token, clientId: 'ann' });
+  const note = `${MARKER}.txt`;
+  await sendWithFile(ann, 'files', await uploadText(url, token, 'ann', note, `Gate code ${MARKER}`), note);
   expect((await ann.ask('a', `My locker code is ${MARKER}`)).text).toContain(MARKER);
   expect((await ann.ask('a', `Please remember my locker code ${MARKER}`)).text).toContain(MARKER);
   expect((await ann.ask('a', `Please remind me every morning to bring ${MARKER}`)).text).toContain(MARKER);
@@ -82,6 +121,12 @@ async function plantThroughChat(url: string, token: string): Promise<WebChatClie
   expect((await ann.ask('a', '/link')).text).toMatch(/link code/i);
   const bob = await WebChatClient.connect({ url, token, clientId: 'bob' });
   expect((await bob.ask('b', `My bike is ${KEPT}`)).text).toContain(KEPT);
+  await sendWithFile(
+    bob,
+    'bob-files',
+    await uploadText(url, token, 'bob', 'bike.txt', `Bike ${KEPT}`),
+    'bike.txt',
+  );
   await bob.close();
   return ann;
 }
@@ -135,20 +180,31 @@ describe('/forget-me leaves no trace of the person', () => {
           expect.stringMatching(/^schedules\.sqlite/),
         ]),
       );
+      // Her file's bytes in her media folder, and its name in her upload record.
+      expect(before).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/\/media\/[0-9a-f]{64}\/[0-9a-f]{64}$/),
+          expect.stringMatching(/\/web-uploads\/[A-Za-z0-9_-]{22}\.json$/),
+        ]),
+      );
 
       const reply = await forgetAnn(ann);
       expect(reply).toMatch(/- memories: 1\n/);
       // Her two turns, plus intake inbox entries of hers still open (this very command's, at least).
       expect(Number(/- conversation turns: (\d+)\n/.exec(reply)?.[1])).toBeGreaterThanOrEqual(2);
       expect(Number(/- memory jobs: (\d+)\n/.exec(reply)?.[1])).toBeGreaterThanOrEqual(2);
+      expect(reply).toMatch(/- web upload records: 1\n/);
+      expect(reply).toMatch(/- media files: 1\n/);
       await jobs.close();
 
       expect(await sqliteFiles(gateway.config.dataDir)).toEqual(
         expect.arrayContaining(['sessions.sqlite', 'jobs.sqlite', 'memory.sqlite', 'access.sqlite']),
       );
       expect(await filesContaining(gateway.config.dataDir, MARKER)).toEqual([]);
-      // Only she was forgotten: Bob's turn is still there.
-      expect(await filesContaining(gateway.config.dataDir, KEPT)).not.toEqual([]);
+      // Only she was forgotten: Bob's turn, his file and its record are still there.
+      expect(await filesContaining(gateway.config.dataDir, KEPT)).toEqual(
+        expect.arrayContaining([expect.stringMatching(/\/media\/[0-9a-f]{64}\/[0-9a-f]{64}$/)]),
+      );
       const database = new DatabaseSync(join(gateway.config.dataDir, 'access.sqlite'), { readOnly: true });
       const left = database
         .prepare(
@@ -213,6 +269,7 @@ describe('/forget-me leaves no trace of the person', () => {
 
       const reply = await forgetAnn(ann);
       expect(reply).toMatch(/- memories: 1\n/);
+      expect(reply).toMatch(/- media files: 1\n/);
       // Two agent runs, two extraction jobs, the dead inboxes' three entries and the done markers.
       const redisCount = Number(/- queued work and reply streams on Redis: (\d+)\n/.exec(reply)?.[1]);
       expect(redisCount).toBeGreaterThanOrEqual(7);

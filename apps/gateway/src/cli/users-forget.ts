@@ -1,9 +1,11 @@
 import { join } from 'node:path';
 import { type AccessStore, createSqliteSessionStore, forgetPerson, parseIdentityKey } from '@nexus/core';
 import { NexusError, silentLogger } from '@nexus/protocol';
+import { openGatewayMediaStore } from '../create-gateway-media.ts';
 import { createGatewayMemory } from '../create-gateway-memory.ts';
 import { privateFilePath } from '../data-dir/private-path.ts';
 import type { GatewayConfig } from '../gateway-config.ts';
+import { openGatewayWebUploads } from '../web-uploads/create-gateway-web-uploads.ts';
 import type { CommandOutput } from './command-output.ts';
 import { gatewayErasers } from './gateway-erasers.ts';
 
@@ -37,6 +39,7 @@ export async function usersForgetCommand(options: {
     config.redis.url && agentRedis
       ? agentRedis.createRedisClient({ url: config.redis.url, name: 'nexus-cli', logger: silentLogger })
       : undefined;
+  const media = openGatewayMediaStore(config);
   try {
     const report = await forgetPerson({
       store,
@@ -44,6 +47,8 @@ export async function usersForgetCommand(options: {
       erasers: gatewayErasers({
         sessionStore,
         memoryQueue: memory.jobQueue,
+        media,
+        webUploads: openGatewayWebUploads(config, media),
         ...(redis && agentRedis
           ? {
               redis: agentRedis.agentRunEraser({

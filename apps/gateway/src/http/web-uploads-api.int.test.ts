@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { personFolder } from '@nexus/core';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { makePdf, makePng } from '@nexus/testkit/media';
 import { WebChatClient } from '@nexus/testkit/web-chat';
@@ -58,7 +59,9 @@ describe('POST /api/web/uploads', () => {
     expect(stored.body).not.toHaveProperty('path');
     const { createHash } = await import('node:crypto');
     const hash = createHash('sha256').update(png).digest('hex');
-    expect((await stat(join(running.config.dataDir, 'media', hash))).mode & 0o777).toBe(0o600);
+    // Kept under the client's person id, so forgetting that person removes it.
+    const path = join(running.config.dataDir, 'media', personFolder('web:browser-a'), hash);
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
 
     const noToken = await upload(running.url, png, { 'x-nexus-client-id': 'browser-a' });
     expect(noToken).toMatchObject({ status: 401, body: { error: { code: 'unauthorized' } } });

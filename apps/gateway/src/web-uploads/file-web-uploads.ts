@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { WebUpload, WebUploads } from '@nexus/channel-websocket';
-import type { MediaStore } from '@nexus/core';
+import { type ForgetTarget, type MediaStore, personFolder } from '@nexus/core';
 import { NexusError } from '@nexus/protocol';
 
 export interface FileWebUploadsOptions {
@@ -10,6 +10,11 @@ export interface FileWebUploadsOptions {
   directory: string;
   /** Core's media store: the bytes live there once per content hash, with its retention. */
   media: MediaStore;
+  /**
+   * The web channel's name: a client's person id is `<channelName>:<clientId>` (as the channel's
+   * intents say), which is whose media folder an upload's bytes go to.
+   */
+  channelName: string;
   retentionDays: number;
   now?: () => number;
 }
@@ -32,6 +37,11 @@ export interface FileWebUploads extends WebUploads {
   store(options: StoreUploadOptions): Promise<WebUpload>;
   /** Removes records past the retention; returns how many went. */
   sweep(now: number): Promise<number>;
+  /**
+   * Deletes the upload records of the target's web identities (and, for records of the older
+   * flat media layout, the bytes no other client's record uses); returns how many records went.
+   */
+  forget(target: ForgetTarget): Promise<number>;
 }
 
 /** 128 random bits in URL-safe base64: unguessable, and it matches the frame's uploadId pattern. */
@@ -44,25 +54,32 @@ const unavailable = () =>
   });
 
 /**
- * Web uploads on disk. The bytes go into core's media store (named by sha256, so a file sent
- * twice is stored once, swept after the media retention); a small record per upload, named by
- * its random id, says which client may use it. Nothing here is ever served back over HTTP.
+ * Web uploads on disk. The bytes go into core's media store under the client's person id (named
+ * by sha256, so a file that client sends twice is stored once, swept after the media retention,
+ * erased when the person is forgotten); a small record per upload, named by its random id, says
+ * which client may use it. Nothing here is ever served back over HTTP.
  */
 export function createFileWebUploads(options: FileWebUploadsOptions): FileWebUploads {
   const retentionMs = options.retentionDays * 24 * 60 * 60 * 1000;
   const now = options.now ?? Date.now;
   let ready: Promise<unknown> | undefined;
+  /** The person id the web channel gives a client (its intents' `userId` before any link). */
+  const personOf = (clientId: string) => `${options.channelName}:${clientId}`;
 
-  async function record(uploadId: string, clientId: string): Promise<UploadRecord | undefined> {
-    if (!UPLOAD_ID.test(uploadId)) return undefined;
-    const text = await readFile(join(options.directory, `${uploadId}.json`), 'utf8').catch(() => undefined);
+  async function readRecord(path: string): Promise<UploadRecord | undefined> {
+    const text = await readFile(path, 'utf8').catch(() => undefined);
     if (text === undefined) return undefined;
-    let found: UploadRecord;
     try {
-      found = JSON.parse(text) as UploadRecord;
+      return JSON.parse(text) as UploadRecord;
     } catch {
       return undefined;
     }
+  }
+
+  async function record(uploadId: string, clientId: string): Promise<UploadRecord | undefined> {
+    if (!UPLOAD_ID.test(uploadId)) return undefined;
+    const found = await readRecord(join(options.directory, `${uploadId}.json`));
+    if (found === undefined) return undefined;
     if (found.clientId !== clientId || now() - found.createdAt > retentionMs) return undefined;
     return found;
   }
@@ -71,7 +88,7 @@ export function createFileWebUploads(options: FileWebUploadsOptions): FileWebUpl
     async store(upload) {
       ready ??= mkdir(options.directory, { recursive: true, mode: 0o700 });
       await ready;
-      const stored = await options.media.put(upload.bytes);
+      const stored = await options.media.put(upload.bytes, personOf(upload.clientId));
       // The same bytes stored long ago would be swept soon: this upload starts their retention again.
       const time = new Date(now());
       await utimes(stored.path, time, time).catch(() => undefined);
@@ -123,6 +140,42 @@ export function createFileWebUploads(options: FileWebUploadsOptions): FileWebUpl
       } finally {
         await file.close();
       }
+    },
+
+    async forget(target) {
+      const clientIds = new Set(
+        target.identities
+          .filter((identity) => identity.channel === options.channelName)
+          .map((identity) => identity.platformId),
+      );
+      const prefix = personOf('');
+      for (const userId of target.userIds) {
+        if (userId.startsWith(prefix)) clientIds.add(userId.slice(prefix.length));
+      }
+      const forgotten: UploadRecord[] = [];
+      const keptPaths = new Set<string>();
+      for (const name of await readdir(options.directory).catch(() => [] as string[])) {
+        if (!name.endsWith('.json')) continue;
+        const path = join(options.directory, name);
+        const found = await readRecord(path);
+        if (found === undefined) continue;
+        if (!clientIds.has(found.clientId)) {
+          keptPaths.add(found.path);
+          continue;
+        }
+        await rm(path, { force: true });
+        forgotten.push(found);
+      }
+      // Bytes stored before media was kept per person live in one shared flat folder: they go with
+      // the last record that names them. Newer records point into the person's own folder, which
+      // the media eraser removes (and counts) as a whole.
+      const flatPaths = forgotten
+        .filter((found) => basename(dirname(found.path)) !== personFolder(personOf(found.clientId)))
+        .map((found) => found.path);
+      for (const path of new Set(flatPaths)) {
+        if (!keptPaths.has(path)) await rm(path, { force: true });
+      }
+      return forgotten.length;
     },
 
     async sweep(time) {

@@ -1,4 +1,5 @@
 import type { JobQueue } from '@nexus/protocol';
+import type { MediaStore } from '../media/media-store.ts';
 import type { SessionStore } from '../session-store.ts';
 import type { PersonEraser } from './forget-person.ts';
 
@@ -25,4 +26,13 @@ export function jobQueueEraser(queue: JobQueue, kind = 'background jobs'): Perso
       return { count: result.removed, running: result.running };
     },
   };
+}
+
+/**
+ * Photos, voice notes and documents kept in the media store under any of the person's ids: each
+ * turn's files are kept under the person it ran for, and a linked account's own earlier files
+ * under its home id, which the target also carries.
+ */
+export function mediaStoreEraser(store: MediaStore): PersonEraser {
+  return { kind: 'media files', erase: (target) => store.forget(target.userIds) };
 }

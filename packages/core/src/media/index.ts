@@ -1,5 +1,5 @@
 export { DEFAULT_MEDIA_SETTINGS, type MediaSettings } from './media-settings.ts';
-export { createFileMediaStore, type MediaStore, type StoredMedia } from './media-store.ts';
+export { createFileMediaStore, type MediaStore, personFolder, type StoredMedia } from './media-store.ts';
 export { prepareTurnMedia, type TurnImage, type TurnMedia } from './prepare-turn-media.ts';
 export { sniffMediaType } from './sniff-media-type.ts';
 export { createOpenAiTranscriber, type Transcriber } from './transcriber.ts';

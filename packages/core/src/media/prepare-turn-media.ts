@@ -175,7 +175,8 @@ async function prepareOne(
   }
   budget.bytesLeft -= fetched.bytes.byteLength;
   const sniffed = sniffMediaType(fetched.bytes);
-  await settings.store?.put(fetched.bytes);
+  // Kept under the person the turn ran for, so forgetting them removes it (docs/media.md).
+  await settings.store?.put(fetched.bytes, options.intent.userId);
   switch (sniffed.family) {
     case 'image':
       if (!settings.vision) media.problems.push(NO_VISION_TEXT);
