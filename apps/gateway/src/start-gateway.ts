@@ -141,7 +141,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
           webUploads: webUploads.uploads,
           ...(distributed ? { redis: distributed.eraser } : {}),
         }),
-        remindersEraser(schedules),
+        remindersEraser(schedules.store),
       ],
     }),
     agent: distributed?.agent ?? agent,

@@ -134,7 +134,7 @@ export {
 } from './nexus-core.ts';
 export type { TurnReport } from './run-turn.ts';
 export { createSchedules, type Schedules } from './schedules/create-schedules.ts';
-export type { Schedule, ScheduleStore } from './schedules/schedule-store.ts';
+export { createSqliteScheduleStore, type Schedule, type ScheduleStore } from './schedules/schedule-store.ts';
 export { SCHEDULE_JOB_NAME, type ScheduledDeliveryOutcome, type Scheduler } from './schedules/scheduler.ts';
 export type {
   AdmitIntentOptions,

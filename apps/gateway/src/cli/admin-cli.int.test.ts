@@ -174,6 +174,12 @@ describe('nexus users forget', () => {
     const bob = await WebChatClient.connect({ url: gateway.url, token: gateway.token, clientId: 'bob' });
     try {
       await ann.ask('ann-chat', 'my locker code is 4471');
+      // And a reminder: the command must erase what the gateway's /forget-me erases.
+      model.enqueue({
+        toolCalls: [{ name: 'schedule', arguments: { text: 'Locker 4471', cron: '0 9 * * *' } }],
+      });
+      model.enqueue({ text: 'I will remind you.' });
+      await ann.ask('ann-chat', 'remind me about my locker every morning');
       await bob.ask('bob-chat', 'my bike is blue');
       // A file she uploaded from the web page: its record and its bytes are hers too.
       const uploaded = await fetch(`${gateway.url}/api/web/uploads`, {
@@ -184,9 +190,10 @@ describe('nexus users forget', () => {
       expect(uploaded.status).toBe(201);
       const forgot = await nexus(['users', 'forget', 'web:ann'], {}, gateway.config.dataDir);
       expect(forgot).toMatchObject({ code: 0, stderr: '' });
-      // The memory job is her conversation summary, scheduled for when the chat goes quiet.
+      // Memory jobs: her conversation summary, scheduled for when the chat goes quiet, and the
+      // extraction of her last turn if it has not run yet.
       expect(forgot.stdout).toMatch(
-        /Forgot person web:ann:\n {2}memories: 0\n {2}conversation turns: 1\n {2}memory jobs: 1\n {2}web upload records: 1\n {2}media files: 1\n/,
+        /Forgot person web:ann:\n {2}memories: 0\n {2}conversation turns: 2\n {2}memory jobs: \d+\n {2}web upload records: 1\n {2}media files: 1\n {2}reminders: 1\n/,
       );
       await ann.ask('ann-chat', 'what is my locker code?');
       await bob.ask('bob-chat', 'what colour is my bike?');

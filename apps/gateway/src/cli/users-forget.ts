@@ -1,10 +1,17 @@
 import { join } from 'node:path';
-import { type AccessStore, createSqliteSessionStore, forgetPerson, parseIdentityKey } from '@nexus/core';
+import {
+  type AccessStore,
+  createSqliteScheduleStore,
+  createSqliteSessionStore,
+  forgetPerson,
+  parseIdentityKey,
+} from '@nexus/core';
 import { NexusError, silentLogger } from '@nexus/protocol';
 import { openGatewayMediaStore } from '../create-gateway-media.ts';
 import { createGatewayMemory } from '../create-gateway-memory.ts';
 import { privateFilePath } from '../data-dir/private-path.ts';
 import type { GatewayConfig } from '../gateway-config.ts';
+import { remindersEraser } from '../tools/reminders-eraser.ts';
 import { openGatewayWebUploads } from '../web-uploads/create-gateway-web-uploads.ts';
 import type { CommandOutput } from './command-output.ts';
 import { gatewayErasers } from './gateway-erasers.ts';
@@ -40,25 +47,34 @@ export async function usersForgetCommand(options: {
       ? agentRedis.createRedisClient({ url: config.redis.url, name: 'nexus-cli', logger: silentLogger })
       : undefined;
   const media = openGatewayMediaStore(config);
+  // The same file the gateway's reminders live in; SQLite's locking lets both have it open.
+  const schedules = createSqliteScheduleStore({
+    path: privateFilePath(join(config.dataDir, 'schedules.sqlite')),
+    defaultTimeZone: config.time.defaultZone,
+    now: Date.now,
+  });
   try {
     const report = await forgetPerson({
       store,
       memory: memory.service,
-      erasers: gatewayErasers({
-        sessionStore,
-        memoryQueue: memory.jobQueue,
-        media,
-        webUploads: openGatewayWebUploads(config, media),
-        ...(redis && agentRedis
-          ? {
-              redis: agentRedis.agentRunEraser({
-                queue: memory.jobQueue,
-                commands: redis,
-                prefix: config.redis.prefix,
-              }),
-            }
-          : {}),
-      }),
+      erasers: [
+        ...gatewayErasers({
+          sessionStore,
+          memoryQueue: memory.jobQueue,
+          media,
+          webUploads: openGatewayWebUploads(config, media),
+          ...(redis && agentRedis
+            ? {
+                redis: agentRedis.agentRunEraser({
+                  queue: memory.jobQueue,
+                  commands: redis,
+                  prefix: config.redis.prefix,
+                }),
+              }
+            : {}),
+        }),
+        remindersEraser(schedules),
+      ],
       userId,
     });
     output.out(`Forgot person ${userId}:\n`);
@@ -71,6 +87,7 @@ export async function usersForgetCommand(options: {
   } finally {
     await memory.close();
     await sessionStore.close();
+    schedules.close();
     redis?.disconnect();
   }
 }

@@ -1,16 +1,16 @@
-import type { PersonEraser, Schedules } from '@nexus/core';
+import type { PersonEraser, ScheduleStore } from '@nexus/core';
 
 /**
  * `/forget-me` and `nexus users forget` delete the person's reminders and schedules with their
  * time zone: a reminder holds what they asked to be told, and must never reach them afterwards.
  * A firing already queued finds no schedule and does nothing.
  */
-export function remindersEraser(schedules: Schedules): PersonEraser {
+export function remindersEraser(store: Pick<ScheduleStore, 'forget'>): PersonEraser {
   return {
     kind: 'reminders',
     async erase(target) {
       let deleted = 0;
-      for (const userId of target.userIds) deleted += schedules.store.forget(userId);
+      for (const userId of target.userIds) deleted += store.forget(userId);
       return deleted;
     },
   };
