@@ -1,4 +1,4 @@
-import { openSqliteDatabase } from '@nexus/sqlite-kit';
+import type { DatabaseSync } from 'node:sqlite';
 
 export interface ChannelCursorRow {
   channelId: string;
@@ -18,10 +18,10 @@ export interface DiscordChannelCursor {
   ensure(channelId: string, messageId: string): void;
   /** Moves a channel's cursor forward to `messageId`, never back. */
   advance(channelId: string, messageId: string): void;
-  close(): void;
 }
 
-const schema = `
+/** Migration 1 of the adapter's file (see `open-discord-database.ts`). */
+export const channelCursorSchema = `
 CREATE TABLE IF NOT EXISTS discord_channel_cursor (
   channel_id TEXT PRIMARY KEY,
   last_message_id TEXT NOT NULL,
@@ -29,15 +29,8 @@ CREATE TABLE IF NOT EXISTS discord_channel_cursor (
 ) WITHOUT ROWID;
 `;
 
-/** `path` is a file, or `:memory:` (cursor lost on restart: no backfill across processes). */
-export function openDiscordChannelCursor(path: string): DiscordChannelCursor {
-  // The schema is CREATE … IF NOT EXISTS, so it is also migration 1 of files made before the kit.
-  const database = openSqliteDatabase({
-    path,
-    storeName: 'Discord channel cursor',
-    migrations: [schema],
-    secureDelete: false,
-  });
+/** On a file from `openDiscordDatabase` (`:memory:`: cursor lost on restart, no backfill across processes). */
+export function openDiscordChannelCursor(database: DatabaseSync): DiscordChannelCursor {
   const select = database.prepare(
     'SELECT last_message_id AS id FROM discord_channel_cursor WHERE channel_id = ?',
   );
@@ -63,6 +56,5 @@ export function openDiscordChannelCursor(path: string): DiscordChannelCursor {
       }
       if (BigInt(messageId) > BigInt(row.id)) update.run(messageId, Date.now(), channelId);
     },
-    close: () => database.close(),
   };
 }

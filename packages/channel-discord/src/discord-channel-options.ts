@@ -23,7 +23,8 @@ export interface DiscordChannelOptions {
   readyTimeoutMs?: number;
   /**
    * SQLite file with each channel's last message taken by core, read back after a restart or a
-   * fresh gateway session to fetch what was missed. Default `:memory:` (no backfill across restarts).
+   * fresh gateway session to fetch what was missed, and the ids of the messages handed to core
+   * (so a delete after a restart is still reported). Default `:memory:` (neither survives a restart).
    */
   cursorPath?: string;
   /** Pause before fetching again a message core refused as retryable. Default 2000. */

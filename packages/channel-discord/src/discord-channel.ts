@@ -21,7 +21,7 @@ import { DISCORD_CAPABILITIES } from './capabilities.ts';
 import { deliverDiscordReply } from './deliver-reply.ts';
 import { openDiscordChannelCursor } from './discord-channel-cursor.ts';
 import type { DiscordChannelOptions } from './discord-channel-options.ts';
-import { createDiscordGatewayConnection } from './discord-gateway-connection.ts';
+import { createDiscordGatewayConnection, type DeletedMessageIds } from './discord-gateway-connection.ts';
 import { channelReplyTarget, idempotencyKeyOf, interactionReplyTarget } from './discord-reply-target.ts';
 import {
   deferSlashCommand,
@@ -31,7 +31,8 @@ import {
 } from './discord-slash-commands.ts';
 import { fetchDiscordAttachment } from './fetch-discord-attachment.ts';
 import { MessageCursorTracker } from './message-cursor-tracker.ts';
-import { TakenMessages } from './taken-messages.ts';
+import { openDiscordDatabase } from './open-discord-database.ts';
+import { type TakenMessage, TakenMessages } from './taken-messages.ts';
 import { normalizeDiscordEdit, normalizeDiscordMessage } from './to-intent.ts';
 
 interface PendingInteraction {
@@ -54,9 +55,10 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
   const token = options.token.replace(/^(Bot|Bearer)\s*/i, '');
   const seen = new TtlSet({ ttlMs: 30 * 60_000, maxSize: 10_000, now });
   const interactions = new Map<string, PendingInteraction>();
-  const cursor = openDiscordChannelCursor(options.cursorPath ?? ':memory:');
+  const database = openDiscordDatabase(options.cursorPath ?? ':memory:');
+  const cursor = openDiscordChannelCursor(database);
   const tracker = new MessageCursorTracker(cursor);
-  const taken = new TakenMessages({ maxSize: 20_000 });
+  const taken = new TakenMessages(database, { now });
   const revisionRetries = new Set<ReturnType<typeof setTimeout>>();
   let sink: IntentSink | undefined;
   let rest: REST | undefined;
@@ -118,7 +120,12 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
       return;
     }
     if (!passesGroupGate(intent, options.groupMessages)) return;
-    taken.remember(message.id, intent);
+    try {
+      taken.remember(message.id, intent);
+    } catch (error) {
+      // The message still goes to core; only a later delete of it would not be reported.
+      logger.warn({ err: error, messageId: message.id }, 'could not record a taken discord message');
+    }
     const channelId = message.channelId;
     tracker.begin(channelId, message.id);
     forward(intent, undefined, (taken) => {
@@ -165,14 +172,21 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
   }
 
   /**
-   * A message was deleted. MESSAGE_DELETE names only the message, so only a message this process
-   * handed to core can be reported (its author and conversation are remembered); anything else,
-   * the bot's own replies included, core never took.
+   * A message was deleted. MESSAGE_DELETE names only the message, so only a message handed to
+   * core (by this process or an earlier one on the same file) can be reported: its author and
+   * conversation are recorded. Anything else, the bot's own replies included, core never took.
    */
-  function onMessageDelete(message: Message | PartialMessage): void {
+  function onMessageDelete(message: DeletedMessageIds): void {
     if (intakeStopped) return;
-    const target = taken.get(message.id);
-    if (!target) return;
+    let target: TakenMessage | undefined;
+    try {
+      target = taken.get(message.id);
+    } catch (error) {
+      logger.warn({ err: error, messageId: message.id }, 'could not look up a deleted discord message');
+      return;
+    }
+    // Snowflakes are unique across channels: another channel means a payload not to trust.
+    if (!target || target.conversation.id !== message.channelId) return;
     forwardRevision(
       deleteIntentOf({
         targetIntentId: message.id,

@@ -31,8 +31,8 @@ export interface DiscordGatewayConnectionOptions {
     newMessage: Message | PartialMessage,
     client: Client<true>,
   ): void;
-  /** MESSAGE_DELETE: a partial message with only its ids. */
-  onMessageDelete(message: Message | PartialMessage, client: Client<true>): void;
+  /** MESSAGE_DELETE: only the ids Discord sends (see `readMessageDelete`). */
+  onMessageDelete(deleted: DeletedMessageIds, client: Client<true>): void;
   onInteraction(interaction: Interaction, client: Client<true>): void;
   /** Runs after every (re)connection, e.g. to register slash commands. Failures are logged. */
   onReady(client: Client<true>): Promise<void>;
@@ -41,6 +41,23 @@ export interface DiscordGatewayConnectionOptions {
    * events sent meanwhile are gone, as after a restart.
    */
   onSessionRestart?(client: Client<true>): void;
+}
+
+export interface DeletedMessageIds {
+  id: string;
+  channelId: string;
+}
+
+/**
+ * MESSAGE_DELETE read from the raw dispatch: discord.js drops a delete in a channel it has not
+ * cached and cannot build from ids alone (a DM after a restart, which has no type in the
+ * payload), yet that is the delete of a message an earlier process took.
+ */
+function readMessageDelete(packet: { t?: unknown; d?: unknown }): DeletedMessageIds | undefined {
+  if (packet.t !== 'MESSAGE_DELETE' || typeof packet.d !== 'object' || packet.d === null) return undefined;
+  const { id, channel_id: channelId } = packet.d as { id?: unknown; channel_id?: unknown };
+  if (typeof id !== 'string' || typeof channelId !== 'string') return undefined;
+  return { id, channelId };
 }
 
 type Phase = 'stopped' | 'connecting' | 'ready' | 'down';
@@ -92,8 +109,10 @@ export function createDiscordGatewayConnection(options: DiscordGatewayConnection
     created.on(Events.MessageUpdate, (oldMessage, newMessage) => {
       if (created === client) options.onMessageUpdate(oldMessage, newMessage, created as Client<true>);
     });
-    created.on(Events.MessageDelete, (message) => {
-      if (created === client) options.onMessageDelete(message, created as Client<true>);
+    created.on(Events.Raw, (packet: { t?: unknown; d?: unknown }) => {
+      if (created !== client) return;
+      const deleted = readMessageDelete(packet);
+      if (deleted) options.onMessageDelete(deleted, created as Client<true>);
     });
     created.on(Events.InteractionCreate, (interaction) => {
       if (created === client) options.onInteraction(interaction, created as Client<true>);

@@ -103,8 +103,9 @@ describe('discord edits and deletes', () => {
       id: `${question.id}:delete`,
       text: '',
       attachments: [],
-      conversation: taken.conversation,
-      sender: taken.sender,
+      // Ids only: the record keeps no channel title or display name.
+      conversation: { id: taken.conversation.id, kind: taken.conversation.kind },
+      sender: { platformId: taken.sender.platformId },
       userId: taken.userId,
       revises: { kind: 'delete', targetIntentId: question.id },
     });
