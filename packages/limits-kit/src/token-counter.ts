@@ -9,10 +9,8 @@ export interface TokenCounter {
   readonly exact: boolean;
 }
 
-type CountTokens = (text: string, options: { disallowedSpecial: Set<string> }) => number;
-
 /** Special-token text such as `<|endoftext|>` in user input is counted as plain text, never rejected. */
-const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+type CountTokens = (text: string) => number;
 /**
  * The count cache holds the texts themselves as keys, so it is bounded by their total length too:
  * 10,000 long history messages would otherwise keep tens of MB alive.
@@ -48,7 +46,7 @@ export function createTokenCounter(
     if (countTokens) return countTokens;
     try {
       const tokenizer = load();
-      countTokens = (text) => tokenizer.countTokens(text, PLAIN_TEXT);
+      countTokens = (text) => tokenizer.countTokens(text);
     } catch {
       fellBack = true;
       countTokens = approximateTokenCounter.count;
