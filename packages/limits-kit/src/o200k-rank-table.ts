@@ -34,63 +34,44 @@ const BASE64_DIGITS = (() => {
 })();
 
 /**
- * Parses the file's bytes straight into the typed arrays: no per-line string or Buffer, so loading
- * leaves no garbage of 200,000 small objects behind. Ranks need not be contiguous (a missing rank
- * is an empty token that nothing matches), but each must be new.
+ * Parses the file's bytes straight into the typed arrays, in three passes over it (sizes, token
+ * positions, bytes) so that nothing else is allocated: no string or Buffer per line, and no
+ * temporary arrays, which the allocator would keep as RSS after they are freed. Ranks need not be
+ * in order or contiguous (a missing rank is an empty token that nothing matches), but each must
+ * be new.
  */
 export function parseRankTable(file: Uint8Array): RankTable {
-  const lines = countLines(file);
-  const tokenBytes = new Uint8Array(Math.ceil((file.length * 3) / 4));
-  const ranks = new Int32Array(lines);
-  const starts = new Uint32Array(lines);
-  const ends = new Uint32Array(lines);
-  let written = 0;
-  let entries = 0;
+  // Pass 1: check every line, find the highest rank and the bytes all tokens take.
   let highestRank = -1;
+  let totalBytes = 0;
   let longestToken = 0;
-  let lineStart = 0;
-  let lineNumber = 0;
-  while (lineStart < file.length) {
-    let lineEnd = file.indexOf(NEWLINE, lineStart);
-    if (lineEnd === -1) lineEnd = file.length;
-    lineNumber += 1;
-    let contentEnd = lineEnd;
-    if (contentEnd > lineStart && file[contentEnd - 1] === CARRIAGE_RETURN) contentEnd -= 1;
-    if (contentEnd > lineStart) {
-      const space = file.indexOf(SPACE, lineStart);
-      if (space === -1 || space >= contentEnd) throw invalidLine(file, lineStart, contentEnd, lineNumber);
-      const start = written;
-      written = decodeBase64(file, lineStart, space, tokenBytes, written);
-      if (written < 0 || written === start) throw invalidLine(file, lineStart, contentEnd, lineNumber);
-      const rank = parseRank(file, space + 1, contentEnd);
-      if (rank < 0) throw invalidLine(file, lineStart, contentEnd, lineNumber);
-      ranks[entries] = rank;
-      starts[entries] = start;
-      ends[entries] = written;
-      entries += 1;
-      if (rank > highestRank) highestRank = rank;
-      if (written - start > longestToken) longestToken = written - start;
-    }
-    lineStart = lineEnd + 1;
-  }
-
-  // Lay the tokens out in rank order, so a rank's bytes are found from the rank alone.
+  let entries = 0;
+  forEachLine(file, (start, space, end, lineNumber) => {
+    const length = base64Length(file, start, space);
+    const rank = parseRank(file, space + 1, end);
+    if (length <= 0 || rank < 0) throw invalidLine(file, start, end, lineNumber);
+    highestRank = Math.max(highestRank, rank);
+    totalBytes += length;
+    entries += 1;
+    longestToken = Math.max(longestToken, length);
+  });
   const size = highestRank + 1;
+
+  // Pass 2: each rank's length, then where its bytes start (tokens laid out in rank order).
   const tokenStarts = new Uint32Array(size + 1);
-  const tokenLengths = new Uint32Array(size);
-  for (let entry = 0; entry < entries; entry += 1) {
-    const rank = ranks[entry] as number;
-    if (tokenLengths[rank] !== 0) throw new Error(`Invalid tiktoken ranks: rank ${rank} appears twice`);
-    tokenLengths[rank] = (ends[entry] as number) - (starts[entry] as number);
-  }
+  forEachLine(file, (start, space, end) => {
+    const rank = parseRank(file, space + 1, end);
+    if (tokenStarts[rank + 1] !== 0) throw new Error(`Invalid tiktoken ranks: rank ${rank} appears twice`);
+    tokenStarts[rank + 1] = base64Length(file, start, space);
+  });
   for (let rank = 0; rank < size; rank += 1)
-    tokenStarts[rank + 1] = (tokenStarts[rank] as number) + (tokenLengths[rank] as number);
-  const ordered = new Uint8Array(written);
-  for (let entry = 0; entry < entries; entry += 1)
-    ordered.set(
-      tokenBytes.subarray(starts[entry], ends[entry]),
-      tokenStarts[ranks[entry] as number] as number,
-    );
+    tokenStarts[rank + 1] = (tokenStarts[rank + 1] as number) + (tokenStarts[rank] as number);
+
+  // Pass 3: the bytes.
+  const ordered = new Uint8Array(totalBytes);
+  forEachLine(file, (start, space, end) => {
+    decodeBase64(file, start, space, ordered, tokenStarts[parseRank(file, space + 1, end)] as number);
+  });
 
   const slots = new Int32Array(tableCapacity(entries)).fill(EMPTY);
   const mask = slots.length - 1;
@@ -153,22 +134,53 @@ function tableCapacity(entries: number): number {
   return capacity;
 }
 
-function countLines(file: Uint8Array): number {
-  let lines = 1;
-  for (let index = file.indexOf(NEWLINE); index !== -1; index = file.indexOf(NEWLINE, index + 1)) lines += 1;
-  return lines;
+/**
+ * Calls `onLine(start, space, end, lineNumber)` for each non-empty line (`\r\n` endings too), where
+ * `space` separates the token from its rank; throws for a line without one.
+ */
+function forEachLine(
+  file: Uint8Array,
+  onLine: (start: number, space: number, end: number, lineNumber: number) => void,
+): void {
+  let lineStart = 0;
+  let lineNumber = 0;
+  while (lineStart < file.length) {
+    let lineEnd = file.indexOf(NEWLINE, lineStart);
+    if (lineEnd === -1) lineEnd = file.length;
+    lineNumber += 1;
+    let contentEnd = lineEnd;
+    if (contentEnd > lineStart && file[contentEnd - 1] === CARRIAGE_RETURN) contentEnd -= 1;
+    if (contentEnd > lineStart) {
+      const space = file.indexOf(SPACE, lineStart);
+      if (space === -1 || space >= contentEnd) throw invalidLine(file, lineStart, contentEnd, lineNumber);
+      onLine(lineStart, space, contentEnd, lineNumber);
+    }
+    lineStart = lineEnd + 1;
+  }
 }
 
-/** Decodes `file[start..end)` into `target` at `at`; returns where it ended, or -1 if not base64. */
-function decodeBase64(file: Uint8Array, start: number, end: number, target: Uint8Array, at: number): number {
-  let bits = 0;
-  let bitCount = 0;
+/** How many bytes the base64 in `file[start..end)` decodes to, or -1 if it is not base64. */
+function base64Length(file: Uint8Array, start: number, end: number): number {
+  let digits = 0;
   let index = start;
   for (; index < end; index += 1) {
     const code = file[index] as number;
     if (code === EQUALS) break;
-    const digit = code < 128 ? (BASE64_DIGITS[code] as number) : -1;
-    if (digit < 0) return -1;
+    if (code >= 128 || (BASE64_DIGITS[code] as number) < 0) return -1;
+    digits += 1;
+  }
+  for (; index < end; index += 1) if (file[index] !== EQUALS) return -1;
+  return Math.floor((digits * 6) / 8);
+}
+
+/** Decodes `file[start..end)`, checked by `base64Length`, into `target` at `at`. */
+function decodeBase64(file: Uint8Array, start: number, end: number, target: Uint8Array, at: number): void {
+  let bits = 0;
+  let bitCount = 0;
+  for (let index = start; index < end; index += 1) {
+    const code = file[index] as number;
+    if (code === EQUALS) break;
+    const digit = BASE64_DIGITS[code] as number;
     bits = ((bits << 6) | digit) & 0xffffff;
     bitCount += 6;
     if (bitCount >= 8) {
@@ -177,8 +189,6 @@ function decodeBase64(file: Uint8Array, start: number, end: number, target: Uint
       at += 1;
     }
   }
-  for (; index < end; index += 1) if (file[index] !== EQUALS) return -1;
-  return at;
 }
 
 /** The decimal rank in `file[start..end)`, or -1 if it is not one. */
