@@ -73,6 +73,21 @@ export function parseRankTable(file: Uint8Array): RankTable {
     decodeBase64(file, start, space, ordered, tokenStarts[parseRank(file, space + 1, end)] as number);
   });
 
+  return hashRanks(ordered, tokenStarts, entries, longestToken);
+}
+
+/**
+ * Builds the hash table and the lookup. A function of its own so that the lookup's closure holds
+ * the three arrays only: a closure created inside `parseRankTable` would share its scope, and
+ * with it keep the whole 3.6 MB file alive.
+ */
+function hashRanks(
+  ordered: Uint8Array,
+  tokenStarts: Uint32Array,
+  entries: number,
+  longestToken: number,
+): RankTable {
+  const size = tokenStarts.length - 1;
   const slots = new Int32Array(tableCapacity(entries)).fill(EMPTY);
   const mask = slots.length - 1;
   for (let rank = 0; rank < size; rank += 1) {
