@@ -59,92 +59,115 @@ function mergeByScanning(bytes: Uint8Array, length: number, pairRank: PairRank):
   return parts;
 }
 
-/** Heap keys hold a rank and a byte position: rank · 2³² + position, exact in a double. */
-const POSITIONS = 2 ** 32;
-let keptNext = new Int32Array(0);
-let keptPrevious = new Int32Array(0);
-let keptRanks = new Int32Array(0);
-let keptHeap = new Float64Array(0);
+/** Work arrays kept between calls for pieces up to KEPT_WORK_BYTES (one block, five views). */
+let kept: Int32Array[] = [];
 
 /**
- * The same merge order as scanning, kept in a heap of (rank, position) with parts as a linked
- * list over byte positions. An entry goes stale when its part is merged away or its rank changes;
- * stale entries are recognised when they come up and skipped. Every live pair always has an
- * entry, so the entry that comes up first is the lowest rank, leftmost among equals: the pair
- * scanning would pick.
+ * The same merge order as scanning, with parts as a linked list over byte positions and the
+ * mergeable pairs in a binary heap ordered by (rank, position): the top is the lowest rank,
+ * leftmost among equals, which is the pair scanning would pick. The heap is indexed (each part
+ * knows its slot), so a pair whose rank changes moves in place and a merged-away part leaves it:
+ * five int arrays, 20 bytes per byte of the piece, however many merges there are.
  */
 function mergeWithHeap(bytes: Uint8Array, length: number, pairRank: PairRank): number {
-  const kept = length <= KEPT_WORK_BYTES;
-  if (kept && keptNext.length < length + 1) {
-    keptNext = new Int32Array(KEPT_WORK_BYTES + 1);
-    keptPrevious = new Int32Array(KEPT_WORK_BYTES + 1);
-    keptRanks = new Int32Array(KEPT_WORK_BYTES + 1);
-    keptHeap = new Float64Array(3 * KEPT_WORK_BYTES);
-  }
-  // Part p spans bytes [p, next[p]); previous[p] is the part before it; ranks[p] pairs p with next.
-  const next = kept ? keptNext : new Int32Array(length + 1);
-  const previous = kept ? keptPrevious : new Int32Array(length + 1);
-  const ranks = kept ? keptRanks : new Int32Array(length + 1);
-  // Each merge pushes at most two entries: at most length - 1 + 2 · (length - 1) in all.
-  const heap = kept ? keptHeap : new Float64Array(3 * length);
+  if (length <= KEPT_WORK_BYTES && kept.length === 0) kept = workArrays(KEPT_WORK_BYTES);
+  // Part p spans bytes [p, next[p]); previous[p] is the part before it; ranks[p] pairs p with
+  // the part after it; heap holds parts, slot[p] is p's index in it (-1 when not in it).
+  const [next, previous, ranks, heap, slot] = (length <= KEPT_WORK_BYTES ? kept : workArrays(length)) as [
+    Int32Array,
+    Int32Array,
+    Int32Array,
+    Int32Array,
+    Int32Array,
+  ];
   let heapSize = 0;
 
-  const push = (key: number): void => {
-    let child = heapSize;
-    heapSize += 1;
-    while (child > 0) {
-      const parent = (child - 1) >> 1;
-      if ((heap[parent] as number) <= key) break;
-      heap[child] = heap[parent] as number;
-      child = parent;
-    }
-    heap[child] = key;
+  const before = (left: number, right: number): boolean => {
+    const leftRank = ranks[left] as number;
+    const rightRank = ranks[right] as number;
+    return leftRank < rightRank || (leftRank === rightRank && left < right);
   };
-  const pop = (): number => {
-    const top = heap[0] as number;
-    heapSize -= 1;
-    const last = heap[heapSize] as number;
-    let parent = 0;
+  const place = (part: number, index: number): void => {
+    heap[index] = part;
+    slot[part] = index;
+  };
+  const siftUp = (part: number, index: number): void => {
+    while (index > 0) {
+      const parent = (index - 1) >> 1;
+      const above = heap[parent] as number;
+      if (!before(part, above)) break;
+      place(above, index);
+      index = parent;
+    }
+    place(part, index);
+  };
+  const siftDown = (part: number, index: number): void => {
     for (;;) {
-      let child = 2 * parent + 1;
+      let child = 2 * index + 1;
       if (child >= heapSize) break;
-      if (child + 1 < heapSize && (heap[child + 1] as number) < (heap[child] as number)) child += 1;
-      if ((heap[child] as number) >= last) break;
-      heap[parent] = heap[child] as number;
-      parent = child;
+      if (child + 1 < heapSize && before(heap[child + 1] as number, heap[child] as number)) child += 1;
+      const below = heap[child] as number;
+      if (!before(below, part)) break;
+      place(below, index);
+      index = child;
     }
-    heap[parent] = last;
-    return top;
+    place(part, index);
   };
-  const rankPair = (part: number): void => {
+  const remove = (part: number): void => {
+    const index = slot[part] as number;
+    slot[part] = -1;
+    heapSize -= 1;
+    if (index === heapSize) return;
+    const last = heap[heapSize] as number;
+    siftDown(last, index);
+    siftUp(last, slot[last] as number);
+  };
+  /** Re-ranks the pair that starts at `part` and moves it in (or out of) the heap. */
+  const rerank = (part: number): void => {
     const second = next[part] as number;
-    const end = second < length ? (next[second] as number) : length;
-    const rank = second < length ? pairRank(bytes, part, end) : -1;
-    ranks[part] = rank < 0 ? NO_MERGE : rank;
-    if (rank >= 0) push(rank * POSITIONS + part);
+    const rank = second < length ? pairRank(bytes, part, next[second] as number) : -1;
+    const wasIn = (slot[part] as number) >= 0;
+    if (rank < 0) {
+      ranks[part] = NO_MERGE;
+      if (wasIn) remove(part);
+      return;
+    }
+    const old = ranks[part] as number;
+    ranks[part] = rank;
+    if (!wasIn) {
+      heapSize += 1;
+      siftUp(part, heapSize - 1);
+    } else if (rank < old) siftUp(part, slot[part] as number);
+    else siftDown(part, slot[part] as number);
   };
 
   for (let part = 0; part < length; part += 1) {
     next[part] = part + 1;
     previous[part] = part - 1;
+    slot[part] = -1;
   }
-  for (let part = 0; part < length; part += 1) rankPair(part);
+  next[length] = length;
+  for (let part = 0; part < length; part += 1) rerank(part);
 
   let parts = length;
   while (heapSize > 0) {
-    const key = pop();
-    const rank = Math.floor(key / POSITIONS);
-    const part = key - rank * POSITIONS;
-    // Stale: the part was merged into the one before it (its rank was cleared) or re-ranked.
-    if (ranks[part] !== rank) continue;
+    const part = heap[0] as number;
     const second = next[part] as number;
     const after = next[second] as number;
+    // The second part joins the first: it leaves the list and the heap.
     next[part] = after;
     if (after < length) previous[after] = part;
-    ranks[second] = NO_MERGE;
+    if ((slot[second] as number) >= 0) remove(second);
     parts -= 1;
-    rankPair(part);
-    if (part > 0) rankPair(previous[part] as number);
+    rerank(part);
+    if (part > 0) rerank(previous[part] as number);
   }
   return parts;
+}
+
+function workArrays(length: number): Int32Array[] {
+  const block = new Int32Array(5 * (length + 1));
+  return Array.from({ length: 5 }, (_, index) =>
+    block.subarray(index * (length + 1), (index + 1) * (length + 1)),
+  );
 }
