@@ -3,12 +3,12 @@
  * punctuation mark, up to three digits, a punctuation run, a whitespace run) and each piece is
  * byte-pair encoded on its own. This is the pattern tiktoken publishes for o200k_base, as
  * gpt-tokenizer 4 writes it for JavaScript (`src/encodingParams/constants.ts`); any difference,
- * even in a character class, changes counts, which `o200k-token-counter.test.ts` would catch.
+ * even in a character class, changes counts, which `o200k-pre-tokenizer.test.ts` and `o200k-tokenizer.test.ts` would catch.
  * `u` makes `\p{…}` work and makes the pattern step over whole code points, so a surrogate pair
  * stays one character and a lone surrogate is a character of its own (neither letter nor digit).
  */
-const CONTRACTION = String.raw`(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?`;
-const O200K_PIECE = [
+const CONTRACTION = "(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?";
+export const O200K_PIECE = [
   String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+${CONTRACTION}`,
   String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*${CONTRACTION}`,
   String.raw`\p{N}{1,3}`,
