@@ -68,12 +68,12 @@ export function parseRankTable(file: Uint8Array): RankTable {
     tokenStarts[rank + 1] = (tokenStarts[rank + 1] as number) + (tokenStarts[rank] as number);
 
   // Pass 3: the bytes.
-  const ordered = new Uint8Array(totalBytes);
+  const tokenBytes = new Uint8Array(totalBytes);
   forEachLine(file, (start, space, end) => {
-    decodeBase64(file, start, space, ordered, tokenStarts[parseRank(file, space + 1, end)] as number);
+    decodeBase64(file, start, space, tokenBytes, tokenStarts[parseRank(file, space + 1, end)] as number);
   });
 
-  return hashRanks(ordered, tokenStarts, entries, longestToken);
+  return hashRanks(tokenBytes, tokenStarts, entries, longestToken);
 }
 
 /**
@@ -82,7 +82,7 @@ export function parseRankTable(file: Uint8Array): RankTable {
  * with it keep the whole 3.6 MB file alive.
  */
 function hashRanks(
-  ordered: Uint8Array,
+  tokenBytes: Uint8Array,
   tokenStarts: Uint32Array,
   entries: number,
   longestToken: number,
@@ -94,9 +94,9 @@ function hashRanks(
     const start = tokenStarts[rank] as number;
     const end = tokenStarts[rank + 1] as number;
     if (end === start) continue;
-    let slot = hashBytes(ordered, start, end) & mask;
+    let slot = hashBytes(tokenBytes, start, end) & mask;
     while (slots[slot] !== EMPTY) {
-      if (sameBytes(ordered, tokenStarts, slots[slot] as number, ordered, start, end))
+      if (sameBytes(tokenBytes, tokenStarts, slots[slot] as number, tokenBytes, start, end))
         throw new Error(`Invalid tiktoken ranks: ranks ${slots[slot]} and ${rank} are the same bytes`);
       slot = (slot + 1) & mask;
     }
@@ -109,13 +109,13 @@ function hashRanks(
       let slot = hashBytes(source, start, end) & mask;
       for (;;) {
         const rank = slots[slot] as number;
-        if (rank === EMPTY || sameBytes(ordered, tokenStarts, rank, source, start, end)) return rank;
+        if (rank === EMPTY || sameBytes(tokenBytes, tokenStarts, rank, source, start, end)) return rank;
         slot = (slot + 1) & mask;
       }
     },
     longestToken,
     size,
-    byteLength: ordered.byteLength + tokenStarts.byteLength + slots.byteLength,
+    byteLength: tokenBytes.byteLength + tokenStarts.byteLength + slots.byteLength,
   };
 }
 
