@@ -3,10 +3,10 @@
 # reads at run time. The Dockerfile's `prod` stage runs it, and `pnpm size` measures after it.
 #
 # - type declarations, source maps and Markdown, from every package;
-# - gpt-tokenizer's other encodings and builds: Nexus counts with o200k_base, read from
-#   data/o200k_base.tiktoken through the CommonJS build's GptEncoding
-#   (packages/limits-kit/src/load-o200k-tokenizer.ts), so its ES-module build, TypeScript sources,
-#   generated rank modules, per-model entry points and the other encodings' data go (about 23 MB).
+# - all of gpt-tokenizer but its o200k_base ranks: Nexus counts with its own code
+#   (packages/limits-kit/src/load-o200k-tokenizer.ts) and reads only data/o200k_base.tiktoken, so
+#   both builds, the TypeScript sources and the other encodings' data go (about 24 MB);
+#   package.json stays, for resolving the data file through the package's exports.
 set -eu
 store="$1"
 find "$store" -type f \
@@ -14,6 +14,6 @@ find "$store" -type f \
   -delete
 for tokenizer in "$store"/gpt-tokenizer@*/node_modules/gpt-tokenizer; do
   [ -d "$tokenizer" ] || continue
-  rm -rf "$tokenizer/esm" "$tokenizer/src" "$tokenizer/cjs/bpeRanks" "$tokenizer/cjs/model" "$tokenizer/cjs/encoding"
+  rm -rf "$tokenizer/esm" "$tokenizer/src" "$tokenizer/cjs"
   find "$tokenizer/data" -type f ! -name 'o200k_base.tiktoken' -delete
 done

@@ -1,15 +1,13 @@
-import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
+import { loadO200kTokenizer } from './load-o200k-tokenizer.ts';
 import { createTokenCounter, sharedTokenCounter } from './token-counter.ts';
-
-const require = createRequire(import.meta.url);
 
 describe('createTokenCounter', () => {
   it('loads o200k_base on the first count, not before, and counts exactly', () => {
     let loads = 0;
     const counter = createTokenCounter(() => {
       loads += 1;
-      return require('gpt-tokenizer/encoding/o200k_base');
+      return loadO200kTokenizer();
     });
     expect(loads).toBe(0);
     expect(counter.exact).toBe(true);

@@ -9,10 +9,8 @@ export interface TokenCounter {
   readonly exact: boolean;
 }
 
-type CountTokens = (text: string, options: { disallowedSpecial: Set<string> }) => number;
-
 /** Special-token text such as `<|endoftext|>` in user input is counted as plain text, never rejected. */
-const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+type CountTokens = (text: string) => number;
 /**
  * The count cache holds the texts themselves as keys, so it is bounded by their total length too:
  * 10,000 long history messages would otherwise keep tens of MB alive.
@@ -30,9 +28,9 @@ export const approximateTokenCounter: TokenCounter = {
 };
 
 /**
- * The o200k_base tokenizer (gpt-tokenizer), loaded on the first count rather than at start: its
- * tables cost about 0.25 s and 35 MB of RSS (see load-o200k-tokenizer.ts), which an idle gateway
- * should not carry. Counting is synchronous, so the first count loads them synchronously and that
+ * The o200k_base tokenizer (load-o200k-tokenizer.ts, counts identical to gpt-tokenizer's), loaded
+ * on the first count rather than at start: its tables cost about 80 ms and 8–10 MB of RSS, which
+ * an idle gateway should not carry. Counting is synchronous, so the first count loads them synchronously and that
  * one turn pays the load. Counts are cached (bounded) because the same history messages and fact
  * lines are counted again on every turn. If the tokenizer cannot be loaded, counts fall back to
  * the 4-characters-per-token estimate and `exact` turns false. `load` is for tests.
@@ -48,7 +46,7 @@ export function createTokenCounter(
     if (countTokens) return countTokens;
     try {
       const tokenizer = load();
-      countTokens = (text) => tokenizer.countTokens(text, PLAIN_TEXT);
+      countTokens = (text) => tokenizer.countTokens(text);
     } catch {
       fellBack = true;
       countTokens = approximateTokenCounter.count;
