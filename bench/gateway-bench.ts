@@ -1,4 +1,4 @@
-// pnpm bench:gateway [--conversations 200] [--turns 10] [--connections 20] [--cpu-prof-dir dir] [--node-flags '...']
+// pnpm bench:gateway [--conversations 200] [--turns 10] [--connections 20] [--cpu-prof-dir dir] [--node-flags '...'] [--gateway-env 'NAME=value ...']
 // Web-socket clients drive the whole gateway (a separate process, so its RSS is its own) against a
 // zero-latency scripted model in this process. Overhead = client round trip minus the model
 // server's own time for that request: everything the gateway adds (intake, lanes, SQLite, the AI
@@ -20,6 +20,11 @@ import { percentile, printTable, round } from './bench-stats.ts';
  * See docs/deployment.md ("Memory") for the measurements behind them.
  */
 const PRODUCTION_NODE_FLAGS = '--max-semi-space-size=2 --max-old-space-size=192';
+/**
+ * The production start path's environment beyond the flags (the Dockerfile's ENV, `pnpm start`):
+ * two glibc malloc arenas, so V8's background threads do not each keep freed memory.
+ */
+const PRODUCTION_ENV = 'MALLOC_ARENA_MAX=2';
 
 const { values } = parseArgs({
   options: {
@@ -30,6 +35,8 @@ const { values } = parseArgs({
     'cpu-prof-dir': { type: 'string' },
     /** Node/V8 flags of the gateway process; `--node-flags=` runs it with Node's defaults. */
     'node-flags': { type: 'string', default: PRODUCTION_NODE_FLAGS },
+    /** Environment of the gateway process (`NAME=value`, space-separated); `--gateway-env=` for none. */
+    'gateway-env': { type: 'string', default: PRODUCTION_ENV },
     /** Writes a heap snapshot of the gateway (into its working directory) after the load. */
     'heap-snapshot': { type: 'boolean', default: false },
   },
@@ -66,6 +73,12 @@ const gateway = spawn(
   {
     env: {
       ...process.env,
+      ...Object.fromEntries(
+        values['gateway-env']
+          .split(' ')
+          .filter(Boolean)
+          .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+      ),
       NEXUS_PORT: String(port),
       NEXUS_DATA_DIR: dataDir,
       NEXUS_WEB_TOKEN: token,
