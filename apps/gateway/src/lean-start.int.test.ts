@@ -20,7 +20,6 @@ const FEATURE_LIBRARIES = [
   '@modelcontextprotocol/sdk',
   'cron-parser',
   'luxon',
-  'gpt-tokenizer',
   'grammy',
   'discord.js',
   'baileys',
