@@ -12,13 +12,12 @@ const common = {
   'stroke-width': 2,
   'stroke-linecap': 'round',
   'stroke-linejoin': 'round',
-  'aria-hidden': 'true',
   focusable: 'false',
 } as const;
 
 export function PaperclipIcon() {
   return (
-    <svg {...common}>
+    <svg aria-hidden="true" {...common}>
       <path d="M21 11.5 12.5 20a5.5 5.5 0 0 1-7.8-7.8l8.5-8.5a3.7 3.7 0 0 1 5.2 5.2l-8.5 8.5a1.8 1.8 0 0 1-2.6-2.6l7.8-7.8" />
     </svg>
   );
@@ -26,7 +25,7 @@ export function PaperclipIcon() {
 
 export function MicrophoneIcon() {
   return (
-    <svg {...common}>
+    <svg aria-hidden="true" {...common}>
       <rect x="9" y="3" width="6" height="11" rx="3" />
       <path d="M5 11a7 7 0 0 0 14 0M12 18v3" />
     </svg>
@@ -35,7 +34,7 @@ export function MicrophoneIcon() {
 
 export function StopIcon() {
   return (
-    <svg {...common}>
+    <svg aria-hidden="true" {...common}>
       <rect x="6" y="6" width="12" height="12" rx="1.5" fill="currentColor" />
     </svg>
   );
