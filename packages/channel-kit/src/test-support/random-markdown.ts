@@ -1,14 +1,6 @@
-/** Deterministic PRNG (mulberry32) so property tests are reproducible from their seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '@nexus/testkit';
+
+export { seededRandom };
 
 const WORDS = [
   'the',

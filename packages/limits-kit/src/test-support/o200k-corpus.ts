@@ -4,17 +4,9 @@
  * emoji sequences, whitespace of every kind, byte-order marks and lone surrogates.
  */
 
-/** mulberry32: a small seeded generator, so every run checks the same strings. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { seededRandom } from '@nexus/testkit';
+
+export { seededRandom };
 
 export const WRITTEN_SAMPLES: readonly string[] = [
   'hello world',
