@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createWebSocketChannel, type WebSocketChannel } from '@nexus/channel-websocket';
+import { createWebSocketChannel, WEB_CHANNEL_NAME, type WebSocketChannel } from '@nexus/channel-websocket';
 import type { WhatsAppSocketFactory } from '@nexus/channel-whatsapp';
 import {
   createConversationNotifier,
@@ -41,7 +41,7 @@ import { createGatewayTools } from './tools/create-gateway-tools.ts';
 import { remindersEraser } from './tools/reminders-eraser.ts';
 import type { GatewayTracing } from './tracing/start-tracing.ts';
 import { loadOrCreateWebToken } from './web-token.ts';
-import { createGatewayWebUploads, WEB_CHANNEL_NAME } from './web-uploads/create-gateway-web-uploads.ts';
+import { createGatewayWebUploads } from './web-uploads/create-gateway-web-uploads.ts';
 
 export interface StartGatewayOptions {
   config: GatewayConfig;

@@ -2,6 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { type Logger, NexusError, silentLogger } from '@nexus/protocol';
 import type { WebUploads } from './web-uploads.ts';
 
+/**
+ * The channel's name unless configured otherwise: intents carry it, and a web client's person id
+ * is `<name>:<clientId>` (which is also whose media folder its uploads go to).
+ */
+export const WEB_CHANNEL_NAME = 'web';
+
 export interface WebSocketChannelOptions {
   /** Shared secret every client presents at upgrade (sub-protocol `nexus.token.<token>` or Bearer). */
   token: string;
@@ -84,7 +90,7 @@ export function resolveWebSocketChannelOptions(
   return {
     token: options.token,
     path,
-    channelName: options.channelName ?? 'web',
+    channelName: options.channelName ?? WEB_CHANNEL_NAME,
     maxPayloadBytes: positive('maxPayloadBytes', options.maxPayloadBytes, 64 * 1024),
     heartbeatMs: positive('heartbeatMs', options.heartbeatMs, 30_000),
     helloTimeoutMs: positive('helloTimeoutMs', options.helloTimeoutMs, 5000),

@@ -85,6 +85,7 @@ export {
   createFileMediaStore,
   createOpenAiTranscriber,
   DEFAULT_MEDIA_SETTINGS,
+  formatMegabytes,
   type MediaSettings,
   type MediaStore,
   personFolder,

@@ -1,31 +1,15 @@
 import type { IncomingMessage } from 'node:http';
+import { readBody } from './read-body.ts';
 
 /**
- * Reads a request body as JSON, never holding more than `maxBytes`: past the limit it stops
- * collecting and drains the rest, so a huge body cannot grow memory. Rejects with a message the
- * caller can return as a 400.
+ * Reads a request body as JSON, never holding more than `maxBytes` (see `readBody`). Rejects with
+ * a message the caller can return as a 400.
  */
-export function readJsonBody(request: IncomingMessage, maxBytes: number): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        reject(new Error(`The body is larger than ${maxBytes} bytes.`));
-        request.removeAllListeners('data');
-        request.resume();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => {
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      } catch {
-        reject(new Error('The body is not valid JSON.'));
-      }
-    });
-    request.on('error', reject);
-  });
+export async function readJsonBody(request: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const bytes = await readBody(request, maxBytes);
+  try {
+    return JSON.parse(Buffer.from(bytes).toString('utf8'));
+  } catch {
+    throw new Error('The body is not valid JSON.');
+  }
 }

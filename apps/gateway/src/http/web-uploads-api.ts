@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebUpload } from '@nexus/channel-websocket';
-import { sniffMediaType } from '@nexus/core';
+import { formatMegabytes, sniffMediaType } from '@nexus/core';
 import type { Logger } from '@nexus/protocol';
 import type { FileWebUploads } from '../web-uploads/file-web-uploads.ts';
 import { authorized, digest, sendJson } from './pairing-api.ts';
 import { requestPath } from './parse-request-target.ts';
+import { BodyTooLarge, readBody } from './read-body.ts';
 
 export const WEB_UPLOADS_PATH = '/api/web/uploads';
 
@@ -24,8 +25,6 @@ const KIND_OF_FAMILY: Partial<Record<string, WebUpload['kind']>> = {
   pdf: 'document',
   text: 'document',
 };
-
-class BodyTooLarge extends Error {}
 
 /**
  * `POST /api/web/uploads`: the web client's files, sent as the raw request body before the
@@ -101,27 +100,6 @@ export function createWebUploadsApi(options: WebUploadsApiOptions) {
   };
 }
 
-/** The body, never holding more than `maxBytes`: past it the rest is drained, not kept. */
-function readBody(request: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        request.off('data', onData);
-        chunks.length = 0;
-        reject(new BodyTooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    request.on('data', onData);
-    request.on('end', () => resolve(new Uint8Array(Buffer.concat(chunks))));
-    request.on('error', reject);
-  });
-}
-
 function headerOf(request: IncomingMessage, name: string): string | undefined {
   const value = request.headers[name];
   return typeof value === 'string' ? value : undefined;
@@ -140,8 +118,4 @@ function fileNameOf(request: IncomingMessage): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function formatMegabytes(bytes: number): string {
-  return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
 }

@@ -1,19 +1,15 @@
 import { join } from 'node:path';
+import { WEB_CHANNEL_NAME } from '@nexus/channel-websocket';
 import type { MediaStore } from '@nexus/core';
 import type { GatewayConfig } from '../gateway-config.ts';
 import { createFileWebUploads, type FileWebUploads } from './file-web-uploads.ts';
-
-/**
- * The web channel's name, given to the channel and to its upload store alike: a web client's
- * person id is `<name>:<clientId>`, which is whose media folder its uploads go to.
- */
-export const WEB_CHANNEL_NAME = 'web';
 
 /** The upload records under `<dataDir>/web-uploads`; the CLI opens the same ones to forget a person. */
 export function openGatewayWebUploads(config: GatewayConfig, media: MediaStore): FileWebUploads {
   return createFileWebUploads({
     directory: join(config.dataDir, 'web-uploads'),
     media,
+    // The channel's own default name, so the uploads and the channel derive the same person ids.
     channelName: WEB_CHANNEL_NAME,
     retentionDays: config.media.retentionDays,
   });
