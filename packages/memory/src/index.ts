@@ -59,8 +59,10 @@ export {
   memoryRefOptionsSchema,
   resetOptionsSchema,
   type SearchMemoryOptions,
+  type StandingFactsOptions,
   searchMemoryOptionsSchema,
   sessionMemoriesOptionsSchema,
+  standingFactsOptionsSchema,
   statsOptionsSchema,
 } from './memory-api.ts';
 export {
@@ -72,6 +74,7 @@ export {
 export {
   CATEGORY_ORDER,
   compareRanked,
+  compareStanding,
   DAY_MS,
   MEMORY_PRIOR,
   memoryPrior,
@@ -85,6 +88,7 @@ export type {
   StoreListOptions,
   StoreSearchHit,
   StoreSearchOptions,
+  StoreStandingOptions,
   StoreWriteOptions,
   VectorSpace,
 } from './memory-store.ts';
@@ -105,3 +109,4 @@ export {
   type SqliteMemoryStoreOptions,
 } from './sqlite-memory-store.ts';
 export type { VectorCacheOptions, VectorCacheStats } from './sqlite-vector-cache.ts';
+export { mergeStandingKinds, newestFirst, STANDING_KINDS } from './standing-kinds.ts';
