@@ -1,7 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
+import { GroupCommit, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
 import { getLoadablePath } from 'sqlite-vec';
-import { GroupCommit } from './group-commit.ts';
 import { queryTerms } from './lexical-terms.ts';
 import type { Memory, MemoryScope, MemoryStats } from './memory.ts';
 import { GLOBAL_USER_ID } from './memory.ts';
