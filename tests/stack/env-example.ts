@@ -2,7 +2,7 @@
 // so both carry every variable exactly as the code defines it. `node tests/stack/env-example.ts
 // --write` regenerates them; the stack test fails when either is out of date.
 import { readFile, writeFile } from 'node:fs/promises';
-import { SETTINGS } from '../../apps/gateway/src/settings.ts';
+import { SETTINGS } from '../../apps/gateway/src/config/settings.ts';
 
 /** Variables docker-compose.yml reads for itself (never seen by Nexus). */
 export const COMPOSE_VARIABLES: { name: string; example: string; description: string }[] = [

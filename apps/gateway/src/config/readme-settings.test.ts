@@ -17,7 +17,7 @@ function normaliseTable(text: string): string {
 
 describe('README settings table', () => {
   it('documents every setting exactly as the code defines it', async () => {
-    const readme = await readFile(new URL('../../../README.md', import.meta.url), 'utf8');
+    const readme = await readFile(new URL('../../../../README.md', import.meta.url), 'utf8');
     // Regenerate with `node scripts/print-settings-table.ts` after changing settings.ts.
     expect(normaliseTable(readme)).toContain(normaliseTable(settingsTable()));
   });
