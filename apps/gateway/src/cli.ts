@@ -7,12 +7,12 @@ import {
   MEMORY_ADMIN_ACTIONS,
   MEMORY_ADMIN_USAGE,
 } from './cli/command-table.ts';
-import { createLogger, whenLogsWritten } from './create-logger.ts';
-import { installCrashPolicy } from './install-crash-policy.ts';
-import { ConfigError, loadConfig } from './load-config.ts';
+import { createLogger, whenLogsWritten } from './composition/create-logger.ts';
+import { installCrashPolicy } from './composition/install-crash-policy.ts';
+import { ConfigError, loadConfig } from './config/load-config.ts';
+import { SETTINGS } from './config/settings.ts';
 import { assertRoleConfig } from './roles/distributed-runs.ts';
 import { assertMemoryServiceConfig } from './roles/start-memory-service.ts';
-import { SETTINGS } from './settings.ts';
 import { flushTracesAfter } from './tracing/flush-traces-after.ts';
 import { startTracing } from './tracing/start-tracing.ts';
 

@@ -1,5 +1,5 @@
-import type { GatewayConfig } from '../gateway-config.ts';
-import { ConfigError, type LoadConfigOptions, loadConfig } from '../load-config.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
+import { ConfigError, type LoadConfigOptions, loadConfig } from '../config/load-config.ts';
 import type { CommandOutput } from './command-output.ts';
 import { type DoctorLine, formatDoctorLine } from './doctor-line.ts';
 import { checkMcpServers } from './doctor-mcp-check.ts';

@@ -1,6 +1,6 @@
 import type { Logger } from '@nexus/protocol';
 import { pino } from 'pino';
-import type { GatewayConfig } from './gateway-config.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
 
 /**
  * Fields the AI SDK's errors carry that hold the prompt, the model's answer or the provider's
