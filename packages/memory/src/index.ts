@@ -74,7 +74,6 @@ export {
 export {
   CATEGORY_ORDER,
   compareRanked,
-  compareStanding,
   DAY_MS,
   MEMORY_PRIOR,
   memoryPrior,
@@ -110,3 +109,4 @@ export {
 } from './sqlite-memory-store.ts';
 export type { VectorCacheOptions, VectorCacheStats } from './sqlite-vector-cache.ts';
 export { mergeStandingKinds, newestFirst, STANDING_KINDS } from './standing-kinds.ts';
+export { compareStanding } from './standing-order.ts';

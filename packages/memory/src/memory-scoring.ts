@@ -78,19 +78,3 @@ export function compareRanked(left: Rankable, right: Rankable): number {
     (left.id < right.id ? -1 : left.id > right.id ? 1 : 0)
   );
 }
-
-/**
- * Standing facts, best first: the score with no query (recency plus the category and source
- * prior), ties by `CATEGORY_ORDER`, then newer, then id. Core orders its standing facts the same
- * way (`standingOrder` in packages/core/src/memory/fact-lines.ts). Within one category and source
- * a newer memory always comes first, which is what lets a store read each kind newest first.
- */
-export function compareStanding(now: number, options: ScoringOptions = {}) {
-  const score = (memory: Rankable | Omit<Rankable, 'score'>) =>
-    memoryScore(0, now - memory.updatedAt, options, memory);
-  return (left: Omit<Rankable, 'score'>, right: Omit<Rankable, 'score'>): number =>
-    score(right) - score(left) ||
-    CATEGORY_RANK[left.category] - CATEGORY_RANK[right.category] ||
-    right.updatedAt - left.updatedAt ||
-    (left.id < right.id ? -1 : 1);
-}

@@ -29,9 +29,10 @@ import {
   statsOptionsSchema,
 } from './memory-api.ts';
 import { EmbedderMismatchError, MemoryIdTakenError, MemoryInputError } from './memory-errors.ts';
-import { compareRanked, compareStanding, memoryScore, type ScoringOptions } from './memory-scoring.ts';
+import { compareRanked, memoryScore, type ScoringOptions } from './memory-scoring.ts';
 import type { MemoryStore } from './memory-store.ts';
 import { parseInput } from './parse-input.ts';
+import { compareStanding } from './standing-order.ts';
 
 export interface MemoryServiceOptions {
   store: MemoryStore;

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { contentHash } from '../content-hash.ts';
 import type { Memory, MemoryScope } from '../memory.ts';
-import { compareStanding, DAY_MS } from '../memory-scoring.ts';
+import { DAY_MS } from '../memory-scoring.ts';
 import type { MemoryService } from '../memory-service.ts';
 import type { MemoryStore } from '../memory-store.ts';
 import { STANDING_KINDS } from '../standing-kinds.ts';
+import { compareStanding } from '../standing-order.ts';
 import { seededRandom } from './seeded-random.ts';
 
 /**
