@@ -64,6 +64,8 @@ const MIGRATIONS: readonly string[] = [
    ALTER TABLE link_codes ADD COLUMN claimed_conversation TEXT;
    ALTER TABLE link_codes ADD COLUMN claimed_display_name TEXT;
    CREATE INDEX link_codes_by_issuer ON link_codes (issued_channel, issued_platform_id);`,
+  // The account that entered a code confirms it after being told whose account it joins.
+  'ALTER TABLE link_codes ADD COLUMN claimer_confirmed_at INTEGER;',
 ];
 
 export interface OpenAccessDatabaseOptions {

@@ -63,13 +63,21 @@ export const ACCESS_MESSAGES = {
       'Your accounts are no longer linked, and your conversations start afresh.',
     ].join('\n'),
   linkCode: (code: string, validForMs: number) =>
-    `Your link code is **${code}**. Within ${minutes(validForMs)}, send **/link ${code}** to me from your other account (another channel or browser). I'll then ask you here to approve it.`,
+    `Your link code is **${code}**. Within ${minutes(validForMs)}, send **/link ${code}** to me from your other account (another channel or browser) and confirm there. I'll then ask you here to approve it. Never send this code to anyone else: whoever enters it can ask to join you.`,
   linkUsage: () =>
     'To link accounts, send /link on the first account; it gives you a code to send from the other one as /link CODE.',
   linkCodeWrong: () =>
     'That link code is not valid or has expired. Ask for a new one with /link on your other account.',
   linkLocked: (retryAfterMs: number) =>
     `Too many wrong codes. Code entry is locked for this account; try again in ${minutes(retryAfterMs)}.`,
+  linkJoinQuestion: (about: {
+    issuedOn: string;
+    issuer: string;
+    otherAccounts: number;
+    confirmWithinMs: number;
+  }) =>
+    `This code was made by a ${about.issuedOn} account (${about.issuer}). Entering it makes this account${about.otherAccounts > 0 ? ` and the ${about.otherAccounts} other account${about.otherAccounts === 1 ? '' : 's'} linked to it` : ''} part of that person: whoever uses that account sees everything I remember about you, can add to it and can ask me to forget it.\n\nOnly go on if that account is yours. If someone else gave you this code or asked you to send it, send **/link deny**.\n\nIf it is yours, send **/link confirm** here within ${minutes(about.confirmWithinMs)}; I'll then ask that account to approve too. Nothing is linked until both of you do.`,
+  linkNothingToConfirm: () => 'No link code is waiting for your confirmation here. Send /link CODE first.',
   linkApprovalRequest: (enteredOn: string, who: string, approveWithinMs: number) =>
     `Someone just entered your link code from a ${enteredOn} account (${who}). If that is you, send **/link approve** here within ${minutes(approveWithinMs)}: I'll then treat both accounts as you and share what I remember. If it is not you, send **/link deny**; nothing is linked either way until you approve.`,
   linkWaitingForApproval: (issuedOn: string, approveWithinMs: number) =>
@@ -79,7 +87,7 @@ export const ACCESS_MESSAGES = {
   linkUnavailable: () =>
     "Linking needs me to ask your other account for approval, and I can't send it messages here. Nothing was linked.",
   linkApproveElsewhere: () =>
-    'Links are approved on the account that asked for the code: send /link approve there.',
+    'You already confirmed: the link is now approved on the account that asked for the code, with /link approve there.',
   linkNothingToApprove: () => 'No link is waiting for your approval here.',
   linkDenied: () => 'Cancelled. Nothing was linked, and that code no longer works.',
   linkAlready: () => 'This account is already linked to that person.',
