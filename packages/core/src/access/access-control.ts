@@ -1,6 +1,7 @@
 import type { Intent } from '@nexus/protocol';
 import { runCommand } from '../commands/access-commands.ts';
 import { type ParsedExtraCommand, parseExtraCommand } from '../commands/extra-commands.ts';
+import type { ForgetRequest } from '../commands/forget-me.ts';
 import { createMemoryListings } from '../commands/memory-commands.ts';
 import { type ParsedCommand, parseCommand } from '../commands/parse-command.ts';
 import { replyWith } from '../commands/reply-with.ts';
@@ -8,6 +9,7 @@ import { withConversationGenerations } from '../history/generational-session-sto
 import { type IdentityRef, identityKey } from '../identity/identity-key.ts';
 import type { Identity } from '../identity/identity-store.ts';
 import { enterLinkCode } from '../identity/link-flow.ts';
+import { groupMemoryId } from '../memory/memory-subject.ts';
 import type { AccessControl, AccessDecision } from './access-decision.ts';
 import { ACCESS_MESSAGES } from './access-messages.ts';
 import {
@@ -35,7 +37,7 @@ export function createAccessControl(input: AccessControlOptions): AccessControl 
   const context = {
     options,
     throttle,
-    forgetPending: new Map<string, number>(),
+    forgetPending: new Map<string, ForgetRequest>(),
     listings: createMemoryListings(),
   };
 
@@ -102,6 +104,10 @@ export function createAccessControl(input: AccessControlOptions): AccessControl 
       return { action: 'reject', code: 'unauthorized', message: ACCESS_MESSAGES.groupNotAllowed() };
     }
     const identity = options.store.identities.find(sender) ?? ensureIdentity(intent, sender);
+    options.store.groupSpeakers.remember({
+      groupMemoryId: groupMemoryId(intent.channel, intent.conversation.id),
+      userId: identity.userId,
+    });
     return allowed(intent, identity, command);
   }
 

@@ -34,7 +34,14 @@ export interface AccessMemoryPort {
     limit?: number;
     offset?: number;
     abortSignal?: AbortSignal;
-  }): Promise<ReadonlyArray<{ id: string; content: string; category?: string }>>;
+  }): Promise<
+    ReadonlyArray<{
+      id: string;
+      content: string;
+      category?: string;
+      metadata?: Readonly<Record<string, unknown>>;
+    }>
+  >;
   delete(options: { userId: string; id: string; abortSignal?: AbortSignal }): Promise<{ deleted: boolean }>;
   reset(options: { userId: string; abortSignal?: AbortSignal }): Promise<{ deleted: number }>;
 }

@@ -53,8 +53,14 @@ export const ACCESS_MESSAGES = {
   memoriesEmpty: () => "I don't remember anything about you yet.",
   groupMemoriesEmpty: () =>
     "I don't remember anything about this group yet. In groups I only keep facts about the group, never personal ones.",
-  forgetConfirm: (confirmWithinMs: number) =>
-    `This deletes everything I keep about you, on every account linked to you: what I remember, our conversations (your messages and my replies, in groups too), pending background work, link codes and the links between your accounts. It cannot be undone.\n\nTo go ahead, send **/forget-me confirm** within ${minutes(confirmWithinMs)}.`,
+  forgetConfirm: (confirmWithinMs: number, linkedAccounts: readonly string[] = []) =>
+    `This deletes everything I keep about you, on every account linked to you: what I remember (also what I noted in groups from what you said), our conversations (your messages and my replies, in groups too), pending background work, link codes and the links between your accounts. It cannot be undone.\n\n${
+      linkedAccounts.length === 0
+        ? `To go ahead, send **/forget-me confirm** within ${minutes(confirmWithinMs)}.`
+        : `This account is linked with ${linkedAccounts.join(', ')}: what came from there goes too, so each of them has to agree. Send **/forget-me confirm** here, and **/forget-me** then **/forget-me confirm** from each of them, within ${minutes(confirmWithinMs)}. Nothing is deleted until all have.`
+    }`,
+  forgetWaitingForLinked: (waitingFor: readonly string[], withinMs: number) =>
+    `Noted for this account. Nothing is deleted yet: ${waitingFor.join(', ')} must also send **/forget-me** then **/forget-me confirm** within ${minutes(withinMs)}, since what came from there goes too.`,
   forgetNothingPending: () => 'There is nothing to confirm. Send /forget-me first.',
   forgotten: (removed: ReadonlyArray<{ kind: string; count: number }>) =>
     [

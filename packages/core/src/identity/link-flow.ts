@@ -1,8 +1,8 @@
 import { conversationRefOf, type Intent } from '@nexus/protocol';
 import type { AccessDecision } from '../access/access-decision.ts';
 import { ACCESS_MESSAGES } from '../access/access-messages.ts';
-import { escapeMarkdown } from '../access/escape-markdown.ts';
 import type { ResolvedAccessOptions } from '../access/access-options.ts';
+import { escapeMarkdown } from '../access/escape-markdown.ts';
 import type { NoticeThrottle } from '../access/notice-throttle.ts';
 import { looksLikeCode } from '../access/random-code.ts';
 import { replyWith } from '../commands/reply-with.ts';
@@ -103,9 +103,7 @@ export function enterLinkCode(
     ttlMs: options.linkCodeTtlMs,
   });
   const issuer = store.identities.find(code.issuedBy);
-  const others = current
-    ? (store.identities.person(current.userId)?.identities.length ?? 1) - 1
-    : 0;
+  const others = current ? (store.identities.person(current.userId)?.identities.length ?? 1) - 1 : 0;
   logger.info({ sender: senderKey, userId: code.userId }, 'link code entered: waiting for its confirmation');
   return replyWith(
     intent,
