@@ -1,15 +1,23 @@
-import { createSqliteMemoryStore, MemoryService } from '@nexus/memory';
+import { createSqliteMemoryStore, MemoryService, type SqliteMemoryStore } from '@nexus/memory';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AccessCore, startAccessCore } from '../access/testing/start-access-core.ts';
 
 let setup: AccessCore | undefined;
 let service: MemoryService | undefined;
+let memoryStore: SqliteMemoryStore | undefined;
 afterEach(async () => {
   await setup?.close();
-  await service?.close?.();
+  await memoryStore?.close();
   setup = undefined;
   service = undefined;
+  memoryStore = undefined;
 });
+
+function realMemory(): MemoryService {
+  memoryStore = createSqliteMemoryStore({ path: ':memory:' });
+  service = new MemoryService({ store: memoryStore });
+  return service;
+}
 
 async function ask(text: string, senderId: string, conversationId = `dm:${senderId}`): Promise<string> {
   if (!setup) throw new Error('no setup');
@@ -25,7 +33,7 @@ async function ask(text: string, senderId: string, conversationId = `dm:${sender
 
 describe('/forget-me', () => {
   it('erases the group memories tagged with the speaker, and only theirs', async () => {
-    service = new MemoryService({ store: createSqliteMemoryStore({ path: ':memory:' }) });
+    service = realMemory();
     setup = await startAccessCore({
       directMessagePolicies: { test: 'open' },
       groupAllowlist: ['test:*'],
@@ -54,7 +62,7 @@ describe('/forget-me', () => {
   });
 
   it('on a linked person, erases nothing until every linked account confirms', async () => {
-    service = new MemoryService({ store: createSqliteMemoryStore({ path: ':memory:' }) });
+    service = realMemory();
     setup = await startAccessCore({ directMessagePolicies: { test: 'open' }, memory: service });
     const { store } = setup;
     store.identities.ensure({ channel: 'test', platformId: 'ann', displayName: 'Ann' });
