@@ -169,6 +169,8 @@ export function createAccessControl(input: AccessControlOptions): AccessControl 
 
 type Command = ParsedCommand | ParsedExtraCommand;
 
+const DAY_MS = 24 * 60 * 60_000;
+
 /** Whether `<channel>:<id>` is listed, directly or through `<channel>:*` or `*`. */
 function matches(list: readonly string[], channel: string, id: string): boolean {
   if (list.length === 0) return false;
@@ -190,9 +192,11 @@ function pairing(
   }
   let request = store.pairing.pendingFor(sender);
   if (!request) {
-    if (store.pairing.countPending({ channel: sender.channel }) >= options.maxPendingPairingPerChannel) {
+    const given = store.pairing.countRequestsSince({ ...sender, since: now() - DAY_MS });
+    if (given >= options.pairingRequestsPerSenderPerDay) {
       return notice(throttle, intent, senderKey, ACCESS_MESSAGES.pairingBusy());
     }
+    makeRoomForPairing(options, sender.channel);
     request = createPairingRequest(options, intent, sender);
     options.logger.info(
       { sender: senderKey, code: request.code },
@@ -207,6 +211,23 @@ function pairing(
     senderKey,
     ACCESS_MESSAGES.pairing(request.code, request.expiresAt - now()),
   );
+}
+
+/**
+ * A full channel displaces its oldest pending request rather than refusing the newcomer: refusing
+ * would let a few throwaway accounts keep every slot. Each sender gets only a few codes a day, so
+ * displacing is bounded too. The owner is warned, since displaced codes stop working.
+ */
+function makeRoomForPairing(options: ResolvedAccessOptions, channel: string): void {
+  const { store } = options;
+  while (store.pairing.countPending({ channel }) >= options.maxPendingPairingPerChannel) {
+    const displaced = store.pairing.displaceOldest({ channel });
+    if (!displaced) return;
+    options.logger.warn(
+      { channel, displaced: displaced.code, limit: options.maxPendingPairingPerChannel },
+      'too many pairing requests waiting: the oldest was displaced (its code no longer works); see `nexus pairing list`',
+    );
+  }
 }
 
 function createPairingRequest(options: ResolvedAccessOptions, intent: Intent, sender: IdentityRef) {

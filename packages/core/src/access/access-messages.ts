@@ -15,7 +15,7 @@ export const ACCESS_MESSAGES = {
   pairing: (code: string, validForMs: number) =>
     `Hi! This assistant is private, so I can't answer you yet.\n\nYour pairing code is **${code}**. Send it to the owner of this assistant; once they approve it, write to me again. The code is valid for ${minutes(validForMs)}.`,
   pairingBusy: () =>
-    'This assistant is private and has too many access requests waiting right now. Please try again later.',
+    'This assistant is private, and this account has asked for access several times today. Please try again tomorrow, or ask the owner directly.',
   pairingDeclined: () => 'The owner of this assistant has not approved access for this account.',
   allowlistOnly: () => 'This assistant only answers people its owner has allowed.',
   directDisabled: () => 'Direct messages to this assistant are turned off on this channel.',
