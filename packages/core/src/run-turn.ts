@@ -188,13 +188,13 @@ async function runTracedTurn(
     channel: intent.channel,
   });
   let budgetExhausted: TurnReport['budgetExhausted'];
-  const allowance = checkDailyBudget(dependencies.dailyBudget, intent.userId, startedAt, logger);
+  const refusal = checkDailyBudget(dependencies.dailyBudget, intent, startedAt, logger);
   try {
     if (dependencies.shutdownSignal.aborted) throw dependencies.shutdownSignal.reason;
-    if (allowance && !allowance.allowed) {
+    if (refusal) {
       // Refused before any model call: no memory step, no extraction afterwards.
       budgetExhausted = 'daily_tokens';
-      replyText = dailyBudgetReply(allowance, startedAt);
+      replyText = dailyBudgetReply(refusal.allowance, startedAt, refusal.subject);
       throw new DailyBudgetRefusal();
     }
     if (intent.attachments.length > 0) {
@@ -331,7 +331,7 @@ async function runTracedTurn(
     logger.warn({ err: error }, 'could not read what the message spent');
     return { modelCalls: 0, inputTokens: 0, outputTokens: 0 };
   });
-  chargeDailyBudget(dependencies.dailyBudget, intent.userId, spend, finishedAt, logger);
+  chargeDailyBudget(dependencies.dailyBudget, intent, spend, finishedAt, logger);
 
   const retryableFailure = failure?.retryable === true;
   const report: TurnReport = {
