@@ -158,11 +158,12 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     // A model without tool calling (NEXUS_MODEL_TOOLS=false) gets no outside tools either.
     ...(config.model.tools ? { outsideTools: tools.outsideTools } : {}),
     ...(distributed ? { createTurnBudget: distributed.createTurnBudget } : {}),
-    ...(config.cost.dailyTokensPerPerson
+    ...(config.cost.dailyTokensPerPerson !== null || config.cost.dailyTokensPerGroup !== null
       ? {
           dailyBudget: createSqliteDailyTokenBudget({
             path: privateFilePath(join(config.dataDir, 'token-budget.sqlite')),
-            tokensPerDay: config.cost.dailyTokensPerPerson,
+            tokensPerDay: config.cost.dailyTokensPerPerson ?? undefined,
+            tokensPerGroupPerDay: config.cost.dailyTokensPerGroup ?? undefined,
           }),
         }
       : {}),

@@ -142,5 +142,6 @@ export function turnLimitsOf(config: GatewayConfig): TurnLimits {
   return {
     maxModelCalls: config.cost.maxModelCallsPerMessage,
     maxOutputTokens: config.cost.maxOutputTokensPerMessage,
+    maxInputTokens: config.cost.maxInputTokensPerMessage,
   };
 }
