@@ -4,7 +4,8 @@ import type { AgentUsage } from '../agent.ts';
 import { failureMessage } from '../extraction/failure-message.ts';
 import { GROUP_MEMORY_NOTE } from '../memory/memory-subject.ts';
 import { runMemoryStep } from '../memory/run-memory-step.ts';
-import type { SubagentFanOut, TurnToolsContext } from '../tools/create-turn-tools.ts';
+import type { TurnToolsContext } from '../tools/turn-tools-context.ts';
+import type { SubagentFanOut } from './subagent-fan-out.ts';
 
 export type SubagentOutcome =
   | { status: 'ok'; text: string; usage?: AgentUsage }
