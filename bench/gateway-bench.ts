@@ -12,7 +12,9 @@ import { parseArgs } from 'node:util';
 import { freePort } from '@nexus/testkit';
 import { startScriptedModelServer } from '@nexus/testkit/llm';
 import { WebChatClient } from '@nexus/testkit/web-chat';
+import { TraceGcTotals } from './allocation-meter.ts';
 import { percentile, printTable, round } from './bench-stats.ts';
+import { processCpuMs } from './process-cpu-ms.ts';
 
 /**
  * The production start path's Node flags (the Dockerfile's NODE_OPTIONS, `pnpm start`): a 2 MB
@@ -65,6 +67,8 @@ const profileArgs = [
   ...values['node-flags'].split(' ').filter(Boolean),
   ...(values['cpu-prof-dir'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof-dir']] : []),
   ...(values['heap-snapshot'] ? ['--heapsnapshot-signal=SIGUSR2'] : []),
+  // Every collection prints a line with the bytes allocated since the previous one (read below).
+  '--trace-gc-nvp',
 ];
 const spawnedAt = performance.now();
 const gateway = spawn(
@@ -89,9 +93,12 @@ const gateway = spawn(
       NEXUS_LOG_LEVEL: 'warn',
       NEXUS_LOG_PRETTY: 'false',
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit'],
   },
 );
+const gcTotals = new TraceGcTotals();
+gateway.stdout?.setEncoding('utf8');
+gateway.stdout?.on('data', (chunk: string) => process.stderr.write(gcTotals.feed(chunk)));
 const url = `http://127.0.0.1:${port}`;
 for (let attempt = 0; ; attempt += 1) {
   const ready = await fetch(`${url}/ready`).then(
@@ -159,9 +166,15 @@ async function runConversation(index: number): Promise<void> {
 await Promise.all(clients.map((client, index) => client.ask(`warmup-${index}`, 'warm up')));
 model.reset();
 scriptResponses();
+const cpuBefore = await processCpuMs(gateway.pid);
+const gcBefore = gcTotals.snapshot();
 const startedAt = performance.now();
 await Promise.all(Array.from({ length: conversations }, (_, index) => runConversation(index)));
 const elapsedS = (performance.now() - startedAt) / 1000;
+const cpuUsedMs = (await processCpuMs(gateway.pid)) - cpuBefore;
+// The trace lines of the last collections may still be in the pipe.
+await new Promise((resolve) => setTimeout(resolve, 200));
+const gcAfter = gcTotals.snapshot();
 
 const overheads: number[] = [];
 for (const request of model.chatRequests()) {
@@ -196,6 +209,12 @@ const result = {
   overhead_p50_ms: round(percentile(overheads, 50)),
   overhead_p95_ms: round(percentile(overheads, 95)),
   overhead_p99_ms: round(percentile(overheads, 99)),
+  gateway_cpu_ms_per_turn: round(cpuUsedMs / roundTrips.size),
+  allocated_kb_per_turn: round(
+    (gcAfter.allocatedBytes - gcBefore.allocatedBytes) / 1024 / roundTrips.size,
+    1,
+  ),
+  gc_ms_per_turn: round((gcAfter.gcMs - gcBefore.gcMs) / roundTrips.size),
   peak_rss_mb: round(peakRssMb, 1),
   ready_ms: round(readyMs, 0),
   ready_cpu_ms: readyCpuMs,
@@ -211,6 +230,9 @@ printTable([
   ['overhead p50 (ms)', result.overhead_p50_ms],
   ['overhead p95 (ms)', result.overhead_p95_ms],
   ['overhead p99 (ms)', result.overhead_p99_ms],
+  ['gateway CPU per turn (ms)', result.gateway_cpu_ms_per_turn],
+  ['gateway heap allocated per turn (KB)', result.allocated_kb_per_turn],
+  ['  GC pause per turn (ms)', result.gc_ms_per_turn],
   ['gateway ready after spawn (ms)', result.ready_ms],
   ['  CPU used to get ready (ms)', result.ready_cpu_ms],
   ['gateway idle RSS (MB)', result.idle_rss_mb],

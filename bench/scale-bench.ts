@@ -4,13 +4,13 @@
 // most `--concurrency` agent runs at a time, so one worker caps throughput near
 // concurrency / latency and a second one should lift it, as long as the gateway and the machine
 // keep up. Web-socket clients drive the gateway like browsers; every reply is checked.
-import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { startScriptedModelServer } from '@nexus/testkit/llm';
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { metricValue, Stack } from '../tests/stack/stack-processes.ts';
 import { printTable, round } from './bench-stats.ts';
+import { processCpuMs } from './process-cpu-ms.ts';
 
 const { values } = parseArgs({
   options: {
@@ -41,14 +41,6 @@ interface Round {
   workerCpuMsPerTurn: number;
 }
 
-/** CPU time a process has used so far, from /proc (Linux), in milliseconds. */
-async function cpuMs(pid: number | undefined): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
-
 async function measure(workerCount: number): Promise<Round> {
   const stack = new Stack({
     modelBaseUrl: model.baseUrl,
@@ -72,7 +64,9 @@ async function measure(workerCount: number): Promise<Round> {
       workers.map((worker) => metricValue(worker.url, 'nexus_agent_runs_total{outcome="ok"}')),
     );
 
-    const cpuBefore = await Promise.all([gateway, ...workers].map((started) => cpuMs(started!.child.pid)));
+    const cpuBefore = await Promise.all(
+      [gateway, ...workers].map((started) => processCpuMs(started!.child.pid)),
+    );
     const startedAt = performance.now();
     await Promise.all(
       Array.from({ length: conversations }, async (_, conversation) => {
@@ -85,7 +79,9 @@ async function measure(workerCount: number): Promise<Round> {
       }),
     );
     const elapsedS = (performance.now() - startedAt) / 1000;
-    const cpuAfter = await Promise.all([gateway, ...workers].map((started) => cpuMs(started!.child.pid)));
+    const cpuAfter = await Promise.all(
+      [gateway, ...workers].map((started) => processCpuMs(started!.child.pid)),
+    );
     const cpuUsed = cpuAfter.map((after, index) => after - (cpuBefore[index] ?? 0));
     const runsPerWorker = await Promise.all(
       workers.map(async (worker, index) => {

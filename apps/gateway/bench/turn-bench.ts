@@ -1,9 +1,10 @@
 /**
- * pnpm bench:turn [--turns 400] [--memories 10000]
+ * pnpm bench:turn [--turns 400] [--memories 10000,100000]
  * Whole turns through the core (intake, lanes, history, memory step, agent over the AI SDK's real
  * HTTP client, delivery, stored turn) against a zero-latency scripted model, for one person with
- * 10k memories in the embedded SQLite store (lexical search), once without memory for comparison.
- * Turn overhead = the turn's duration minus the model server's own time for its request.
+ * 10k, then 100k memories in the embedded SQLite store (lexical search), once without memory for
+ * comparison. Turn overhead = the turn's duration minus the model server's own time for its request.
+ * CPU and heap allocation per turn are this process's (core and the in-process scripted model).
  * The last line is one JSON object.
  */
 import { randomUUID } from 'node:crypto';
@@ -23,12 +24,16 @@ import {
 import { contentHash, createSqliteMemoryStore, type Memory, MemoryService } from '@nexus/memory';
 import type { ChannelAdapter } from '@nexus/protocol';
 import { startScriptedModelServer } from '@nexus/testkit/llm';
+import { startAllocationMeter } from '../../../bench/allocation-meter.ts';
 
 const { values } = parseArgs({
-  options: { turns: { type: 'string', default: '400' }, memories: { type: 'string', default: '10000' } },
+  options: {
+    turns: { type: 'string', default: '400' },
+    memories: { type: 'string', default: '10000,100000' },
+  },
 });
 const TURNS = Number(values.turns);
-const MEMORIES = Number(values.memories);
+const SIZES = values.memories.split(',').map(Number);
 const WARM_UP = 30;
 const PERSON = 'bench:person';
 const VOCABULARY = (
@@ -56,34 +61,41 @@ const round = (value: number) => Math.round(value * 100) / 100;
 const directory = mkdtempSync(join(tmpdir(), 'nexus-turn-bench-'));
 const model = await startScriptedModelServer();
 const counter = sharedTokenCounter();
-const store = createSqliteMemoryStore({ path: join(directory, 'memory.sqlite') });
-const memory = new MemoryService({
-  store,
-  tokenCounter: { name: 'o200k_base', count: (text) => counter.count(text) },
-});
 
-const now = Date.now();
-const items: Array<{ memory: Memory }> = [];
-for (let index = 0; index < MEMORIES; index += 1) {
-  const content = `${index % 3 === 0 ? 'Likes' : 'Often mentions'} ${word()} and ${word()} with ${word()} ${word()} (${index})`;
-  const at = now - Math.floor(random() * 365 * 24 * 60 * 60 * 1000);
-  items.push({
-    memory: {
-      id: randomUUID(),
-      userId: PERSON,
-      scope: 'user',
-      content,
-      category: CATEGORIES[index % 4]!,
-      source: index % 2 === 0 ? 'user_explicit' : 'inferred',
-      createdAt: at,
-      updatedAt: at,
-      hash: contentHash(content),
-      metadata: {},
-    },
+/** A store holding `count` memories of the person, written in batches of 1,000. */
+async function seededMemory(count: number) {
+  const store = createSqliteMemoryStore({ path: join(directory, `memory-${count}.sqlite`) });
+  const memory = new MemoryService({
+    store,
+    tokenCounter: { name: 'o200k_base', count: (text) => counter.count(text) },
   });
+  const now = Date.now();
+  let items: Array<{ memory: Memory }> = [];
+  for (let index = 0; index < count; index += 1) {
+    const content = `${index % 3 === 0 ? 'Likes' : 'Often mentions'} ${word()} and ${word()} with ${word()} ${word()} (${index})`;
+    const at = now - Math.floor(random() * 365 * 24 * 60 * 60 * 1000);
+    items.push({
+      memory: {
+        id: randomUUID(),
+        userId: PERSON,
+        scope: 'user',
+        content,
+        category: CATEGORIES[index % 4]!,
+        source: index % 2 === 0 ? 'user_explicit' : 'inferred',
+        createdAt: at,
+        updatedAt: at,
+        hash: contentHash(content),
+        metadata: {},
+      },
+    });
+    if (items.length === 1_000) {
+      await store.insertMany({ items });
+      items = [];
+    }
+  }
+  if (items.length > 0) await store.insertMany({ items });
+  return { store, memory };
 }
-for (let start = 0; start < items.length; start += 1_000)
-  await store.insertMany({ items: items.slice(start, start + 1_000) });
 
 async function runTurns(label: string, options: Pick<NexusCoreOptions, 'memory'>) {
   const reports: TurnReport[] = [];
@@ -110,7 +122,14 @@ async function runTurns(label: string, options: Pick<NexusCoreOptions, 'memory'>
     },
   };
   core.registerChannel(channel);
+  let cpuAtWarm = process.cpuUsage();
+  let meter = startAllocationMeter();
   for (let index = 0; index < TURNS; index += 1) {
+    if (index === WARM_UP) {
+      cpuAtWarm = process.cpuUsage();
+      meter.stop();
+      meter = startAllocationMeter();
+    }
     model.requests.length = 0;
     await core.intake({
       id: `${label}-${index}`,
@@ -126,6 +145,8 @@ async function runTurns(label: string, options: Pick<NexusCoreOptions, 'memory'>
     const request = model.chatRequests().at(-1);
     modelMs.push(request?.finishedAt !== undefined ? request.finishedAt - request.receivedAt : 0);
   }
+  const cpu = process.cpuUsage(cpuAtWarm);
+  const allocation = meter.stop();
   await core.shutdown({ deadlineMs: 2_000 });
   const kept = reports.slice(WARM_UP);
   const overhead = kept.map((report, index) => report.durationMs - (modelMs[index + WARM_UP] ?? 0));
@@ -135,59 +156,83 @@ async function runTurns(label: string, options: Pick<NexusCoreOptions, 'memory'>
     overhead,
     memoryStep,
     failed,
+    cpuMsPerTurn: (cpu.user + cpu.system) / 1000 / (TURNS - WARM_UP),
+    allocatedKbPerTurn: allocation.allocatedBytes / 1024 / (TURNS - WARM_UP),
+    gcMsPerTurn: allocation.gcMs / (TURNS - WARM_UP),
     memoriesUsed: kept.map((report) => report.memory?.memoriesUsed ?? 0),
   };
 }
 
-/** The memory service's own time for the same kind of query, outside any turn. */
-const serviceContextMs: number[] = [];
-for (let index = 0; index < TURNS; index += 1) {
-  const started = performance.now();
-  await memory.context({
-    userId: PERSON,
-    query: `could you help me plan something with ${word()} and ${word()} this ${word()}?`,
-    sessionId: `bench:conversation-${index % 20}`,
-  });
-  if (index >= WARM_UP) serviceContextMs.push(performance.now() - started);
-}
-
 const without = await runTurns('plain', {});
-const withMemory = await runTurns('memory', { memory: { port: memory, tools: true } });
-await model.close();
-await store.close();
-rmSync(directory, { recursive: true, force: true });
-
 const rows: Array<[string, string | number]> = [
-  ['memories for the person', MEMORIES],
   ['turns measured (each run)', TURNS - WARM_UP],
-  [
-    'memory step p50 / p95 / p99 ms',
-    [50, 95, 99].map((p) => round(percentile(withMemory.memoryStep, p))).join(' / '),
-  ],
-  [
-    'of which MemoryService.context p50 / p95 ms',
-    [50, 95].map((p) => round(percentile(serviceContextMs, p))).join(' / '),
-  ],
-  [
-    'turn overhead with memory p50 / p95 ms',
-    [50, 95].map((p) => round(percentile(withMemory.overhead, p))).join(' / '),
-  ],
   [
     'turn overhead without memory p50 / p95 ms',
     [50, 95].map((p) => round(percentile(without.overhead, p))).join(' / '),
   ],
-  ['memories in the prompt (median)', percentile(withMemory.memoriesUsed, 50)],
-  ['failed turns', without.failed + withMemory.failed],
+  [
+    '  CPU / heap allocated per turn',
+    `${round(without.cpuMsPerTurn)} ms / ${round(without.allocatedKbPerTurn)} KB`,
+  ],
 ];
+const figures: Array<Record<string, number>> = [];
+let failed = without.failed;
+for (const size of SIZES) {
+  const { store, memory } = await seededMemory(size);
+  /** The memory service's own time for the same kind of query, outside any turn. */
+  const serviceContextMs: number[] = [];
+  for (let index = 0; index < TURNS; index += 1) {
+    const started = performance.now();
+    await memory.context({
+      userId: PERSON,
+      query: `could you help me plan something with ${word()} and ${word()} this ${word()}?`,
+      sessionId: `bench:conversation-${index % 20}`,
+    });
+    if (index >= WARM_UP) serviceContextMs.push(performance.now() - started);
+  }
+  const withMemory = await runTurns(`memory-${size}`, { memory: { port: memory, tools: true } });
+  await store.close();
+  failed += withMemory.failed;
+  rows.push(
+    [`${size} memories for the person`, ''],
+    [
+      '  memory step p50 / p95 / p99 ms',
+      [50, 95, 99].map((p) => round(percentile(withMemory.memoryStep, p))).join(' / '),
+    ],
+    [
+      '  of which MemoryService.context p50 / p95 ms',
+      [50, 95].map((p) => round(percentile(serviceContextMs, p))).join(' / '),
+    ],
+    [
+      '  turn overhead with memory p50 / p95 ms',
+      [50, 95].map((p) => round(percentile(withMemory.overhead, p))).join(' / '),
+    ],
+    [
+      '  CPU / heap allocated per turn',
+      `${round(withMemory.cpuMsPerTurn)} ms / ${round(withMemory.allocatedKbPerTurn)} KB (GC ${round(withMemory.gcMsPerTurn)} ms)`,
+    ],
+    ['  memories in the prompt (median)', percentile(withMemory.memoriesUsed, 50)],
+  );
+  figures.push({
+    memories: size,
+    memory_step_p95_ms: round(percentile(withMemory.memoryStep, 95)),
+    turn_overhead_p95_ms: round(percentile(withMemory.overhead, 95)),
+    memory_service_context_p95_ms: round(percentile(serviceContextMs, 95)),
+    cpu_ms_per_turn: round(withMemory.cpuMsPerTurn),
+    allocated_kb_per_turn: round(withMemory.allocatedKbPerTurn),
+  });
+}
+await model.close();
+rmSync(directory, { recursive: true, force: true });
+rows.push(['failed turns', failed]);
 const width = Math.max(...rows.map(([label]) => label.length));
 for (const [label, value] of rows) process.stdout.write(`${label.padEnd(width)}  ${value}\n`);
 process.stdout.write(
   `${JSON.stringify({
-    memories: MEMORIES,
     turns: TURNS - WARM_UP,
-    memory_step_p95_ms: round(percentile(withMemory.memoryStep, 95)),
-    turn_overhead_p95_ms: round(percentile(withMemory.overhead, 95)),
     turn_overhead_without_memory_p95_ms: round(percentile(without.overhead, 95)),
-    memory_service_context_p95_ms: round(percentile(serviceContextMs, 95)),
+    cpu_ms_per_turn_without_memory: round(without.cpuMsPerTurn),
+    allocated_kb_per_turn_without_memory: round(without.allocatedKbPerTurn),
+    with_memory: figures,
   })}\n`,
 );

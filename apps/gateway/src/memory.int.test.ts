@@ -156,6 +156,7 @@ describe('a memory service that sleeps 5 s', () => {
       service: withOverrides(service, {
         context: (options) => sleepy(() => service.context(options), options.abortSignal),
         list: (options) => sleepy(() => service.list(options), options.abortSignal),
+        standingFacts: (options) => sleepy(() => service.standingFacts(options), options.abortSignal),
       }),
     });
   });

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import type { ClientFrame, ErrorCode, Logger, ServerFrame } from '@nexus/protocol';
 import { WEB_SOCKET_CLOSE_CODES } from '@nexus/protocol';
 import type { RawData, WebSocket } from 'ws';
@@ -9,6 +10,8 @@ import { parseClientFrame } from './parse-client-frame.ts';
 export interface ClientConnectionOptions {
   id: string;
   socket: WebSocket;
+  /** The upgraded connection under `socket`: frames sent in one event-loop turn go out in one write. */
+  transport?: Pick<Duplex, 'cork' | 'uncork'>;
   logger: Logger;
   now: () => number;
   helloTimeoutMs: number;
@@ -51,6 +54,7 @@ export class ClientConnection {
     this.#messages = new MessageRateGuard({ messagesPerMinute: options.messagesPerMinute, now: options.now });
     this.outbound = new OutboundQueue({
       socket: options.socket,
+      ...(options.transport ? { transport: options.transport } : {}),
       coalesceAboveBytes: options.coalesceAboveBytes,
       maxBufferedBytes: options.maxBufferedBytes,
       onOverflow: () =>

@@ -1,8 +1,15 @@
+import type { Duplex } from 'node:stream';
 import type { ReplyEvent } from '@nexus/protocol';
 import { WebSocket } from 'ws';
 
 export interface OutboundQueueOptions {
   socket: WebSocket;
+  /**
+   * The connection under `socket`. Corked at the first frame of an event-loop turn and uncorked
+   * on the next, so the frames of one turn (a burst of deltas, the end) leave in one `writev`
+   * instead of one system call each; the frames themselves are unchanged.
+   */
+  transport?: Pick<Duplex, 'cork' | 'uncork'>;
   /** Above this many buffered bytes, deltas are merged per reply instead of sent one by one. */
   coalesceAboveBytes: number;
   /** Above this many buffered + held bytes the peer is too slow: `onOverflow` runs. */
@@ -32,6 +39,7 @@ export class OutboundQueue {
   #heldChars = 0;
   #flushTimer: NodeJS.Timeout | undefined;
   #overflowed = false;
+  #corked: NodeJS.Immediate | undefined;
 
   constructor(options: OutboundQueueOptions) {
     this.#options = options;
@@ -51,7 +59,22 @@ export class OutboundQueue {
       this.#overflow();
       return;
     }
+    this.#cork();
     this.#options.socket.send(frame);
+  }
+
+  #cork(): void {
+    const transport = this.#options.transport;
+    if (transport === undefined || this.#corked !== undefined) return;
+    transport.cork();
+    this.#corked = setImmediate(() => this.#uncork());
+  }
+
+  #uncork(): void {
+    if (this.#corked === undefined) return;
+    clearImmediate(this.#corked);
+    this.#corked = undefined;
+    this.#options.transport?.uncork();
   }
 
   /** Sends an `event` frame (serialised once by the caller for all sockets), merging deltas under pressure. */
@@ -89,6 +112,7 @@ export class OutboundQueue {
 
   /** Forgets held data and timers; the socket is closing. */
   dispose(): void {
+    this.#uncork();
     this.#held.clear();
     this.#heldChars = 0;
     if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);

@@ -162,7 +162,7 @@ class WebSocketChannelAdapter implements WebSocketChannel {
       rejectUpgrade(socket, verdict.status);
       return true;
     }
-    server.handleUpgrade(request, socket, head, (webSocket) => this.#accept(webSocket));
+    server.handleUpgrade(request, socket, head, (webSocket) => this.#accept(webSocket, socket));
     return true;
   }
 
@@ -277,10 +277,11 @@ class WebSocketChannelAdapter implements WebSocketChannel {
     return { status: 'stopped', detail: this.#state === 'idle' ? 'not started' : 'stopped' };
   }
 
-  #accept(webSocket: WebSocket): void {
+  #accept(webSocket: WebSocket, transport: Duplex): void {
     const connection = new ClientConnection({
       id: this.#options.generateId(),
       socket: webSocket,
+      transport,
       logger: this.#logger,
       now: this.#options.now,
       helloTimeoutMs: this.#options.helloTimeoutMs,

@@ -14,7 +14,7 @@ import {
   replyMediaOfGeneratedFile,
   replyMediaOfToolOutput,
 } from './reply-media/reply-media-of.ts';
-import { MODEL_CALL_TELEMETRY } from './tracing/model-call-telemetry.ts';
+import { modelCallTelemetry } from './tracing/model-call-telemetry.ts';
 
 export type AgentPart =
   | { type: 'text-delta'; text: string }
@@ -142,7 +142,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
             ? [isStepCount(maxSteps), async () => (await budget.exhausted()) !== undefined]
             : isStepCount(maxSteps),
           maxRetries,
-          telemetry: MODEL_CALL_TELEMETRY,
+          telemetry: modelCallTelemetry(),
           abortSignal: controller.signal,
           // Errors arrive as stream parts and are reported by the caller; keep the SDK off the console.
           onError: () => {},

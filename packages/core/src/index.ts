@@ -170,6 +170,7 @@ export {
 export { createMemoryTools, type MemoryToolsOptions } from './tools/memory-tools.ts';
 export type { OutsideTools } from './tools/outside-tools.ts';
 export { failSpan } from './tracing/in-span.ts';
+export { enableModelCallTelemetry } from './tracing/model-call-telemetry.ts';
 export { SPAN } from './tracing/turn-spans.ts';
 export type { TurnTracing } from './tracing/turn-tracing.ts';
 export type { TurnReport } from './turn/run-turn.ts';

@@ -31,6 +31,39 @@ function turn(index: number, overrides: Partial<StoredTurn> = {}): StoredTurn {
 }
 
 describe('sqlite session store', () => {
+  it('commits concurrent writes together; a failing one undoes only itself; a read sees what is queued', async () => {
+    const path = temporaryFile();
+    const store = createSqliteSessionStore({ path });
+    // A second connection counts commits: `data_version` moves once per commit made by another one.
+    const observer = new DatabaseSync(path);
+    const version = () =>
+      (observer.prepare('PRAGMA data_version').get() as { data_version: number }).data_version;
+    const before = version();
+    const results = await Promise.allSettled([
+      store.appendTurn(turn(1)),
+      store.appendTurn(turn(2, { conversationKey: 'web:c2' })),
+      store.appendTurn(turn(3, { outcome: 'bogus' as StoredTurn['outcome'] })),
+      store.appendTurn(turn(4, { conversationKey: 'web:c3' })),
+    ]);
+    expect(results.map((result) => result.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    expect(version() - before).toBe(1);
+    const count = observer.prepare('SELECT count(*) AS turns FROM turns').get() as { turns: number };
+    expect(count.turns).toBe(3);
+    // Not awaited: the history read of that conversation commits it first.
+    const pending = store.appendTurn(turn(5));
+    expect(
+      (await store.history({ conversationKey: 'web:c1', limit: 5 })).map((stored) => stored.intentId),
+    ).toEqual(['intent-1', 'intent-5']);
+    await pending;
+    observer.close();
+    await store.close();
+  });
+
   it('returns the last turns of a conversation oldest first, and only that conversation', async () => {
     const store = createSqliteSessionStore({ path: ':memory:' });
     for (let index = 1; index <= 5; index++) await store.appendTurn(turn(index, { tokenCount: index }));

@@ -1,5 +1,5 @@
 import { NexusError } from '@nexus/protocol';
-import { checkpointAndTruncate, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
+import { checkpointAndTruncate, GroupCommit, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
 import type { AppendTurnOptions, SessionStore } from './session-store.ts';
 import { createSqliteIntentInbox, INBOX_MIGRATION } from './sqlite-intent-inbox.ts';
 import { createSqliteTurnRevisions, REVISIONS_MIGRATION } from './sqlite-turn-revisions.ts';
@@ -10,6 +10,12 @@ export interface SqliteSessionStoreOptions {
   path: string;
   /** How long a write waits for another connection's lock before failing. */
   busyTimeoutMs?: number;
+}
+
+interface QueuedWrite {
+  operation: () => unknown;
+  /** Set for a stored turn: a history read of that conversation must commit it first. */
+  conversationKey: string | undefined;
 }
 
 /** Each entry moves the schema one version up; `PRAGMA user_version` records how far a file is. */
@@ -38,7 +44,10 @@ const MIGRATIONS: readonly string[] = [
  * (indexed lookups and single-row inserts). The intake inbox shares the file, so admitting an
  * intent and checking it was not answered, or storing a turn and finishing its entry, are each
  * one transaction. A commit survives the process being killed (WAL, `synchronous=NORMAL`); a
- * power cut may lose the last commits.
+ * power cut may lose the last commits. Writes of concurrent turns (admit, reply, stored turn,
+ * finish) queued in one event-loop turn share one transaction (group commit), each in its own
+ * savepoint so a failing write undoes only itself; each promise settles after that commit, and
+ * every read first commits what is queued, so nothing reads around a pending write.
  */
 export function createSqliteSessionStore(options: SqliteSessionStoreOptions): SessionStore {
   const database = openSqliteDatabase({
@@ -84,59 +93,90 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     );
   };
   let closed = false;
+  const savepoint = database.prepare('SAVEPOINT session_write');
+  const release = database.prepare('RELEASE session_write');
+  const rollbackTo = database.prepare('ROLLBACK TO session_write');
+  const writes = new GroupCommit<QueuedWrite, unknown>((queued) =>
+    inTransaction(database, () =>
+      queued.map(({ operation }) => {
+        savepoint.run();
+        try {
+          const result = operation();
+          release.run();
+          return result;
+        } catch (error) {
+          rollbackTo.run();
+          release.run();
+          return error instanceof Error
+            ? error
+            : new NexusError({ code: 'internal', message: String(error) });
+        }
+      }),
+    ),
+  );
+  const write = <R>(operation: () => R, conversationKey?: string): Promise<R> =>
+    writes.add({ operation, conversationKey }) as Promise<R>;
 
   function ensureOpen(): void {
     if (closed) throw new NexusError({ code: 'internal', message: 'The session store is closed.' });
   }
 
+  /** Ensures the store is open and commits queued writes, so a read sees them. */
+  function settled(): void {
+    ensureOpen();
+    writes.flush();
+  }
+
   return {
     async hasIntent({ channel, intentId }) {
-      ensureOpen();
+      settled();
       return isAnswered({ channel, intentId }) || inbox.isWaiting({ channel, intentId });
     },
     async appendTurn(turn: AppendTurnOptions) {
       ensureOpen();
-      inTransaction(database, () => {
+      await write(() => {
         insertTurn(turn);
         inbox.finish(turn);
-      });
+      }, turn.conversationKey);
     },
     async admitIntent(entry) {
       ensureOpen();
-      return inbox.admit(entry, isAnswered);
+      return write(() => inbox.admit(entry, isAnswered));
     },
     async recordReply({ replyText, ...key }) {
       ensureOpen();
-      inbox.recordReply(key, replyText);
+      await write(() => inbox.recordReply(key, replyText));
     },
     async finishIntent(key) {
       ensureOpen();
-      inbox.finish(key);
+      await write(() => inbox.finish(key));
     },
     async countReplay(key) {
       ensureOpen();
-      inbox.countReplay(key);
+      await write(() => inbox.countReplay(key));
     },
     async unfinishedIntents() {
-      ensureOpen();
+      settled();
       return inbox.unfinished();
     },
     async lookUpMessage(key) {
-      ensureOpen();
+      settled();
       return revisions.lookUp(key);
     },
     async applyRevision(options) {
-      ensureOpen();
+      settled();
       revisions.apply(options, insertTurn, inbox.finish);
     },
     async history({ conversationKey, limit }) {
       ensureOpen();
+      // Only this conversation's queued turns matter here; other turns' writes stay batched.
+      if (writes.pending((queued) => queued.conversationKey === conversationKey)) writes.flush();
       if (limit <= 0) return [];
       const rows = historyStatement.all(conversationKey, Math.floor(limit)) as unknown as TurnRow[];
       return rows.reverse().map(toStoredTurn);
     },
     async forgetPeople({ userIds }) {
-      ensureOpen();
+      settled();
       // Turns, and the intake inbox's entries of theirs not answered yet (they are not answered now).
       const deleted = inTransaction(database, () => {
         // The record of their edits and deletes goes too (ids only, but theirs).
@@ -154,6 +194,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     },
     async close() {
       if (closed) return;
+      writes.flush();
       closed = true;
       database.close();
     },

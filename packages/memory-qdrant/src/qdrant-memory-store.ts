@@ -9,9 +9,13 @@ import {
   type MemoryStats,
   type MemoryStore,
   MemoryStoreError,
+  mergeStandingKinds,
+  newestFirst,
+  STANDING_KINDS,
   type StoreListOptions,
   type StoreSearchHit,
   type StoreSearchOptions,
+  type StoreStandingOptions,
   type StoreWriteOptions,
   type VectorSpace,
 } from '@nexus/memory';
@@ -90,6 +94,9 @@ export async function openQdrantMemoryStore(options: QdrantMemoryStoreOptions): 
     ['hash', 'keyword'],
     ['scope', 'keyword'],
     ['sessionIds', 'keyword'],
+    // Standing facts: each category and source read newest first with `order_by` on `updatedAt`.
+    ['category', 'keyword'],
+    ['source', 'keyword'],
     ['updatedAt', 'integer'],
   ];
   for (const [field, schema] of indexes) {
@@ -237,6 +244,50 @@ class QdrantMemoryStore implements MemoryStore {
       .map(memoryOf)
       .sort((left, right) => right.updatedAt - left.updatedAt || (left.id < right.id ? 1 : -1))
       .slice(options.offset, options.offset + options.limit);
+  }
+
+  /**
+   * Each category and source newest first (`order_by` on the `updatedAt` range index), `limit`
+   * points each in parallel, merged. Qdrant leaves the order of equal `updatedAt` open, so when a
+   * kind fills its `limit`, the points sharing its last time are read too and ordered by id.
+   */
+  async standing(options: StoreStandingOptions): Promise<Memory[]> {
+    options.abortSignal?.throwIfAborted();
+    const newest = async (must: object[], limit: number) =>
+      (
+        await guard('scroll', () =>
+          this.#client.scroll(this.#name, {
+            filter: { must },
+            limit,
+            order_by: { key: 'updatedAt', direction: 'desc' },
+            with_payload: true,
+          }),
+        )
+      ).points.map(memoryOf);
+    const kinds = await Promise.all(
+      STANDING_KINDS.map(async ({ category, source }) => {
+        const must = [
+          match('userId', options.userId),
+          match('scope', 'user'),
+          match('category', category),
+          match('source', source),
+        ];
+        const memories = await newest(must, options.limit);
+        const last = memories.at(-1);
+        if (memories.length < options.limit || !last) return memories.sort(newestFirst);
+        const tied = await newest(
+          [...must, { key: 'updatedAt', range: { gte: last.updatedAt, lte: last.updatedAt } }],
+          SCROLL_LIMIT,
+        );
+        const byId = new Map([...memories, ...tied].map((memory) => [memory.id, memory]));
+        return [...byId.values()].sort(newestFirst);
+      }),
+    );
+    return mergeStandingKinds(
+      kinds.map((memories) => memories.values()),
+      options.order,
+      options.limit,
+    );
   }
 
   async delete(options: { userId: string; id: string; abortSignal?: AbortSignal }): Promise<boolean> {

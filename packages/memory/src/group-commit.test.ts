@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { GroupCommit } from '@nexus/sqlite-kit';
 import { describe, expect, it } from 'vitest';
 import { contentHash } from './content-hash.ts';
-import { GroupCommit } from './group-commit.ts';
 import type { Memory } from './memory.ts';
 import { MemoryStoreError } from './memory-errors.ts';
 import { createSqliteMemoryStore } from './sqlite-memory-store.ts';

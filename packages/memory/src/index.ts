@@ -59,8 +59,10 @@ export {
   memoryRefOptionsSchema,
   resetOptionsSchema,
   type SearchMemoryOptions,
+  type StandingFactsOptions,
   searchMemoryOptionsSchema,
   sessionMemoriesOptionsSchema,
+  standingFactsOptionsSchema,
   statsOptionsSchema,
 } from './memory-api.ts';
 export {
@@ -85,6 +87,7 @@ export type {
   StoreListOptions,
   StoreSearchHit,
   StoreSearchOptions,
+  StoreStandingOptions,
   StoreWriteOptions,
   VectorSpace,
 } from './memory-store.ts';
@@ -105,3 +108,5 @@ export {
   type SqliteMemoryStoreOptions,
 } from './sqlite-memory-store.ts';
 export type { VectorCacheOptions, VectorCacheStats } from './sqlite-vector-cache.ts';
+export { mergeStandingKinds, newestFirst, STANDING_KINDS } from './standing-kinds.ts';
+export { compareStanding } from './standing-order.ts';

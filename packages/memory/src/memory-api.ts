@@ -132,6 +132,13 @@ export const listMemoriesOptionsSchema = z.object({
 });
 export type ListMemoriesOptions = z.input<typeof listMemoriesOptionsSchema>;
 
+export const standingFactsOptionsSchema = z.object({
+  userId: userIdSchema,
+  limit: z.number().int().min(1).max(200).default(10),
+  abortSignal: abortSignalSchema,
+});
+export type StandingFactsOptions = z.input<typeof standingFactsOptionsSchema>;
+
 export const memoryRefOptionsSchema = z.object({
   userId: userIdSchema,
   id: z.uuid(),
@@ -167,6 +174,12 @@ export interface MemoryApi {
   search(options: SearchMemoryOptions): Promise<MemorySearchResult[]>;
   context(options: MemoryContextOptions): Promise<MemoryContext>;
   list(options: ListMemoriesOptions): Promise<Memory[]>;
+  /**
+   * The person's standing facts: their `limit` best user-scope memories with no query (recency
+   * plus the category and source prior, `compareStanding`), best first. An indexed read, whatever
+   * the person holds.
+   */
+  standingFacts(options: StandingFactsOptions): Promise<Memory[]>;
   get(options: MemoryRefOptions): Promise<Memory | undefined>;
   delete(options: MemoryRefOptions): Promise<{ deleted: boolean }>;
   reset(options: z.input<typeof resetOptionsSchema>): Promise<{ deleted: number }>;

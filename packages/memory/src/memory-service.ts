@@ -22,14 +22,17 @@ import {
   memoryRefOptionsSchema,
   resetOptionsSchema,
   type SearchMemoryOptions,
+  type StandingFactsOptions,
   searchMemoryOptionsSchema,
   sessionMemoriesOptionsSchema,
+  standingFactsOptionsSchema,
   statsOptionsSchema,
 } from './memory-api.ts';
 import { EmbedderMismatchError, MemoryIdTakenError, MemoryInputError } from './memory-errors.ts';
 import { compareRanked, memoryScore, type ScoringOptions } from './memory-scoring.ts';
 import type { MemoryStore } from './memory-store.ts';
 import { parseInput } from './parse-input.ts';
+import { compareStanding } from './standing-order.ts';
 
 export interface MemoryServiceOptions {
   store: MemoryStore;
@@ -262,6 +265,11 @@ export class MemoryService implements MemoryApi {
   async list(options: ListMemoriesOptions): Promise<Memory[]> {
     const input = parseInput(listMemoriesOptionsSchema, options);
     return this.#store.list({ ...input, scopes: input.scope ? [input.scope] : undefined });
+  }
+
+  async standingFacts(options: StandingFactsOptions): Promise<Memory[]> {
+    const input = parseInput(standingFactsOptionsSchema, options);
+    return this.#store.standing({ ...input, order: compareStanding(this.#now(), this.#scoring) });
   }
 
   async get(options: MemoryRefOptions): Promise<Memory | undefined> {

@@ -48,6 +48,17 @@ export interface StoreListOptions extends StoreCallOptions {
   offset: number;
 }
 
+export interface StoreStandingOptions extends StoreCallOptions {
+  userId: string;
+  limit: number;
+  /**
+   * Best first. Must put newer before older within one category and source (ties by id
+   * ascending), as any recency score plus a per-kind prior does: then each kind is read newest
+   * first from an index and merged, never the person's whole memory.
+   */
+  order: (left: Memory, right: Memory) => number;
+}
+
 /**
  * Where memories live. A plain port: the embedded SQLite store and the Qdrant store both pass
  * `describeMemoryStoreContract`. Every read and write names the person (`userId`) and must
@@ -73,6 +84,11 @@ export interface MemoryStore {
   search(options: StoreSearchOptions): Promise<StoreSearchHit[]>;
   /** Newest first (by `updatedAt`, then id). */
   list(options: StoreListOptions): Promise<Memory[]>;
+  /**
+   * The person's `limit` best user-scope memories by `order` (standing facts): an indexed read of
+   * each category and source, newest first, that stops once the best `limit` are known.
+   */
+  standing(options: StoreStandingOptions): Promise<Memory[]>;
   /** Deletes the memory and its session links; false when the person has no such memory. */
   delete(options: StoreCallOptions & { userId: string; id: string }): Promise<boolean>;
   /** Deletes every memory (and session link) of the person; returns how many memories. */

@@ -1,7 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
+import { GroupCommit, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
 import { getLoadablePath } from 'sqlite-vec';
-import { GroupCommit } from './group-commit.ts';
 import { queryTerms } from './lexical-terms.ts';
 import type { Memory, MemoryScope, MemoryStats } from './memory.ts';
 import { GLOBAL_USER_ID } from './memory.ts';
@@ -11,6 +10,7 @@ import type {
   StoreListOptions,
   StoreSearchHit,
   StoreSearchOptions,
+  StoreStandingOptions,
   StoreWriteOptions,
   VectorSpace,
 } from './memory-store.ts';
@@ -27,6 +27,7 @@ import {
 } from './sqlite-schema.ts';
 import { denseRanking, lexicalRanking, MAX_KNN, type RowRanking } from './sqlite-search.ts';
 import { SqliteVectorCache, type VectorCacheOptions, type VectorCacheStats } from './sqlite-vector-cache.ts';
+import { mergeStandingKinds, STANDING_KINDS } from './standing-kinds.ts';
 
 export interface SqliteMemoryStoreOptions {
   /** File path, or `:memory:` for a throw-away store. */
@@ -310,6 +311,26 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     return rows.map(memoryFromRow);
   }
 
+  async standing(options: StoreStandingOptions): Promise<Memory[]> {
+    this.#check(options.abortSignal);
+    this.#settle(options.userId);
+    // One statement per kind (a statement steps one cursor at a time), each walking the
+    // `memories_standing` index newest first; rows are read only as the merge asks for them.
+    const cursors = STANDING_KINDS.map(({ category, source }) =>
+      this.#statement(
+        `SELECT ${MEMORY_COLUMNS} FROM memories WHERE user_id = ? AND scope = 'user'
+         AND category = '${category}' AND source = '${source}' ORDER BY updated_at DESC, id`,
+      ).iterate(options.userId),
+    );
+    try {
+      const streams = cursors.map((cursor) => lazyMemories(cursor as IterableIterator<MemoryRow>));
+      return mergeStandingKinds(streams, options.order, options.limit);
+    } finally {
+      // Ends each cursor, so no statement holds a read snapshot (the WAL could not be checkpointed).
+      for (const cursor of cursors) cursor.return?.();
+    }
+  }
+
   async delete(options: { userId: string; id: string; abortSignal?: AbortSignal }): Promise<boolean> {
     this.#check(options.abortSignal);
     this.#inserts.flush();
@@ -546,6 +567,10 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     abortSignal?.throwIfAborted();
     if (this.#closed) throw new MemoryStoreError({ message: 'The memory store is closed.' });
   }
+}
+
+function* lazyMemories(rows: Iterator<MemoryRow>): Generator<Memory, void, undefined> {
+  for (let row = rows.next(); !row.done; row = rows.next()) yield memoryFromRow(row.value);
 }
 
 function memoryValues(memory: Memory): Array<string | number | null> {

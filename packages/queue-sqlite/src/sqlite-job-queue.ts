@@ -8,8 +8,9 @@ import {
   silentLogger,
 } from '@nexus/protocol';
 import { assertJobName, normaliseConcurrency, normaliseEnqueueOptions } from '@nexus/queue-kit';
+import { GroupCommit } from '@nexus/sqlite-kit';
 import { type SqliteJobProcessor, startSqliteJobProcessor } from './sqlite-job-processor.ts';
-import { SqliteJobStore } from './sqlite-job-store.ts';
+import { type NewJob, SqliteJobStore } from './sqlite-job-store.ts';
 
 export interface SqliteJobQueueOptions {
   /** A file path, or ':memory:' for a queue that lives (and dies) with this instance. */
@@ -68,6 +69,9 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
   const processors = new Set<NamedProcessor>();
   let closed: Promise<void> | undefined;
   let lastPruneAt = 0;
+  // Jobs enqueued in one event-loop turn (every turn ends with one) share one transaction; each
+  // enqueue resolves after the commit that holds it, so an awaited job is as durable as before.
+  const inserts = new GroupCommit<NewJob, boolean>((jobs) => store.insertMany(jobs));
 
   function ensureOpen(): void {
     if (closed) throw new NexusError({ code: 'shutting_down', message: 'The job queue is closed.' });
@@ -100,7 +104,7 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
       const job = normaliseEnqueueOptions(enqueueOptions);
       const jobId = job.jobId ?? generateId();
       const time = now();
-      const inserted = store.insert({
+      const inserted = await inserts.add({
         name: job.name,
         id: jobId,
         payloadJson: job.payloadJson,
@@ -167,12 +171,14 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
       countOptions?.abortSignal?.throwIfAborted();
       ensureOpen();
       if (countOptions?.name !== undefined) assertJobName(countOptions.name);
+      inserts.flush();
       return store.counts({ name: countOptions?.name, now: now() });
     },
 
     async purgePayloads(purgeOptions) {
       purgeOptions.abortSignal?.throwIfAborted();
       ensureOpen();
+      inserts.flush();
       const { ids, running } = store.purgePayloads(purgeOptions.values);
       // Running jobs are deleted too (their workers lose the lease), and reported as running:
       // their handlers may still be finishing what they started.
@@ -181,6 +187,7 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
 
     close(closeOptions) {
       closed ??= (async () => {
+        inserts.flush();
         await Promise.all([...processors].map((processor) => processor.stop(closeOptions)));
         store.close();
       })();

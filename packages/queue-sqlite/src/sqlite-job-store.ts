@@ -179,6 +179,22 @@ export class SqliteJobStore {
     };
   }
 
+  /**
+   * Inserts jobs in one transaction (the queue's group commit); per job, whether it was new, or
+   * the error that refused it alone (a failed statement undoes only itself in SQLite).
+   */
+  insertMany(jobs: readonly NewJob[]): Array<boolean | Error> {
+    return inTransaction(this.#database, () =>
+      jobs.map((job) => {
+        try {
+          return this.insert(job);
+        } catch (error) {
+          return error instanceof Error ? error : new Error(String(error));
+        }
+      }),
+    );
+  }
+
   /** False when a job with this name and id is already known (the idempotency check). */
   insert(job: NewJob): boolean {
     const result = this.#statements.insert.run(

@@ -2,5 +2,6 @@
 // that refuse a newer file, and write transactions taken at once (BEGIN IMMEDIATE).
 export { checkpointAndTruncate } from './checkpoint-and-truncate.ts';
 export { createPrivateFile } from './create-private-file.ts';
+export { GroupCommit } from './group-commit.ts';
 export { inTransaction } from './in-transaction.ts';
 export { migrate, type OpenSqliteDatabaseOptions, openSqliteDatabase } from './open-sqlite-database.ts';

@@ -179,6 +179,7 @@ export function withOverrides(service: MemoryApi, overrides: Partial<MemoryApi>)
     search: (options) => service.search(options),
     context: (options) => service.context(options),
     list: (options) => service.list(options),
+    standingFacts: (options) => service.standingFacts(options),
     get: (options) => service.get(options),
     delete: (options) => service.delete(options),
     reset: (options) => service.reset(options),

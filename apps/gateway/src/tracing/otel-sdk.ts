@@ -1,4 +1,5 @@
 import { OpenTelemetry } from '@ai-sdk/otel';
+import { enableModelCallTelemetry } from '@nexus/core';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -35,6 +36,7 @@ export function startOtelSdk(options: {
   trace.setGlobalTracerProvider(provider);
   const tracer = provider.getTracer('nexus');
   registerTelemetry(new OpenTelemetry({ tracer }));
+  enableModelCallTelemetry();
   return {
     tracer,
     bindToActiveContext: (fn) => context.bind(context.active(), fn),

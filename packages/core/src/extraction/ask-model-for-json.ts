@@ -2,7 +2,7 @@ import { JobError, PermanentJobError } from '@nexus/protocol';
 import { generateText, type LanguageModel, type ModelMessage } from 'ai';
 import type { z } from 'zod';
 import { toModelError } from '../model-error.ts';
-import { MODEL_CALL_TELEMETRY } from '../tracing/model-call-telemetry.ts';
+import { modelCallTelemetry } from '../tracing/model-call-telemetry.ts';
 import { failureMessage } from './failure-message.ts';
 import { parseModelJson } from './parse-model-json.ts';
 
@@ -35,7 +35,7 @@ export async function askModelForJson<T>(options: AskModelForJsonOptions<T>): Pr
         messages,
         temperature: 0,
         maxRetries: 1,
-        telemetry: MODEL_CALL_TELEMETRY,
+        telemetry: modelCallTelemetry(),
         ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
         ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
       });

@@ -100,11 +100,11 @@ describe('memory in group conversations', () => {
     expect(userIds).toEqual(new Set(['group:test:team', 'group:test:topic-7', '*']));
     const globalCalls = memory.calls.filter((call) => call.options.userId === '*');
     expect(new Set(globalCalls.map((call) => call.method))).toEqual(new Set(['search']));
-    // No summary of a group is read: only context and standing facts.
-    expect(memory.calls.filter((call) => call.method === 'list').map((call) => call.options.scope)).toEqual([
-      'user',
-      'user',
-    ]);
+    // No summary of a group is read (no listing at all): only context and standing facts.
+    expect(memory.calls.filter((call) => call.method === 'list')).toEqual([]);
+    expect(
+      memory.calls.filter((call) => call.method === 'standingFacts').map((call) => call.options.userId),
+    ).toEqual(['group:test:team', 'group:test:topic-7']);
     for (const body of bodies()) expect(JSON.stringify(body)).not.toMatch(PRIVATE);
     const subagentRuns = bodies().filter((body) => systemOf(body).startsWith(DEFAULT_SUBAGENT_SYSTEM_PROMPT));
     expect(subagentRuns.length).toBeGreaterThan(0);

@@ -10,6 +10,15 @@ export interface MemoryPort {
   add(options: MemoryAddRequest): Promise<MemoryAddResult>;
   delete(options: { userId: string; id: string; abortSignal?: AbortSignal }): Promise<{ deleted: boolean }>;
   list(options: MemoryListRequest): Promise<MemoryRecord[]>;
+  /**
+   * The person's `limit` best user-scope memories with no query (recency plus the category and
+   * source prior; core's `standingOrder`), best first: an indexed read, never a listing.
+   */
+  standingFacts(options: {
+    userId: string;
+    limit: number;
+    abortSignal?: AbortSignal;
+  }): Promise<MemoryRecord[]>;
 }
 
 export type MemoryScopeName = 'user' | 'global' | 'session';

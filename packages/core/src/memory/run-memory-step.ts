@@ -117,7 +117,15 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
       }),
     ),
     options.includeProfile
-      ? within(() => listAllStanding(options.memory, options.userId, signal))
+      ? within(() =>
+          options.memory.standingFacts({
+            userId: options.userId,
+            // The context's memories are left out of the standing facts afterwards, so as many more
+            // are asked for as the context can hold: the pick stays the best `profileLimit` of the rest.
+            limit: options.profileLimit + options.limit,
+            abortSignal: signal,
+          }),
+        )
       : undefined,
     options.includeSessionSummary
       ? within(() =>
@@ -247,26 +255,6 @@ function knownFacts(
     : `${KNOWN_FACTS_HEADER}\n${lines.join('\n')}${global}`;
   memoriesUsed += lines.length;
   return { text, memoriesUsed, memoryIds };
-}
-
-const STANDING_PAGE = 500;
-const STANDING_PAGES = 20;
-
-/** Every user-scope memory of the person (up to 10,000), so standing facts are chosen from all of them. */
-async function listAllStanding(memory: MemoryPort, userId: string, abortSignal: AbortSignal) {
-  const all: MemoryRecord[] = [];
-  for (let page = 0; page < STANDING_PAGES; page++) {
-    const rows = await memory.list({
-      userId,
-      scope: 'user',
-      limit: STANDING_PAGE,
-      offset: page * STANDING_PAGE,
-      abortSignal,
-    });
-    all.push(...rows);
-    if (rows.length < STANDING_PAGE) break;
-  }
-  return all;
 }
 
 /**

@@ -64,6 +64,7 @@ function hangingMemory(base: MemoryPort, seen: AbortSignal[]): MemoryPort {
     ...base,
     context: (request) => hang(request.abortSignal),
     list: (request) => hang(request.abortSignal),
+    standingFacts: (request) => hang(request.abortSignal),
   };
 }
 

@@ -9,7 +9,7 @@ import { generateText, type LanguageModel } from 'ai';
 import type { MemoryPort } from '../memory/memory-port.ts';
 import { isSummary, SESSION_SUMMARY_KIND, summarySessionId } from '../memory/run-memory-step.ts';
 import type { SessionStore, StoredTurn } from '../session-store.ts';
-import { MODEL_CALL_TELEMETRY } from '../tracing/model-call-telemetry.ts';
+import { modelCallTelemetry } from '../tracing/model-call-telemetry.ts';
 import { SESSION_SUMMARY_JOB, sessionSummaryPayloadSchema } from './session-summary-job.ts';
 
 export interface SessionSummaryWorkerOptions {
@@ -80,7 +80,7 @@ export function startSessionSummaryWorker(options: SessionSummaryWorkerOptions):
           temperature: 0,
           maxOutputTokens: 400,
           maxRetries: 1,
-          telemetry: MODEL_CALL_TELEMETRY,
+          telemetry: modelCallTelemetry(),
           abortSignal,
         });
         summary = result.text.trim().slice(0, MAX_SUMMARY_CHARS);

@@ -82,6 +82,8 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryApi {
       (await call<{ results: MemorySearchResult[] }>('POST', '/search', { ...input })).results,
     context: (input) => call<MemoryContext>('POST', '/context', { ...input }),
     list: async (input) => (await call<{ memories: Memory[] }>('GET', '/memories', { ...input })).memories,
+    standingFacts: async (input) =>
+      (await call<{ memories: Memory[] }>('GET', '/standing-facts', { ...input })).memories,
     get: ({ id, ...input }) => call<Memory | undefined>('GET', `/memories/${encode(id)}`, input, true),
     delete: ({ id, ...input }) => call<{ deleted: boolean }>('DELETE', `/memories/${encode(id)}`, input),
     reset: (input) => call<{ deleted: number }>('POST', '/reset', { ...input }),

@@ -31,7 +31,7 @@ const NUMERIC_QUERY_FIELDS = new Set(['limit', 'offset']);
 
 /**
  * The memory service over HTTP, for running memory as its own process. Plain `node:http`: the
- * surface is nine routes, and every byte of input is checked before the service sees it.
+ * surface is ten routes, and every byte of input is checked before the service sees it.
  */
 export function createMemoryRequestHandler(options: MemoryHttpHandlerOptions) {
   const { service } = options;
@@ -51,6 +51,12 @@ export function createMemoryRequestHandler(options: MemoryHttpHandlerOptions) {
       'GET',
       /^\/memories$/u,
       async (r) => [200, { memories: await service.list(withSignal(r.query, r)) }],
+      true,
+    ],
+    [
+      'GET',
+      /^\/standing-facts$/u,
+      async (r) => [200, { memories: await service.standingFacts(withSignal(r.query, r)) }],
       true,
     ],
     [

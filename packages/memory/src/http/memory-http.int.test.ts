@@ -62,6 +62,8 @@ describe('memory HTTP API', () => {
     const megabyte = 'x'.repeat(1_048_576);
     const cases: Array<[string, string, unknown, number, RegExp]> = [
       ['POST', '/add', { content: 'x' }, 400, /userId/],
+      ['GET', '/standing-facts?userId=ada&limit=0', undefined, 400, /limit/],
+      ['GET', '/standing-facts', undefined, 400, /userId/],
       ['POST', '/add', { userId: 'ada', content: megabyte }, 413, /exceeds 65536 bytes/],
       ['POST', '/add', { userId: 'ada', content: 'y'.repeat(5_000) }, 400, /content/],
       ['POST', '/add', { userId: 'ada', content: 42 }, 400, /content/],
@@ -197,6 +199,7 @@ describe('memory HTTP API', () => {
           search: await api.search({ userId: 'ada', query: 'tea' }),
           context: { ...context, durationMs: 0, scopes: Object.keys(context.scopes) },
           list: await api.list({ userId: 'ada', limit: 10 }),
+          standing: await api.standingFacts({ userId: 'ada', limit: 5 }),
           get: await api.get({ userId: 'ada', id: added.memory.id }),
           missing: await api.get({ userId: 'bob', id: added.memory.id }),
           session: await api.sessionMemories({ sessionId: 's1' }),
@@ -206,7 +209,10 @@ describe('memory HTTP API', () => {
           health: await api.health(),
         };
       };
-      expect(await run(client)).toEqual(await run(local));
+      const remote = await run(client);
+      expect(remote).toEqual(await run(local));
+      // The stated preference outranks the inferred fact of the same age.
+      expect(remote.standing.map((memory) => memory.content)).toEqual(['Prefers tea', 'Lives in Lisbon']);
       const error = await client.add({ userId: 'ada', content: '' }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(MemoryInputError);
       expect((error as MemoryInputError).field).toBe('content');

@@ -7,6 +7,7 @@ import { MemoryService } from '../memory-service.ts';
 import type { MemoryStore, VectorSpace } from '../memory-store.ts';
 import { createHashedEmbedder } from './hashed-embedder.ts';
 import { describeIsolationProperty } from './isolation-property.ts';
+import { describeStandingFactsProperty } from './standing-facts-property.ts';
 
 export interface MemoryStoreContractOptions {
   name: string;
@@ -306,6 +307,11 @@ export function describeMemoryStoreContract(options: MemoryStoreContractOptions)
       const withoutSession = await service.context({ userId: 'ada', query: 'answers Kyoto tax' });
       expect(withoutSession.scopes.session.status).toBe('skipped');
       expect(withoutSession.context).not.toContain('Kyoto');
+    });
+
+    describeStandingFactsProperty({
+      store: () => store,
+      service: (clockOf) => new MemoryService({ store, now: clockOf, tokenCounter: approximateTokenCounter }),
     });
 
     describeIsolationProperty({

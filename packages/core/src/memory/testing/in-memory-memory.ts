@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { factLine, KNOWN_FACTS_HEADER } from '../fact-lines.ts';
+import { factLine, KNOWN_FACTS_HEADER, standingOrder } from '../fact-lines.ts';
 import type {
   MemoryContextResult,
   MemoryPort,
@@ -139,6 +139,10 @@ export function createInMemoryMemory(options: { now?: () => number } = {}) {
         .sort((left, right) => right.updatedAt - left.updatedAt)
         .slice(request.offset ?? 0, (request.offset ?? 0) + (request.limit ?? 100))
         .map(strip);
+    },
+    async standingFacts(request) {
+      calls.push({ method: 'standingFacts', options: request as unknown as Record<string, unknown> });
+      return visible(request.userId, ['user']).map(strip).sort(standingOrder(now())).slice(0, request.limit);
     },
   };
   return {

@@ -1,20 +1,20 @@
 /**
  * Group commit: writes queued during one event-loop turn are committed together, so a batch of
- * concurrent adds pays for one transaction instead of one each (a WAL commit, and now and then
+ * concurrent writes pays for one transaction instead of one each (a WAL commit, and now and then
  * a checkpoint, costs more than the inserts themselves). Each write's promise settles only after
  * the commit that holds it, so an awaited write is as durable as before. `commit` returns one
- * outcome per item: undefined when it was written, else the error that rejects only that item.
+ * outcome per item: an `Error` rejects only that item; anything else is the item's result.
  */
-export class GroupCommit<T> {
+export class GroupCommit<T, R = void> {
   readonly #commit: (items: readonly T[]) => ReadonlyArray<unknown>;
-  readonly #pending: Array<{ item: T; resolve: () => void; reject: (error: unknown) => void }> = [];
+  readonly #pending: Array<{ item: T; resolve: (result: R) => void; reject: (error: unknown) => void }> = [];
   #scheduled: NodeJS.Immediate | undefined;
 
   constructor(commit: (items: readonly T[]) => ReadonlyArray<unknown>) {
     this.#commit = commit;
   }
 
-  add(item: T): Promise<void> {
+  add(item: T): Promise<R> {
     return new Promise((resolve, reject) => {
       this.#pending.push({ item, resolve, reject });
       this.#scheduled ??= setImmediate(() => this.flush());
@@ -22,7 +22,7 @@ export class GroupCommit<T> {
   }
 
   /** True when a queued item matches, e.g. one of the person's memories a read must see. */
-  pending(predicate: (item: T) => boolean): boolean {
+  pending(predicate: (item: T) => boolean = () => true): boolean {
     return this.#pending.some((entry) => predicate(entry.item));
   }
 
@@ -41,8 +41,8 @@ export class GroupCommit<T> {
     }
     batch.forEach((entry, index) => {
       const outcome = outcomes[index];
-      if (outcome === undefined) entry.resolve();
-      else entry.reject(outcome);
+      if (outcome instanceof Error) entry.reject(outcome);
+      else entry.resolve(outcome as R);
     });
   }
 }
