@@ -269,7 +269,6 @@ class TelegramChannelAdapter implements ChannelAdapter {
       api: this.#bot.api,
       apiRoot: this.#options.apiRoot ?? DEFAULT_API_ROOT,
       token: this.#options.token,
-      fetch: this.#options.fetch ?? globalThis.fetch,
       platformFileId: options.platformFileId,
       maxBytes: Math.min(channelCap, options.maxBytes ?? channelCap),
       ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
