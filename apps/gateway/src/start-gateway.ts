@@ -221,6 +221,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     readiness,
     startedAt,
     now,
+    ...(config.metrics?.token ? { metricsToken: config.metrics.token } : {}),
     metrics: async () => {
       const stats = core.stats();
       metrics.activeTurns.set(stats.activeTurns);
