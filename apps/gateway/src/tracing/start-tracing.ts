@@ -1,6 +1,7 @@
 import type { TurnTracing } from '@nexus/core';
 import type { JobQueue, Logger } from '@nexus/protocol';
 import type { GatewayConfig } from '../config/gateway-config.ts';
+import { platformIdPseudonymiser } from '../data-dir/platform-id-pseudonym.ts';
 
 /** Tracing as the gateway hands it around; every OTel import lives behind it (see below). */
 export interface GatewayTracing extends TurnTracing {
@@ -37,5 +38,6 @@ export async function startTracing(
     role,
   });
   logger.info({ url, serviceName: config.tracing.serviceName }, 'OpenTelemetry tracing on');
-  return tracing;
+  // Spans leave the machine: ids built from platform ids go out as the same keyed pseudonyms the logs use.
+  return { ...tracing, pseudonymise: platformIdPseudonymiser(config.dataDir) };
 }
