@@ -104,4 +104,31 @@ describe('fetchWithPolicy', () => {
       retryable: false,
     });
   });
+
+  it('keeps the URL rules, the cap and the no-redirect rule over an injected fetch', async () => {
+    const called: string[] = [];
+    const transport: typeof fetch = (input, init) => {
+      called.push(String(input));
+      return fetch(input, init);
+    };
+    const policy = strict({ configuredOrigins: [origin], transport });
+    await expect(
+      fetchWithPolicy(policy, { url: 'http://127.0.0.1:9/x', maxBytes: 100 }),
+    ).rejects.toMatchObject({
+      failure: 'refused',
+    });
+    expect(called).toEqual([]);
+    const bytes = await fetchWithPolicy(policy, { url: `${origin}/file`, maxBytes: 100 });
+    expect(Buffer.from(bytes).toString()).toBe('twelve bytes');
+    await expect(
+      fetchWithPolicy(policy, { url: `${origin}/unannounced`, maxBytes: 1000 }),
+    ).rejects.toMatchObject({
+      code: 'attachment_too_large',
+    });
+    await expect(
+      fetchWithPolicy(policy, { url: `${origin}/redirect`, maxBytes: 1000 }),
+    ).rejects.toMatchObject({
+      failure: 'refused',
+    });
+  });
 });

@@ -44,6 +44,7 @@ export async function fetchWithPolicy(
     ...(options.abortSignal ? [options.abortSignal] : []),
   ];
   const signal = AbortSignal.any(signals);
+  if (policy.transport) return viaTransport(policy, policy.transport, url, options, signal);
   const response = await send(policy, url, options.headers ?? {}, signal, configured);
   try {
     return await readCapped(policy, response, options.maxBytes, signal);
@@ -107,6 +108,55 @@ async function readCapped(
       // Stop reading: a lying or missing length must not let a file grow past the cap in memory.
       if (received > maxBytes) throw tooLarge(policy, maxBytes);
       chunks.push(chunk);
+    }
+  } catch (error) {
+    throw classify(policy, error, signal);
+  }
+  return Buffer.concat(chunks, received);
+}
+
+/** The same rules over an injected `fetch`: status, redirect, byte cap and deadline. */
+async function viaTransport(
+  policy: OutboundFetchPolicy,
+  transport: typeof globalThis.fetch,
+  url: URL,
+  options: FetchWithPolicyOptions,
+  signal: AbortSignal,
+): Promise<Uint8Array> {
+  let response: Response;
+  try {
+    response = await transport(url, { headers: options.headers ?? {}, signal, redirect: 'manual' });
+  } catch (error) {
+    throw classify(policy, error, signal);
+  }
+  if (response.status >= 300 || response.type === 'opaqueredirect') {
+    await response.body?.cancel().catch(() => {});
+    throw response.status < 400
+      ? refused(
+          policy,
+          `${policy.platform} media answered with a redirect (${response.status}); redirects are not followed.`,
+        )
+      : new OutboundFetchError({
+          failure: 'status',
+          status: response.status,
+          message: `${policy.platform} media answered ${response.status}.`,
+        });
+  }
+  if (Number(response.headers.get('content-length') ?? 0) > options.maxBytes) {
+    await response.body?.cancel().catch(() => {});
+    throw tooLarge(policy, options.maxBytes);
+  }
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  const reader = response.body?.getReader();
+  try {
+    for (let read = await reader?.read(); read && !read.done; read = await reader?.read()) {
+      received += read.value.byteLength;
+      if (received > options.maxBytes) {
+        await reader?.cancel().catch(() => {});
+        throw tooLarge(policy, options.maxBytes);
+      }
+      chunks.push(read.value);
     }
   } catch (error) {
     throw classify(policy, error, signal);

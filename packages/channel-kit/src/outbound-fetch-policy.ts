@@ -22,6 +22,12 @@ export interface OutboundFetchPolicy {
    * Defaults to the system resolver; tests inject one that names a loopback address.
    */
   resolve?: (hostname: string) => Promise<ReadonlyArray<{ address: string; family: number }>>;
+  /**
+   * A `fetch` the operator injected (a proxy, a custom agent). The URL rules, the byte cap, the
+   * deadline and the no-redirect rule still hold, but that fetch resolves names itself, so the
+   * resolved-address check is its business.
+   */
+  transport?: typeof globalThis.fetch;
 }
 
 /** The hosts each platform serves media from, per its documentation and client libraries. */

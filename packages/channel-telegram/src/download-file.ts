@@ -18,6 +18,8 @@ export interface DownloadFileOptions {
   token: string;
   /** Name resolution for the shared outbound policy (tests); default the system resolver. */
   resolve?: OutboundFetchPolicy['resolve'];
+  /** The channel's injected `fetch`, if any: downloads go through it under the same policy. */
+  fetch?: typeof globalThis.fetch;
   platformFileId: string;
   maxBytes: number;
   abortSignal?: AbortSignal;
@@ -78,6 +80,7 @@ function telegramFilePolicy(options: DownloadFileOptions): OutboundFetchPolicy {
     timeoutMs: DEFAULT_OUTBOUND_TIMEOUT_MS,
     ...(configured ? { configuredOrigins: [options.apiRoot] } : {}),
     ...(options.resolve ? { resolve: options.resolve } : {}),
+    ...(options.fetch ? { transport: options.fetch } : {}),
   };
 }
 
