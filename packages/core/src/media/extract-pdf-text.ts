@@ -31,13 +31,54 @@ export interface ExtractPdfTextOptions {
 export const DEFAULT_PDF_MEMORY_MB = 320;
 const CHILD = fileURLToPath(new URL('./pdf-text-child.ts', import.meta.url));
 
+/** Readers at once: each may use up to its memory budget, so many uploads at once cannot add up. */
+export const MAX_PDF_READERS = 2;
+let readers = 0;
+const waiting: Array<() => void> = [];
+
 /**
  * PDF text through pdf.js (via `unpdf`) in a child process with a heap limit, a resident-memory
  * watchdog and a deadline. A crafted file (a decompression bomb behind a `/Filter` chain, huge
  * objects) grows that process, never the gateway's: over budget it is killed and the person is
- * told the file expands to more than can be opened safely.
+ * told the file expands to more than can be opened safely. At most MAX_PDF_READERS run at once;
+ * waiting for one counts against the deadline.
  */
-export function extractPdfText(options: ExtractPdfTextOptions): Promise<PdfText> {
+export async function extractPdfText(options: ExtractPdfTextOptions): Promise<PdfText> {
+  const started = Date.now();
+  await takeReader(options.timeoutMs);
+  try {
+    const left = Math.max(1, options.timeoutMs - (Date.now() - started));
+    return await readInChild({ ...options, timeoutMs: left }, options.timeoutMs);
+  } finally {
+    readers -= 1;
+    waiting.shift()?.();
+  }
+}
+
+function takeReader(timeoutMs: number): Promise<void> {
+  if (readers < MAX_PDF_READERS) {
+    readers += 1;
+    return Promise.resolve();
+  }
+  return new Promise<void>((resolve, reject) => {
+    const turn = () => {
+      clearTimeout(timer);
+      readers += 1;
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      waiting.splice(waiting.indexOf(turn), 1);
+      reject(timeoutError(timeoutMs));
+    }, timeoutMs);
+    waiting.push(turn);
+  });
+}
+
+function timeoutError(timeoutMs: number): NexusError {
+  return new NexusError({ code: 'timeout', message: `Reading the PDF took longer than ${timeoutMs} ms.` });
+}
+
+function readInChild(options: ExtractPdfTextOptions, budgetMs: number): Promise<PdfText> {
   const maxMemoryMb = options.maxMemoryMb ?? DEFAULT_PDF_MEMORY_MB;
   return new Promise<PdfText>((resolve, reject) => {
     const child = fork(CHILD, [], {
@@ -66,16 +107,7 @@ export function extractPdfText(options: ExtractPdfTextOptions): Promise<PdfText>
       maxResidentBytes: maxMemoryMb * 1024 * 1024,
       onOverBudget: () => settle(() => reject(tooBig())),
     });
-    const timer = setTimeout(() => {
-      settle(() =>
-        reject(
-          new NexusError({
-            code: 'timeout',
-            message: `Reading the PDF took longer than ${options.timeoutMs} ms.`,
-          }),
-        ),
-      );
-    }, options.timeoutMs);
+    const timer = setTimeout(() => settle(() => reject(timeoutError(budgetMs))), options.timeoutMs);
     child.on('message', (result: PdfJobResult) => {
       settle(() => {
         if (result.ok) resolve({ text: result.text, pages: result.pages, pagesRead: result.read });
