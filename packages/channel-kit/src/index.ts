@@ -22,6 +22,7 @@ export {
   PLATFORM_MEDIA_HOSTS,
 } from './outbound-fetch-policy.ts';
 export { QueueFullError } from './queue-full-error.ts';
+export { type ImageDimensions, readImageDimensions } from './read-image-dimensions.ts';
 export { renderDiscordMarkdown } from './render-discord-markdown.ts';
 export { renderTelegramHtml } from './render-telegram-html.ts';
 export { renderWhatsAppText } from './render-whatsapp-text.ts';

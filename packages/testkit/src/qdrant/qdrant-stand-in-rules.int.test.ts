@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type QdrantStandIn, startQdrantStandIn } from './qdrant-stand-in.ts';
 import { QDRANT_DEPLOYED_VERSION } from './qdrant-status-errors.ts';
 
-// Rules of Qdrant 1.19's OpenAPI (docs/redoc/v1.19.x/openapi.json) and server code the stand-in
+// Rules of Qdrant 1.19's OpenAPI (its redoc openapi.json for v1.19.x) and server code the stand-in
 // keeps: update_mode, Cosine normalisation, alias actions one by one, 404/409 status codes.
 
 let standIn: QdrantStandIn;

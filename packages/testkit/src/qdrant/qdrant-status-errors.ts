@@ -1,6 +1,6 @@
 /**
  * Qdrant's `StorageError` kinds that the stand-in answers with their own HTTP status, as the
- * server's `src/actix/helpers.rs` maps them: `NotFound` → 404, `AlreadyExists` → 409.
+ * server's actix helpers (`status_code` of `StorageError`) map them: `NotFound` → 404, `AlreadyExists` → 409.
  * (`BadInput`/`BadRequest` → 400 is `QdrantInputError`.)
  */
 export class QdrantNotFoundError extends Error {
