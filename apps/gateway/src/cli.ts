@@ -11,6 +11,7 @@ import { createLogger, whenLogsWritten } from './composition/create-logger.ts';
 import { installCrashPolicy } from './composition/install-crash-policy.ts';
 import { ConfigError, loadConfig } from './config/load-config.ts';
 import { SETTINGS } from './config/settings.ts';
+import { platformIdPseudonymiser } from './data-dir/platform-id-pseudonym.ts';
 import { assertRoleConfig } from './roles/distributed-runs.ts';
 import { assertMemoryServiceConfig } from './roles/start-memory-service.ts';
 import { flushTracesAfter } from './tracing/flush-traces-after.ts';
@@ -139,7 +140,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 async function runGateway(config: ReturnType<typeof loadConfig>): Promise<number> {
-  const logger = createLogger(config.log);
+  const logger = createLogger(config.log, undefined, platformIdPseudonymiser(config.dataDir));
   // Whatever Nexus creates (data directory, SQLite files and their -wal/-shm, the web token, the
   // model cache) is the owner's alone, whatever umask the shell or the container started with.
   process.umask(0o077);

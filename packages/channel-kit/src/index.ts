@@ -7,11 +7,20 @@ export {
 } from '@nexus/limits-kit';
 export { type CollectedReply, collectReply, type ReplyErrorEvent } from './collect-reply.ts';
 export { createEditStreamer, type EditStreamer, type EditStreamerOptions } from './create-edit-streamer.ts';
+export { type FetchWithPolicyOptions, fetchWithPolicy } from './fetch-with-policy.ts';
 export { type GroupMessages, passesGroupGate, passesRevisionGate } from './group-gate.ts';
 export { hasBalancedFences } from './has-balanced-fences.ts';
+export { isPublicAddress } from './is-public-address.ts';
 export { type KeepTypingOptions, keepTyping, type TypingHandle } from './keep-typing.ts';
 export { KeyedSerialQueue, type KeyedSerialQueueOptions } from './keyed-serial-queue.ts';
 export { formatBytes, mediaNotSentNote, mediaTooLargeNote } from './media-too-large-note.ts';
+export { OutboundFetchError, type OutboundFetchFailure } from './outbound-fetch-error.ts';
+export {
+  DEFAULT_OUTBOUND_TIMEOUT_MS,
+  isAllowedHost,
+  type OutboundFetchPolicy,
+  PLATFORM_MEDIA_HOSTS,
+} from './outbound-fetch-policy.ts';
 export { QueueFullError } from './queue-full-error.ts';
 export { type ImageDimensions, readImageDimensions } from './read-image-dimensions.ts';
 export { renderDiscordMarkdown } from './render-discord-markdown.ts';

@@ -1,3 +1,10 @@
+import {
+  DEFAULT_OUTBOUND_TIMEOUT_MS,
+  fetchWithPolicy,
+  OutboundFetchError,
+  type OutboundFetchPolicy,
+  PLATFORM_MEDIA_HOSTS,
+} from '@nexus/channel-kit';
 import type { Api } from 'grammy';
 import {
   TelegramAttachmentTooLargeError,
@@ -9,7 +16,10 @@ export interface DownloadFileOptions {
   api: Api;
   apiRoot: string;
   token: string;
-  fetch: typeof globalThis.fetch;
+  /** Name resolution for the shared outbound policy (tests); default the system resolver. */
+  resolve?: OutboundFetchPolicy['resolve'];
+  /** The channel's injected `fetch`, if any: downloads go through it under the same policy. */
+  fetch?: typeof globalThis.fetch;
   platformFileId: string;
   maxBytes: number;
   abortSignal?: AbortSignal;
@@ -24,6 +34,8 @@ export interface DownloadedFile {
 /**
  * Fetches an attachment on demand: `getFile`, then the file itself, refusing anything over
  * `maxBytes` both from the announced size and while reading, so a wrong size cannot exhaust memory.
+ * The download follows the shared outbound policy: Telegram's API host, or the API root the
+ * operator configured (a self-hosted Bot API server), public addresses only, with a deadline.
  */
 export async function downloadFile(options: DownloadFileOptions): Promise<DownloadedFile> {
   let file: Awaited<ReturnType<Api['getFile']>>;
@@ -45,39 +57,45 @@ export async function downloadFile(options: DownloadFileOptions): Promise<Downlo
     });
   }
   const url = `${options.apiRoot}/file/bot${options.token}/${file.file_path}`;
-  let response: Response;
+  let bytes: Uint8Array;
   try {
-    response = await options.fetch(url, options.abortSignal ? { signal: options.abortSignal } : {});
+    bytes = await fetchWithPolicy(telegramFilePolicy(options), {
+      url,
+      maxBytes: options.maxBytes,
+      ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+    });
   } catch (error) {
-    throw new TelegramDeliveryError({
-      kind: 'network',
-      message: 'Telegram file download failed',
-      cause: error,
-    });
-  }
-  if (!response.ok || !response.body) {
-    throw new TelegramDeliveryError({
-      kind: response.status >= 500 ? 'server_error' : 'bad_request',
-      message: `Telegram file download answered ${response.status}`,
-    });
-  }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  // A reader rather than `for await`: the DOM typings some consumers compile with lack the iterator.
-  const reader = response.body.getReader();
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    total += read.value.byteLength;
-    if (total > options.maxBytes) {
-      await reader.cancel();
-      throw new TelegramAttachmentTooLargeError({ sizeBytes: total, maxBytes: options.maxBytes });
-    }
-    chunks.push(read.value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
+    throw explainDownloadFailure(error, options.maxBytes);
   }
   return { bytes, filePath: file.file_path };
+}
+
+const OFFICIAL_API_ROOT = 'https://api.telegram.org';
+
+function telegramFilePolicy(options: DownloadFileOptions): OutboundFetchPolicy {
+  const configured = new URL(options.apiRoot).origin !== OFFICIAL_API_ROOT;
+  return {
+    platform: 'Telegram',
+    allowedHosts: PLATFORM_MEDIA_HOSTS.telegram,
+    timeoutMs: DEFAULT_OUTBOUND_TIMEOUT_MS,
+    ...(configured ? { configuredOrigins: [options.apiRoot] } : {}),
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+    ...(options.fetch ? { transport: options.fetch } : {}),
+  };
+}
+
+function explainDownloadFailure(error: unknown, maxBytes: number): unknown {
+  if (!(error instanceof OutboundFetchError)) return error;
+  if (error.failure === 'too_large') return new TelegramAttachmentTooLargeError({ maxBytes });
+  if (error.failure === 'status')
+    return new TelegramDeliveryError({
+      kind: (error.status ?? 0) >= 500 ? 'server_error' : 'bad_request',
+      message: `Telegram file download answered ${error.status}`,
+      cause: error,
+    });
+  return new TelegramDeliveryError({
+    kind: error.failure === 'refused' ? 'bad_request' : 'network',
+    message: `Telegram file download failed: ${error.message}`,
+    cause: error,
+  });
 }

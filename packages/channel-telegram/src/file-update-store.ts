@@ -27,13 +27,16 @@ export function createFileUpdateStore(options: FileUpdateStoreOptions): UpdateSt
   let writing: Promise<void> | undefined;
 
   const writeLoop = async (): Promise<void> => {
-    await mkdir(dirname(options.path), { recursive: true });
+    // The mark is only an offset, but it lives in the data directory beside people and keys:
+    // owner-only like every other file there.
+    await mkdir(dirname(options.path), { recursive: true, mode: 0o700 });
     while (highest !== undefined && highest !== written) {
       const value = highest;
       const temporary = `${options.path}.${process.pid}.tmp`;
       await writeFile(
         temporary,
         JSON.stringify({ lastUpdateId: value, savedAt: new Date(now()).toISOString() }),
+        { mode: 0o600 },
       );
       await rename(temporary, options.path);
       written = value;

@@ -269,7 +269,7 @@ class TelegramChannelAdapter implements ChannelAdapter {
       api: this.#bot.api,
       apiRoot: this.#options.apiRoot ?? DEFAULT_API_ROOT,
       token: this.#options.token,
-      fetch: this.#options.fetch ?? globalThis.fetch,
+      ...(this.#options.fetch ? { fetch: this.#options.fetch } : {}),
       platformFileId: options.platformFileId,
       maxBytes: Math.min(channelCap, options.maxBytes ?? channelCap),
       ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),

@@ -67,10 +67,14 @@ export class TelegramBlockedError extends TelegramDeliveryError {
 }
 
 export class TelegramAttachmentTooLargeError extends NexusError {
-  constructor(options: { sizeBytes: number; maxBytes: number }) {
+  /** `sizeBytes` when known (announced by getFile); a download stopped mid-way knows only that it was more. */
+  constructor(options: { sizeBytes?: number; maxBytes: number }) {
     super({
       code: 'attachment_too_large',
-      message: `Telegram attachment is ${options.sizeBytes} bytes, over the limit of ${options.maxBytes}`,
+      message:
+        options.sizeBytes === undefined
+          ? `Telegram attachment is over the limit of ${options.maxBytes} bytes`
+          : `Telegram attachment is ${options.sizeBytes} bytes, over the limit of ${options.maxBytes}`,
     });
     this.name = 'TelegramAttachmentTooLargeError';
   }

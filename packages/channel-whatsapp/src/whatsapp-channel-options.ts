@@ -1,4 +1,4 @@
-import type { GroupMessages } from '@nexus/channel-kit';
+import type { GroupMessages, OutboundFetchPolicy } from '@nexus/channel-kit';
 import type { Logger } from '@nexus/protocol';
 import type { WhatsAppLinkState } from './link-state.ts';
 import type { WhatsAppSocketConfig, WhatsAppSocketFactory } from './whatsapp-socket.ts';
@@ -42,6 +42,12 @@ export interface WhatsAppChannelOptions {
   socketConfig?: Partial<WhatsAppSocketConfig>;
   /** Pause before handing over again a message core did not take. Default 2000. */
   intakeRetryDelayMs?: number;
+  /**
+   * Media downloads follow the shared outbound policy with WhatsApp's hosts; here only what an
+   * operator or a test may add: `configuredOrigins` (a local media stand-in), a `resolve`
+   * function, the deadline (default 60 s).
+   */
+  mediaDownload?: Partial<Pick<OutboundFetchPolicy, 'configuredOrigins' | 'resolve' | 'timeoutMs'>>;
   logger?: Logger;
   now?: () => number;
   random?: () => number;

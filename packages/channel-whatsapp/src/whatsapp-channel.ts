@@ -1,5 +1,10 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { KeyedSerialQueue } from '@nexus/channel-kit';
+import {
+  DEFAULT_OUTBOUND_TIMEOUT_MS,
+  KeyedSerialQueue,
+  type OutboundFetchPolicy,
+  PLATFORM_MEDIA_HOSTS,
+} from '@nexus/channel-kit';
 import {
   type ChannelAdapter,
   type ChannelHealth,
@@ -67,6 +72,15 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
   /** Wakes deliveries that arrived before `start` (core replays its inbox while channels start). */
   let started = Promise.withResolvers<void>();
   let everStopped = false;
+  const mediaPolicy: OutboundFetchPolicy = {
+    platform: 'WhatsApp',
+    allowedHosts: PLATFORM_MEDIA_HOSTS.whatsapp,
+    timeoutMs: options.mediaDownload?.timeoutMs ?? DEFAULT_OUTBOUND_TIMEOUT_MS,
+    ...(options.mediaDownload?.configuredOrigins
+      ? { configuredOrigins: options.mediaDownload.configuredOrigins }
+      : {}),
+    ...(options.mediaDownload?.resolve ? { resolve: options.mediaDownload.resolve } : {}),
+  };
 
   async function runningForDelivery(): Promise<Running> {
     if (!running && !everStopped) {
@@ -202,7 +216,7 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
     },
     async fetchAttachment(fetchOptions) {
       const current = await runningForDelivery();
-      return fetchWhatsAppAttachment(current.messageStore.find, fetchOptions);
+      return fetchWhatsAppAttachment(current.messageStore.find, mediaPolicy, fetchOptions);
     },
     health(): ChannelHealth {
       const state = running?.supervisor.state() ?? lastState;

@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { type ScriptedCore, startScriptedCore } from '@nexus/core/testing';
 import { makeOggOpusVoiceNote, makePdf, makePng } from '@nexus/testkit/media';
 import {
@@ -16,12 +18,20 @@ let harness: ReturnType<typeof createWhatsAppHarness> | undefined;
 let scripted: ScriptedCore | undefined;
 let media: Awaited<ReturnType<typeof startFakeWhatsAppMedia>> | undefined;
 
-async function start(options: Parameters<typeof startScriptedCore>[0]) {
+let internal: Server | undefined;
+
+async function start(
+  options: Parameters<typeof startScriptedCore>[0],
+  resolve?: (hostname: string) => Promise<Array<{ address: string; family: number }>>,
+) {
   harness = createWhatsAppHarness();
   scripted = await startScriptedCore(options);
   media = await startFakeWhatsAppMedia();
   const factory = createFakeWhatsAppSocketFactory({ user: { ...TEST_BOT_USER } });
-  const channel = harness.channel(factory);
+  // WhatsApp's CDN is the stand-in, configured by origin as an operator would; nothing else is trusted.
+  const channel = harness.channel(factory, {
+    mediaDownload: { configuredOrigins: [media.origin], ...(resolve ? { resolve } : {}) },
+  });
   scripted.core.registerChannel(channel);
   await channel.start({ sink: scripted.core.intake });
   const socket = await factory.socket(0);
@@ -34,7 +44,9 @@ afterEach(async () => {
   await harness?.cleanup();
   await scripted?.model.close();
   await media?.close();
-  harness = scripted = media = undefined;
+  internal?.closeAllConnections();
+  await new Promise((resolve) => (internal ? internal.close(resolve) : resolve(undefined)));
+  harness = scripted = media = internal = undefined;
 });
 
 async function replyText(socket: FakeWhatsAppSocket, index: number): Promise<string> {
@@ -114,5 +126,56 @@ describe('WhatsApp media through core', () => {
       }),
     ]);
     expect(await replyText(socket, 0)).toMatch(/larger than/);
+  });
+
+  it('refuses a message whose media URL names a loopback service, never connecting to it, and answers the next message', async () => {
+    const hits: string[] = [];
+    internal = createServer((request, response) => {
+      hits.push(request.url ?? '');
+      response.end('internal admin page');
+    });
+    await new Promise<void>((resolve) => internal?.listen(0, '127.0.0.1', resolve));
+    const loopback = `http://127.0.0.1:${(internal.address() as AddressInfo).port}`;
+    const { media, socket } = await start({ media: { vision: true } });
+    const build = (options: { url: string; directPath?: string }) =>
+      media.buildMediaMessage({
+        from: ALICE,
+        kind: 'image',
+        bytes: makePng(),
+        mimetype: 'image/png',
+        ...options,
+      });
+    socket.receive([await build({ url: `${loopback}/admin` })]);
+    expect(await replyText(socket, 0)).toBe('I could not fetch your image.');
+    // Baileys takes the host of `url` for a `directPath`: the same loopback service, over https.
+    socket.receive([await build({ url: `${loopback}/x`, directPath: '/v/t62.7118-24/admin' })]);
+    expect(await replyText(socket, 1)).toBe('I could not fetch your image.');
+    expect(hits).toEqual([]);
+    socket.receive([
+      await media.buildMediaMessage({ from: ALICE, kind: 'image', bytes: makePng(), mimetype: 'image/png' }),
+    ]);
+    await replyText(socket, 2);
+    expect(media.requests).toHaveLength(1);
+    expect(JSON.stringify(scripted?.model.chatRequests()[0]?.body)).toContain('data:image/png;base64,');
+  });
+
+  it("refuses WhatsApp's own host name when it resolves to a loopback address (DNS rebinding)", async () => {
+    const asked: string[] = [];
+    const { media, socket } = await start({ media: { vision: true } }, async (hostname) => {
+      asked.push(hostname);
+      return [{ address: '127.0.0.1', family: 4 }];
+    });
+    socket.receive([
+      await media.buildMediaMessage({
+        from: ALICE,
+        kind: 'image',
+        bytes: makePng(),
+        mimetype: 'image/png',
+        url: 'https://mmg.whatsapp.net/v/t62.7118-24/rebound.enc',
+      }),
+    ]);
+    expect(await replyText(socket, 0)).toBe('I could not fetch your image.');
+    expect(asked).toEqual(['mmg.whatsapp.net']);
+    expect(media.requests).toEqual([]);
   });
 });

@@ -35,7 +35,7 @@ import { resolveSubagentSettings, type SubagentSettings } from './subagents/suba
 import type { OutsideTools } from './tools/outside-tools.ts';
 import { inSpan } from './tracing/in-span.ts';
 import { SPAN } from './tracing/turn-spans.ts';
-import type { TurnTracing } from './tracing/turn-tracing.ts';
+import { spanIdOf, type TurnTracing } from './tracing/turn-tracing.ts';
 import type { TurnDependencies, TurnReport } from './turn/run-turn.ts';
 
 export interface NexusCoreOptions {
@@ -170,11 +170,15 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
   const intake: IntentSink = (input) => {
     const tracer = options.tracing?.tracer;
     if (!tracer) return takeIntent(input);
+    const intentId =
+      input && typeof input === 'object'
+        ? spanIdOf(options.tracing, String((input as { id?: unknown }).id))
+        : undefined;
     const attributes =
       input && typeof input === 'object'
         ? {
             'nexus.channel': String((input as { channel?: unknown }).channel),
-            'nexus.intent_id': String((input as { id?: unknown }).id),
+            ...(intentId ? { 'nexus.intent_id': intentId } : {}),
           }
         : {};
     return inSpan(tracer, SPAN.intake, attributes, async (span) => {

@@ -56,10 +56,9 @@ type Point = {
  * BM25 vector (IDF applied by Qdrant). Collection and indexes are created idempotently here.
  */
 export async function openQdrantMemoryStore(options: QdrantMemoryStoreOptions): Promise<MemoryStore> {
-  const client =
-    options.client ??
-    new QdrantClient({ url: options.url, apiKey: options.apiKey, checkCompatibility: false });
+  const client = options.client ?? new QdrantClient({ url: options.url, apiKey: options.apiKey });
   const name = options.collection;
+  await assertServerVersion(client);
   await guard('create collection', async () => {
     const { exists } = await client.collectionExists(name);
     if (exists) return;
@@ -131,17 +130,33 @@ class QdrantMemoryStore implements MemoryStore {
     const points = options.items.map(({ memory, embedding }) =>
       this.#point(memory, memory.sessionId ? [memory.sessionId] : [], embedding),
     );
-    // Qdrant's upsert replaces a point with the same id; an insert must never overwrite a memory
-    // (an import can name an id another person's memory has), so existing ids are refused first.
-    const taken = await guard('retrieve', () =>
+    // An insert must never overwrite a memory (an import can name an id another person's memory
+    // has). Qdrant's insert-only mode (1.17+) makes that the server's rule, so two concurrent
+    // writers cannot both pass a read-then-write check; it skips a taken id silently, so the ids
+    // are read back to see whose each one now is.
+    await guard('insert', () =>
+      this.#client.upsert(this.#name, { wait: true, points, update_mode: 'insert_only' }),
+    );
+    const stored = await guard('retrieve', () =>
       this.#client.retrieve(this.#name, {
         ids: points.map((point) => point.id),
-        with_payload: false,
+        with_payload: ['userId', 'hash', 'createdAt'],
         with_vector: false,
       }),
     );
-    if (taken.length > 0) throw new MemoryIdTakenError({ id: String(taken[0]?.id) });
-    await guard('upsert', () => this.#client.upsert(this.#name, { wait: true, points }));
+    const written = new Map(points.map((point) => [String(point.id).toLowerCase(), point.payload]));
+    const taken = stored.filter(
+      (point) => !isSameWrite(point.payload, written.get(String(point.id).toLowerCase())),
+    );
+    if (taken.length === 0) return;
+    // All or nothing, as before: the points this call did write are removed again.
+    const takenIds = new Set(taken.map((point) => String(point.id).toLowerCase()));
+    const ours = points.filter((point) => !takenIds.has(String(point.id).toLowerCase()));
+    if (ours.length > 0)
+      await guard('delete', () =>
+        this.#client.delete(this.#name, { wait: true, points: ours.map((point) => point.id) }),
+      );
+    throw new MemoryIdTakenError({ id: String(taken[0]?.id) });
   }
 
   async update(options: StoreWriteOptions): Promise<void> {
@@ -440,4 +455,32 @@ function memoryOf(point: Point): Memory {
   if (payload.sessionId) memory.sessionId = payload.sessionId;
   if (typeof payload.lastUsedAt === 'number') memory.lastUsedAt = payload.lastUsedAt;
   return memory;
+}
+
+/** Qdrant's `update_mode` (`insert_only`) arrived in 1.17; an older server ignores the field and overwrites. */
+const MINIMUM_SERVER = { major: 1, minor: 17 };
+
+async function assertServerVersion(client: QdrantClient): Promise<void> {
+  const { version } = await guard('read version', () => client.versionInfo());
+  const [major = 0, minor = 0] = String(version).split('.').map(Number);
+  if (major !== MINIMUM_SERVER.major || minor < MINIMUM_SERVER.minor)
+    throw new MemoryStoreError({
+      message: `Qdrant server ${version} is too old: Nexus needs 1.${MINIMUM_SERVER.minor} or newer (insert-only writes); docker-compose.yml deploys qdrant/qdrant:v1.19.0.`,
+      retryable: false,
+    });
+}
+
+function isSameWrite(
+  stored: Record<string, unknown> | null | undefined,
+  written: object | undefined,
+): boolean {
+  const mine = written as Record<string, unknown> | undefined;
+  return (
+    stored !== null &&
+    stored !== undefined &&
+    mine !== undefined &&
+    stored.userId === mine.userId &&
+    stored.hash === mine.hash &&
+    stored.createdAt === mine.createdAt
+  );
 }

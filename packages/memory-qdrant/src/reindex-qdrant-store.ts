@@ -38,9 +38,7 @@ type Point = { id: string | number; payload?: Record<string, unknown> | null };
  * alias change, after which the previous copy is deleted.
  */
 export async function reindexQdrantStore(options: ReindexQdrantStoreOptions): Promise<ReindexResult> {
-  const client =
-    options.client ??
-    new QdrantClient({ url: options.url, apiKey: options.apiKey, checkCompatibility: false });
+  const client = options.client ?? new QdrantClient({ url: options.url, apiKey: options.apiKey });
   const name = options.collection;
   const to: VectorSpace | undefined = options.embedder
     ? { embedderId: options.embedder.id, dimensions: options.embedder.dimensions }

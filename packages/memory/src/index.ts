@@ -9,6 +9,7 @@ export {
   packContext,
 } from './context-block.ts';
 export { cosineSimilarity, type Embedder } from './embedder.ts';
+export { hostHeaderName, isLoopbackName } from './http/is-loopback-name.ts';
 export { createMemoryClient, type MemoryClientOptions } from './http/memory-http-client.ts';
 export {
   createMemoryRequestHandler,

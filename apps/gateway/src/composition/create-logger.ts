@@ -1,6 +1,10 @@
 import type { Logger } from '@nexus/protocol';
 import { pino } from 'pino';
 import type { GatewayConfig } from '../config/gateway-config.ts';
+import { PLATFORM_ID_FIELDS } from '../data-dir/platform-id-pseudonym.ts';
+
+const SECRET_PATHS = ['*.apiKey', '*.token', '*.raw', 'apiKey', 'token', 'raw', 'headers.authorization'];
+const SECRET_FIELDS = new Set(['apiKey', 'token', 'raw', 'authorization']);
 
 /**
  * Fields the AI SDK's errors carry that hold the prompt, the model's answer or the provider's
@@ -31,17 +35,32 @@ function withoutPayload(value: unknown, depth: number): unknown {
 
 /**
  * JSON lines by default (what log shippers want), pretty on a terminal (what people want).
- * Secrets and raw platform payloads are redacted wherever they appear in a log object.
+ * Secrets and raw platform payloads are redacted wherever they appear in a log object; with
+ * `pseudonymise` (platformIdPseudonymiser of the data directory), platform ids and people in
+ * the fields PLATFORM_ID_FIELDS names (top level or one object down) are logged as their
+ * keyed pseudonyms.
  */
-export function createLogger(config: GatewayConfig['log'], destination?: NodeJS.WritableStream): Logger {
+export function createLogger(
+  config: GatewayConfig['log'],
+  destination?: NodeJS.WritableStream,
+  pseudonymise?: (value: unknown) => string,
+): Logger {
   const pretty = config.pretty ?? (destination === undefined && process.stdout.isTTY === true);
   const options = {
     level: config.level,
     base: { service: 'nexus' },
     serializers: { err: serializeError },
     redact: {
-      paths: ['*.apiKey', '*.token', '*.raw', 'apiKey', 'token', 'raw', 'headers.authorization'],
-      censor: '[redacted]',
+      paths: [
+        ...SECRET_PATHS,
+        ...(pseudonymise ? PLATFORM_ID_FIELDS.flatMap((field) => [field, `*.${field}`]) : []),
+      ],
+      censor: (value: unknown, path: string[]) =>
+        SECRET_FIELDS.has(path.at(-1) ?? '') || !pseudonymise
+          ? '[redacted]'
+          : value === undefined || value === null
+            ? value
+            : pseudonymise(value),
     },
   };
   if (pretty) {

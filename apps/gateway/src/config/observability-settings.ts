@@ -19,7 +19,8 @@ const otlpHeaders = z.union([
 ]);
 
 /**
- * What the process tells about itself: log level and format, and OpenTelemetry traces.
+ * What the process tells about itself: log level and format, who may read `/metrics`, and
+ * OpenTelemetry traces.
  * Part of the settings table (`settings.ts`), in its order.
  */
 export const OBSERVABILITY_SETTINGS = [
@@ -37,6 +38,15 @@ export const OBSERVABILITY_SETTINGS = [
     schema: booleanText,
     description: 'Force pretty (true) or JSON (false) logs; default: pretty only on a terminal.',
     hint: 'use true or false',
+  },
+  {
+    env: 'NEXUS_METRICS_TOKEN',
+    path: 'metrics.token',
+    schema: z.string().min(16),
+    description:
+      'Bearer token for `/metrics` and the detailed `/ready` (`Authorization: Bearer <token>`), e.g. for Prometheus scraping over the network. Unset: both answer in full only to requests from this machine (loopback, without proxy forwarding headers); from elsewhere `/metrics` is refused (403) and `/ready` says only ready or not. Also read from `NEXUS_METRICS_TOKEN_FILE`.',
+    hint: 'use a random string of at least 16 characters',
+    secret: true,
   },
   {
     env: 'OTEL_EXPORTER_OTLP_ENDPOINT',

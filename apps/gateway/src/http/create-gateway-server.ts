@@ -31,6 +31,7 @@ export async function createGatewayServer(
     readiness: gatewayReadiness(parts, state),
     startedAt: parts.startedAt,
     now: parts.now,
+    ...(config.metrics?.token ? { metricsToken: config.metrics.token } : {}),
     metrics: async () => {
       const stats = core.stats();
       metrics.activeTurns.set(stats.activeTurns);

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StaticFile } from '../web/static-files.ts';
+import { isTrustedObserver } from './is-trusted-observer.ts';
 import { requestPath } from './parse-request-target.ts';
 
 export interface Readiness {
@@ -13,6 +14,8 @@ export interface HttpHandlerOptions {
   metrics: () => Promise<{ contentType: string; body: string }>;
   startedAt: number;
   now: () => number;
+  /** `NEXUS_METRICS_TOKEN`: who may read `/metrics` and the detailed `/ready` (see isTrustedObserver). */
+  metricsToken?: string;
 }
 
 const SECURITY_HEADERS = {
@@ -46,10 +49,21 @@ export function createHttpHandler(options: HttpHandlerOptions) {
     }
     if (path === '/ready') {
       const readiness = options.readiness();
-      send(response, readiness.ready ? 200 : 503, 'application/json', JSON.stringify(readiness));
+      // The checks name channels, the owner's link and stores: only for a trusted observer.
+      const body = isTrustedObserver(request, options.metricsToken) ? readiness : { ready: readiness.ready };
+      send(response, readiness.ready ? 200 : 503, 'application/json', JSON.stringify(body));
       return;
     }
     if (path === '/metrics') {
+      if (!isTrustedObserver(request, options.metricsToken)) {
+        send(
+          response,
+          403,
+          'text/plain; charset=utf-8',
+          'metrics are served to this machine only; set NEXUS_METRICS_TOKEN and send it as Authorization: Bearer <token>\n',
+        );
+        return;
+      }
       options.metrics().then(
         (metrics) => send(response, 200, metrics.contentType, metrics.body),
         () => send(response, 500, 'text/plain; charset=utf-8', 'metrics unavailable\n'),

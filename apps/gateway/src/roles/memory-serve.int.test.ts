@@ -64,13 +64,16 @@ function cli(args: string[], env: Record<string, string>): Promise<string> {
 }
 
 /** A raw request line, as a client that does not go through `fetch` can send it. */
-function rawGet(url: string, target: string): Promise<number> {
+function rawGet(url: string, target: string, headers: Record<string, string> = {}): Promise<number> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: hostname, port, path: target, method: 'GET' }, (response) => {
-      response.resume();
-      resolve(response.statusCode ?? 0);
-    });
+    const request = httpRequest(
+      { host: hostname, port, path: target, method: 'GET', headers },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      },
+    );
     request.once('error', reject);
     request.end();
   });
@@ -127,5 +130,25 @@ describe('nexus memory serve', () => {
     const local = await serve({});
     expect(local.url, local.output()).toBeDefined();
     expect((await fetch(`${local.url}/stats`)).status).toBe(200);
+    const port = new URL(local.url!).port;
+    expect(await rawGet(local.url!, '/stats', { host: `localhost:${port}` })).toBe(200);
+    expect(await rawGet(local.url!, '/stats', { host: `[::1]:${port}` })).toBe(200);
+    // A DNS-rebinding page: its own name now points at 127.0.0.1, and the browser says so in Host.
+    for (const host of [
+      `evil.example:${port}`,
+      'evil.example',
+      `127.0.0.1.evil.example:${port}`,
+      `localhost.evil.example`,
+    ])
+      expect(await rawGet(local.url!, '/stats', { host }), host).toBe(403);
+    expect(await rawGet(local.url!, '/health', { host: 'evil.example' })).toBe(403);
+  }, 30_000);
+
+  it('with a key, answers a request addressed by any name once the key matches', async () => {
+    const service = await serve({ NEXUS_MEMORY_API_KEY: KEY });
+    expect(await rawGet(service.url!, '/stats', { host: 'memory.internal:8787', 'x-api-key': KEY })).toBe(
+      200,
+    );
+    expect(await rawGet(service.url!, '/stats', { host: 'evil.example' })).toBe(401);
   }, 30_000);
 });

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createMemoryRequestHandler } from '@nexus/memory';
+import { createMemoryRequestHandler, isLoopbackName } from '@nexus/memory';
 import { type Logger, silentLogger } from '@nexus/protocol';
 import { openLocalMemoryService } from '../composition/create-gateway-memory.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
@@ -15,11 +15,6 @@ export interface RunningMemoryService {
   close(): Promise<void>;
 }
 
-/** Hosts that only this machine reaches: the one case a memory service may run without a key. */
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/u.test(host);
-}
-
 /** Throws the configuration error of a memory service pointed at another one, or reachable without a key. */
 export function assertMemoryServiceConfig(config: GatewayConfig): void {
   const { host } = config.server;
@@ -28,7 +23,7 @@ export function assertMemoryServiceConfig(config: GatewayConfig): void {
       'NEXUS_MEMORY_MODE=http points a process at a memory service; the memory service itself keeps memory in its own store: unset NEXUS_MEMORY_MODE (or set in-process) for it.',
     ]);
   }
-  if (config.role === 'memory' && !config.memory.apiKey && !isLoopbackHost(host)) {
+  if (config.role === 'memory' && !config.memory.apiKey && !isLoopbackName(host)) {
     throw new ConfigError([
       `The memory service listens on ${host}, which other machines can reach, but has no key: set NEXUS_MEMORY_API_KEY or NEXUS_MEMORY_API_KEY_FILE (at least 16 characters), or bind it to 127.0.0.1.`,
     ]);
@@ -50,7 +45,10 @@ export async function startMemoryService(options: {
   const apiKey = config.memory.apiKey;
   assertMemoryServiceConfig({ ...config, role: 'memory' });
   if (!apiKey)
-    logger.warn({ host }, 'memory service without NEXUS_MEMORY_API_KEY: loopback only, no key asked');
+    logger.warn(
+      { host },
+      'memory service without NEXUS_MEMORY_API_KEY: loopback only, no key asked, requests addressed to another name (Host) refused',
+    );
   const local = await openLocalMemoryService({ config, logger });
   const handle = createMemoryRequestHandler({ service: local.service, apiKey, logger });
   const server = createServer(

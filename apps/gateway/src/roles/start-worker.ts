@@ -88,6 +88,7 @@ export async function startWorker(options: {
       readiness,
       startedAt,
       now,
+      ...(config.metrics?.token ? { metricsToken: config.metrics.token } : {}),
       metrics: async () => {
         metrics.activeRuns.set(host.activeRuns());
         return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };

@@ -100,5 +100,10 @@ describe('a turn with a tool call and a subagent, traced in one process', () => 
     expect(modelCalls).toHaveLength(3);
     for (const call of modelCalls) expect(ancestors(call)).toContain(turn);
     expect(trace.every((span) => span.service === 'nexus-all')).toBe(true);
+    // Intent ids are built from platform ids (a WhatsApp number, a chat id): spans carry the keyed pseudonym.
+    const intake = receiver.spans.find((span) => span.name === 'nexus.intake');
+    for (const span of [turn!, intake!])
+      expect(span.attributes['nexus.intent_id']).toMatch(/^id:[0-9a-f]{16}$/u);
+    expect(intake!.attributes['nexus.intent_id']).toBe(turn!.attributes['nexus.intent_id']);
   });
 });

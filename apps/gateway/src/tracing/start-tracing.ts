@@ -1,5 +1,6 @@
 import type { Logger } from '@nexus/protocol';
 import type { GatewayConfig } from '../config/gateway-config.ts';
+import { platformIdPseudonymiser } from '../data-dir/platform-id-pseudonym.ts';
 import type { GatewayTracing } from './gateway-tracing.ts';
 
 export type { GatewayTracing } from './gateway-tracing.ts';
@@ -31,5 +32,6 @@ export async function startTracing(
     role,
   });
   logger.info({ url, serviceName: config.tracing.serviceName }, 'OpenTelemetry tracing on');
-  return tracing;
+  // Spans leave the machine: ids built from platform ids go out as the same keyed pseudonyms the logs use.
+  return { ...tracing, pseudonymise: platformIdPseudonymiser(config.dataDir) };
 }

@@ -1,5 +1,8 @@
-import { Worker } from 'node:worker_threads';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { NexusError } from '@nexus/protocol';
+import type { PdfJob, PdfJobResult } from './pdf-text-child.ts';
+import { watchChildMemory } from './watch-child-memory.ts';
 
 export interface PdfText {
   text: string;
@@ -16,65 +19,119 @@ export interface ExtractPdfTextOptions {
   timeoutMs: number;
   /** All streams of the file together may inflate to this much; more is a decompression bomb. */
   maxInflatedBytes?: number;
-  /** Heap of the worker: a crafted file that makes pdf.js build huge objects ends the worker, not the gateway. */
+  /** V8 heap of the reading process. */
   maxHeapMb?: number;
+  /**
+   * Resident memory of the reading process (heap, decoded ArrayBuffers, code): past this it is
+   * killed and the file refused. A fresh Node with pdf.js loaded is about 60 MB.
+   */
+  maxMemoryMb?: number;
 }
 
+export const DEFAULT_PDF_MEMORY_MB = 320;
+const CHILD = fileURLToPath(new URL('./pdf-text-child.ts', import.meta.url));
+
+/** Readers at once: each may use up to its memory budget, so many uploads at once cannot add up. */
+export const MAX_PDF_READERS = 2;
+let readers = 0;
+const waiting: Array<() => void> = [];
+
 /**
- * PDF text through pdf.js (via `unpdf`) in a worker thread with a heap limit and a deadline:
- * a huge, crafted or compressed-bomb PDF ends the worker, never the conversation lane.
+ * PDF text through pdf.js (via `unpdf`) in a child process with a heap limit, a resident-memory
+ * watchdog and a deadline. A crafted file (a decompression bomb behind a `/Filter` chain, huge
+ * objects) grows that process, never the gateway's: over budget it is killed and the person is
+ * told the file expands to more than can be opened safely. At most MAX_PDF_READERS run at once;
+ * waiting for one counts against the deadline.
  */
-export function extractPdfText(options: ExtractPdfTextOptions): Promise<PdfText> {
+export async function extractPdfText(options: ExtractPdfTextOptions): Promise<PdfText> {
+  const started = Date.now();
+  await takeReader(options.timeoutMs);
+  try {
+    const left = Math.max(1, options.timeoutMs - (Date.now() - started));
+    return await readInChild({ ...options, timeoutMs: left }, options.timeoutMs);
+  } finally {
+    readers -= 1;
+    waiting.shift()?.();
+  }
+}
+
+function takeReader(timeoutMs: number): Promise<void> {
+  if (readers < MAX_PDF_READERS) {
+    readers += 1;
+    return Promise.resolve();
+  }
+  return new Promise<void>((resolve, reject) => {
+    const turn = () => {
+      clearTimeout(timer);
+      readers += 1;
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      waiting.splice(waiting.indexOf(turn), 1);
+      reject(timeoutError(timeoutMs));
+    }, timeoutMs);
+    waiting.push(turn);
+  });
+}
+
+function timeoutError(timeoutMs: number): NexusError {
+  return new NexusError({ code: 'timeout', message: `Reading the PDF took longer than ${timeoutMs} ms.` });
+}
+
+function readInChild(options: ExtractPdfTextOptions, budgetMs: number): Promise<PdfText> {
+  const maxMemoryMb = options.maxMemoryMb ?? DEFAULT_PDF_MEMORY_MB;
   return new Promise<PdfText>((resolve, reject) => {
-    const worker = new Worker(new URL('./pdf-text-worker.ts', import.meta.url), {
-      workerData: {
-        bytes: options.bytes,
-        maxPages: options.maxPages,
-        maxChars: options.maxChars,
-        maxInflatedBytes: options.maxInflatedBytes ?? 64 * 1024 * 1024,
-      },
-      resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 256 },
+    const child = fork(CHILD, [], {
+      execArgv: [`--max-old-space-size=${options.maxHeapMb ?? 192}`],
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
     let settled = false;
     const settle = (outcome: () => void) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      void worker.terminate();
+      watchdog.stop();
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       outcome();
     };
     const unreadable = (message: string, cause?: unknown) =>
       new NexusError({ code: 'attachment_corrupt', message, cause });
-    const timer = setTimeout(() => {
+    const tooBig = () =>
+      new NexusError({
+        code: 'attachment_unsupported',
+        message: `it expands to more than the ${maxMemoryMb} MB I can safely open.`,
+      });
+    const watchdog = watchChildMemory({
+      pid: child.pid ?? 0,
+      maxResidentBytes: maxMemoryMb * 1024 * 1024,
+      onOverBudget: () => settle(() => reject(tooBig())),
+    });
+    const timer = setTimeout(() => settle(() => reject(timeoutError(budgetMs))), options.timeoutMs);
+    child.on('message', (result: PdfJobResult) => {
+      settle(() => {
+        if (result.ok) resolve({ text: result.text, pages: result.pages, pagesRead: result.read });
+        else if (result.bomb) reject(tooBig());
+        else reject(unreadable(`The PDF could not be read: ${result.message}.`));
+      });
+    });
+    child.on('error', (error) => settle(() => reject(unreadable('The PDF reader could not start.', error))));
+    child.on('exit', (code, signal) =>
+      // Out of heap ends the process with a V8 fatal error: that is the memory cap too.
       settle(() =>
         reject(
-          new NexusError({
-            code: 'timeout',
-            message: `Reading the PDF took longer than ${options.timeoutMs} ms.`,
-          }),
+          code === 134 || signal === 'SIGABRT'
+            ? tooBig()
+            : unreadable(`The PDF reader stopped (exit ${code ?? signal}).`),
         ),
-      );
-    }, options.timeoutMs);
-    worker.on(
-      'message',
-      (result: {
-        ok: boolean;
-        text?: string;
-        pages?: number;
-        read?: number;
-        message?: string;
-        bomb?: boolean;
-      }) => {
-        settle(() =>
-          result.bomb
-            ? reject(new NexusError({ code: 'attachment_too_large', message: result.message ?? 'bomb' }))
-            : result.ok
-              ? resolve({ text: result.text ?? '', pages: result.pages ?? 0, pagesRead: result.read ?? 0 })
-              : reject(unreadable(`The PDF could not be read: ${result.message ?? 'unknown error'}.`)),
-        );
-      },
+      ),
     );
-    worker.on('error', (error) => settle(() => reject(unreadable('The PDF could not be read.', error))));
-    worker.on('exit', (code) => settle(() => reject(unreadable(`The PDF reader stopped (exit ${code}).`))));
+    const job: PdfJob = {
+      bytes: options.bytes,
+      maxPages: options.maxPages,
+      maxChars: options.maxChars,
+      maxInflatedBytes: options.maxInflatedBytes ?? 64 * 1024 * 1024,
+    };
+    child.send(job);
   });
 }

@@ -1,6 +1,12 @@
 import { type Attachment, type ChannelAdapter, NexusError } from '@nexus/protocol';
 import type { ChatCompletionRequest } from '@nexus/testkit/llm';
-import { makeCompressedBombPdf, makeOggOpusVoiceNote, makePdf, makePng } from '@nexus/testkit/media';
+import {
+  makeCompressedBombPdf,
+  makeFilterChainBombPdf,
+  makeOggOpusVoiceNote,
+  makePdf,
+  makePng,
+} from '@nexus/testkit/media';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRecordingChannel, testIntent } from '../testing/recording-channel.ts';
 import { type ScriptedCore, startScriptedCore } from '../testing/scripted-core.ts';
@@ -152,7 +158,7 @@ describe('attachments through core', () => {
     );
     expect(
       await send(scripted, channel, 'm3', '', [{ kind: 'document', platformFileId: 'bomb', name: 'x.pdf' }]),
-    ).toMatch(/larger than/);
+    ).toMatch(/expands to more than the \d+ MB I can safely open/);
     expect(
       await send(scripted, channel, 'm4', '', [{ kind: 'document', platformFileId: 'zip', name: 'a.zip' }]),
     ).toMatch(/not this kind of file/);
@@ -161,6 +167,31 @@ describe('attachments through core', () => {
     );
     expect(scripted.model.chatRequests()).toHaveLength(0);
     expect(await send(scripted, channel, 'm6', 'still there?', [])).toBe('Echo: still there?');
+  });
+
+  it('refuses PDFs whose /Filter chain decodes to far more than the memory budget, and answers the next message', async () => {
+    scripted = await startScriptedCore({ media: { timeBudgetMs: 30_000 } });
+    const channel = channelWithFiles(
+      new Map<string, Uint8Array | 'slow'>([
+        // A few KB each; pdf.js would decode them to 768 MiB of zeros.
+        ['flate-flate', await makeFilterChainBombPdf(768 * 1024 * 1024, 'flate-flate')],
+        ['hex-flate', await makeFilterChainBombPdf(768 * 1024 * 1024, 'hex-flate')],
+        ['fine', makePdf(['The invoice total is 42 euros.'])],
+      ]),
+    );
+    scripted.core.registerChannel(channel.adapter);
+    for (const id of ['flate-flate', 'hex-flate']) {
+      expect(
+        await send(scripted, channel, `m-${id}`, '', [
+          { kind: 'document', platformFileId: id, name: 'x.pdf' },
+        ]),
+      ).toBe('I cannot read your file "x.pdf": it expands to more than the 320 MB I can safely open.');
+    }
+    expect(scripted.model.chatRequests()).toHaveLength(0);
+    await send(scripted, channel, 'm-fine', 'total?', [
+      { kind: 'document', platformFileId: 'fine', name: 'a.pdf' },
+    ]);
+    expect(JSON.stringify(userContent(scripted, 0))).toContain('The invoice total is 42 euros.');
   });
 
   it('bounds one message: ten attachments read, bytes and time shared across the message', async () => {

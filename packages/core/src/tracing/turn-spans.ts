@@ -3,6 +3,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { MemoryStepResult } from '../memory/run-memory-step.ts';
 import type { TurnResult } from '../turn/turn-types.ts';
 import { inSpan } from './in-span.ts';
+import { spanIdOf, type TurnTracing } from './turn-tracing.ts';
 
 /** Span and attribute names, as documented in docs/observability.md. */
 export const SPAN = {
@@ -15,16 +16,17 @@ export const SPAN = {
 
 /** `nexus.turn`: open from the start of the turn until it is delivered and stored (its drain). */
 export function traceTurn(
-  tracer: Tracer | undefined,
+  tracing: TurnTracing | undefined,
   intent: Intent,
   run: () => Promise<TurnResult>,
 ): Promise<TurnResult> {
+  const intentId = spanIdOf(tracing, intent.id);
   return inSpan(
-    tracer,
+    tracing?.tracer,
     SPAN.turn,
     {
       'nexus.channel': intent.channel,
-      'nexus.intent_id': intent.id,
+      ...(intentId ? { 'nexus.intent_id': intentId } : {}),
       'nexus.conversation_kind': intent.conversation.kind,
     },
     async (span) => {

@@ -32,7 +32,7 @@ export function runTurn(
   dependencies: TurnDependencies,
   revision?: TurnRevision,
 ): Promise<TurnResult> {
-  return traceTurn(dependencies.tracing?.tracer, intent, () =>
+  return traceTurn(dependencies.tracing, intent, () =>
     runStages(intent, enqueuedAt, adapter, dependencies, revision),
   );
 }

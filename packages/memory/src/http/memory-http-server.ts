@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { type Logger, NexusError, silentLogger } from '@nexus/protocol';
 import type { MemoryApi } from '../memory-api.ts';
 import { MemoryInputError } from '../memory-errors.ts';
+import { hostHeaderName, isLoopbackName } from './is-loopback-name.ts';
 import { decodePathSegment, parseRequestTarget } from './parse-request-target.ts';
 
 export interface MemoryHttpHandlerOptions {
@@ -94,6 +95,16 @@ export function createMemoryRequestHandler(options: MemoryHttpHandlerOptions) {
       if (!response.writableFinished) controller.abort(new Error('client went away'));
     });
     try {
+      if (expectedKey === undefined && !isLoopbackName(hostHeaderName(request.headers.host) ?? '')) {
+        return send(
+          response,
+          403,
+          errorBody(
+            'forbidden_host',
+            'This memory service has no key, so it answers only requests addressed to 127.0.0.1, [::1] or localhost. Set NEXUS_MEMORY_API_KEY to reach it by another name.',
+          ),
+        );
+      }
       const url = parseRequestTarget(request.url);
       if (!url) return send(response, 400, errorBody('bad_request', 'The request target is not a path.'));
       const matches = routes.filter(([, pattern]) => pattern.test(url.pathname));
@@ -152,7 +163,10 @@ export interface MemoryHttpLimits {
   maxConnections?: number;
 }
 
-/** Starts the HTTP API on `host:port` (port 0 = ephemeral); resolves once listening. */
+/**
+ * Starts the HTTP API on `host:port` (port 0 = ephemeral); resolves once listening. Without an
+ * `apiKey` only a loopback `host` is accepted.
+ */
 export async function startMemoryHttpServer(
   options: MemoryHttpHandlerOptions & { port?: number; host?: string; limits?: MemoryHttpLimits },
 ): Promise<MemoryHttpServer> {
@@ -178,6 +192,12 @@ export async function startMemoryHttpServer(
   );
   server.maxConnections = options.limits?.maxConnections ?? 1024;
   const host = options.host ?? '127.0.0.1';
+  if (options.apiKey === undefined && !isLoopbackName(host)) {
+    throw new NexusError({
+      code: 'invalid_config',
+      message: `A memory service on ${host} is reachable from other machines: give it an apiKey, or listen on 127.0.0.1.`,
+    });
+  }
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());

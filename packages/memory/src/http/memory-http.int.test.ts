@@ -265,3 +265,40 @@ describe('memory HTTP API', () => {
     ).toEqual(['The assistant is called Nexus']);
   });
 });
+
+describe('a memory HTTP server without a key', () => {
+  it('refuses to listen beyond loopback, and on loopback answers only loopback Host names', async () => {
+    const store = createSqliteMemoryStore({ path: ':memory:' });
+    const service = new MemoryService({ store, tokenCounter: approximateTokenCounter });
+    try {
+      await expect(
+        startMemoryHttpServer({ service, apiKey: undefined, host: '0.0.0.0' }),
+      ).rejects.toMatchObject({
+        code: 'invalid_config',
+      });
+      const server = await startMemoryHttpServer({ service, apiKey: undefined });
+      try {
+        const port = new URL(server.url).port;
+        const rawStatus = (host: string) =>
+          new Promise<string>((resolve, reject) => {
+            const socket = connect(Number(port), '127.0.0.1', () =>
+              socket.write(`GET /stats HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+            );
+            let text = '';
+            socket.on('data', (chunk) => {
+              text += chunk.toString('latin1');
+            });
+            socket.on('end', () => resolve(text.split(' ')[1] ?? ''));
+            socket.on('error', reject);
+          });
+        expect(await rawStatus(`127.0.0.1:${port}`)).toBe('200');
+        expect(await rawStatus(`localhost:${port}`)).toBe('200');
+        expect(await rawStatus(`evil.example:${port}`)).toBe('403');
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -21,7 +21,7 @@ export function makePdf(pageTexts: string[]): Uint8Array {
       `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${fontId} 0 R >> >> /Contents ${pageId + 1} 0 R >>`;
     objects[pageId + 1] = `<< /Length ${content.length} >>\nstream\n${content}\nendstream`;
   });
-  return assemble(objects);
+  return assemblePdf(objects);
 }
 
 /** A one-page PDF whose content stream inflates to `inflatedBytes` of zeros: a decompression bomb. */
@@ -36,10 +36,11 @@ export function makeCompressedBombPdf(inflatedBytes = 512 * 1024 * 1024): Uint8A
     squeezed,
     Buffer.from('\nendstream', 'latin1'),
   ]);
-  return assemble(objects);
+  return assemblePdf(objects);
 }
 
-function assemble(objects: Array<string | Buffer | undefined>): Uint8Array {
+/** Objects 1..n, a real cross-reference table and trailer around them. */
+export function assemblePdf(objects: Array<string | Buffer | undefined>): Uint8Array {
   const parts: Buffer[] = [Buffer.from('%PDF-1.4\n', 'latin1')];
   let length = parts[0]?.length ?? 0;
   const offsets: number[] = [];

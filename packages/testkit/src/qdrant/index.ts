@@ -7,3 +7,4 @@ export {
   validateFilter,
 } from './qdrant-filter.ts';
 export { type QdrantStandIn, startQdrantStandIn } from './qdrant-stand-in.ts';
+export { QDRANT_DEPLOYED_VERSION } from './qdrant-status-errors.ts';

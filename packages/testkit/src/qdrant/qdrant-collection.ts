@@ -23,6 +23,16 @@ interface DenseConfig {
 }
 
 const DISTANCES = new Set(['Cosine', 'Dot', 'Euclid', 'Manhattan']);
+const UPDATE_MODES = new Set(['upsert', 'insert_only', 'update_only']);
+
+/**
+ * Qdrant stores Cosine vectors normalised to length 1 (and returns them so) and scores Cosine
+ * as a dot product of normalised vectors; a zero vector is kept as it is.
+ */
+export function normaliseVector(vector: number[]): number[] {
+  const length = Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0));
+  return length < Number.EPSILON ? vector : vector.map((value) => value / length);
+}
 const INDEX_TYPES = new Set(['keyword', 'integer', 'float', 'bool', 'uuid', 'datetime', 'text']);
 
 /** One collection of the stand-in: its vector config, payload indexes and points. */
@@ -118,14 +128,25 @@ export class StandInCollection {
     }
   }
 
-  upsert(points: unknown): void {
+  /**
+   * `PUT /points` with its `update_mode` (Qdrant 1.17+, OpenAPI `UpdateMode`): `upsert` (the
+   * default) writes every point, `insert_only` leaves an existing id untouched, `update_only`
+   * skips ids that do not exist. Either way the call succeeds; nothing says which were skipped.
+   */
+  upsert(points: unknown, mode: unknown = 'upsert'): void {
     if (!Array.isArray(points)) {
       throw new QdrantInputError('Format error in JSON body: expected `points` or a batch');
     }
+    if (mode !== null && !UPDATE_MODES.has(String(mode)))
+      throw new QdrantInputError(
+        `Format error in JSON body: update_mode: unknown variant \`${String(mode)}\`, expected one of \`upsert\`, \`insert_only\`, \`update_only\``,
+      );
     const parsed = points.map((point: Record<string, unknown>) => this.#parsePoint(point));
     for (const point of parsed) {
       const key = String(point.id);
       const previous = this.points.get(key);
+      if (previous && mode === 'insert_only') continue;
+      if (!previous && mode === 'update_only') continue;
       if (previous) this.#account(previous, -1);
       this.points.set(key, point);
       this.#account(point, 1);
@@ -180,7 +201,13 @@ export class StandInCollection {
     const vectors = (point.vector ?? {}) as Record<string, unknown>;
     if (Array.isArray(vectors)) throw new QdrantInputError('Wrong input: Not existing vector name error: ');
     const parsed: StoredPoint['vectors'] = {};
-    for (const [name, value] of Object.entries(vectors)) parsed[name] = this.validateVector(name, value);
+    for (const [name, value] of Object.entries(vectors)) {
+      const vector = this.validateVector(name, value);
+      parsed[name] =
+        Array.isArray(vector) && this.dense.get(name)?.distance === 'Cosine'
+          ? normaliseVector(vector)
+          : vector;
+    }
     const payload = point.payload ?? {};
     if (typeof payload !== 'object' || Array.isArray(payload))
       throw new QdrantInputError('Format error in JSON body: payload');

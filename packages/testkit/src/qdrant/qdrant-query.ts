@@ -1,4 +1,9 @@
-import type { SparseVector, StandInCollection, StoredPoint } from './qdrant-collection.ts';
+import {
+  normaliseVector,
+  type SparseVector,
+  type StandInCollection,
+  type StoredPoint,
+} from './qdrant-collection.ts';
 import { QdrantInputError } from './qdrant-filter.ts';
 
 export interface ScoredPoint {
@@ -78,11 +83,12 @@ function scoreAll(
   const name = using ?? '';
   const vector = collection.validateVector(name, query);
   if (Array.isArray(vector)) {
-    const distance = collection.dense.get(name)?.distance;
+    // Stored Cosine vectors are already normalised (see normaliseVector); the query is too.
+    const probe = collection.dense.get(name)?.distance === 'Cosine' ? normaliseVector(vector) : vector;
     return points.flatMap((point) => {
       const stored = point.vectors[name];
       if (!Array.isArray(stored)) return [];
-      return [{ point, score: distance === 'Cosine' ? cosine(vector, stored) : dot(vector, stored) }];
+      return [{ point, score: dot(probe, stored) }];
     });
   }
   const idf =
@@ -142,12 +148,6 @@ function sortScored(hits: ScoredPoint[]): ScoredPoint[] {
 
 function uniquePoints(points: StoredPoint[]): StoredPoint[] {
   return [...new Map(points.map((point) => [String(point.id), point])).values()];
-}
-
-function cosine(left: number[], right: number[]): number {
-  const product = dot(left, right);
-  const norms = Math.sqrt(dot(left, left) * dot(right, right));
-  return norms === 0 ? 0 : product / norms;
 }
 
 function dot(left: number[], right: number[]): number {

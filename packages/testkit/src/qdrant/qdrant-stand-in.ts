@@ -4,6 +4,7 @@ import { StandInAliases } from './qdrant-aliases.ts';
 import { StandInCollection } from './qdrant-collection.ts';
 import { parsePointId, QdrantInputError } from './qdrant-filter.ts';
 import { runQuery, type ScoredPoint } from './qdrant-query.ts';
+import { QDRANT_DEPLOYED_VERSION, QdrantConflictError, QdrantNotFoundError } from './qdrant-status-errors.ts';
 
 export interface QdrantStandIn {
   /** e.g. `http://127.0.0.1:PORT`, ready for `new QdrantClient({ url })`. */
@@ -15,8 +16,8 @@ export interface QdrantStandIn {
   close(): Promise<void>;
 }
 
-class NotFound extends Error {}
-class Conflict extends Error {}
+const NotFound = QdrantNotFoundError;
+const Conflict = QdrantConflictError;
 
 const COLLECTION_NAME = /^[A-Za-z0-9_.-]{1,255}$/u;
 
@@ -26,9 +27,18 @@ const COLLECTION_NAME = /^[A-Za-z0-9_.-]{1,255}$/u;
  * retrieve/scroll/count/delete/set-payload, the Query API (prefetch + RRF fusion, batches) and
  * facets. It refuses what the server refuses: ids that are neither UUID nor unsigned integer,
  * wrong vector sizes, unknown vector names or collections, malformed filters, facets and
- * order_by without the index they need.
+ * order_by without the index they need. It reports the deployed server version
+ * (`QDRANT_DEPLOYED_VERSION`), follows that version's OpenAPI for `update_mode`, stores Cosine
+ * vectors normalised, applies alias actions one by one, and answers 400 / 404 / 409 where the
+ * server does. Simplified: one shard, no `update_filter`, no payload-index type checks on writes.
  */
-export async function startQdrantStandIn(options: { apiKey?: string } = {}): Promise<QdrantStandIn> {
+export async function startQdrantStandIn(
+  options: {
+    apiKey?: string;
+    /** The version `GET /` reports; default the deployed one. Only the report changes. */
+    version?: string;
+  } = {},
+): Promise<QdrantStandIn> {
   const collections = new Map<string, StandInCollection>();
   const requests: string[] = [];
   const aliases = new StandInAliases();
@@ -41,7 +51,7 @@ export async function startQdrantStandIn(options: { apiKey?: string } = {}): Pro
 
   async function route(method: string, path: string, body: Record<string, unknown>): Promise<unknown> {
     if (method === 'GET' && path === '/')
-      return { title: 'qdrant - vector search engine', version: '1.19.0' };
+      return { title: 'qdrant - vector search engine', version: options.version ?? QDRANT_DEPLOYED_VERSION };
     if (method === 'GET' && path === '/aliases') return { aliases: aliases.list() };
     if (method === 'POST' && path === '/collections/aliases') {
       aliases.apply(body, (name) => collections.has(name));
@@ -76,7 +86,9 @@ export async function startQdrantStandIn(options: { apiKey?: string } = {}): Pro
         collection.createIndex(body);
         return completed();
       case 'PUT /points':
-        collection.upsert(body.points ?? batchToPoints(body.batch));
+        if (body.update_filter !== undefined && body.update_filter !== null)
+          throw new QdrantInputError('The stand-in does not implement update_filter (Qdrant 1.16+ does).');
+        collection.upsert(body.points ?? batchToPoints(body.batch), body.update_mode ?? 'upsert');
         return completed();
       case 'POST /points':
         return retrieve(collection, body);

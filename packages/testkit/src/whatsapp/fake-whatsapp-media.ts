@@ -13,7 +13,9 @@ export type WhatsAppMediaKind = 'image' | 'audio' | 'document';
  */
 export async function startFakeWhatsAppMedia() {
   const files = new Map<string, Buffer>();
+  const requests: string[] = [];
   const server = createServer((request, response) => {
+    requests.push(request.url ?? '');
     const file = files.get(request.url ?? '');
     if (!file) {
       response.writeHead(404).end();
@@ -25,6 +27,10 @@ export async function startFakeWhatsAppMedia() {
   const { port } = server.address() as AddressInfo;
 
   return {
+    /** The origin to configure as the channel's media origin (WhatsApp's CDN stands here). */
+    origin: `http://127.0.0.1:${port}`,
+    /** Paths requested so far, in order. */
+    requests,
     /** A direct media message from `from`; `ptt` makes an audio message a voice note. */
     async buildMediaMessage(options: {
       from: string;
@@ -34,13 +40,20 @@ export async function startFakeWhatsAppMedia() {
       ptt?: boolean;
       fileName?: string;
       caption?: string;
+      /**
+       * What the message names instead of this server's URL: a modified client can put any URL
+       * (or a `directPath` whose host comes from `url`) into a media message.
+       */
+      url?: string;
+      directPath?: string;
     }): Promise<WAMessage> {
       const encrypted = await encryptedStream(Buffer.from(options.bytes), options.kind);
       const path = `/m/${whatsAppMessageId()}.enc`;
       files.set(path, await readFile(encrypted.encFilePath));
       await rm(encrypted.encFilePath, { force: true });
       const media = {
-        url: `http://127.0.0.1:${port}${path}`,
+        url: options.url ?? `http://127.0.0.1:${port}${path}`,
+        ...(options.directPath ? { directPath: options.directPath } : {}),
         mimetype: options.mimetype,
         mediaKey: encrypted.mediaKey,
         fileSha256: encrypted.fileSha256,

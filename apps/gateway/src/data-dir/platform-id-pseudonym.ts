@@ -1,0 +1,52 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { privateFilePath } from './private-path.ts';
+
+/** File in the data directory holding the key; losing it only changes the pseudonyms from then on. */
+export const PSEUDONYM_KEY_FILE = 'pseudonym.key';
+
+/** Log fields that carry a platform id or a person (phone numbers on WhatsApp, chat and user ids elsewhere). */
+export const PLATFORM_ID_FIELDS = [
+  'userId',
+  'sender',
+  'senderKey',
+  'platformId',
+  'intentId',
+  'conversationId',
+  'chatId',
+  'channelId',
+  'sessionId',
+  'remoteJid',
+  'jid',
+  'phoneNumber',
+] as const;
+
+const keys = new Map<string, Buffer>();
+
+/**
+ * The one function that turns a platform id (a WhatsApp number, a Telegram chat id, an intent id
+ * built from them) into what spans and logs carry: `id:` + 16 hex digits of HMAC-SHA256 under a
+ * key kept in the data directory (`pseudonym.key`, 0600, made on first use). The same id gives
+ * the same pseudonym for as long as the key lives, so lines and spans of one person still go
+ * together; without the key nobody can test a guessed phone number against them (a plain hash
+ * of a number can be reversed by trying every number).
+ */
+export function platformIdPseudonymiser(dataDir: string): (value: unknown) => string {
+  return (value) =>
+    `id:${createHmac('sha256', keyOf(dataDir)).update(String(value)).digest('hex').slice(0, 16)}`;
+}
+
+function keyOf(dataDir: string): Buffer {
+  let key = keys.get(dataDir);
+  if (key) return key;
+  const path = privateFilePath(join(dataDir, PSEUDONYM_KEY_FILE));
+  key = Buffer.from(readFileSync(path, 'utf8').trim(), 'hex');
+  if (key.length < 32) {
+    // Made by privateFilePath just now (empty, 0600), or damaged: a fresh key.
+    key = randomBytes(32);
+    writeFileSync(path, `${key.toString('hex')}\n`, { mode: 0o600 });
+  }
+  keys.set(dataDir, key);
+  return key;
+}
