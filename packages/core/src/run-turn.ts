@@ -279,7 +279,8 @@ async function runTracedTurn(
       abortSignal: dependencies.shutdownSignal,
       budget,
     })) {
-      if (!started) {
+      // A status (waiting for a worker) is shown before the reply, not inside it.
+      if (!started && part.type !== 'status') {
         started = true;
         events.push({ type: 'reply.start', replyId });
       }
@@ -291,6 +292,8 @@ async function runTracedTurn(
       } else if (part.type === 'media') {
         events.push({ type: 'reply.media', replyId, media: part.media });
         mediaNames.push(part.media.name);
+      } else if (part.type === 'status') {
+        events.push({ type: 'status', text: part.text });
       } else {
         replyText = prefix + part.text;
         if (part.stopped) {

@@ -9,6 +9,7 @@ import { type JobRunOutcome, jobFailureReason, runJobHandler, settlesWithin } fr
 import { type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { decodeJobId } from './job-id-codec.ts';
+import { oncePerInterval } from './once-per-interval.ts';
 
 export interface BullMqJobProcessorOptions {
   name: string;
@@ -91,7 +92,10 @@ export function startBullMqJobProcessor(options: BullMqJobProcessorOptions): Job
     maxStalledCount: options.maxStalledCount,
     autorun: true,
   });
-  worker.on('error', (error) => logger.warn({ err: error }, 'job worker error'));
+  worker.on(
+    'error',
+    oncePerInterval((error: Error) => logger.warn({ err: error }, 'job worker error')),
+  );
   worker.on('lockRenewalFailed', (jobIds) => {
     for (const jobId of jobIds) {
       logger.warn({ jobId: decodeJobId(jobId) }, 'job lock lost; aborting the handler');
