@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from '@nexus/testkit';
 import {
   type ChatCompletionRequest,
@@ -6,6 +9,7 @@ import {
 } from '@nexus/testkit/llm';
 import { RedisProcess } from '@nexus/testkit/redis';
 import { WebChatClient } from '@nexus/testkit/web-chat';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   isChatTurn,
@@ -36,9 +40,12 @@ interface BurstCounts {
   answered: number;
   answeredTwice: number;
   errors: number;
+  /** "Waiting for a worker…" statuses shown (not part of the comparison). */
+  waiting?: number;
 }
 
 const summary: string[] = [];
+let resentRuns = 0;
 
 describe('the distributed path survives Redis, worker and memory service faults', () => {
   let model: ScriptedModelServer;
@@ -89,6 +96,10 @@ describe('the distributed path survives Redis, worker and memory service faults'
       stack.start('worker', shared),
     ]);
     workerEnv = shared;
+    // The gateway's log says when it noticed a run lost inside Redis and sent it again.
+    gateway.child.stdout?.on('data', (chunk: string) => {
+      resentRuns += chunk.split('agent run lost inside Redis').length - 1;
+    });
     client = await WebChatClient.connect({ url: gateway.url, token: TOKEN });
   }, 90_000);
 
@@ -120,15 +131,17 @@ describe('the distributed path survives Redis, worker and memory service faults'
       const ends = new Map<string, number>();
       let accepted = 0;
       let errors = 0;
+      let waiting = 0;
       for (const frame of client.frames) {
         if (frame.type === 'accepted' && ids.has(frame.clientMessageId) && !frame.duplicate) accepted++;
         if (frame.type !== 'event' || !conversations.has(frame.conversationId)) continue;
         if (frame.event.type === 'reply.end')
           ends.set(frame.event.replyId, (ends.get(frame.event.replyId) ?? 0) + 1);
         if (frame.event.type === 'error') errors++;
+        if (frame.event.type === 'status' && frame.event.text === 'Waiting for a worker…') waiting++;
       }
       const answeredTwice = [...ends.values()].filter((times) => times > 1).length;
-      return { sent: MESSAGES, accepted, answered: ends.size, answeredTwice, errors };
+      return { sent: MESSAGES, accepted, answered: ends.size, answeredTwice, errors, waiting };
     };
     const settleBy = Date.now() + SETTLE_MS;
     let counts = count();
@@ -139,13 +152,13 @@ describe('the distributed path survives Redis, worker and memory service faults'
     // A second reply would come within a run's time of the first; give it that chance to show.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     counts = count();
-    const line = `${name}: sent ${counts.sent}, accepted ${counts.accepted}, answered ${counts.answered}, answered twice ${counts.answeredTwice}, errors ${counts.errors}`;
+    const line = `${name}: sent ${counts.sent}, accepted ${counts.accepted}, answered ${counts.answered}, answered twice ${counts.answeredTwice}, errors ${counts.errors} (waiting statuses ${counts.waiting}, runs sent again so far ${resentRuns})`;
     summary.push(line);
     console.log(line);
     return counts;
   }
 
-  const expectEveryMessageAnsweredOnce = (counts: BurstCounts) =>
+  const expectEveryMessageAnsweredOnce = ({ waiting: _, ...counts }: BurstCounts) =>
     expect(counts).toEqual({
       sent: MESSAGES,
       accepted: MESSAGES,
@@ -161,6 +174,8 @@ describe('the distributed path survives Redis, worker and memory service faults'
       await redis.restart();
     });
     expectEveryMessageAnsweredOnce(counts);
+    // The turns that could not be sent while Redis was down told the person they wait.
+    expect(counts.waiting).toBeGreaterThan(0);
   }, 120_000);
 
   it('Redis frozen with SIGSTOP for 10 s', async () => {
@@ -168,6 +183,14 @@ describe('the distributed path survives Redis, worker and memory service faults'
       redis.pause();
       await new Promise((resolve) => setTimeout(resolve, 10_000));
       redis.resume();
+    });
+    expectEveryMessageAnsweredOnce(counts);
+  }, 120_000);
+
+  it('Redis SIGKILLed and restarted empty (its runs lost inside it)', async () => {
+    const counts = await burst('redis-wiped', 4000, async () => {
+      await redis.kill();
+      await redis.restart({ empty: true });
     });
     expectEveryMessageAnsweredOnce(counts);
   }, 120_000);
@@ -189,5 +212,51 @@ describe('the distributed path survives Redis, worker and memory service faults'
       memory = await stack.start('memory', memoryEnv());
     });
     expectEveryMessageAnsweredOnce(counts);
+    // No memory job was lost to the restart: every extraction ran, none is parked.
+    const jobs = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    try {
+      const key = (state: string) => `${stack.prefix}:memory.extract:${state}`;
+      const pending = async () =>
+        (await jobs.llen(key('wait'))) +
+        (await jobs.llen(key('active'))) +
+        (await jobs.zcard(key('delayed')));
+      await expect.poll(pending, { timeout: 60_000, interval: 500 }).toBe(0);
+      const parked = await jobs.zcard(key('failed'));
+      const completed = await jobs.zcard(key('completed'));
+      const line = `memory jobs after all bursts: completed ${completed}, parked ${parked}`;
+      summary.push(line);
+      console.log(line);
+      expect(parked).toBe(0);
+    } finally {
+      jobs.disconnect();
+    }
   }, 120_000);
+
+  it('a gateway started while Redis is down serves /health, says why in /ready, and answers once Redis is back', async () => {
+    await redis.kill();
+    // Its own data directory: a second deployment's gateway, not a second one on the same files.
+    const dataDir = await mkdtemp(join(tmpdir(), 'nexus-late-gateway-'));
+    const late = await stack.start('gateway', { ...workerEnv, NEXUS_DATA_DIR: dataDir });
+    try {
+      expect((await fetch(`${late.url}/health`)).status).toBe(200);
+      const notReady = await fetch(`${late.url}/ready`);
+      expect(notReady.status).toBe(503);
+      expect(JSON.stringify(await notReady.json())).toContain('Redis unreachable');
+      const lateClient = await WebChatClient.connect({ url: late.url, token: TOKEN });
+      try {
+        const reply = lateClient.ask('late', 'are you there?');
+        await lateClient.waitFor((frame) => frame.type === 'event' && frame.event.type === 'status', 15_000);
+        await redis.restart();
+        await expect
+          .poll(async () => (await fetch(`${late.url}/ready`)).status, { timeout: 20_000 })
+          .toBe(200);
+        expect((await reply).text).toBe(CHAT_CHUNKS.join(''));
+      } finally {
+        await lateClient.close();
+      }
+    } finally {
+      await late.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

@@ -64,9 +64,17 @@ export function createRemoteAgent(options: RemoteAgentOptions): Agent {
       logger.warn({ err: error }, 'could not reach a worker inbox'),
     );
   };
+  // Known at once, so a turn that must wait for the inbox (Redis down since start) says so.
+  const inbox = { open: options.inboxReady === undefined };
+  options.inboxReady?.then(
+    () => {
+      inbox.open = true;
+    },
+    () => undefined,
+  );
   return {
     configured: options.configured,
-    run: (runOptions) => runRemoteTurn(options, runOptions, send),
+    run: (runOptions) => runRemoteTurn(options, runOptions, send, inbox),
   };
 }
 
@@ -74,6 +82,7 @@ async function* runRemoteTurn(
   options: RemoteAgentOptions,
   runOptions: AgentRunOptions,
   send: (to: string, message: WorkerMessage) => void,
+  inbox: { open: boolean },
 ): AsyncGenerator<AgentPart> {
   const now = options.now ?? Date.now;
   const turnId = (options.generateId ?? randomUUID)();
@@ -91,7 +100,10 @@ async function* runRemoteTurn(
     onWaiting: () => turn.events.push({ kind: 'status', text: WAITING_FOR_WORKER_STATUS }),
     onFailed: (error) => turn.events.push({ kind: 'failed', error }),
     dispatch: async (jobId, deadlineAt) => {
-      if (options.inboxReady) await untilDeadline(options.inboxReady, deadlineAt, now);
+      if (!inbox.open && options.inboxReady) {
+        watch.tellWaiting();
+        await untilDeadline(options.inboxReady, deadlineAt, now);
+      }
       const payload = await buildAgentRunPayload(runOptions, {
         turnId,
         replyTo: options.inboxKey,

@@ -2,7 +2,7 @@
 // directory, so the test can SIGKILL, pause and restart it without touching the Redis that other
 // tests share.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../free-port.ts';
@@ -13,12 +13,10 @@ export class RedisProcess {
 
   readonly port: number;
   private readonly dir: string;
-  private readonly persistent: boolean;
 
-  private constructor(port: number, dir: string, persistent: boolean) {
+  private constructor(port: number, dir: string) {
     this.port = port;
     this.dir = dir;
-    this.persistent = persistent;
   }
 
   get url(): string {
@@ -27,18 +25,23 @@ export class RedisProcess {
 
   /**
    * Starts one with the persistence an operator would run a queue on: the append-only file,
-   * fsynced on every write, so a SIGKILLed Redis comes back with every acknowledged job. With
-   * `persistent: false`, a restart comes back empty (a Redis run as a cache).
+   * fsynced on every write, so a SIGKILLed Redis comes back with every acknowledged job.
    */
-  static async start(options: { persistent?: boolean } = {}): Promise<RedisProcess> {
-    const dir = await mkdtemp(join(tmpdir(), 'nexus-redis-'));
-    const redis = new RedisProcess(await freePort(), dir, options.persistent ?? true);
+  static async start(): Promise<RedisProcess> {
+    const redis = new RedisProcess(await freePort(), await mkdtemp(join(tmpdir(), 'nexus-redis-')));
     await redis.restart();
     return redis;
   }
 
-  /** Starts the server again on the same port and data directory; resolves once it accepts connections. */
-  async restart(): Promise<void> {
+  /**
+   * Starts the server again on the same port and data directory; resolves once it accepts
+   * connections. `empty`: its data is deleted first, as when Redis ran without persistence.
+   */
+  async restart(options: { empty?: boolean } = {}): Promise<void> {
+    if (options.empty) {
+      await rm(this.dir, { recursive: true, force: true });
+      await mkdir(this.dir, { recursive: true });
+    }
     const child = spawn(
       'redis-server',
       [
@@ -51,7 +54,7 @@ export class RedisProcess {
         '--save',
         '',
         '--appendonly',
-        this.persistent ? 'yes' : 'no',
+        'yes',
         '--appendfsync',
         'always',
       ],
