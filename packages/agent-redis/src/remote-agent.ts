@@ -101,8 +101,13 @@ async function* runRemoteTurn(
     onFailed: (error) => turn.events.push({ kind: 'failed', error }),
     dispatch: async (jobId, deadlineAt) => {
       if (!inbox.open && options.inboxReady) {
-        watch.tellWaiting();
-        await untilDeadline(options.inboxReady, deadlineAt, now);
+        // Just started, the inbox opens within milliseconds; a second means Redis is not there.
+        const slow = setTimeout(() => watch.tellWaiting(), 1000);
+        try {
+          await untilDeadline(options.inboxReady, deadlineAt, now);
+        } finally {
+          clearTimeout(slow);
+        }
       }
       const payload = await buildAgentRunPayload(runOptions, {
         turnId,
