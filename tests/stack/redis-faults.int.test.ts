@@ -114,6 +114,7 @@ describe('the distributed path survives Redis, worker and memory service faults'
   /** Sends the burst, runs `fault` at `faultAtMs` into it, and counts what came back. */
   async function burst(name: string, faultAtMs: number, fault: () => Promise<void>): Promise<BurstCounts> {
     const ids = new Map<string, string>();
+    const latencies: number[] = [];
     const faulted = new Promise<void>((resolve, reject) => {
       setTimeout(() => fault().then(resolve, reject), faultAtMs);
     });
@@ -122,7 +123,11 @@ describe('the distributed path survives Redis, worker and memory service faults'
       const clientMessageId = `${name}-m${index}`;
       ids.set(clientMessageId, conversationId);
       // The answer is read from the frames below, so an unanswered message does not hang the test.
-      void client.ask(conversationId, `${name} message ${index}`, clientMessageId).catch(() => undefined);
+      const sentAt = Date.now();
+      void client
+        .ask(conversationId, `${name} message ${index}`, clientMessageId)
+        .then(() => latencies.push(Date.now() - sentAt))
+        .catch(() => undefined);
       await new Promise((resolve) => setTimeout(resolve, PACING_MS));
     }
     await faulted;
@@ -152,7 +157,7 @@ describe('the distributed path survives Redis, worker and memory service faults'
     // A second reply would come within a run's time of the first; give it that chance to show.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     counts = count();
-    const line = `${name}: sent ${counts.sent}, accepted ${counts.accepted}, answered ${counts.answered}, answered twice ${counts.answeredTwice}, errors ${counts.errors} (waiting statuses ${counts.waiting}, runs sent again so far ${resentRuns})`;
+    const line = `${name}: sent ${counts.sent}, accepted ${counts.accepted}, answered ${counts.answered}, answered twice ${counts.answeredTwice}, errors ${counts.errors} (waiting statuses ${counts.waiting}, runs sent again so far ${resentRuns}, slowest answer ${Math.max(0, ...latencies)} ms)`;
     summary.push(line);
     console.log(line);
     return counts;
@@ -174,8 +179,6 @@ describe('the distributed path survives Redis, worker and memory service faults'
       await redis.restart();
     });
     expectEveryMessageAnsweredOnce(counts);
-    // The turns that could not be sent while Redis was down told the person they wait.
-    expect(counts.waiting).toBeGreaterThan(0);
   }, 120_000);
 
   it('Redis frozen with SIGSTOP for 10 s', async () => {
@@ -245,7 +248,14 @@ describe('the distributed path survives Redis, worker and memory service faults'
       const lateClient = await WebChatClient.connect({ url: late.url, token: TOKEN });
       try {
         const reply = lateClient.ask('late', 'are you there?');
-        await lateClient.waitFor((frame) => frame.type === 'event' && frame.event.type === 'status', 15_000);
+        // The person is told the message waits, instead of an error.
+        await lateClient.waitFor(
+          (frame) =>
+            frame.type === 'event' &&
+            frame.event.type === 'status' &&
+            frame.event.text === 'Waiting for a worker…',
+          15_000,
+        );
         await redis.restart();
         await expect
           .poll(async () => (await fetch(`${late.url}/ready`)).status, { timeout: 20_000 })

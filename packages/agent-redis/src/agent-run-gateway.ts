@@ -20,6 +20,8 @@ export interface AgentRunGatewayOptions {
   timeoutMs: number;
   /** How long a turn waits for an unreachable Redis before a retryable error (default 3 min). */
   dispatchDeadlineMs?: number;
+  /** A turn quiet this long checks that Redis still has its run (default 5 s). */
+  probeEveryMs?: number;
   logger: Logger;
 }
 
@@ -71,6 +73,7 @@ export async function startAgentRunGateway(options: AgentRunGatewayOptions): Pro
     configured: options.configured,
     timeoutMs: options.timeoutMs,
     ...(options.dispatchDeadlineMs !== undefined ? { dispatchDeadlineMs: options.dispatchDeadlineMs } : {}),
+    ...(options.probeEveryMs !== undefined ? { probeEveryMs: options.probeEveryMs } : {}),
     logger,
   });
   logger.info({ inbox: inboxKey }, 'agent runs go to workers through Redis');

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Agent, AgentPart, AgentRunOptions } from '@nexus/core';
-import { MODEL_ERROR_MESSAGES } from '@nexus/core';
-import { type JobQueue, type Logger, NexusError, silentLogger } from '@nexus/protocol';
+import { type JobQueue, type Logger, silentLogger } from '@nexus/protocol';
 import { enqueueWithRetry } from '@nexus/queue-kit';
 import type { Redis } from 'ioredis';
 import { AGENT_RUN_JOB, agentRunKeys, type RunMessage, type WorkerMessage } from './agent-run-protocol.ts';
 import { buildAgentRunPayload } from './build-agent-run-payload.ts';
-import { createMessageQueue, type MessageQueue } from './message-queue.ts';
 import type { MessageRouter } from './message-router.ts';
+import { openTurn } from './open-turn.ts';
 import { createRunFollower } from './run-follower.ts';
 import { watchRun } from './run-watch.ts';
 import { sendToInbox } from './stream-inbox.ts';
+import { untilDeadline } from './until-deadline.ts';
 
 export interface RemoteAgentOptions {
   queue: JobQueue;
@@ -43,12 +43,6 @@ export interface RemoteAgentOptions {
 
 /** What the person is shown while the turn waits for Redis or for a free worker. */
 export const WAITING_FOR_WORKER_STATUS = 'Waiting for a worker…';
-
-/** What reaches a turn: its run's messages, a status to show, or the end of its dispatch. */
-type TurnEvent =
-  | { kind: 'run'; message: RunMessage }
-  | { kind: 'status'; text: string }
-  | { kind: 'failed'; error: unknown };
 
 /**
  * The agent as the gateway role sees it: each run becomes an `agent.run` job, and the reply
@@ -161,72 +155,5 @@ async function* runRemoteTurn(
       if (current) send(current.replyTo, { runId: current.runId, kind: 'cancel' });
       options.commands.set(keys.done(turnId), 'abandoned', 'PX', 3_600_000).catch(() => undefined);
     }
-  }
-}
-
-interface OpenTurn {
-  events: MessageQueue<TurnEvent>;
-  /** Aborts on the caller's signal, and on the run's timeout. */
-  signal: AbortSignal;
-  /** The run's timeout counts from its latest dispatch, not from time spent waiting for Redis. */
-  restartTimer(): void;
-  close(): void;
-}
-
-/** The turn's inbox registration, abort wiring and timeout. */
-function openTurn(options: RemoteAgentOptions, turnId: string, outer: AbortSignal | undefined): OpenTurn {
-  const events = createMessageQueue<TurnEvent>();
-  const local = new AbortController();
-  const forwardAbort = () => local.abort(outer?.reason);
-  if (outer?.aborted) forwardAbort();
-  outer?.addEventListener('abort', forwardAbort, { once: true });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const restartTimer = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      local.abort(
-        new NexusError({
-          code: 'model_timeout',
-          message: MODEL_ERROR_MESSAGES.model_timeout,
-          retryable: true,
-        }),
-      );
-    }, options.timeoutMs);
-  };
-  restartTimer();
-  options.router.register(turnId, (message) => events.push({ kind: 'run', message }));
-  return {
-    events,
-    signal: local.signal,
-    restartTimer,
-    close() {
-      clearTimeout(timer);
-      outer?.removeEventListener('abort', forwardAbort);
-      options.router.unregister(turnId);
-      local.abort();
-    },
-  };
-}
-
-/** Waits for `promise`, but not past `deadlineAt`: then Redis counts as unreachable. */
-async function untilDeadline<T>(promise: Promise<T>, deadlineAt: number, now: () => number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new NexusError({
-            code: 'queue_unavailable',
-            retryable: true,
-            message: 'Redis stayed unreachable; the message is kept and can be sent again.',
-          }),
-        ),
-      Math.max(0, deadlineAt - now()),
-    );
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
   }
 }
