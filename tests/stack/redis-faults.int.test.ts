@@ -191,11 +191,18 @@ describe('the distributed path survives Redis, worker and memory service faults'
   }, 120_000);
 
   it('Redis SIGKILLed and restarted empty (its runs lost inside it)', async () => {
+    const resentBefore = resentRuns;
     const counts = await burst('redis-wiped', 4000, async () => {
+      // The workers are frozen for 2 s first, so runs are waiting in Redis when it loses them.
+      for (const worker of workers) worker.child.kill('SIGSTOP');
+      await new Promise((resolve) => setTimeout(resolve, 2000));
       await redis.kill();
       await redis.restart({ empty: true });
+      for (const worker of workers) worker.child.kill('SIGCONT');
     });
     expectEveryMessageAnsweredOnce(counts);
+    // The gateway noticed runs Redis no longer had, and sent them again.
+    expect(resentRuns).toBeGreaterThan(resentBefore);
   }, 120_000);
 
   it('a worker SIGKILLed and restarted', async () => {
