@@ -1,5 +1,5 @@
 import type { Logger } from '@nexus/protocol';
-import { oncePerInterval, redisReconnectDelayMs } from '@nexus/queue-bullmq';
+import { oncePerInterval, redisReconnectDelayMs } from '@nexus/queue-kit';
 import { Redis } from 'ioredis';
 
 /**

@@ -5,11 +5,16 @@ import {
   type Logger,
   NexusError,
 } from '@nexus/protocol';
-import { type JobRunOutcome, jobFailureReason, runJobHandler, settlesWithin } from '@nexus/queue-kit';
+import {
+  type JobRunOutcome,
+  jobFailureReason,
+  oncePerInterval,
+  runJobHandler,
+  settlesWithin,
+} from '@nexus/queue-kit';
 import { type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { decodeJobId } from './job-id-codec.ts';
-import { oncePerInterval } from './once-per-interval.ts';
 
 export interface BullMqJobProcessorOptions {
   name: string;

@@ -10,14 +10,18 @@ import {
   type ParkedJob,
   silentLogger,
 } from '@nexus/protocol';
-import { assertJobName, normaliseConcurrency, normaliseEnqueueOptions } from '@nexus/queue-kit';
+import {
+  assertJobName,
+  normaliseConcurrency,
+  normaliseEnqueueOptions,
+  oncePerInterval,
+  redisReconnectDelayMs,
+} from '@nexus/queue-kit';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startBullMqJobProcessor } from './bullmq-job-processor.ts';
 import { decodeJobId, encodeJobId } from './job-id-codec.ts';
-import { oncePerInterval } from './once-per-interval.ts';
 import { purgeQueuePayloads } from './purge-queue-payloads.ts';
-import { redisReconnectDelayMs } from './redis-reconnect-delay-ms.ts';
 
 export interface BullMqJobQueueOptions {
   /** A Redis URL (this queue opens and closes its connections) or a client you own and close. */
