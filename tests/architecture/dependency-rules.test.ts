@@ -27,7 +27,8 @@ const ALLOWED: Record<string, string[]> = {
   '@nexus/queue-bullmq': ['@nexus/protocol', '@nexus/queue-kit'],
   // The one documented exception to "adapters never depend on core": the remote agent is a
   // backend of core's Agent port, which lives in core (see docs/architecture.md).
-  '@nexus/agent-redis': ['@nexus/protocol', '@nexus/core'],
+  // queue-kit: the transport enqueues runs and waits out Redis outages like every queue producer.
+  '@nexus/agent-redis': ['@nexus/protocol', '@nexus/core', '@nexus/queue-kit'],
   '@nexus/tools-mcp': ['@nexus/protocol', '@nexus/limits-kit'],
 };
 

@@ -7,7 +7,7 @@ import { createMessageRouter } from './message-router.ts';
 import { createRedisClient } from './redis-client.ts';
 import { createRedisTurnBudget } from './redis-turn-budget.ts';
 import { createRemoteAgent } from './remote-agent.ts';
-import { openStreamInbox } from './stream-inbox.ts';
+import { openStreamInbox, type StreamInbox } from './stream-inbox.ts';
 
 export interface AgentRunGatewayOptions {
   redisUrl: string;
@@ -18,6 +18,10 @@ export interface AgentRunGatewayOptions {
   configured: boolean;
   /** How long a turn may take, retries on other workers included. */
   timeoutMs: number;
+  /** How long a turn waits for an unreachable Redis before a retryable error (default 3 min). */
+  dispatchDeadlineMs?: number;
+  /** A turn quiet this long checks that Redis still has its run (default 5 s). */
+  probeEveryMs?: number;
   logger: Logger;
 }
 
@@ -49,22 +53,27 @@ export async function startAgentRunGateway(options: AgentRunGatewayOptions): Pro
     logger,
   });
   const inboxKey = agentRunKeys(options.prefix).gatewayInbox(gatewayId);
-  let inbox: Awaited<ReturnType<typeof openStreamInbox>>;
-  try {
-    inbox = await openStreamInbox({ reader, commands, key: inboxKey, onMessage: router.dispatch, logger });
-  } catch (error) {
-    reader.disconnect();
-    commands.disconnect();
-    throw error;
-  }
+  // Opened in the background: with Redis down at start the gateway still serves (`/health`, and
+  // `/ready` saying why it is not ready); turns wait for the inbox within their dispatch deadline.
+  const opening = openStreamInbox({ reader, commands, key: inboxKey, onMessage: router.dispatch, logger });
+  let inbox: StreamInbox | undefined;
+  const inboxReady = opening.then((opened) => {
+    inbox = opened;
+    logger.info({ inbox: inboxKey }, 'reply inbox open on Redis');
+  });
+  inboxReady.catch((error: unknown) => logger.warn({ err: error }, 'reply inbox not opened'));
+  if (commands.status !== 'ready') logger.warn({ redis: commands.status }, 'waiting for Redis');
   const agent = createRemoteAgent({
     queue: options.queue,
     router,
     inboxKey,
+    inboxReady,
     commands,
     prefix: options.prefix,
     configured: options.configured,
     timeoutMs: options.timeoutMs,
+    ...(options.dispatchDeadlineMs !== undefined ? { dispatchDeadlineMs: options.dispatchDeadlineMs } : {}),
+    ...(options.probeEveryMs !== undefined ? { probeEveryMs: options.probeEveryMs } : {}),
     logger,
   });
   logger.info({ inbox: inboxKey }, 'agent runs go to workers through Redis');
@@ -74,9 +83,19 @@ export async function startAgentRunGateway(options: AgentRunGatewayOptions): Pro
       createRedisTurnBudget({ commands, prefix: options.prefix, limits, scope }),
     eraser: agentRunEraser({ queue: options.queue, commands, prefix: options.prefix }),
     health: () =>
-      commands.status === 'ready' ? { status: 'up' } : { status: 'down', detail: `Redis ${commands.status}` },
+      commands.status !== 'ready'
+        ? { status: 'down', detail: `Redis unreachable (${commands.status}); turns wait for it` }
+        : inbox
+          ? { status: 'up' }
+          : { status: 'down', detail: 'opening the reply inbox on Redis' },
     async close() {
-      await inbox.close();
+      if (inbox) await inbox.close();
+      else {
+        // Still waiting for Redis: dropping the connections ends the wait.
+        reader.disconnect();
+        commands.disconnect();
+        await opening.then((late) => late.close()).catch(() => undefined);
+      }
       commands.disconnect();
     },
   };

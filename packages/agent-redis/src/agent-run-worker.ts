@@ -170,7 +170,7 @@ export function startAgentRunWorker(options: AgentRunWorkerOptions): JobProcesso
         } as Parameters<Agent['run']>[0])) {
           if (part.type === 'text-delta') await publish({ kind: 'delta', text: part.text });
           else if (part.type === 'media') await publish({ kind: 'media', media: part.media });
-          else finish = part;
+          else if (part.type === 'finish') finish = part;
         }
         const usage = (finish as { usage?: Record<string, unknown> } | undefined)?.usage;
         if (finish?.stopped) options.budgetObserver?.onStopped(budget.channel, finish.stopped);

@@ -3,12 +3,14 @@ export interface MessageQueue<T> {
   push(message: T): void;
   /** The next message; rejects with the signal's reason when it aborts first. */
   next(abortSignal: AbortSignal): Promise<T>;
+  /** Like `next`, but resolves `undefined` when nothing came within `timeoutMs`. */
+  nextWithin(abortSignal: AbortSignal, timeoutMs: number): Promise<T | undefined>;
 }
 
 export function createMessageQueue<T>(): MessageQueue<T> {
   const buffered: T[] = [];
   let waiter: ((message: T) => void) | undefined;
-  return {
+  const queue: MessageQueue<T> = {
     push(message) {
       if (waiter) {
         const resolve = waiter;
@@ -31,5 +33,19 @@ export function createMessageQueue<T>(): MessageQueue<T> {
         };
       });
     },
+    async nextWithin(abortSignal, timeoutMs) {
+      if (buffered.length > 0) return buffered.shift() as T;
+      const quiet = new AbortController();
+      const timer = setTimeout(() => quiet.abort(), timeoutMs);
+      try {
+        return await queue.next(AbortSignal.any([abortSignal, quiet.signal]));
+      } catch (error) {
+        if (abortSignal.aborted || !quiet.signal.aborted) throw error;
+        return undefined;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
   };
+  return queue;
 }

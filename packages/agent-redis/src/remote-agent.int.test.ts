@@ -53,13 +53,18 @@ function openQueue(): JobQueue {
   return queue;
 }
 
-async function openGateway(queue: JobQueue, timeoutMs = 10_000): Promise<AgentRunGateway> {
+async function openGateway(
+  queue: JobQueue,
+  timeoutMs = 10_000,
+  probeEveryMs?: number,
+): Promise<AgentRunGateway> {
   const gateway = await startAgentRunGateway({
     redisUrl: REDIS_URL,
     prefix,
     queue,
     configured: true,
     timeoutMs,
+    ...(probeEveryMs !== undefined ? { probeEveryMs } : {}),
     logger: silentLogger,
   });
   opened.push(gateway);
@@ -132,6 +137,26 @@ describe('remote agent (gateway side)', () => {
       { type: 'finish', text: 'Hello' },
     ]);
     expect(await readInbox(workerA)).toEqual([{ runId: 'run-a', kind: 'cancel' }]);
+  });
+
+  it('sends a run again when Redis lost its job (evicted, or restarted without persistence)', async () => {
+    const queue = openQueue();
+    const gateway = await openGateway(queue, 10_000, 200);
+    const parts = collect(gateway.agent.run({ history: [], userText: 'lost on the way' }));
+    await expect.poll(async () => (await queue.counts({ name: 'agent.run' })).waiting).toBe(1);
+    // The job vanishes from Redis before any worker took it.
+    expect((await queue.purgePayloads?.({ values: ['lost on the way'] }))?.removed).toBe(1);
+    const nextJob = takeJobs(queue);
+    const payload = await nextJob();
+    expect(payload.userText).toBe('lost on the way');
+    const run = writer(payload, 'run-again');
+    await run(0, { kind: 'start', attempt: 1, replyTo: `${prefix}:test-worker-again` });
+    await run(1, { kind: 'delta', text: 'found' });
+    await run(2, { kind: 'finish', text: 'found' });
+    expect(await parts).toEqual([
+      { type: 'text-delta', text: 'found' },
+      { type: 'finish', text: 'found' },
+    ]);
   });
 
   it('turns an error message into the NexusError the worker reported', async () => {

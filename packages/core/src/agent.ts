@@ -20,6 +20,8 @@ export type AgentPart =
   | { type: 'text-delta'; text: string }
   /** An image or file the model generated or a tool returned, for the channel to send. */
   | { type: 'media'; media: ReplyMedia }
+  /** Something to show while the run waits (a worker or its queue is not reachable yet); not reply text. */
+  | { type: 'status'; text: string }
   | {
       type: 'finish';
       text: string;

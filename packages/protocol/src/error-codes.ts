@@ -19,6 +19,8 @@ export const errorCodeSchema = z.enum([
   'model_timeout',
   'memory_unavailable',
   'channel_unavailable',
+  /** The job queue (Redis) could not be reached within the operator's deadline; the message is kept. */
+  'queue_unavailable',
   'shutting_down',
   'timeout',
   'attachment_too_large',

@@ -52,6 +52,8 @@ export {
   type JobHandler,
   type JobProcessor,
   type JobQueue,
+  type JobState,
+  type JobStateOptions,
   type ListParkedJobsOptions,
   type ParkedJob,
   PermanentJobError,

@@ -17,6 +17,12 @@ export interface JobQueue {
   retryParked(options: RetryParkedJobOptions): Promise<RetryParkedJobResult>;
   counts(options?: CountJobsOptions): Promise<JobCounts>;
   /**
+   * Where one job is, `missing` when the queue no longer knows it (a Redis restarted without
+   * persistence, an evicted key, or completed past retention). Optional: lets a producer notice
+   * work lost inside the queue and send it again.
+   */
+  jobState?(options: JobStateOptions): Promise<JobState>;
+  /**
    * Deletes every job whose payload holds one of `values` as a JSON string (a person's ids, for
    * `/forget-me`): waiting, delayed, parked and completed ones. Optional: a queue that cannot
    * purge leaves the caller to say so.
@@ -155,6 +161,14 @@ export interface CountJobsOptions {
   name?: string;
   abortSignal?: AbortSignal;
 }
+
+export interface JobStateOptions {
+  name: string;
+  jobId: string;
+  abortSignal?: AbortSignal;
+}
+
+export type JobState = 'waiting' | 'active' | 'delayed' | 'completed' | 'parked' | 'missing';
 
 export interface JobCounts {
   /** Ready to run now. */

@@ -5,7 +5,13 @@ import {
   type Logger,
   NexusError,
 } from '@nexus/protocol';
-import { type JobRunOutcome, jobFailureReason, runJobHandler, settlesWithin } from '@nexus/queue-kit';
+import {
+  type JobRunOutcome,
+  jobFailureReason,
+  oncePerInterval,
+  runJobHandler,
+  settlesWithin,
+} from '@nexus/queue-kit';
 import { type Job, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { decodeJobId } from './job-id-codec.ts';
@@ -91,7 +97,10 @@ export function startBullMqJobProcessor(options: BullMqJobProcessorOptions): Job
     maxStalledCount: options.maxStalledCount,
     autorun: true,
   });
-  worker.on('error', (error) => logger.warn({ err: error }, 'job worker error'));
+  worker.on(
+    'error',
+    oncePerInterval((error: Error) => logger.warn({ err: error }, 'job worker error')),
+  );
   worker.on('lockRenewalFailed', (jobIds) => {
     for (const jobId of jobIds) {
       logger.warn({ jobId: decodeJobId(jobId) }, 'job lock lost; aborting the handler');

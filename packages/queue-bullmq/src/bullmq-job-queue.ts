@@ -4,12 +4,19 @@ import {
   type JobCounts,
   type JobProcessor,
   type JobQueue,
+  type JobState,
   type Logger,
   NexusError,
   type ParkedJob,
   silentLogger,
 } from '@nexus/protocol';
-import { assertJobName, normaliseConcurrency, normaliseEnqueueOptions } from '@nexus/queue-kit';
+import {
+  assertJobName,
+  normaliseConcurrency,
+  normaliseEnqueueOptions,
+  oncePerInterval,
+  redisReconnectDelayMs,
+} from '@nexus/queue-kit';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startBullMqJobProcessor } from './bullmq-job-processor.ts';
@@ -31,7 +38,13 @@ export interface BullMqJobQueueOptions {
   keepCompletedMs?: number;
   /** Default deadline of `close()` and `stop()` for running handlers. */
   closeTimeoutMs?: number;
-  /** Commands retried this often while Redis is unreachable before enqueue and reads fail. */
+  /**
+   * Reconnection attempts a command waits through before enqueue and reads fail (default 1, about
+   * 100–300 ms while Redis is down). The producer fails fast, as BullMQ's "failing fast when Redis
+   * is down" advises, so its caller decides how long to wait (`enqueueWithRetry`); the offline
+   * queue stays on only so commands issued while the first connection opens wait for it. Workers'
+   * connections wait for Redis however long it takes.
+   */
   maxRetriesPerRequest?: number;
   generateId?: () => string;
   logger?: Logger;
@@ -53,11 +66,18 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
   const closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_JOB_CLOSE_TIMEOUT_MS;
   const owned: Redis[] = [];
   const track = (client: Redis): Redis => {
-    client.on('error', (error) => logger.warn({ err: error }, 'Redis connection error'));
+    client.on(
+      'error',
+      oncePerInterval((error: Error) => logger.warn({ err: error }, 'Redis connection error; reconnecting')),
+    );
     owned.push(client);
     return client;
   };
-  const commands = clientFor(options, { maxRetriesPerRequest: options.maxRetriesPerRequest ?? 3 }, track);
+  const commands = clientFor(
+    options,
+    { maxRetriesPerRequest: options.maxRetriesPerRequest ?? 1, enableOfflineQueue: true },
+    track,
+  );
   const namesKey = `${prefix}::job-names`;
   const queues = new Map<string, Queue>();
   const registered = new Set<string>();
@@ -79,9 +99,10 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
     return queue;
   }
 
-  async function register(name: string): Promise<void> {
+  /** `client`: the workers' connection waits for Redis, the producer's fails fast. */
+  async function register(name: string, client: Redis = commands): Promise<void> {
     if (registered.has(name)) return;
-    await commands.sadd(namesKey, name);
+    await client.sadd(namesKey, name);
     registered.add(name);
   }
 
@@ -125,8 +146,14 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
         throw new NexusError({ code: 'invalid_config', message: 'process() needs a handler function.' });
       }
       const concurrency = normaliseConcurrency(processOptions.concurrency);
-      workerConnection ??= clientFor(options, { maxRetriesPerRequest: null }, track);
-      register(processOptions.name).catch((error: unknown) =>
+      // BullMQ requires `maxRetriesPerRequest: null` for a Worker's (blocking) connection: its
+      // commands wait across reconnects instead of failing the worker.
+      workerConnection ??= clientFor(
+        options,
+        { maxRetriesPerRequest: null, enableOfflineQueue: true },
+        track,
+      );
+      register(processOptions.name, workerConnection).catch((error: unknown) =>
         logger.warn({ err: error, jobName: processOptions.name }, 'could not record the job name'),
       );
       const processor = startBullMqJobProcessor({
@@ -212,6 +239,15 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
       });
     },
 
+    async jobState(stateOptions) {
+      stateOptions.abortSignal?.throwIfAborted();
+      ensureOpen();
+      assertJobName(stateOptions.name);
+      return reachRedis('read a job state', async () =>
+        toJobState(await queueFor(stateOptions.name).getJobState(encodeJobId(stateOptions.jobId))),
+      );
+    },
+
     async purgePayloads(purgeOptions) {
       purgeOptions.abortSignal?.throwIfAborted();
       ensureOpen();
@@ -239,10 +275,18 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
   };
 }
 
+/** BullMQ's states as the port names them; a key gone from Redis is `missing`. */
+function toJobState(state: string): JobState {
+  if (state === 'active' || state === 'delayed' || state === 'completed') return state;
+  if (state === 'failed') return 'parked';
+  if (state === 'unknown') return 'missing';
+  return 'waiting';
+}
+
 /** Opens a client for `options.connection`, or reuses the caller's when its settings fit. */
 function clientFor(
   options: BullMqJobQueueOptions,
-  settings: { maxRetriesPerRequest: number | null },
+  settings: { maxRetriesPerRequest: number | null; enableOfflineQueue: boolean },
   track: (client: Redis) => Redis,
 ): Redis {
   const connection = options.connection;
@@ -252,7 +296,7 @@ function clientFor(
     }
     return track(connection.duplicate({ maxRetriesPerRequest: null }));
   }
-  return track(new Redis(connection.url, settings));
+  return track(new Redis(connection.url, { ...settings, retryStrategy: redisReconnectDelayMs }));
 }
 
 /** QUIT lets pending replies arrive; a client that is not connected is just dropped. */

@@ -44,7 +44,12 @@ export async function usersForgetCommand(options: {
   const agentRedis = config.redis.url ? await import('@nexus/agent-redis') : undefined;
   const redis =
     config.redis.url && agentRedis
-      ? agentRedis.createRedisClient({ url: config.redis.url, name: 'nexus-cli', logger: silentLogger })
+      ? agentRedis.createRedisClient({
+          url: config.redis.url,
+          name: 'nexus-cli',
+          logger: silentLogger,
+          failFast: true,
+        })
       : undefined;
   const media = openGatewayMediaStore(config);
   // The same file the gateway's reminders live in; SQLite's locking lets both have it open.

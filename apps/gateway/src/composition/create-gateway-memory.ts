@@ -18,6 +18,7 @@ import {
   type MemoryStore,
 } from '@nexus/memory';
 import type { JobProcessor, JobQueue, Logger } from '@nexus/protocol';
+import { retryingJobQueue } from '@nexus/queue-kit';
 import { createSqliteJobQueue } from '@nexus/queue-sqlite';
 import type { LanguageModel } from 'ai';
 import type { GatewayConfig } from '../config/gateway-config.ts';
@@ -106,11 +107,15 @@ export async function createGatewayMemory(options: {
   const createdQueue =
     options.jobQueue ??
     (config.redis.url
-      ? (await import('@nexus/queue-bullmq')).createBullMqJobQueue({
-          connection: { url: config.redis.url },
-          prefix: config.redis.prefix,
-          logger,
-        })
+      ? retryingJobQueue(
+          (await import('@nexus/queue-bullmq')).createBullMqJobQueue({
+            connection: { url: config.redis.url },
+            prefix: config.redis.prefix,
+            logger,
+          }),
+          // A memory job waits out a Redis restart instead of being lost to it.
+          { deadlineMs: config.redis.waitMs, logger },
+        )
       : createSqliteJobQueue({ path: privateFilePath(join(config.dataDir, 'jobs.sqlite')), logger }));
   // A queue handed in (the distributed one) is traced already by its creator.
   const jobQueue =

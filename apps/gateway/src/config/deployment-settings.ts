@@ -44,6 +44,15 @@ export const DEPLOYMENT_SETTINGS = [
     hint: 'use 1–32 letters, digits, _ or -, such as nexus',
   },
   {
+    env: 'NEXUS_REDIS_WAIT_MS',
+    path: 'redis.waitMs',
+    schema: z.coerce.number().int().min(1000),
+    defaultValue: 180_000,
+    description:
+      'How long a message waits for an unreachable Redis (restarting, frozen, network) before its turn ends with a retryable `queue_unavailable` error; the message is then kept in the inbox and answered at the next start. Until then the person sees "Waiting for a worker…" and the gateway retries with backoff. Also bounds how long a memory job or scheduled delivery is retried before it is logged as not enqueued.',
+    hint: 'set it to at least 1000 milliseconds, e.g. 180000 (3 minutes)',
+  },
+  {
     env: 'NEXUS_WORKER_CONCURRENCY',
     path: 'worker.concurrency',
     schema: positiveInt,

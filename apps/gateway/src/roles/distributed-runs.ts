@@ -7,6 +7,7 @@ import {
   type TurnLimits,
 } from '@nexus/core';
 import type { ChannelHealth, JobQueue, Logger } from '@nexus/protocol';
+import { retryingJobQueue } from '@nexus/queue-kit';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { ConfigError } from '../config/load-config.ts';
 import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
@@ -98,6 +99,7 @@ export async function startDistributedRuns(options: {
       queue,
       configured: options.localAgent.configured,
       timeoutMs: remoteTurnTimeoutMs(config),
+      dispatchDeadlineMs: config.redis.waitMs,
       logger,
     });
     if (config.role === 'all') {
@@ -118,14 +120,16 @@ export async function startDistributedRuns(options: {
     throw error;
   }
   const started = gateway;
+  // Memory jobs enqueued while Redis restarts wait for it (the agent runs wait in the remote agent).
+  const waitingQueue = retryingJobQueue(queue, { deadlineMs: config.redis.waitMs, logger });
   return {
     agent: started.agent,
     createTurnBudget: started.createTurnBudget,
     queue,
     memoryQueue: memoryIsShared(config)
       ? config.role === 'gateway'
-        ? enqueueOnlyQueue(queue, [MEMORY_EXTRACT_JOB], logger)
-        : queue
+        ? enqueueOnlyQueue(waitingQueue, [MEMORY_EXTRACT_JOB], logger)
+        : waitingQueue
       : undefined,
     eraser: started.eraser,
     health: () => started.health(),

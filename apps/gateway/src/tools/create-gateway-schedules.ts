@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { createSchedules, type Schedules } from '@nexus/core';
 import type { JobQueue, Logger, OutboundIntent, OutboundResult } from '@nexus/protocol';
+import { retryingJobQueue } from '@nexus/queue-kit';
 import { createSqliteJobQueue } from '@nexus/queue-sqlite';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { privateFilePath } from '../data-dir/private-path.ts';
@@ -22,11 +23,15 @@ export async function createGatewaySchedules(options: {
   const { config, logger, metrics, now } = options;
   // BullMQ and ioredis are imported only with Redis (see create-gateway-memory.ts).
   const queue: JobQueue = config.redis.url
-    ? (await import('@nexus/queue-bullmq')).createBullMqJobQueue({
-        connection: { url: config.redis.url },
-        prefix: config.redis.prefix,
-        logger,
-      })
+    ? retryingJobQueue(
+        (await import('@nexus/queue-bullmq')).createBullMqJobQueue({
+          connection: { url: config.redis.url },
+          prefix: config.redis.prefix,
+          logger,
+        }),
+        // A firing scheduled while Redis restarts waits for it instead of being lost.
+        { deadlineMs: config.redis.waitMs, logger },
+      )
     : createSqliteJobQueue({
         path: privateFilePath(join(config.dataDir, 'schedule-jobs.sqlite')),
         logger,

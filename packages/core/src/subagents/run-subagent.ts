@@ -75,7 +75,7 @@ export async function runSubagent(options: {
     })) {
       if (part.type === 'text-delta') text += part.text;
       // A helper's files are not forwarded: its result to the main run is text only.
-      else if (part.type === 'media') continue;
+      else if (part.type === 'media' || part.type === 'status') continue;
       else {
         text = part.text;
         usage = part.usage;

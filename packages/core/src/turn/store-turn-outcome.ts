@@ -6,8 +6,8 @@ import type { TurnDependencies, TurnRevision } from './turn-types.ts';
 
 /**
  * Store: the turn written (and its inbox entry finished, same transaction) once the channel has
- * the reply, then the memory jobs. A turn stopped by shutdown, or whose delivery was abandoned,
- * stays in the inbox for the next start; after a retryable failure only the inbox entry is
+ * the reply, then the memory jobs. A turn stopped by shutdown, whose delivery was abandoned, or
+ * whose job queue stayed unreachable, stays in the inbox for the next start; after a retryable failure only the inbox entry is
  * finished, so the person's resend is taken rather than called a duplicate.
  */
 export async function storeTurnOutcome(options: {
@@ -23,7 +23,9 @@ export async function storeTurnOutcome(options: {
   const { turn, conversationKey, revision, finishedAt, logger } = options;
   const { intent, failure, reply } = turn;
   const { sessionStore } = options.dependencies;
-  if (failure?.code === 'shutting_down' || options.abandoned) {
+  // `queue_unavailable`: Redis stayed down past the operator's deadline; the message is kept, as
+  // its error told the person, and the next start answers it.
+  if (failure?.code === 'shutting_down' || failure?.code === 'queue_unavailable' || options.abandoned) {
     logger.info({}, 'turn left in the inbox for the next start');
     return;
   }

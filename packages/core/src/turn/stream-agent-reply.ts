@@ -77,6 +77,11 @@ export async function streamAgentReply(options: {
     abortSignal: dependencies.shutdownSignal,
     budget,
   })) {
+    // A status (waiting for a worker) is shown as it comes, before the reply rather than inside it.
+    if (part.type === 'status') {
+      push({ type: 'status', text: part.text });
+      continue;
+    }
     start();
     if (part.type === 'text-delta') {
       reply.firstDeltaAt ??= dependencies.now();

@@ -1,0 +1,1 @@
+export { RedisProcess } from './redis-process.ts';
