@@ -106,6 +106,15 @@ async function main(): Promise<void> {
     }
     const searchMs = (performance.now() - searchStarted) / (dataset.questions.length * 2);
     const round = (value: number) => Math.round(value * 1_000) / 1_000;
+    // Per kind of question, on stderr: where a change helps and where it hurts.
+    const kinds = [...new Set(dataset.questions.map((question) => question.kind))];
+    for (const kind of kinds) {
+      const of = (rankings: Rankings) =>
+        rankings.filter((_, index) => dataset.questions[index]?.kind === kind);
+      console.error(
+        `${kind.padEnd(10)} recall@10 ${round(recallAtK(of(nexus), 10))} (BM25 ${round(recallAtK(of(bm25), 10))}), with context ${round(recallAtK(of(nexusWithContext), 10))} (BM25 ${round(recallAtK(of(bm25WithContext), 10))})`,
+      );
+    }
     const summary = {
       recall_at_5: round(recallAtK(nexus, 5)),
       recall_at_10: round(recallAtK(nexus, 10)),

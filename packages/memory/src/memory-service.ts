@@ -4,6 +4,7 @@ import { type Logger, silentLogger } from '@nexus/protocol';
 import { contentHash } from './content-hash.ts';
 import { packContext } from './context-block.ts';
 import { type ContextScopeRunner, runContextScopes } from './context-scopes.ts';
+import { conversationQuery } from './conversation-query.ts';
 import type { Embedder } from './embedder.ts';
 import { GLOBAL_USER_ID, type Memory, type MemoryStats } from './memory.ts';
 import {
@@ -27,9 +28,10 @@ import {
   statsOptionsSchema,
 } from './memory-api.ts';
 import { EmbedderMismatchError, MemoryIdTakenError, MemoryInputError } from './memory-errors.ts';
-import { compareRanked, memoryScore, type ScoringOptions } from './memory-scoring.ts';
+import { compareRanked, DAY_MS, memoryScore, type ScoringOptions } from './memory-scoring.ts';
 import type { MemoryStore } from './memory-store.ts';
 import { parseInput } from './parse-input.ts';
+import { queryTime, timeBonus } from './query-time.ts';
 
 export interface MemoryServiceOptions {
   store: MemoryStore;
@@ -200,8 +202,9 @@ export class MemoryService implements MemoryApi {
 
   async search(options: SearchMemoryOptions): Promise<MemorySearchResult[]> {
     const input = parseInput(searchMemoryOptionsSchema, options);
-    const embedding = await this.#embed(input.query, input.abortSignal);
-    const ranked = await this.#ranked({ ...input, embedding });
+    const query = conversationQuery(input.query, input.recentTurns);
+    const embedding = await this.#embed(query.embeddingText, input.abortSignal);
+    const ranked = await this.#ranked({ ...input, contextText: query.contextText, embedding });
     return ranked.slice(0, input.limit).map(({ memory: _memory, ...result }) => result);
   }
 
@@ -210,11 +213,12 @@ export class MemoryService implements MemoryApi {
     const input = parseInput(memoryContextOptionsSchema, options);
     const counter = await this.#tokenCounter;
     this.#tokenCounter = counter;
-    const embedding = await this.#embed(input.query, input.abortSignal).catch((error: unknown) => {
+    const query = conversationQuery(input.query, input.recentTurns);
+    const embedding = await this.#embed(query.embeddingText, input.abortSignal).catch((error: unknown) => {
       this.#logger.warn({ err: error }, 'memory: embedding the query failed, context is lexical only');
       return undefined;
     });
-    const base = { query: input.query, limit: input.limit, embedding };
+    const base = { query: input.query, contextText: query.contextText, limit: input.limit, embedding };
     const runners: Record<'global' | 'user' | 'session', ContextScopeRunner<Ranked> | undefined> = {
       global: (abortSignal) => this.#ranked({ ...base, userId: GLOBAL_USER_ID, abortSignal }),
       user: (abortSignal) => this.#ranked({ ...base, userId: input.userId, scopes: ['user'], abortSignal }),
@@ -302,6 +306,7 @@ export class MemoryService implements MemoryApi {
   async #ranked(options: {
     userId: string;
     query: string;
+    contextText: string;
     limit: number;
     embedding: Float32Array | undefined;
     scopes?: ReadonlyArray<Memory['scope']>;
@@ -311,6 +316,7 @@ export class MemoryService implements MemoryApi {
     const hits = await this.#store.search({
       userId: options.userId,
       text: options.query,
+      contextText: options.contextText,
       embedding: options.embedding,
       // Fetch more than asked so recency can lift a slightly less relevant, much newer memory.
       limit: Math.min(400, Math.max(options.limit * 3, 30)),
@@ -319,10 +325,16 @@ export class MemoryService implements MemoryApi {
       abortSignal: options.abortSignal,
     });
     const now = this.#now();
+    // The message's own time words first; a follow-up ("how did it go?") takes the turns'.
+    const said = queryTime(options.query, now);
+    const time = said.window ? said : { ...queryTime(options.contextText, now), current: said.current };
+    const halfLifeMs = (this.#scoring.halfLifeDays ?? 30) * DAY_MS;
     const ranked: Ranked[] = hits.map(({ memory, relevance }) => ({
       id: memory.id,
       content: memory.content,
-      score: memoryScore(relevance, now - memory.updatedAt, this.#scoring, memory),
+      score:
+        memoryScore(relevance, now - memory.updatedAt, this.#scoring, memory) +
+        timeBonus(time, memory, 0.5 ** (Math.max(0, now - memory.updatedAt) / halfLifeMs)),
       relevance,
       category: memory.category,
       source: memory.source,
