@@ -30,6 +30,7 @@ import {
 import { EmbedderMismatchError, MemoryIdTakenError, MemoryInputError } from './memory-errors.ts';
 import { compareRanked, DAY_MS, memoryScore, type ScoringOptions } from './memory-scoring.ts';
 import type { MemoryStore } from './memory-store.ts';
+import { findLexicalDuplicate, LEXICAL_DUPLICATE_THRESHOLD } from './near-duplicate.ts';
 import { parseInput } from './parse-input.ts';
 import { queryTime, timeBonus } from './query-time.ts';
 
@@ -40,6 +41,11 @@ export interface MemoryServiceOptions {
   scoring?: ScoringOptions;
   /** Cosine similarity at or above which a new memory updates an existing one (default 0.92). */
   duplicateThreshold?: number;
+  /**
+   * With no embedder: token-set similarity (`tokenSetSimilarity`) at or above which a new memory
+   * updates an existing one (default `LEXICAL_DUPLICATE_THRESHOLD`, 0.8); above 1 turns it off.
+   */
+  lexicalDuplicateThreshold?: number;
   /** Each context scope that takes longer is skipped (default 1,500 ms). */
   scopeTimeoutMs?: number;
   tokenCounter?: TokenCounter;
@@ -56,6 +62,7 @@ export class MemoryService implements MemoryApi {
   readonly #embedder: Embedder | undefined;
   readonly #scoring: ScoringOptions;
   readonly #duplicateThreshold: number;
+  readonly #lexicalDuplicateThreshold: number;
   readonly #scopeTimeoutMs: number;
   readonly #now: () => number;
   readonly #generateId: () => string;
@@ -68,6 +75,7 @@ export class MemoryService implements MemoryApi {
     this.#embedder = options.embedder;
     this.#scoring = options.scoring ?? {};
     this.#duplicateThreshold = options.duplicateThreshold ?? 0.92;
+    this.#lexicalDuplicateThreshold = options.lexicalDuplicateThreshold ?? LEXICAL_DUPLICATE_THRESHOLD;
     this.#scopeTimeoutMs = options.scopeTimeoutMs ?? 1_500;
     this.#now = options.now ?? Date.now;
     this.#generateId = options.generateId ?? randomUUID;
@@ -142,30 +150,39 @@ export class MemoryService implements MemoryApi {
     }
     const now = this.#now();
     const embedding = await this.#embed(input.content, abortSignal);
-    if (embedding) {
-      const [closest] = await this.#store.nearest({ userId, embedding, limit: 1, abortSignal });
-      if (closest && closest.similarity >= this.#duplicateThreshold) {
-        const previous = closest.memory;
-        const memory: Memory = {
-          ...previous,
-          content: input.content,
-          hash,
-          category: input.category,
-          // A restated fact keeps the strongest provenance it ever had.
-          source: previous.source === 'user_explicit' ? 'user_explicit' : input.source,
-          updatedAt: Math.max(previous.updatedAt, input.updatedAt ?? now),
-          metadata: { ...previous.metadata, ...input.metadata },
-        };
-        await this.#store.update({ memory, embedding, abortSignal });
-        if (input.sessionId)
-          await this.#store.linkSession({
+    const duplicate = embedding
+      ? (await this.#store.nearest({ userId, embedding, limit: 1, abortSignal }))[0]
+      : this.#lexicalDuplicateThreshold <= 1
+        ? await findLexicalDuplicate({
+            store: this.#store,
             userId,
-            memoryId: memory.id,
-            sessionId: input.sessionId,
+            content: input.content,
+            threshold: this.#lexicalDuplicateThreshold,
             abortSignal,
-          });
-        return { action: 'updated', deduplicated: true, memory, previousContent: previous.content };
-      }
+          })
+        : undefined;
+    const threshold = embedding ? this.#duplicateThreshold : this.#lexicalDuplicateThreshold;
+    if (duplicate && duplicate.similarity >= threshold) {
+      const previous = duplicate.memory;
+      const memory: Memory = {
+        ...previous,
+        content: input.content,
+        hash,
+        category: input.category,
+        // A restated fact keeps the strongest provenance it ever had.
+        source: previous.source === 'user_explicit' ? 'user_explicit' : input.source,
+        updatedAt: Math.max(previous.updatedAt, input.updatedAt ?? now),
+        metadata: { ...previous.metadata, ...input.metadata },
+      };
+      await this.#store.update({ memory, embedding, abortSignal });
+      if (input.sessionId)
+        await this.#store.linkSession({
+          userId,
+          memoryId: memory.id,
+          sessionId: input.sessionId,
+          abortSignal,
+        });
+      return { action: 'updated', deduplicated: true, memory, previousContent: previous.content };
     }
     const createdAt = input.createdAt ?? now;
     const memory: Memory = {
