@@ -100,6 +100,11 @@ export const memoryContextOptionsSchema = z.object({
   query: z.string().max(32_000),
   recentTurns: recentTurnsSchema,
   tokenBudget: z.number().int().min(0).max(200_000).default(2_000),
+  /**
+   * Global memories go into every context, most important first, within this many tokens of
+   * `tokenBudget` whatever the message says; further global word matches compete as usual.
+   */
+  globalTokenBudget: z.number().int().min(0).max(200_000).default(200),
   limit: z.number().int().min(1).max(200).default(20),
   sessionId: sessionIdSchema.optional(),
   abortSignal: abortSignalSchema,

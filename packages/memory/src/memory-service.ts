@@ -6,6 +6,7 @@ import { packContext } from './context-block.ts';
 import { type ContextScopeRunner, runContextScopes } from './context-scopes.ts';
 import { conversationQuery } from './conversation-query.ts';
 import type { Embedder } from './embedder.ts';
+import { alwaysPresentGlobal } from './global-context.ts';
 import { GLOBAL_USER_ID, type Memory, type MemoryStats } from './memory.ts';
 import {
   type AddMemoryOptions,
@@ -236,8 +237,23 @@ export class MemoryService implements MemoryApi {
       return undefined;
     });
     const base = { query: input.query, contextText: query.contextText, limit: input.limit, embedding };
+    const always = new Map<string, Memory>();
+    const globalScope = async (abortSignal: AbortSignal) => {
+      const [matches, present] = await Promise.all([
+        this.#ranked({ ...base, userId: GLOBAL_USER_ID, abortSignal }),
+        alwaysPresentGlobal({
+          store: this.#store,
+          counter,
+          now: this.#now(),
+          tokenBudget: Math.min(input.globalTokenBudget, input.tokenBudget),
+          abortSignal,
+        }),
+      ]);
+      for (const memory of present) always.set(memory.id, memory);
+      return matches;
+    };
     const runners: Record<'global' | 'user' | 'session', ContextScopeRunner<Ranked> | undefined> = {
-      global: (abortSignal) => this.#ranked({ ...base, userId: GLOBAL_USER_ID, abortSignal }),
+      global: globalScope,
       user: (abortSignal) => this.#ranked({ ...base, userId: input.userId, scopes: ['user'], abortSignal }),
       session: input.sessionId
         ? (abortSignal) =>
@@ -255,10 +271,14 @@ export class MemoryService implements MemoryApi {
       const known = best.get(hit.id);
       if (!known || hit.score > known.score) best.set(hit.id, hit);
     }
-    const candidates = [...best.values()].sort(compareRanked).slice(0, input.limit);
+    // A late or failed global scope contributes nothing, not even what it found after its deadline.
+    if (scopes.global.status !== 'ok') always.clear();
+    // The always-present global memories first (they fit their own small budget), then the best.
+    const ranked = [...best.values()].filter((hit) => !always.has(hit.id)).sort(compareRanked);
+    const candidates = [...always.values(), ...ranked.map((hit) => hit.memory)].slice(0, input.limit);
     const now = this.#now();
     const packed = packContext({
-      candidates: candidates.map((hit) => hit.memory),
+      candidates,
       tokenBudget: input.tokenBudget,
       counter,
       now,
@@ -350,7 +370,7 @@ export class MemoryService implements MemoryApi {
       id: memory.id,
       content: memory.content,
       score:
-        memoryScore(relevance, now - memory.updatedAt, this.#scoring, memory) +
+        memoryScore(relevance, recencyAge(memory, now, halfLifeMs), this.#scoring, memory) +
         timeBonus(time, memory, 0.5 ** (Math.max(0, now - memory.updatedAt) / halfLifeMs)),
       relevance,
       category: memory.category,
@@ -369,4 +389,15 @@ export class MemoryService implements MemoryApi {
     const [vector] = await this.#embedder.embed({ texts: [text], abortSignal });
     return vector;
   }
+}
+
+/**
+ * The age recency is scored on: since the memory was last told, or, when that is older, since it
+ * last went into a reply, counted at half the freshness (one more half-life), so a memory in use
+ * stays near the top without a single use making it look new.
+ */
+function recencyAge(memory: Memory, now: number, halfLifeMs: number): number {
+  const sinceTold = Math.max(0, now - memory.updatedAt);
+  if (memory.lastUsedAt === undefined) return sinceTold;
+  return Math.min(sinceTold, Math.max(0, now - memory.lastUsedAt) + halfLifeMs);
 }
