@@ -216,11 +216,20 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const staticFiles = await loadStaticFiles(options.webDistDir ?? DEFAULT_WEB_DIST);
   if (staticFiles.size === 0) logger.warn({}, 'web client not built: run `pnpm build`');
 
+  // Which memory search is on and why, for /health (the service says it once it is known).
+  let memorySearch: { search: string; embedder?: string; reason?: string } | undefined;
+  memory.service.health().then(
+    ({ search, embedder, reason }) => {
+      memorySearch = { search, ...(embedder ? { embedder } : {}), ...(reason ? { reason } : {}) };
+    },
+    (error: unknown) => logger.warn({ err: error }, 'memory: health unknown at start'),
+  );
   const handleHttp = createHttpHandler({
     staticFiles,
     readiness,
     startedAt,
     now,
+    memorySearch: () => memorySearch,
     metrics: async () => {
       const stats = core.stats();
       metrics.activeTurns.set(stats.activeTurns);

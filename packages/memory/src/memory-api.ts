@@ -168,6 +168,8 @@ export interface MemoryHealth {
   /** `lexical` when no embedder is configured. */
   search: 'hybrid' | 'lexical';
   embedder?: string;
+  /** Why this search is on (configured, detected at the provider, or what was missing). */
+  reason?: string;
   tokenizer: string;
 }
 

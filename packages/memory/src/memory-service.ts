@@ -40,6 +40,8 @@ export interface MemoryServiceOptions {
   /** Omit for lexical-only search (announced once at start, never faked with made-up vectors). */
   embedder?: Embedder;
   scoring?: ScoringOptions;
+  /** Why search is hybrid or lexical here, for `health()` and the start log. */
+  searchReason?: string;
   /** Cosine similarity at or above which a new memory updates an existing one (default 0.92). */
   duplicateThreshold?: number;
   /**
@@ -62,6 +64,7 @@ export class MemoryService implements MemoryApi {
   readonly #store: MemoryStore;
   readonly #embedder: Embedder | undefined;
   readonly #scoring: ScoringOptions;
+  readonly #searchReason: string | undefined;
   readonly #duplicateThreshold: number;
   readonly #lexicalDuplicateThreshold: number;
   readonly #scopeTimeoutMs: number;
@@ -75,6 +78,7 @@ export class MemoryService implements MemoryApi {
     this.#store = options.store;
     this.#embedder = options.embedder;
     this.#scoring = options.scoring ?? {};
+    this.#searchReason = options.searchReason;
     this.#duplicateThreshold = options.duplicateThreshold ?? 0.92;
     this.#lexicalDuplicateThreshold = options.lexicalDuplicateThreshold ?? LEXICAL_DUPLICATE_THRESHOLD;
     this.#scopeTimeoutMs = options.scopeTimeoutMs ?? 1_500;
@@ -93,7 +97,19 @@ export class MemoryService implements MemoryApi {
       });
     }
     if (!this.#embedder)
-      this.#logger.info({ search: 'lexical' }, 'memory: no embedder configured, search is lexical only');
+      this.#logger.info(
+        { search: 'lexical', reason: this.#searchReason ?? 'no embedder configured' },
+        'memory: no embedder, search is lexical only',
+      );
+    else
+      this.#logger.info(
+        {
+          search: 'hybrid',
+          embedder: this.#embedder.id,
+          reason: this.#searchReason ?? 'embedder configured',
+        },
+        'memory: semantic search on (hybrid with lexical)',
+      );
   }
 
   async add(options: AddMemoryOptions): Promise<AddMemoryResult> {
@@ -337,6 +353,7 @@ export class MemoryService implements MemoryApi {
       tokenizer: counter.name,
     };
     if (this.#embedder) health.embedder = this.#embedder.id;
+    if (this.#searchReason) health.reason = this.#searchReason;
     return health;
   }
 

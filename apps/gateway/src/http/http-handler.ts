@@ -13,6 +13,8 @@ export interface HttpHandlerOptions {
   metrics: () => Promise<{ contentType: string; body: string }>;
   startedAt: number;
   now: () => number;
+  /** Which memory search is on and why (`/health` shows it); undefined until known. */
+  memorySearch?: () => { search: string; embedder?: string; reason?: string } | undefined;
 }
 
 const SECURITY_HEADERS = {
@@ -37,9 +39,11 @@ export function createHttpHandler(options: HttpHandlerOptions) {
       return;
     }
     if (path === '/health') {
+      const memory = options.memorySearch?.();
       const body = JSON.stringify({
         status: 'ok',
         uptimeS: Math.round((options.now() - options.startedAt) / 1000),
+        ...(memory ? { memory } : {}),
       });
       send(response, 200, 'application/json', body);
       return;
