@@ -9,15 +9,30 @@ describe('pnpm bench:recall data set and scoring', () => {
     expect(generateRecallDataset({ seed: 15 })).not.toEqual(dataset);
     const factsByKey = new Map(dataset.facts.map((fact) => [fact.key, fact]));
     expect(factsByKey.size).toBe(dataset.facts.length);
-    expect(new Set(dataset.facts.map((fact) => fact.userId)).size).toBe(8);
-    expect(new Set(dataset.facts.map((fact) => fact.day)).size).toBeGreaterThan(5);
+    expect(new Set(dataset.facts.map((fact) => fact.userId)).size).toBe(90);
+    expect(dataset.questions.length).toBeGreaterThanOrEqual(1_000);
+    expect(new Set(dataset.facts.map((fact) => fact.day)).size).toBe(12);
     for (const question of dataset.questions) {
       expect(question.evidence.length).toBeGreaterThan(0);
       for (const key of question.evidence) expect(factsByKey.get(key)?.userId).toBe(question.userId);
+      expect(question.turns.length).toBeGreaterThan(0);
+      // A paraphrase, never the stored sentence itself.
+      for (const key of question.evidence)
+        expect(question.query.toLowerCase()).not.toContain(factsByKey.get(key)?.content.toLowerCase());
     }
     // Updated facts: the evidence is the later statement, and an earlier one exists.
-    const updated = dataset.questions.filter((question) => question.kind === 'updated');
-    expect(updated.length).toBeGreaterThan(0);
+    const updated = dataset.questions.filter((question) => question.kind === 'home');
+    expect(updated.length).toBe(90);
+    for (const question of updated) {
+      const evidence = factsByKey.get(question.evidence[0] ?? '');
+      const older = dataset.facts.filter(
+        (fact) =>
+          fact.userId === question.userId &&
+          fact.day < (evidence?.day ?? 0) &&
+          /^(Lives in|Rents)/u.test(fact.content),
+      );
+      expect(older.length).toBe(1);
+    }
   });
 
   it('scores recall@k as the share of evidence in the first k, averaged over questions', () => {

@@ -211,7 +211,7 @@ class QdrantMemoryStore implements MemoryStore {
     options.abortSignal?.throwIfAborted();
     const filter = personFilter(options.userId, options.scopes, options.sessionId);
     const candidates = Math.max(options.limit * 4, 40);
-    const sparse = sparseQueryVector(options.text);
+    const sparse = sparseQueryVector(options.text, options.contextText);
     const searches: Array<Record<string, unknown>> = [];
     if (sparse.indices.length > 0)
       searches.push({ query: sparse, using: SPARSE, filter, limit: candidates, with_payload: true });

@@ -1,4 +1,4 @@
-import { lexicalTerms } from '@nexus/memory';
+import { lexicalQueryParts, lexicalTerms } from '@nexus/memory';
 
 export interface SparseVector {
   indices: number[];
@@ -34,10 +34,21 @@ export function sparseDocumentVector(text: string): SparseVector {
   };
 }
 
-/** The query side: each distinct term once, weight 1. */
-export function sparseQueryVector(text: string): SparseVector {
-  const indices = [...new Set(lexicalTerms(text).map(termIndex))].slice(0, 64);
-  return { indices, values: indices.map(() => 1) };
+/**
+ * The query side: each distinct term once, weighted as the embedded store weighs it
+ * (`lexicalQueryParts`: the message's words 1, its stop words and the recent turns' words less).
+ */
+export function sparseQueryVector(text: string, contextText = ''): SparseVector {
+  const weights = new Map<number, number>();
+  for (const part of lexicalQueryParts(text, contextText)) {
+    for (const term of lexicalTerms(part.terms.join(' '))) {
+      const index = termIndex(term);
+      if (weights.size >= 64 && !weights.has(index)) continue;
+      weights.set(index, Math.max(weights.get(index) ?? 0, part.weight));
+    }
+  }
+  const indices = [...weights.keys()];
+  return { indices, values: indices.map((index) => weights.get(index) ?? 1) };
 }
 
 /** FNV-1a of the term: a stable u32 index, no vocabulary to keep in sync. */

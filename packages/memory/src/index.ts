@@ -8,6 +8,12 @@ export {
   type PackedContext,
   packContext,
 } from './context-block.ts';
+export {
+  CONTEXT_WEIGHT,
+  conversationQuery,
+  lexicalQueryParts,
+  STOP_WORD_WEIGHT,
+} from './conversation-query.ts';
 export { cosineSimilarity, type Embedder } from './embedder.ts';
 export { hostHeaderName, isLoopbackName } from './http/is-loopback-name.ts';
 export { createMemoryClient, type MemoryClientOptions } from './http/memory-http-client.ts';
@@ -21,7 +27,7 @@ export type { MemoryImport } from './import/memory-import-item.ts';
 export { parseMem0Export } from './import/parse-mem0-export.ts';
 export { parseMemoryJsonl } from './import/parse-memory-jsonl.ts';
 export { markdownFacts, readOpenClawMemory } from './import/read-openclaw-memory.ts';
-export { lexicalTerms, queryTerms } from './lexical-terms.ts';
+export { lexicalTerms, queryTermGroups, queryTerms } from './lexical-terms.ts';
 export {
   GLOBAL_USER_ID,
   MAX_MEMORY_CONTENT_CHARS,
@@ -96,6 +102,7 @@ export {
   createOpenAICompatibleEmbedder,
   type OpenAICompatibleEmbedderOptions,
 } from './openai-compatible-embedder.ts';
+export { type QueryTime, queryTime } from './query-time.ts';
 export { type ChannelRanking, fuseRankings, RRF_K } from './rank-fusion.ts';
 export {
   type ReindexProgress,

@@ -1,3 +1,6 @@
+import { eng as ENGLISH_STOP_WORDS } from 'stopword';
+
+const STOP_WORDS = new Set<string>(ENGLISH_STOP_WORDS);
 const WORD_PATTERN = /[\p{L}\p{N}]+/gu;
 const MAX_QUERY_TERMS = 64;
 
@@ -11,14 +14,25 @@ export function lexicalTerms(text: string): string[] {
   return words.map(foldSuffix);
 }
 
-/** Distinct query terms, at most 64, in first-seen order. */
-export function queryTerms(text: string): string[] {
-  const seen = new Set<string>();
+/**
+ * Distinct query terms, at most 64, in first-seen order, split into content words and English
+ * stop words (the `stopword` package's list: "what", "my", "did"…). Stop words match most
+ * memories and say little about which one is meant, so searches weigh them far below the rest.
+ */
+export function queryTermGroups(text: string): { content: string[]; stop: string[] } {
+  const content = new Set<string>();
+  const stop = new Set<string>();
   for (const term of text.normalize('NFKC').toLowerCase().match(WORD_PATTERN) ?? []) {
-    seen.add(term);
-    if (seen.size >= MAX_QUERY_TERMS) break;
+    (STOP_WORDS.has(term) ? stop : content).add(term);
+    if (content.size + stop.size >= MAX_QUERY_TERMS) break;
   }
-  return [...seen];
+  return { content: [...content], stop: [...stop] };
+}
+
+/** Distinct query terms, at most 64, in first-seen order (stop words included). */
+export function queryTerms(text: string): string[] {
+  const { content, stop } = queryTermGroups(text);
+  return [...content, ...stop];
 }
 
 function foldSuffix(word: string): string {

@@ -21,6 +21,12 @@ const epochMillisSchema = z
   .nonnegative()
   .refine((value) => value <= Date.now() + 86_400_000, 'must not be in the future');
 
+/**
+ * The conversation's latest turns before the message, oldest first: their words join the query at
+ * a lower weight, so a follow-up ("and what about her sister?") still finds what it refers to.
+ */
+const recentTurnsSchema = z.array(z.string().max(8_000)).max(20).optional();
+
 const abortSignalSchema = z.custom<AbortSignal>((value) => value instanceof AbortSignal).optional();
 
 export const addMemoryOptionsSchema = z
@@ -66,6 +72,7 @@ export interface AddMemoryResult {
 export const searchMemoryOptionsSchema = z.object({
   userId: userIdSchema,
   query: z.string().max(8_000),
+  recentTurns: recentTurnsSchema,
   limit: z.number().int().min(1).max(200).default(10),
   scopes: z.array(memoryScopeSchema).min(1).optional(),
   sessionId: sessionIdSchema.optional(),
@@ -91,7 +98,13 @@ export interface MemorySearchResult {
 export const memoryContextOptionsSchema = z.object({
   userId: userIdSchema,
   query: z.string().max(32_000),
+  recentTurns: recentTurnsSchema,
   tokenBudget: z.number().int().min(0).max(200_000).default(2_000),
+  /**
+   * Global memories go into every context, most important first, within this many tokens of
+   * `tokenBudget` whatever the message says; further global word matches compete as usual.
+   */
+  globalTokenBudget: z.number().int().min(0).max(200_000).default(200),
   limit: z.number().int().min(1).max(200).default(20),
   sessionId: sessionIdSchema.optional(),
   abortSignal: abortSignalSchema,
@@ -162,6 +175,8 @@ export interface MemoryHealth {
   /** `lexical` when no embedder is configured. */
   search: 'hybrid' | 'lexical';
   embedder?: string;
+  /** Why this search is on (configured, detected at the provider, or what was missing). */
+  reason?: string;
   tokenizer: string;
 }
 

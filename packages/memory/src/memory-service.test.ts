@@ -54,6 +54,8 @@ describe('MemoryService', () => {
     await service.add({ scope: 'global', content: 'Short answers are the house style' });
     let aborted = false;
     const slowGlobal: MemoryStore = Object.create(store, {
+      // The store's own methods need the store itself as `this` (private fields).
+      list: { value: (options: Parameters<MemoryStore['list']>[0]) => store.list(options) },
       search: {
         value: async (options: Parameters<MemoryStore['search']>[0]) => {
           if (options.userId !== GLOBAL_USER_ID) return store.search(options);

@@ -4,7 +4,9 @@ import { type Logger, silentLogger } from '@nexus/protocol';
 import { contentHash } from './content-hash.ts';
 import { packContext } from './context-block.ts';
 import { type ContextScopeRunner, runContextScopes } from './context-scopes.ts';
+import { conversationQuery } from './conversation-query.ts';
 import type { Embedder } from './embedder.ts';
+import { alwaysPresentGlobal } from './global-context.ts';
 import { GLOBAL_USER_ID, type Memory, type MemoryStats } from './memory.ts';
 import {
   type AddMemoryOptions,
@@ -29,9 +31,11 @@ import {
   statsOptionsSchema,
 } from './memory-api.ts';
 import { EmbedderMismatchError, MemoryIdTakenError, MemoryInputError } from './memory-errors.ts';
-import { compareRanked, memoryScore, type ScoringOptions } from './memory-scoring.ts';
+import { compareRanked, DAY_MS, memoryScore, type ScoringOptions } from './memory-scoring.ts';
 import type { MemoryStore } from './memory-store.ts';
+import { findLexicalDuplicate, LEXICAL_DUPLICATE_THRESHOLD } from './near-duplicate.ts';
 import { parseInput } from './parse-input.ts';
+import { queryTime, timeBonus } from './query-time.ts';
 import { compareStanding } from './standing-order.ts';
 
 export interface MemoryServiceOptions {
@@ -39,8 +43,15 @@ export interface MemoryServiceOptions {
   /** Omit for lexical-only search (announced once at start, never faked with made-up vectors). */
   embedder?: Embedder;
   scoring?: ScoringOptions;
+  /** Why search is hybrid or lexical here, for `health()` and the start log. */
+  searchReason?: string;
   /** Cosine similarity at or above which a new memory updates an existing one (default 0.92). */
   duplicateThreshold?: number;
+  /**
+   * With no embedder: token-set similarity (`tokenSetSimilarity`) at or above which a new memory
+   * updates an existing one (default `LEXICAL_DUPLICATE_THRESHOLD`, 0.8); above 1 turns it off.
+   */
+  lexicalDuplicateThreshold?: number;
   /** Each context scope that takes longer is skipped (default 1,500 ms). */
   scopeTimeoutMs?: number;
   tokenCounter?: TokenCounter;
@@ -56,7 +67,9 @@ export class MemoryService implements MemoryApi {
   readonly #store: MemoryStore;
   readonly #embedder: Embedder | undefined;
   readonly #scoring: ScoringOptions;
+  readonly #searchReason: string | undefined;
   readonly #duplicateThreshold: number;
+  readonly #lexicalDuplicateThreshold: number;
   readonly #scopeTimeoutMs: number;
   readonly #now: () => number;
   readonly #generateId: () => string;
@@ -68,7 +81,9 @@ export class MemoryService implements MemoryApi {
     this.#store = options.store;
     this.#embedder = options.embedder;
     this.#scoring = options.scoring ?? {};
+    this.#searchReason = options.searchReason;
     this.#duplicateThreshold = options.duplicateThreshold ?? 0.92;
+    this.#lexicalDuplicateThreshold = options.lexicalDuplicateThreshold ?? LEXICAL_DUPLICATE_THRESHOLD;
     this.#scopeTimeoutMs = options.scopeTimeoutMs ?? 1_500;
     this.#now = options.now ?? Date.now;
     this.#generateId = options.generateId ?? randomUUID;
@@ -85,7 +100,19 @@ export class MemoryService implements MemoryApi {
       });
     }
     if (!this.#embedder)
-      this.#logger.info({ search: 'lexical' }, 'memory: no embedder configured, search is lexical only');
+      this.#logger.info(
+        { search: 'lexical', reason: this.#searchReason ?? 'no embedder configured' },
+        'memory: no embedder, search is lexical only',
+      );
+    else
+      this.#logger.info(
+        {
+          search: 'hybrid',
+          embedder: this.#embedder.id,
+          reason: this.#searchReason ?? 'embedder configured',
+        },
+        'memory: semantic search on (hybrid with lexical)',
+      );
   }
 
   async add(options: AddMemoryOptions): Promise<AddMemoryResult> {
@@ -143,30 +170,39 @@ export class MemoryService implements MemoryApi {
     }
     const now = this.#now();
     const embedding = await this.#embed(input.content, abortSignal);
-    if (embedding) {
-      const [closest] = await this.#store.nearest({ userId, embedding, limit: 1, abortSignal });
-      if (closest && closest.similarity >= this.#duplicateThreshold) {
-        const previous = closest.memory;
-        const memory: Memory = {
-          ...previous,
-          content: input.content,
-          hash,
-          category: input.category,
-          // A restated fact keeps the strongest provenance it ever had.
-          source: previous.source === 'user_explicit' ? 'user_explicit' : input.source,
-          updatedAt: Math.max(previous.updatedAt, input.updatedAt ?? now),
-          metadata: { ...previous.metadata, ...input.metadata },
-        };
-        await this.#store.update({ memory, embedding, abortSignal });
-        if (input.sessionId)
-          await this.#store.linkSession({
+    const duplicate = embedding
+      ? (await this.#store.nearest({ userId, embedding, limit: 1, abortSignal }))[0]
+      : this.#lexicalDuplicateThreshold <= 1
+        ? await findLexicalDuplicate({
+            store: this.#store,
             userId,
-            memoryId: memory.id,
-            sessionId: input.sessionId,
+            content: input.content,
+            threshold: this.#lexicalDuplicateThreshold,
             abortSignal,
-          });
-        return { action: 'updated', deduplicated: true, memory, previousContent: previous.content };
-      }
+          })
+        : undefined;
+    const threshold = embedding ? this.#duplicateThreshold : this.#lexicalDuplicateThreshold;
+    if (duplicate && duplicate.similarity >= threshold) {
+      const previous = duplicate.memory;
+      const memory: Memory = {
+        ...previous,
+        content: input.content,
+        hash,
+        category: input.category,
+        // A restated fact keeps the strongest provenance it ever had.
+        source: previous.source === 'user_explicit' ? 'user_explicit' : input.source,
+        updatedAt: Math.max(previous.updatedAt, input.updatedAt ?? now),
+        metadata: { ...previous.metadata, ...input.metadata },
+      };
+      await this.#store.update({ memory, embedding, abortSignal });
+      if (input.sessionId)
+        await this.#store.linkSession({
+          userId,
+          memoryId: memory.id,
+          sessionId: input.sessionId,
+          abortSignal,
+        });
+      return { action: 'updated', deduplicated: true, memory, previousContent: previous.content };
     }
     const createdAt = input.createdAt ?? now;
     const memory: Memory = {
@@ -203,8 +239,9 @@ export class MemoryService implements MemoryApi {
 
   async search(options: SearchMemoryOptions): Promise<MemorySearchResult[]> {
     const input = parseInput(searchMemoryOptionsSchema, options);
-    const embedding = await this.#embed(input.query, input.abortSignal);
-    const ranked = await this.#ranked({ ...input, embedding });
+    const query = conversationQuery(input.query, input.recentTurns);
+    const embedding = await this.#embed(query.embeddingText, input.abortSignal);
+    const ranked = await this.#ranked({ ...input, contextText: query.contextText, embedding });
     return ranked.slice(0, input.limit).map(({ memory: _memory, ...result }) => result);
   }
 
@@ -213,13 +250,29 @@ export class MemoryService implements MemoryApi {
     const input = parseInput(memoryContextOptionsSchema, options);
     const counter = await this.#tokenCounter;
     this.#tokenCounter = counter;
-    const embedding = await this.#embed(input.query, input.abortSignal).catch((error: unknown) => {
+    const query = conversationQuery(input.query, input.recentTurns);
+    const embedding = await this.#embed(query.embeddingText, input.abortSignal).catch((error: unknown) => {
       this.#logger.warn({ err: error }, 'memory: embedding the query failed, context is lexical only');
       return undefined;
     });
-    const base = { query: input.query, limit: input.limit, embedding };
+    const base = { query: input.query, contextText: query.contextText, limit: input.limit, embedding };
+    const always = new Map<string, Memory>();
+    const globalScope = async (abortSignal: AbortSignal) => {
+      const [matches, present] = await Promise.all([
+        this.#ranked({ ...base, userId: GLOBAL_USER_ID, abortSignal }),
+        alwaysPresentGlobal({
+          store: this.#store,
+          counter,
+          now: this.#now(),
+          tokenBudget: Math.min(input.globalTokenBudget, input.tokenBudget),
+          abortSignal,
+        }),
+      ]);
+      for (const memory of present) always.set(memory.id, memory);
+      return matches;
+    };
     const runners: Record<'global' | 'user' | 'session', ContextScopeRunner<Ranked> | undefined> = {
-      global: (abortSignal) => this.#ranked({ ...base, userId: GLOBAL_USER_ID, abortSignal }),
+      global: globalScope,
       user: (abortSignal) => this.#ranked({ ...base, userId: input.userId, scopes: ['user'], abortSignal }),
       session: input.sessionId
         ? (abortSignal) =>
@@ -237,10 +290,14 @@ export class MemoryService implements MemoryApi {
       const known = best.get(hit.id);
       if (!known || hit.score > known.score) best.set(hit.id, hit);
     }
-    const candidates = [...best.values()].sort(compareRanked).slice(0, input.limit);
+    // A late or failed global scope contributes nothing, not even what it found after its deadline.
+    if (scopes.global.status !== 'ok') always.clear();
+    // The always-present global memories first (they fit their own small budget), then the best.
+    const ranked = [...best.values()].filter((hit) => !always.has(hit.id)).sort(compareRanked);
+    const candidates = [...always.values(), ...ranked.map((hit) => hit.memory)].slice(0, input.limit);
     const now = this.#now();
     const packed = packContext({
-      candidates: candidates.map((hit) => hit.memory),
+      candidates,
       tokenBudget: input.tokenBudget,
       counter,
       now,
@@ -304,12 +361,14 @@ export class MemoryService implements MemoryApi {
       tokenizer: counter.name,
     };
     if (this.#embedder) health.embedder = this.#embedder.id;
+    if (this.#searchReason) health.reason = this.#searchReason;
     return health;
   }
 
   async #ranked(options: {
     userId: string;
     query: string;
+    contextText: string;
     limit: number;
     embedding: Float32Array | undefined;
     scopes?: ReadonlyArray<Memory['scope']>;
@@ -319,6 +378,7 @@ export class MemoryService implements MemoryApi {
     const hits = await this.#store.search({
       userId: options.userId,
       text: options.query,
+      contextText: options.contextText,
       embedding: options.embedding,
       // Fetch more than asked so recency can lift a slightly less relevant, much newer memory.
       limit: Math.min(400, Math.max(options.limit * 3, 30)),
@@ -327,10 +387,16 @@ export class MemoryService implements MemoryApi {
       abortSignal: options.abortSignal,
     });
     const now = this.#now();
+    // The message's own time words first; a follow-up ("how did it go?") takes the turns'.
+    const said = queryTime(options.query, now);
+    const time = said.window ? said : { ...queryTime(options.contextText, now), current: said.current };
+    const halfLifeMs = (this.#scoring.halfLifeDays ?? 30) * DAY_MS;
     const ranked: Ranked[] = hits.map(({ memory, relevance }) => ({
       id: memory.id,
       content: memory.content,
-      score: memoryScore(relevance, now - memory.updatedAt, this.#scoring, memory),
+      score:
+        memoryScore(relevance, recencyAge(memory, now, halfLifeMs), this.#scoring, memory) +
+        timeBonus(time, memory, 0.5 ** (Math.max(0, now - memory.updatedAt) / halfLifeMs)),
       relevance,
       category: memory.category,
       source: memory.source,
@@ -348,4 +414,15 @@ export class MemoryService implements MemoryApi {
     const [vector] = await this.#embedder.embed({ texts: [text], abortSignal });
     return vector;
   }
+}
+
+/**
+ * The age recency is scored on: since the memory was last told, or, when that is older, since it
+ * last went into a reply, counted at half the freshness (one more half-life), so a memory in use
+ * stays near the top without a single use making it look new.
+ */
+function recencyAge(memory: Memory, now: number, halfLifeMs: number): number {
+  const sinceTold = Math.max(0, now - memory.updatedAt);
+  if (memory.lastUsedAt === undefined) return sinceTold;
+  return Math.min(sinceTold, Math.max(0, now - memory.lastUsedAt) + halfLifeMs);
 }

@@ -21,6 +21,12 @@ export interface StoreSearchOptions extends StoreCallOptions {
   userId: string;
   /** Raw query text; each store runs BM25 over it its own way. */
   text: string;
+  /**
+   * Words of the conversation around the query (its recent turns): matched too, at a lower
+   * weight than `text`'s (`CONTEXT_WEIGHT`), so they find what a follow-up refers to without
+   * outranking what the message itself names.
+   */
+  contextText?: string;
   /** Query vector for the dense channel; omitted = lexical only. */
   embedding?: Float32Array;
   limit: number;

@@ -19,6 +19,23 @@ describe('fuseRankings', () => {
     expect(fused.get('d')).toBeCloseTo(1 / (RRF_K + 3) / (2 / RRF_K), 12);
   });
 
+  it('gives one channel alone the root of its scores relative to the first, so score gaps count', () => {
+    const fused = fuseRankings([
+      [
+        { id: 'a', score: 8 },
+        { id: 'b', score: 6 },
+        { id: 'c', score: 6 },
+        { id: 'd', score: 0.8 },
+      ],
+    ]);
+    expect([...fused]).toEqual([
+      ['a', 1],
+      ['b', Math.sqrt(0.75)],
+      ['c', Math.sqrt(0.75)],
+      ['d', Math.sqrt(0.1)],
+    ]);
+  });
+
   it('counts an empty channel, so a match in one channel of two is worth at most 0.5', () => {
     expect(fuseRankings([[{ id: 'a', score: 1 }], []]).get('a')).toBe(0.5);
   });

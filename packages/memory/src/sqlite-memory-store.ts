@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { GroupCommit, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
 import { getLoadablePath } from 'sqlite-vec';
-import { queryTerms } from './lexical-terms.ts';
+import { lexicalQueryParts, sumWeightedRankings } from './conversation-query.ts';
 import type { Memory, MemoryScope, MemoryStats } from './memory.ts';
 import { GLOBAL_USER_ID } from './memory.ts';
 import { EmbedderMismatchError, MemoryStoreError } from './memory-errors.ts';
@@ -267,16 +267,26 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     const partition = { userId: options.userId, scopes: options.scopes, sessionId: options.sessionId };
     const statements = (sql: string) => this.#statement(sql);
     const rankings: RowRanking[] = [];
-    const terms = queryTerms(options.text);
-    if (terms.length > 0) rankings.push(lexicalRanking(statements, partition, terms, candidates));
+    const parts = lexicalQueryParts(options.text, options.contextText);
+    if (parts.length > 0) {
+      // One BM25 query per part (message words, its stop words, the turns' words), summed by weight.
+      const lexical = sumWeightedRankings(
+        parts.map((part) => ({
+          ranking: lexicalRanking(statements, partition, part.terms, candidates),
+          weight: part.weight,
+        })),
+      );
+      rankings.push(lexical.slice(0, candidates));
+    }
     const query = options.embedding && this.#hasVectorTable ? unitVectorBytes(options.embedding) : undefined;
     if (query) {
       const index = options.sessionId === undefined ? this.#vectorCache?.index(options.userId) : undefined;
       rankings.push(denseRanking(statements, partition, query, candidates, index));
     }
-    const relevance = fuseRankings(
-      rankings.map((ranking) => ranking.map((entry) => ({ id: String(entry.rowid), score: entry.score }))),
+    const channels = rankings.map((ranking) =>
+      ranking.map((entry) => ({ id: String(entry.rowid), score: entry.score })),
     );
+    const relevance = fuseRankings(channels);
     // Best fused relevance first; equal relevance keeps channel order (lexical, then dense).
     const order = [...new Set(rankings.flatMap((ranking) => ranking.map((entry) => entry.rowid)))];
     const relevanceOf = (rowid: number) => relevance.get(String(rowid)) ?? 0;

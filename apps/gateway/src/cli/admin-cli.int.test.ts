@@ -283,7 +283,11 @@ describe('nexus doctor', () => {
     expect(down.stdout).toContain(
       `✗ model: cannot reach openai-compatible at http://127.0.0.1:${closedPort}/v1 (ECONNREFUSED)\n    fix: start the model server`,
     );
-    expect(down.stdout).toMatch(/\n1 problem to fix\.\n$/);
+    // No provider, no embeddings either: memory search is lexical, and doctor says why.
+    expect(down.stdout).toContain(
+      `! memory search: lexical (BM25): no answer from http://127.0.0.1:${closedPort}/v1/embeddings for nomic-embed-text (ECONNREFUSED)`,
+    );
+    expect(down.stdout).toMatch(/\n1 problem to fix, 1 warning\.\n$/);
   });
 
   it('reports configuration errors key by key instead of failing', async () => {

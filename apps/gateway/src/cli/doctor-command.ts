@@ -6,6 +6,7 @@ import { checkMcpServers } from './doctor-mcp-check.ts';
 import { checkNodeVersion } from './doctor-node-check.ts';
 import { checkDataPermissions } from './doctor-permission-check.ts';
 import { checkChannels, checkModel, checkQueue } from './doctor-remote-checks.ts';
+import { checkMemorySearch } from './doctor-search-check.ts';
 import { checkStores } from './doctor-store-checks.ts';
 
 /**
@@ -40,14 +41,24 @@ export async function doctorCommand(options: {
   }
   if (config) {
     const permissions = await checkDataPermissions(config.dataDir, { fix: options.fix === true });
-    const [stores, queue, model, channels, mcpServers] = await Promise.all([
+    const [stores, queue, model, search, channels, mcpServers] = await Promise.all([
       checkStores(config),
       checkQueue(config),
       checkModel(config, fetchFunction),
+      checkMemorySearch(config, fetchFunction),
       checkChannels(config, fetchFunction),
       checkMcpServers(config),
     ]);
-    lines.push(...stores, permissions, queue, model, ...channels, ...mcpServers, ...checkPolicies(config));
+    lines.push(
+      ...stores,
+      permissions,
+      queue,
+      model,
+      search,
+      ...channels,
+      ...mcpServers,
+      ...checkPolicies(config),
+    );
   } else {
     lines.push({
       status: 'warn',

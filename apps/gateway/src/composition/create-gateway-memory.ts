@@ -26,6 +26,7 @@ import { ensurePrivateDirectory, privateFilePath } from '../data-dir/private-pat
 import type { MemoryMetrics } from '../metrics/memory-metrics.ts';
 import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
 import { createLanguageModel } from './create-language-model.ts';
+import { DEFAULT_EMBEDDING_MODELS, detectProviderEmbedder } from './detect-provider-embedder.ts';
 import { loadTransformersAddon } from './load-transformers-addon.ts';
 
 export interface GatewayMemory {
@@ -211,14 +212,13 @@ export async function openLocalMemoryService(options: {
 }): Promise<{ service: MemoryService; close(): Promise<void> }> {
   const { config } = options;
   const tokenCounter = options.tokenCounter ?? sharedTokenCounter();
-  const embedder = await createGatewayEmbedder(config, options.fetch);
-  const vectors = embedder ? { embedderId: embedder.id, dimensions: embedder.dimensions } : undefined;
-  const store = await openMemoryStore(config, vectors);
+  const { embedder, store, reason } = await chooseEmbedderAndStore(config, options.fetch);
   try {
-    // Without an embedder MemoryService logs that search is lexical only.
+    // The service logs which search is on and why.
     const service = new MemoryService({
       store,
       ...(embedder ? { embedder } : {}),
+      searchReason: reason,
       logger: options.logger,
       // Scopes that outlive most of the budget are dropped inside, so the step returns partial results in time.
       scopeTimeoutMs: Math.max(25, Math.floor(config.memory.contextBudgetMs * 0.75)),
@@ -229,6 +229,61 @@ export async function openLocalMemoryService(options: {
     await store.close();
     throw error;
   }
+}
+
+/**
+ * The configured embedder; else, on the embedded store with `NEXUS_EMBEDDING_AUTO` on, the one the
+ * model provider serves (`detectProviderEmbedder`), used when the store is empty or already
+ * indexed with it: a store with memories indexed otherwise stays as it is (lexical, or its own
+ * embedder's vectors unused) until `nexus memory reindex` moves it, so no memory silently loses
+ * its place in search.
+ */
+async function chooseEmbedderAndStore(
+  config: GatewayConfig,
+  fetch: typeof globalThis.fetch | undefined,
+): Promise<{ embedder: Embedder | undefined; store: MemoryStore; reason: string }> {
+  const configured = await createGatewayEmbedder(config, fetch);
+  if (configured) {
+    const store = await openMemoryStore(config, {
+      embedderId: configured.id,
+      dimensions: configured.dimensions,
+    });
+    return { embedder: configured, store, reason: 'NEXUS_EMBEDDING_MODEL is set' };
+  }
+  if (!config.memory.embeddingAuto)
+    return {
+      embedder: undefined,
+      store: await openMemoryStore(config, undefined),
+      reason: 'NEXUS_EMBEDDING_MODEL is unset and NEXUS_EMBEDDING_AUTO is off',
+    };
+  if (config.memory.qdrantUrl)
+    return {
+      embedder: undefined,
+      store: await openMemoryStore(config, undefined),
+      reason: 'NEXUS_EMBEDDING_MODEL is unset (provider detection is for the embedded store only)',
+    };
+  const detected = await detectProviderEmbedder(config, fetch);
+  const store = await openMemoryStore(config, undefined);
+  if (!detected.embedder) return { embedder: undefined, store, reason: detected.reason };
+  const wanted = { embedderId: detected.embedder.id, dimensions: detected.embedder.dimensions };
+  const stored = store.vectorSpace;
+  if (stored?.embedderId === wanted.embedderId && stored.dimensions === wanted.dimensions)
+    return { embedder: detected.embedder, store, reason: detected.reason };
+  const { totalMemories } = await store.stats({});
+  if (!stored && totalMemories === 0) {
+    await store.close();
+    return {
+      embedder: detected.embedder,
+      store: await openMemoryStore(config, wanted),
+      reason: detected.reason,
+    };
+  }
+  const indexed = stored ? `indexed with ${stored.embedderId}` : 'lexical';
+  return {
+    embedder: undefined,
+    store,
+    reason: `${detected.reason}, but the store's ${totalMemories} memories are ${indexed}: run \`NEXUS_EMBEDDING_MODEL=${DEFAULT_EMBEDDING_MODELS[config.model.provider === 'openai' ? 'openai' : 'openai-compatible']} NEXUS_EMBEDDING_DIMENSIONS=${wanted.dimensions} nexus memory reindex\` to switch`,
+  };
 }
 
 /**

@@ -26,8 +26,10 @@ export async function createGatewayServer(
   const { config, logger, core, web, metrics, token, accessStore, platformChannels, postRoutes } = parts;
   const staticFiles = await loadStaticFiles(webDistDir);
   if (staticFiles.size === 0) logger.warn({}, 'web client not built: run `pnpm build`');
+  const memorySearch = watchMemorySearch(parts.memory.service, logger);
   const handleHttp = createHttpHandler({
     staticFiles,
+    memorySearch,
     readiness: gatewayReadiness(parts, state),
     startedAt: parts.startedAt,
     now: parts.now,
@@ -85,4 +87,24 @@ export async function createGatewayServer(
   applyConnectionLimit(server, config.server, logger);
   server.on('upgrade', webSocketUpgrade(parts, state, logger));
   return server;
+}
+
+type MemorySearchState = { search: string; embedder?: string; reason?: string };
+
+/**
+ * Which memory search is on and why, for `/health`: undefined until the memory service has said
+ * (it may be a remote service that is still starting).
+ */
+function watchMemorySearch(
+  memory: GatewayParts['memory']['service'],
+  logger: GatewayParts['logger'],
+): () => MemorySearchState | undefined {
+  let state: MemorySearchState | undefined;
+  memory.health().then(
+    ({ search, embedder, reason }) => {
+      state = { search, ...(embedder ? { embedder } : {}), ...(reason ? { reason } : {}) };
+    },
+    (error: unknown) => logger.warn({ err: error }, 'memory: health unknown at start'),
+  );
+  return () => state;
 }

@@ -16,6 +16,8 @@ export interface HttpHandlerOptions {
   now: () => number;
   /** `NEXUS_METRICS_TOKEN`: who may read `/metrics` and the detailed `/ready` (see isTrustedObserver). */
   metricsToken?: string;
+  /** Which memory search is on and why (`/health` shows it); undefined until known. */
+  memorySearch?: () => { search: string; embedder?: string; reason?: string } | undefined;
 }
 
 const SECURITY_HEADERS = {
@@ -40,9 +42,11 @@ export function createHttpHandler(options: HttpHandlerOptions) {
       return;
     }
     if (path === '/health') {
+      const memory = options.memorySearch?.();
       const body = JSON.stringify({
         status: 'ok',
         uptimeS: Math.round((options.now() - options.startedAt) / 1000),
+        ...(memory ? { memory } : {}),
       });
       send(response, 200, 'application/json', body);
       return;

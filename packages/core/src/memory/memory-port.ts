@@ -29,6 +29,8 @@ export type MemoryMetadataValues = Record<string, string | number | boolean | nu
 export interface MemoryContextRequest {
   userId: string;
   query: string;
+  /** The conversation's latest turns before the message, oldest first (a follow-up's subject). */
+  recentTurns?: string[];
   tokenBudget?: number;
   limit?: number;
   sessionId?: string;

@@ -39,6 +39,8 @@ export interface MemoryStepOptions {
   memory: MemoryPort;
   userId: string;
   query: string;
+  /** The conversation's latest turns before the message, oldest first; words of the query too. */
+  recentTurns?: string[];
   sessionId: string;
   /** The whole step's deadline; whatever answered by then is used, the rest is abandoned. */
   budgetMs: number;
@@ -110,6 +112,7 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
       options.memory.context({
         userId: options.userId,
         query: options.query,
+        ...(options.recentTurns?.length ? { recentTurns: options.recentTurns } : {}),
         tokenBudget: options.tokenBudget,
         limit: options.limit,
         sessionId: options.sessionId,

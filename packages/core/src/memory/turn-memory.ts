@@ -8,6 +8,7 @@ import type { StoredTurn } from '../session-store.ts';
 import { scheduleSessionSummary } from '../session-summary/session-summary-job.ts';
 import type { MemoryPort } from './memory-port.ts';
 import { GROUP_MEMORY_NOTE, type GroupPersonalMemoryEntry, memorySubjectOf } from './memory-subject.ts';
+import { recentTurnTexts } from './recent-turn-texts.ts';
 import { type MemoryStepReport, type MemoryStepResult, runMemoryStep } from './run-memory-step.ts';
 
 /** Memory in the loop, as `createNexusCore` takes it. Only `port` is required. */
@@ -124,6 +125,7 @@ export async function loadTurnMemory(options: {
     memory: memory.port,
     userId: subject.userId,
     query: intent.text,
+    recentTurns: recentTurnTexts(options.turns),
     sessionId: options.conversationKey,
     budgetMs: memory.budgetMs,
     statusAfterMs: memory.statusAfterMs,

@@ -162,8 +162,14 @@ export function describeMemoryStoreContract(options: MemoryStoreContractOptions)
     });
 
     it('orders equal relevance by the prior, and equal scores by the tie-break', async () => {
-      // Lexical only: the two texts have the same words, so BM25 scores them exactly alike.
-      const service = new MemoryService({ store, now, tokenCounter: approximateTokenCounter });
+      // Lexical only: the two texts have the same words, so BM25 scores them exactly alike (and
+      // near-duplicate merging is off, since these two would otherwise be one memory).
+      const service = new MemoryService({
+        store,
+        now,
+        tokenCounter: approximateTokenCounter,
+        lexicalDuplicateThreshold: 1.01,
+      });
       const pattern = await service.add({
         userId: 'ada',
         content: 'jazz evenings',

@@ -18,6 +18,11 @@ export interface ScriptedModelServerOptions {
   chunkDelayMs?: number;
   /** Length of the vectors `/v1/embeddings` returns when the request names no `dimensions`. */
   embeddingDimensions?: number;
+  /**
+   * False: `/v1/embeddings` answers 404 `model_not_found`, as a chat-only server (vLLM serving one
+   * chat model, a provider without embeddings) does. Default true.
+   */
+  embeddings?: boolean;
   /** When set, requests with another bearer token get a 401 with an OpenAI-style error body. */
   apiKey?: string;
   /** Model ids listed by `GET /v1/models`. */
@@ -120,6 +125,16 @@ export async function startScriptedModelServer(
       return sendJson(response, 200, outcome.body);
     }
     if (request.method === 'POST' && path === '/v1/embeddings') {
+      if (options.embeddings === false) {
+        const model = (body as { model?: unknown } | null)?.model;
+        return sendError(
+          response,
+          404,
+          `The model \`${String(model)}\` does not exist.`,
+          'invalid_request_error',
+          'model_not_found',
+        );
+      }
       if (latencyMs > 0 && !(await waitUnlessClosed(response, latencyMs))) return;
       return sendEmbeddings(response, body, embeddingDimensions);
     }

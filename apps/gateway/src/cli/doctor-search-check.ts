@@ -1,0 +1,50 @@
+import { detectProviderEmbedder } from '../composition/detect-provider-embedder.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
+import type { DoctorLine } from './doctor-line.ts';
+
+/**
+ * Which memory search a start would use and why: the configured embedder, the one the provider
+ * serves (asked the way the gateway asks at start), or lexical with the reason and the fix.
+ */
+export async function checkMemorySearch(
+  config: GatewayConfig,
+  fetchFunction: typeof fetch,
+): Promise<DoctorLine> {
+  const subject = 'memory search';
+  if (config.memory.mode === 'http')
+    return {
+      status: 'ok',
+      subject,
+      message: 'decided by the memory service (its /health says which and why)',
+    };
+  if (config.memory.embeddingModel)
+    return {
+      status: 'ok',
+      subject,
+      message: `semantic (hybrid with BM25) with ${config.memory.embeddingModel}: NEXUS_EMBEDDING_MODEL is set`,
+    };
+  const lexicalFix =
+    'serve an embedding model at the provider (e.g. `ollama pull nomic-embed-text`) or set NEXUS_EMBEDDING_MODEL and NEXUS_EMBEDDING_DIMENSIONS';
+  if (!config.memory.embeddingAuto)
+    return {
+      status: 'warn',
+      subject,
+      message: 'lexical (BM25): NEXUS_EMBEDDING_AUTO is off',
+      fix: lexicalFix,
+    };
+  if (config.memory.qdrantUrl)
+    return {
+      status: 'warn',
+      subject,
+      message: 'lexical (BM25): provider detection is for the embedded store only',
+      fix: 'set NEXUS_EMBEDDING_MODEL and NEXUS_EMBEDDING_DIMENSIONS',
+    };
+  const detected = await detectProviderEmbedder(config, fetchFunction);
+  if (detected.embedder)
+    return {
+      status: 'ok',
+      subject,
+      message: `semantic (hybrid with BM25): ${detected.reason} (a store indexed otherwise stays as it is until \`nexus memory reindex\`)`,
+    };
+  return { status: 'warn', subject, message: `lexical (BM25): ${detected.reason}`, fix: lexicalFix };
+}
