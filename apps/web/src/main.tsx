@@ -3,7 +3,6 @@ import { App } from './components/app.tsx';
 import { randomId } from './random-id.ts';
 import { ChatStorage, type KeyValueStore, memoryKeyValueStore } from './storage.ts';
 import { takeTokenFromLocation } from './token-from-location.ts';
-import { preloadMarkdown } from './use-markdown.ts';
 import { webSocketUrl } from './web-socket-url.ts';
 import './styles.css';
 
@@ -17,8 +16,6 @@ function browserStore(): KeyValueStore {
     return memoryKeyValueStore();
   }
 }
-
-preloadMarkdown().catch(() => {});
 
 const storage = new ChatStorage({ store: browserStore(), randomId });
 const tokenFromLink = takeTokenFromLocation(window.location, window.history);
