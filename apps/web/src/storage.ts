@@ -1,4 +1,12 @@
 import type { ReplyMedia } from '@nexus/protocol';
+import {
+  type ConversationSummary,
+  isConversationId,
+  MAX_TITLE_CHARS,
+  matchesQuery,
+  titleFromMessages,
+  toConversationIndex,
+} from './conversation-index.ts';
 import type { ChatMessage, ChatMessageRole, ChatMessageState, SentAttachment } from './conversation-state.ts';
 
 /** The part of the Web Storage API used here; `localStorage` in the browser. */
@@ -19,12 +27,19 @@ export interface ChatStorageOptions {
   randomId: () => string;
   /** Older messages are dropped beyond this, keeping well inside the ~5 MB storage quota. Default 300. */
   maxMessages?: number;
+  /** Conversations kept; the least recently used beyond this are forgotten. Default 100. */
+  maxConversations?: number;
+  now?: () => number;
 }
 
 const keys = {
   token: 'nexus.token',
   clientId: 'nexus.clientId',
-  conversation: 'nexus.conversation',
+  /** Before the conversations list: the one conversation. Read once and moved. */
+  legacyConversation: 'nexus.conversation',
+  current: 'nexus.currentConversation',
+  index: 'nexus.conversations',
+  conversation: (id: string) => `nexus.conversation.${id}`,
 } as const;
 /**
  * Reply files above this many base64 characters are kept without their bytes (storage holds
@@ -44,11 +59,15 @@ export class ChatStorage {
   readonly #store: KeyValueStore;
   readonly #randomId: () => string;
   readonly #maxMessages: number;
+  readonly #maxConversations: number;
+  readonly #now: () => number;
 
   constructor(options: ChatStorageOptions) {
     this.#store = options.store;
     this.#randomId = options.randomId;
     this.#maxMessages = options.maxMessages ?? 300;
+    this.#maxConversations = options.maxConversations ?? 100;
+    this.#now = options.now ?? Date.now;
   }
 
   readToken(): string | undefined {
@@ -72,20 +91,64 @@ export class ChatStorage {
     return created;
   }
 
-  readConversation(): StoredConversation | undefined {
-    const raw = this.#read(keys.conversation);
-    if (raw === undefined) return undefined;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      return undefined;
-    }
-    return toStoredConversation(value);
+  /** The conversation shown last (or `conversationId`'s), as stored. */
+  readConversation(conversationId?: string): StoredConversation | undefined {
+    const id = conversationId ?? this.#read(keys.current);
+    if (id === undefined) return this.#readLegacy();
+    if (!isConversationId(id)) return undefined;
+    const stored = parseJson(this.#read(keys.conversation(id)));
+    const conversation = stored === undefined ? undefined : toStoredConversation(stored);
+    return conversation?.conversationId === id ? conversation : undefined;
   }
 
-  /** Returns false when nothing could be stored even after dropping older messages. */
+  /** Remembers which conversation is shown, so a reload opens it again. */
+  writeCurrentConversation(conversationId: string): void {
+    this.#write(keys.current, conversationId);
+  }
+
+  /** Every stored conversation, most recently active first. */
+  listConversations(): ConversationSummary[] {
+    return toConversationIndex(parseJson(this.#read(keys.index)));
+  }
+
+  /** The conversations whose title or any message contains every word of `query`. */
+  searchConversations(query: string): ConversationSummary[] {
+    const all = this.listConversations();
+    if (query.trim() === '') return all;
+    return all.filter((summary) => {
+      if (matchesQuery(summary, query)) return true;
+      const messages = this.readConversation(summary.conversationId)?.messages ?? [];
+      return messages.some((message) => matchesQuery({ ...summary, title: message.text }, query));
+    });
+  }
+
+  /** Gives a conversation the person's own title; false when there is no such conversation. */
+  renameConversation(conversationId: string, title: string): boolean {
+    const index = this.listConversations();
+    const entry = index.find((summary) => summary.conversationId === conversationId);
+    const trimmed = title.replace(/\s+/g, ' ').trim().slice(0, MAX_TITLE_CHARS);
+    if (entry === undefined || trimmed === '') return false;
+    entry.title = trimmed;
+    entry.renamed = true;
+    return this.#write(keys.index, JSON.stringify(index));
+  }
+
+  /** Forgets a conversation in this browser (its messages and its list entry). */
+  removeConversation(conversationId: string): void {
+    this.#remove(keys.conversation(conversationId));
+    const index = this.listConversations().filter((summary) => summary.conversationId !== conversationId);
+    this.#write(keys.index, JSON.stringify(index));
+  }
+
+  /**
+   * Stores the conversation and makes it the current one. A conversation without messages is not
+   * listed. Returns false when nothing could be stored even after dropping older messages.
+   */
   writeConversation(conversation: StoredConversation): boolean {
+    this.writeCurrentConversation(conversation.conversationId);
+    if (conversation.messages.length === 0)
+      return this.#write(keys.conversation(conversation.conversationId), JSON.stringify(conversation));
+    this.#index(conversation);
     let messages = conversation.messages.slice(-this.#maxMessages).map(withoutLargeMedia);
     for (;;) {
       const stored: StoredConversation = {
@@ -93,10 +156,39 @@ export class ChatStorage {
         lastSeq: conversation.lastSeq,
         messages,
       };
-      if (this.#write(keys.conversation, JSON.stringify(stored))) return true;
+      if (this.#write(keys.conversation(conversation.conversationId), JSON.stringify(stored))) return true;
       if (messages.length === 0) return false;
       messages = messages.slice(Math.ceil(messages.length / 2));
     }
+  }
+
+  /** Adds or refreshes the conversation's list entry; the least recently used beyond the cap go. */
+  #index(conversation: StoredConversation): void {
+    const now = this.#now();
+    const index = this.listConversations();
+    const existing = index.find((summary) => summary.conversationId === conversation.conversationId);
+    const title = existing?.renamed ? existing.title : titleFromMessages(conversation.messages);
+    const activity = conversation.messages.length + conversation.lastSeq;
+    const entry: ConversationSummary = {
+      ...(existing ?? { createdAt: now }),
+      conversationId: conversation.conversationId,
+      title,
+      updatedAt: existing?.activity === activity ? existing.updatedAt : now,
+      activity,
+    };
+    const others = index.filter((summary) => summary.conversationId !== conversation.conversationId);
+    const kept = [entry, ...others].sort((a, b) => b.updatedAt - a.updatedAt);
+    for (const dropped of kept.splice(this.#maxConversations))
+      this.#remove(keys.conversation(dropped.conversationId));
+    this.#write(keys.index, JSON.stringify(kept));
+  }
+
+  #readLegacy(): StoredConversation | undefined {
+    const stored = parseJson(this.#read(keys.legacyConversation));
+    const conversation = stored === undefined ? undefined : toStoredConversation(stored);
+    if (conversation !== undefined && this.writeConversation(conversation))
+      this.#remove(keys.legacyConversation);
+    return conversation;
   }
 
   #read(key: string): string | undefined {
@@ -135,10 +227,19 @@ export function memoryKeyValueStore(): KeyValueStore {
   };
 }
 
+function parseJson(raw: string | undefined): unknown {
+  if (raw === undefined) return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}
+
 function toStoredConversation(value: unknown): StoredConversation | undefined {
   if (!isRecord(value)) return undefined;
   const { conversationId, lastSeq, messages } = value;
-  if (typeof conversationId !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(conversationId)) return undefined;
+  if (!isConversationId(conversationId)) return undefined;
   if (typeof lastSeq !== 'number' || !Number.isSafeInteger(lastSeq) || lastSeq < 0) return undefined;
   if (!Array.isArray(messages)) return undefined;
   return { conversationId, lastSeq, messages: messages.flatMap((message) => toChatMessage(message) ?? []) };
@@ -146,8 +247,20 @@ function toStoredConversation(value: unknown): StoredConversation | undefined {
 
 function toChatMessage(value: unknown): ChatMessage | undefined {
   if (!isRecord(value)) return undefined;
-  const { id, role, text, state, failure, retryable, attachments, media, edited, deleted, superseded } =
-    value;
+  const {
+    id,
+    role,
+    text,
+    state,
+    failure,
+    retryable,
+    attachments,
+    media,
+    edited,
+    deleted,
+    superseded,
+    stopped,
+  } = value;
   if (typeof id !== 'string' || typeof text !== 'string') return undefined;
   if (!roles.includes(role as ChatMessageRole) || !states.includes(state as ChatMessageState))
     return undefined;
@@ -157,6 +270,7 @@ function toChatMessage(value: unknown): ChatMessage | undefined {
   if (edited === true) message.edited = true;
   if (deleted === true) message.deleted = true;
   if (superseded === true) message.superseded = true;
+  if (stopped === true) message.stopped = true;
   if (Array.isArray(attachments))
     message.attachments = attachments.flatMap((entry) => toAttachment(entry) ?? []);
   if (Array.isArray(media)) message.media = media.flatMap((entry) => toReplyMedia(entry) ?? []);
