@@ -247,6 +247,11 @@ export class ChatSession {
     return true;
   }
 
+  /** Stored conversations whose title or any message has every word of `query`. */
+  searchConversations(query: string): ConversationSummary[] {
+    return this.#options.storage.searchConversations(query);
+  }
+
   renameConversation(conversationId: string, title: string): boolean {
     const renamed = this.#options.storage.renameConversation(conversationId, title);
     this.#update({ conversations: this.#options.storage.listConversations() });

@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { App } from './components/app.tsx';
 import { randomId } from './random-id.ts';
 import { ChatStorage, type KeyValueStore, memoryKeyValueStore } from './storage.ts';
+import { applyTheme, readTheme } from './theme.ts';
 import { takeTokenFromLocation } from './token-from-location.ts';
 import { webSocketUrl } from './web-socket-url.ts';
 import './styles.css';
@@ -17,14 +18,22 @@ function browserStore(): KeyValueStore {
   }
 }
 
-const storage = new ChatStorage({ store: browserStore(), randomId });
+const store = browserStore();
+// Before the first render, so a chosen dark scheme does not flash light.
+applyTheme(store, readTheme(store), document.documentElement);
+const storage = new ChatStorage({ store, randomId });
 const tokenFromLink = takeTokenFromLocation(window.location, window.history);
 if (tokenFromLink !== undefined) storage.writeToken(tokenFromLink);
 
 const root = document.getElementById('app');
 if (root) {
   render(
-    <App storage={storage} url={webSocketUrl(window.location)} initialToken={storage.readToken()} />,
+    <App
+      storage={storage}
+      url={webSocketUrl(window.location)}
+      initialToken={storage.readToken()}
+      themeStore={store}
+    />,
     root,
   );
 }

@@ -69,6 +69,10 @@ describe('Memory panel in Chromium', () => {
     await memory.add({ userId, content: 'Plays chess on Sundays', category: 'pattern' });
     const bobs = await memory.add({ userId: 'web:bob', content: 'Bob lives in Lisbon too' });
 
+    // The panels are in the header's menu.
+
+    await page.getByTestId('more-button').click();
+
     await page.getByTestId('memory-button').click();
     const items = page.getByTestId('memory-item');
     await expect.poll(() => items.count()).toBe(3);

@@ -241,6 +241,8 @@ describe('access requests in the web admin view', () => {
       await other.ask('other-chat', 'me too');
       const page = await openPhone();
       await page.goto(`${gateway.url}/#token=${gateway.token}`);
+      // The panels are in the header's menu.
+      await page.getByTestId('more-button').click();
       await page.getByTestId('pairing-button').click();
       await expect.poll(() => page.getByTestId('pairing-request').count()).toBe(2);
       const request = page.locator(`[data-testid=pairing-request][data-code="${code}"]`);

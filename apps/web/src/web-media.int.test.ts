@@ -10,6 +10,7 @@ import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testk
 import { makePdf, makePng } from '@nexus/testkit/media';
 import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { longPress } from './test-support/long-press.ts';
 
 type Browser = Awaited<ReturnType<typeof launchBrowser>>;
 type Page = Awaited<ReturnType<typeof newPhonePage>>;
@@ -278,6 +279,8 @@ describe('web client media in Chromium', () => {
     await page.getByTestId('message-input').fill('Tell me about Pari');
     await page.getByTestId('send-button').click();
     await assistantDone(page).waitFor();
+    // On a touch screen the message's actions appear after a long press.
+    await longPress(page, page.locator('[data-testid=message][data-role=user]'));
     await page.getByTestId('edit-message').click();
     await page.getByTestId('edit-input').fill('Tell me about Paris');
     await page.getByTestId('save-edit').click();

@@ -39,7 +39,14 @@ export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemP
       onPointerDown={(event) => {
         if (event.pointerType !== 'touch' || !hasActions) return;
         cancelPress();
-        press.current = setTimeout(() => setActionsOpen((open) => !open), longPressMs);
+        press.current = setTimeout(() => setActionsOpen(true), longPressMs);
+      }}
+      onContextMenu={(event) => {
+        // Android Chrome reports a long press as a context menu: show the actions instead.
+        if (!hasActions || !window.matchMedia?.('(hover: none)').matches) return;
+        event.preventDefault();
+        cancelPress();
+        setActionsOpen(true);
       }}
       onPointerUp={cancelPress}
       onPointerMove={cancelPress}

@@ -1,0 +1,259 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig, type RunningGateway, startGateway } from '@nexus/gateway';
+import { launchBrowser } from '@nexus/testkit/browser';
+import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
+import type { Page } from 'playwright-core';
+import { build } from 'vite';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { longPress } from './test-support/long-press.ts';
+
+type Browser = Awaited<ReturnType<typeof launchBrowser>>;
+
+const webRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+const sizes = {
+  desktop: { viewport: { width: 1280, height: 800 }, touch: false },
+  phone: { viewport: { width: 390, height: 844 }, touch: true },
+} as const;
+let workDir: string;
+let browser: Browser;
+let model: ScriptedModelServer;
+let gateway: RunningGateway;
+const pages: Page[] = [];
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'nexus-web-client-'));
+  const webDistDir = join(workDir, 'dist');
+  await build({ root: webRoot, logLevel: 'warn', build: { outDir: webDistDir, emptyOutDir: true } });
+  browser = await launchBrowser();
+  model = await startScriptedModelServer();
+  const config = loadConfig({
+    env: {
+      NEXUS_PORT: '0',
+      NEXUS_DATA_DIR: join(workDir, 'data'),
+      NEXUS_LOG_LEVEL: 'silent',
+      NEXUS_WEB_MESSAGES_PER_MINUTE: '1000',
+      NEXUS_MEMORY_EXTRACTION: 'false',
+      NEXUS_MODEL_PROVIDER: 'openai-compatible',
+      NEXUS_MODEL_BASE_URL: model.baseUrl,
+      NEXUS_MODEL: 'scripted',
+    },
+  });
+  gateway = await startGateway({ config, webDistDir });
+});
+
+afterEach(async () => {
+  for (const page of pages.splice(0)) await page.context().close();
+  model.reset();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await gateway?.close();
+  await model?.close();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+/** A signed-in page of the given size in its own context; script errors and CSP refusals recorded. */
+async function openClient(size: keyof typeof sizes, colorScheme: 'light' | 'dark' = 'light') {
+  const { viewport, touch } = sizes[size];
+  const context = await browser.newContext({
+    viewport,
+    hasTouch: touch,
+    isMobile: touch,
+    colorScheme,
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
+  const page = await context.newPage();
+  pages.push(page);
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content.Security.Policy|Refused/i.test(message.text()))
+      problems.push(`console: ${message.text()}`);
+  });
+  await page.goto(`${gateway.url}/#token=${gateway.token}`);
+  await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
+  return Object.assign(page, { problems });
+}
+
+async function ask(page: Page, text: string): Promise<void> {
+  const before = await page.locator('[data-role=assistant][data-state=done]').count();
+  await page.getByTestId('message-input').fill(text);
+  await page.getByTestId('send-button').click();
+  await expect.poll(() => page.locator('[data-role=assistant][data-state=done]').count()).toBe(before + 1);
+}
+
+const titles = (page: Page) =>
+  page.locator('[data-testid=conversation-item] .conversation-title').allTextContents();
+const noSidewaysScroll = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
+
+describe.each(['desktop', 'phone'] as const)('web client at %s size', (size) => {
+  it('lists conversations by their first message; searches, switches, renames, survives a reload', async () => {
+    const page = await openClient(size);
+    await ask(page, 'Plan a weekend in Porto');
+    await page.keyboard.press('Control+Shift+O');
+    await expect.poll(() => page.locator('[data-testid=message][data-role=user]').count()).toBe(0);
+    await ask(page, 'Recipe for pastel de nata');
+
+    if (size === 'phone') {
+      // On a phone the list is a sheet, closed until asked for.
+      expect(await page.getByTestId('conversation-list').count()).toBe(0);
+      await page.getByTestId('conversations-button').click();
+    }
+    await expect.poll(() => titles(page)).toEqual(['Recipe for pastel de nata', 'Plan a weekend in Porto']);
+    expect(await page.locator('[aria-current=page] .conversation-title').textContent()).toBe(
+      'Recipe for pastel de nata',
+    );
+    expect(await page.locator('.conversation-date').first().textContent()).toBe('just now');
+
+    // Search finds message text too (the echo reply), not only titles.
+    await page.getByTestId('conversation-search').fill('echo porto');
+    await expect.poll(() => titles(page)).toEqual(['Plan a weekend in Porto']);
+    await page.getByTestId('conversation-search').fill('');
+
+    await page
+      .locator('[data-testid=conversation-item]', { hasText: 'Porto' })
+      .locator('.conversation-open')
+      .click();
+    await expect
+      .poll(() => page.locator('[data-testid=message][data-role=user] .message-text').allTextContents())
+      .toEqual(['Plan a weekend in Porto']);
+    expect(await page.getByTestId('chat-title').textContent()).toBe('Plan a weekend in Porto');
+
+    if (size === 'phone') await page.getByTestId('conversations-button').click();
+    const porto = page.locator('[data-testid=conversation-item]', { hasText: 'Porto' });
+    await porto.getByTestId('conversation-rename').click();
+    await page.getByTestId('conversation-rename-input').fill('Porto trip');
+    await page.getByTestId('conversation-rename-save').click();
+    await expect.poll(() => titles(page)).toContain('Porto trip');
+
+    await page.reload();
+    await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
+    expect(await page.getByTestId('chat-title').textContent()).toBe('Porto trip');
+    expect(
+      await page.locator('[data-testid=message][data-role=user] .message-text').allTextContents(),
+    ).toEqual(['Plan a weekend in Porto']);
+
+    // Ctrl+K opens the list on its search box; Alt+↑ moves to the newer conversation.
+    await page.keyboard.press('Control+k');
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid')))
+      .toBe('conversation-search');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Alt+ArrowUp');
+    await expect.poll(() => page.getByTestId('chat-title').textContent()).toBe('Recipe for pastel de nata');
+    expect(page.problems).toEqual([]);
+  });
+
+  it('renders Markdown from a hostile model as inert text, with code blocks, tables and copy', async () => {
+    const page = await openClient(size);
+    const attack = [
+      '# Title <img src=x onerror="window.__xss=1">',
+      '',
+      '<script>window.__xss=2</script> [click](javascript:window.__xss=3) [ok](https://example.com)',
+      '',
+      '| a | b<svg onload="window.__xss=4"> |',
+      '|---|---|',
+      '| `<i>` | **bold** |',
+      '',
+      '- one <iframe src="javascript:window.__xss=5">',
+      '- two',
+      '',
+      '```js',
+      'const x = "</code><img src=x onerror=window.__xss=6>"; // note',
+      '```',
+      '![leak](http://127.0.0.1:9/leak.png)',
+    ].join('\n');
+    model.enqueue({ text: attack });
+    await ask(page, 'show me');
+    const reply = page.locator('[data-testid=message][data-role=assistant]');
+    expect(
+      await reply.locator('img, script, iframe, svg, a[href^="javascript"], [onerror], [onload]').count(),
+    ).toBe(0);
+    expect(
+      await reply.locator('a').evaluateAll((links) => links.map((link) => link.getAttribute('href'))),
+    ).toEqual(['https://example.com']);
+    expect(await reply.locator('table td').count()).toBe(2);
+    expect(await reply.locator('li').count()).toBe(2);
+    expect(await reply.locator('h3').textContent()).toBe('Title <img src=x onerror="window.__xss=1">');
+    const code = reply.getByTestId('code-block');
+    expect(await code.locator('pre').textContent()).toBe(
+      'const x = "</code><img src=x onerror=window.__xss=6>"; // note',
+    );
+    expect(await code.locator('.token-keyword').first().textContent()).toBe('const');
+    expect(await code.locator('.token-comment').textContent()).toBe('// note');
+    expect(await page.evaluate(() => (window as { __xss?: unknown }).__xss)).toBeUndefined();
+
+    await code.getByTestId('copy-button').click();
+    await expect.poll(() => code.getByTestId('copy-button').textContent()).toBe('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+      'const x = "</code><img src=x onerror=window.__xss=6>"; // note',
+    );
+    // The reply's own Copy copies its Markdown source.
+    const replyCopy = reply.locator('.message-actions [data-testid=copy-button]');
+    if (size === 'phone') await longPress(page, reply.locator('h3'));
+    else await reply.hover();
+    await replyCopy.click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(attack);
+    expect(await noSidewaysScroll(page)).toBe(true);
+    expect(page.problems).toEqual([]);
+  });
+
+  it('follows the system colour scheme, and the switch overrides it across a reload', async () => {
+    const page = await openClient(size, 'dark');
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(await background()).toBe('rgb(15, 17, 21)');
+    await page.getByTestId('more-button').click();
+    await page.getByTestId('theme-light').check();
+    expect(await background()).toBe('rgb(255, 255, 255)');
+    await page.reload();
+    expect(await background()).toBe('rgb(255, 255, 255)');
+    await page.getByTestId('more-button').click();
+    await page.getByTestId('theme-system').check();
+    expect(await background()).toBe('rgb(15, 17, 21)');
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(await background()).toBe('rgb(255, 255, 255)');
+    expect(page.problems).toEqual([]);
+  });
+});
+
+describe('web client on a phone', () => {
+  it('keeps the header one compact row, never scrolls sideways at 320 px, and shows actions on a long press', async () => {
+    const page = await openClient('phone');
+    const header = await page.getByTestId('chat-header').boundingBox();
+    expect(header!.height).toBeLessThanOrEqual(56);
+    await ask(
+      page,
+      'A long line: https://example.com/a/very/long/path/that/does/not/wrap/anywhere/at/all/ok',
+    );
+    model.enqueue({
+      text: `\`\`\`\n${'x'.repeat(300)}\n\`\`\`\n\n| ${'wide | '.repeat(12)}\n|${'---|'.repeat(12)}`,
+    });
+    await ask(page, 'wide things');
+    await page.setViewportSize({ width: 320, height: 640 });
+    expect(await noSidewaysScroll(page)).toBe(true);
+    expect((await page.getByTestId('chat-header').boundingBox())!.height).toBeLessThanOrEqual(56);
+
+    // Actions are not shown until a long press on the message.
+    const mine = page.locator('[data-testid=message][data-role=user]').first();
+    expect(await mine.getByTestId('edit-message').isVisible()).toBe(false);
+    await longPress(page, mine);
+    await mine.getByTestId('edit-message').click();
+    await page.getByTestId('edit-input').waitFor();
+
+    // A panel opens as a sheet from the bottom, inside the screen.
+    await page.getByTestId('more-button').click();
+    await page.getByTestId('memory-button').click();
+    const sheet = await page.getByTestId('panel-sheet').boundingBox();
+    expect(sheet!.y + sheet!.height).toBeLessThanOrEqual(640.5);
+    expect(sheet!.width).toBeLessThanOrEqual(320);
+    expect(await noSidewaysScroll(page)).toBe(true);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByTestId('panel-sheet').count()).toBe(0);
+    expect(page.problems).toEqual([]);
+  });
+});
