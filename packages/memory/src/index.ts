@@ -62,6 +62,8 @@ export {
   searchMemoryOptionsSchema,
   sessionMemoriesOptionsSchema,
   statsOptionsSchema,
+  type UpdateMemoryOptions,
+  updateMemoryOptionsSchema,
 } from './memory-api.ts';
 export {
   EmbedderMismatchError,

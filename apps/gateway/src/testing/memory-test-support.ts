@@ -180,6 +180,7 @@ export function withOverrides(service: MemoryApi, overrides: Partial<MemoryApi>)
     context: (options) => service.context(options),
     list: (options) => service.list(options),
     get: (options) => service.get(options),
+    update: (options) => service.update(options),
     delete: (options) => service.delete(options),
     reset: (options) => service.reset(options),
     sessionMemories: (options) => service.sessionMemories(options),

@@ -31,7 +31,7 @@ const NUMERIC_QUERY_FIELDS = new Set(['limit', 'offset']);
 
 /**
  * The memory service over HTTP, for running memory as its own process. Plain `node:http`: the
- * surface is nine routes, and every byte of input is checked before the service sees it.
+ * surface is ten routes, and every byte of input is checked before the service sees it.
  */
 export function createMemoryRequestHandler(options: MemoryHttpHandlerOptions) {
   const { service } = options;
@@ -59,6 +59,15 @@ export function createMemoryRequestHandler(options: MemoryHttpHandlerOptions) {
       async (r) => {
         const memory = await service.get(withSignal({ ...r.query, id: r.parameter }, r));
         return memory ? [200, memory] : [404, errorBody('not_found', 'No such memory for this person.')];
+      },
+      true,
+    ],
+    [
+      'PUT',
+      /^\/memories\/([^/]+)$/u,
+      async (r) => {
+        const memory = await service.update(withSignal({ ...r.body, id: r.parameter }, r));
+        return memory ? [200, { memory }] : [404, errorBody('not_found', 'No such memory for this person.')];
       },
       true,
     ],
@@ -102,7 +111,10 @@ export function createMemoryRequestHandler(options: MemoryHttpHandlerOptions) {
       if (authenticated && expectedKey && !keyMatches(request.headers['x-api-key'], expectedKey)) {
         return send(response, 401, errorBody('unauthorized', 'Missing or wrong X-API-Key header.'));
       }
-      const body = request.method === 'POST' ? await readJsonBody(request, maxBodyBytes) : {};
+      const body =
+        request.method === 'POST' || request.method === 'PUT'
+          ? await readJsonBody(request, maxBodyBytes)
+          : {};
       const parameter = decodePathSegment(pattern.exec(url.pathname)?.[1] ?? '');
       if (parameter === undefined)
         return send(response, 400, errorBody('bad_request', 'The path is not valid percent-encoding.'));
