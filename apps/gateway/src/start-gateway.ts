@@ -30,6 +30,7 @@ import { createPairingApi } from './http/pairing-api.ts';
 import { requestPath } from './http/parse-request-target.ts';
 import { createPersonMemoryApi } from './http/person-memory-api.ts';
 import { refuseBadTarget } from './http/refuse-bad-target.ts';
+import { createWebConversationsApi } from './http/web-conversations-api.ts';
 import { createWebUploadsApi } from './http/web-uploads-api.ts';
 import { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import { MemoryMetrics } from './metrics/memory-metrics.ts';
@@ -237,6 +238,14 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     token,
     logger,
   });
+  const webConversationsApi = createWebConversationsApi({
+    sessionStore,
+    store: accessStore,
+    forgetReplay: (conversationId, clientId) => web.forgetConversation(conversationId, clientId),
+    channelName: WEB_CHANNEL_NAME,
+    token,
+    logger,
+  });
   const webUploadsApi = createWebUploadsApi({
     uploads: webUploads.uploads,
     token,
@@ -266,6 +275,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       if (
         pairingApi(request, response) ||
         webUploadsApi(request, response) ||
+        webConversationsApi(request, response) ||
         channelsApi(request, response) ||
         personMemoryApi(request, response)
       )
