@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type RunningGateway, startGateway } from '@nexus/gateway';
 import { launchBrowser } from '@nexus/testkit/browser';
@@ -217,6 +218,60 @@ describe.each(['desktop', 'phone'] as const)('web client at %s size', (size) => 
     expect(await background()).toBe('rgb(15, 17, 21)');
     await page.emulateMedia({ colorScheme: 'light' });
     expect(await background()).toBe('rgb(255, 255, 255)');
+    expect(page.problems).toEqual([]);
+  });
+});
+
+/** The turns the gateway keeps for a web conversation, read from its session store file. */
+function storedTurns(conversationId: string): number {
+  const database = new DatabaseSync(join(workDir, 'data', 'sessions.sqlite'), { readOnly: true });
+  try {
+    const row = database
+      .prepare(
+        "SELECT count(*) AS turns FROM turns WHERE conversation_key = ? OR conversation_key LIKE ? || '#%'",
+      )
+      .get(`web:${conversationId}`, `web:${conversationId}`) as { turns: number };
+    return row.turns;
+  } finally {
+    database.close();
+  }
+}
+
+describe('deleting a conversation', () => {
+  it('removes it in the browser and its history on the gateway, and only its owner may', async () => {
+    const page = await openClient('desktop');
+    await ask(page, 'Keep this one');
+    const kept = await page.evaluate(() => localStorage.getItem('nexus.currentConversation'));
+    await page.keyboard.press('Control+Shift+O');
+    await ask(page, 'Forget this one');
+    const doomed = (await page.evaluate(() => localStorage.getItem('nexus.currentConversation')))!;
+    const clientId = (await page.evaluate(() => localStorage.getItem('nexus.clientId')))!;
+    await expect.poll(() => storedTurns(doomed)).toBe(1);
+
+    // Another browser (client id) and a caller without the token cannot delete it.
+    const call = (headers: Record<string, string>) =>
+      fetch(`${gateway.url}/api/web/conversations/${doomed}`, { method: 'DELETE', headers }).then(
+        (r) => r.status,
+      );
+    expect(await call({ 'x-nexus-client': clientId })).toBe(401);
+    expect(await call({ authorization: `Bearer ${gateway.token}`, 'x-nexus-client': 'someone-else' })).toBe(
+      404,
+    );
+    expect(await call({ authorization: `Bearer ${gateway.token}` })).toBe(400);
+    expect(storedTurns(doomed)).toBe(1);
+
+    const item = page.locator('[data-testid=conversation-item]', { hasText: 'Forget this one' });
+    await item.getByTestId('conversation-delete').click();
+    await item.getByTestId('conversation-delete-confirm').click();
+    await expect.poll(() => titles(page)).toEqual(['Keep this one']);
+    expect(storedTurns(doomed)).toBe(0);
+    expect(storedTurns(kept!)).toBe(1);
+    expect(await page.evaluate((id) => localStorage.getItem(`nexus.conversation.${id}`), doomed)).toBeNull();
+    // The one shown was deleted: a new, empty conversation takes its place.
+    expect(await page.locator('[data-testid=message]').count()).toBe(0);
+    await page.reload();
+    await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
+    expect(await titles(page)).toEqual(['Keep this one']);
     expect(page.problems).toEqual([]);
   });
 });
