@@ -25,6 +25,16 @@ const storage = new ChatStorage({ store, randomId });
 const tokenFromLink = takeTokenFromLocation(window.location, window.history);
 if (tokenFromLink !== undefined) storage.writeToken(tokenFromLink);
 
+// The offline shell (public/sw.js), once the page has loaded so it never slows the first paint.
+// Service workers exist only on secure origins (https, or localhost).
+if (window.isSecureContext && 'serviceWorker' in navigator) {
+  window.addEventListener('load', () => {
+    navigator.serviceWorker.register('/sw.js').catch(() => {
+      // Without it the chat works the same; it just cannot open offline.
+    });
+  });
+}
+
 const root = document.getElementById('app');
 if (root) {
   render(

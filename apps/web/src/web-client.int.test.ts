@@ -276,6 +276,48 @@ describe('deleting a conversation', () => {
   });
 });
 
+describe('installable web app', () => {
+  it('has a manifest with icons, and opens offline from its service worker saying it is offline', async () => {
+    const page = await openClient('phone');
+    const manifestUrl = await page.locator('link[rel=manifest]').getAttribute('href');
+    const manifest = (await (await fetch(new URL(manifestUrl!, gateway.url))).json()) as {
+      display: string;
+      start_url: string;
+      icons: Array<{ src: string; sizes: string; purpose: string }>;
+    };
+    expect(manifest).toMatchObject({ display: 'standalone', start_url: '/' });
+    for (const size of ['192x192', '512x512']) {
+      const icon = manifest.icons.find((entry) => entry.sizes === size && entry.purpose === 'any')!;
+      const response = await fetch(new URL(icon.src, gateway.url));
+      expect(response.headers.get('content-type')).toBe('image/png');
+      // The PNG header's width matches the size the manifest claims.
+      const bytes = Buffer.from(await response.arrayBuffer());
+      expect(`${bytes.readUInt32BE(16)}x${bytes.readUInt32BE(20)}`).toBe(size);
+    }
+    expect(manifest.icons.some((entry) => entry.purpose === 'maskable')).toBe(true);
+
+    await ask(page, 'Remember me offline');
+    await page.evaluate(async () => {
+      await navigator.serviceWorker.ready;
+    });
+    await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
+    await page.context().setOffline(true);
+    await page.reload();
+    await expect
+      .poll(() => page.getByTestId('connection-banner').textContent())
+      .toContain('You are offline.');
+    expect(await page.getByTestId('connection-banner').textContent()).toContain('wait in this browser');
+    // The conversation kept in this browser is still there to read.
+    expect(
+      await page.locator('[data-testid=message][data-role=user] .message-text').allTextContents(),
+    ).toEqual(['Remember me offline']);
+    await page.context().setOffline(false);
+    await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
+    await expect.poll(() => page.getByTestId('connection-banner').count()).toBe(0);
+    expect(page.problems).toEqual([]);
+  });
+});
+
 describe('web client on a phone', () => {
   it('keeps the header one compact row, never scrolls sideways at 320 px, and shows actions on a long press', async () => {
     const page = await openClient('phone');

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { ChatSession, ChatSnapshot } from '../chat-session.ts';
 import { usePendingAttachments } from '../use-pending-attachments.ts';
 import { Composer } from './composer.tsx';
@@ -13,6 +13,16 @@ export function ChatPane({ session, snapshot }: { session: ChatSession; snapshot
   const attachments = usePendingAttachments(session, maxAttachments);
   const canAttach = maxUploadBytes !== undefined;
   const [dragging, setDragging] = useState(false);
+  const [offline, setOffline] = useState(() => !navigator.onLine);
+  useEffect(() => {
+    const update = () => setOffline(!navigator.onLine);
+    window.addEventListener('online', update);
+    window.addEventListener('offline', update);
+    return () => {
+      window.removeEventListener('online', update);
+      window.removeEventListener('offline', update);
+    };
+  }, []);
   const streaming = conversation.messages.some((message) => message.state === 'streaming');
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: dropping files is a shortcut; the attach button is the accessible way.
@@ -42,7 +52,7 @@ export function ChatPane({ session, snapshot }: { session: ChatSession; snapshot
         onEdit={(id, text) => session.edit(id, text)}
         onDelete={(id) => session.delete(id)}
       />
-      <ConnectionBanner connection={connection} />
+      <ConnectionBanner connection={connection} offline={offline} />
       <StatusLine connection={connection} activity={conversation.activity} alert={conversation.alert} />
       <Composer
         maxTextChars={maxTextChars}
