@@ -241,12 +241,20 @@ describe('deleting a conversation', () => {
   it('removes it in the browser and its history on the gateway, and only its owner may', async () => {
     const page = await openClient('desktop');
     await ask(page, 'Keep this one');
-    const kept = await page.evaluate(() => localStorage.getItem('nexus.currentConversation'));
     await page.keyboard.press('Control+Shift+O');
     await ask(page, 'Forget this one');
-    const doomed = (await page.evaluate(() => localStorage.getItem('nexus.currentConversation')))!;
+    // Ids from the list (the storage write of a conversation is coalesced, so not read from there).
+    const idOf = async (title: string) => {
+      const item = page.locator('[data-testid=conversation-item]', { hasText: title });
+      await item.waitFor();
+      return (await item.getAttribute('data-id'))!;
+    };
+    const kept = await idOf('Keep this one');
+    const doomed = await idOf('Forget this one');
     const clientId = (await page.evaluate(() => localStorage.getItem('nexus.clientId')))!;
+    // The gateway stores a turn once its reply is sent.
     await expect.poll(() => storedTurns(doomed)).toBe(1);
+    await expect.poll(() => storedTurns(kept)).toBe(1);
 
     // Another browser (client id) and a caller without the token cannot delete it.
     const call = (headers: Record<string, string>) =>
@@ -265,7 +273,7 @@ describe('deleting a conversation', () => {
     await item.getByTestId('conversation-delete-confirm').click();
     await expect.poll(() => titles(page)).toEqual(['Keep this one']);
     expect(storedTurns(doomed)).toBe(0);
-    expect(storedTurns(kept!)).toBe(1);
+    expect(storedTurns(kept)).toBe(1);
     expect(await page.evaluate((id) => localStorage.getItem(`nexus.conversation.${id}`), doomed)).toBeNull();
     // The one shown was deleted: a new, empty conversation takes its place.
     expect(await page.locator('[data-testid=message]').count()).toBe(0);

@@ -218,10 +218,14 @@ describe('web client media in Chromium', () => {
     await assistantDone(page).waitFor();
     // The conversation is written to storage shortly after it changes.
     await expect
-      .poll(() => page.evaluate(() => localStorage.getItem('nexus.conversation')))
+      .poll(() =>
+        page.evaluate(() =>
+          localStorage.getItem(`nexus.conversation.${localStorage.getItem('nexus.currentConversation')}`),
+        ),
+      )
       .toContain('chart');
     const { conversationId, clientId } = await page.evaluate(() => ({
-      conversationId: JSON.parse(localStorage.getItem('nexus.conversation') ?? '{}').conversationId as string,
+      conversationId: localStorage.getItem('nexus.currentConversation') as string,
       clientId: localStorage.getItem('nexus.clientId') ?? '',
     }));
     const png = makePng();

@@ -24,7 +24,9 @@ export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemP
   const [actionsOpen, setActionsOpen] = useState(false);
   const press = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const revisable = message.role === 'user' && message.state === 'sent' && !message.deleted;
-  const copyable = message.role === 'assistant' && message.text !== '' && !message.deleted;
+  // Copy once the reply is complete: a half-written one would copy half.
+  const copyable =
+    message.role === 'assistant' && message.state === 'done' && message.text !== '' && !message.deleted;
   const hasActions = !editing && ((revisable && (onEdit || onDelete)) || copyable);
   const cancelPress = () => clearTimeout(press.current);
   return (
@@ -71,9 +73,8 @@ export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemP
         message.text !== '' && <p class="message-text">{message.text}</p>
       )}
       {streaming && (
-        <span class="streaming-indicator" data-testid="streaming-indicator">
-          <span class="visually-hidden">Writing…</span>
-        </span>
+        // Visual only: the message is aria-busy and the status line says Nexus is typing.
+        <span class="streaming-indicator" data-testid="streaming-indicator" aria-hidden="true" />
       )}
       {!message.deleted && message.attachments && message.attachments.length > 0 && (
         <ul class="sent-attachments" aria-label="Attachments">

@@ -33,6 +33,18 @@ describe('parseInline', () => {
     ]);
   });
 
+  it('does not close underscores inside a word', () => {
+    expect(parseInline('window.__xss=1 and window.__xss=2')).toEqual([
+      { kind: 'text', text: 'window.__xss=1 and window.__xss=2' },
+    ]);
+    expect(parseInline('__bold__ then _it_.')).toEqual([
+      { kind: 'strong', children: [{ kind: 'text', text: 'bold' }] },
+      { kind: 'text', text: ' then ' },
+      { kind: 'em', children: [{ kind: 'text', text: 'it' }] },
+      { kind: 'text', text: '.' },
+    ]);
+  });
+
   it('keeps raw HTML as text', () => {
     expect(parseInline('<img src=x onerror="alert(1)"><script>alert(2)</script>')).toEqual([
       { kind: 'text', text: '<img src=x onerror="alert(1)"><script>alert(2)</script>' },

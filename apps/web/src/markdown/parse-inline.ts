@@ -107,8 +107,13 @@ function delimited(rest: string, marker: string, kind: 'strong' | 'em' | 'del'):
     const end = rest.indexOf(marker, search);
     if (end < 0) return undefined;
     const after = rest[end + marker.length];
-    // `**a**` closes at the first marker not preceded by whitespace and not part of a longer run.
-    if (!/\s/.test(rest[end - 1]!) && (after !== marker[0] || kind === 'del')) {
+    // `**a**` closes at the first marker not preceded by whitespace and not part of a longer run;
+    // an underscore inside a word (`__init__x`) does not close, as in CommonMark.
+    const closes =
+      !/\s/.test(rest[end - 1]!) &&
+      (after !== marker[0] || kind === 'del') &&
+      !(marker[0] === '_' && after !== undefined && /[\p{L}\p{N}]/u.test(after));
+    if (closes) {
       const inner = rest.slice(marker.length, end);
       return { node: { kind, children: parseInline(inner) }, length: end + marker.length };
     }
