@@ -199,6 +199,13 @@ describe('memory HTTP API', () => {
           list: await api.list({ userId: 'ada', limit: 10 }),
           get: await api.get({ userId: 'ada', id: added.memory.id }),
           missing: await api.get({ userId: 'bob', id: added.memory.id }),
+          updated: await api.update({
+            userId: 'ada',
+            id: added.memory.id,
+            content: 'Prefers green tea',
+            category: 'fact',
+          }),
+          updatedElsewhere: await api.update({ userId: 'bob', id: added.memory.id, content: 'Bob was here' }),
           session: await api.sessionMemories({ sessionId: 's1' }),
           stats: await api.stats(),
           deleted: await api.delete({ userId: 'ada', id: added.memory.id }),
@@ -206,7 +213,13 @@ describe('memory HTTP API', () => {
           health: await api.health(),
         };
       };
-      expect(await run(client)).toEqual(await run(local));
+      const remote = await run(client);
+      expect(remote).toEqual(await run(local));
+      expect(remote.updated).toMatchObject({
+        id: remote.added.memory.id,
+        createdAt: remote.added.memory.createdAt,
+      });
+      expect(remote.updatedElsewhere).toBeUndefined();
       const error = await client.add({ userId: 'ada', content: '' }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(MemoryInputError);
       expect((error as MemoryInputError).field).toBe('content');
