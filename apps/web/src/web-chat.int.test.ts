@@ -222,8 +222,13 @@ describe('web chat in Chromium', () => {
     expect(await page.getByTestId('status-line').textContent()).toContain(
       '1 message will be sent when connected',
     );
+    // The banner says what happens to it: it waits here, survives a reload, goes out once back.
+    expect(await page.getByTestId('connection-banner').textContent()).toBe(
+      'Connection lost, reconnecting… 1 unsent message, and any you send now, will wait in this browser, even across a reload, and be sent once the connection is back.',
+    );
 
     await gatewayWith({ model, dataDir: first.dataDir, port: first.port });
+    await expect.poll(() => page.getByTestId('connection-banner').count(), { timeout: 20_000 }).toBe(0);
     await expect
       .poll(() => trimmedText(assistantMessages(page).nth(1).locator('.markdown')), { timeout: 20_000 })
       .toBe('Echo: typed while offline');

@@ -347,6 +347,11 @@ describe('web client on a phone', () => {
     const mine = page.locator('[data-testid=message][data-role=user]').first();
     expect(await mine.getByTestId('edit-message').isVisible()).toBe(false);
     await longPress(page, mine);
+    expect(await mine.getByTestId('edit-message').isVisible()).toBe(true);
+    // A tap elsewhere puts them away; a second long press brings them back.
+    await page.getByTestId('chat-title').tap();
+    await expect.poll(() => mine.getByTestId('edit-message').isVisible()).toBe(false);
+    await longPress(page, mine);
     await mine.getByTestId('edit-message').click();
     await page.getByTestId('edit-input').waitFor();
 

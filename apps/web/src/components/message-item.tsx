@@ -1,4 +1,4 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { SendResult } from '../chat-session.ts';
 import type { ChatMessage, SentAttachment } from '../conversation-state.ts';
 import { CopyButton } from './copy-button.tsx';
@@ -29,8 +29,19 @@ export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemP
     message.role === 'assistant' && message.state === 'done' && message.text !== '' && !message.deleted;
   const hasActions = !editing && ((revisable && (onEdit || onDelete)) || copyable);
   const cancelPress = () => clearTimeout(press.current);
+  const itemRef = useRef<HTMLLIElement>(null);
+  // A touch anywhere else puts the long-pressed actions away again.
+  useEffect(() => {
+    if (!actionsOpen) return;
+    const outside = (event: PointerEvent) => {
+      if (!itemRef.current?.contains(event.target as Node)) setActionsOpen(false);
+    };
+    document.addEventListener('pointerdown', outside);
+    return () => document.removeEventListener('pointerdown', outside);
+  }, [actionsOpen]);
   return (
     <li
+      ref={itemRef}
       class={`message message-${message.role} message-${message.state}${message.superseded ? ' message-superseded' : ''}${actionsOpen ? ' message-actions-open' : ''}`}
       data-testid="message"
       data-role={message.role}
