@@ -207,17 +207,17 @@ describe.each(['desktop', 'phone'] as const)('web client at %s size', (size) => 
   it('follows the system colour scheme, and the switch overrides it across a reload', async () => {
     const page = await openClient(size, 'dark');
     const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
-    expect(await background()).toBe('rgb(15, 17, 21)');
+    await expect.poll(background).toBe('rgb(15, 17, 21)');
     await page.getByTestId('more-button').click();
     await page.getByTestId('theme-light').check();
-    expect(await background()).toBe('rgb(255, 255, 255)');
+    await expect.poll(background).toBe('rgb(255, 255, 255)');
     await page.reload();
-    expect(await background()).toBe('rgb(255, 255, 255)');
+    await expect.poll(background).toBe('rgb(255, 255, 255)');
     await page.getByTestId('more-button').click();
     await page.getByTestId('theme-system').check();
-    expect(await background()).toBe('rgb(15, 17, 21)');
+    await expect.poll(background).toBe('rgb(15, 17, 21)');
     await page.emulateMedia({ colorScheme: 'light' });
-    expect(await background()).toBe('rgb(255, 255, 255)');
+    await expect.poll(background).toBe('rgb(255, 255, 255)');
     expect(page.problems).toEqual([]);
   });
 });
