@@ -6,7 +6,6 @@ import {
   titleFromMessages,
   toConversationIndex,
 } from './conversation-index.ts';
-import type { ChatMessage } from './conversation-state.ts';
 import { type StoredConversation, toStoredConversation, withoutLargeMedia } from './stored-conversation.ts';
 
 export type { StoredConversation } from './stored-conversation.ts';

@@ -25,7 +25,7 @@ export function ChatPane({ session, snapshot }: { session: ChatSession; snapshot
   }, []);
   const streaming = conversation.messages.some((message) => message.state === 'streaming');
   return (
-    // biome-ignore lint/a11y/noStaticElementInteractions: dropping files is a shortcut; the attach button is the accessible way.
+    // Dropping files anywhere is a shortcut; the attach button is the accessible way.
     <main
       class={`chat${dragging ? ' chat-dragging' : ''}`}
       data-testid="chat"
