@@ -113,6 +113,10 @@ describe('Channels panel in Chromium', () => {
     await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
     const scriptsBeforePanel = page.requests.filter((url) => url.endsWith('.js')).length;
 
+    // The panels are in the header's menu.
+
+    await page.getByTestId('more-button').click();
+
     await page.getByTestId('channels-button').click();
     const whatsappItem = page.locator('[data-testid=channel][data-name=whatsapp]');
     await page.locator('[data-testid=channel][data-name=web]').getByText('Connected').waitFor();
@@ -148,6 +152,8 @@ describe('Channels panel in Chromium', () => {
     const { gateway, whatsapp } = await gatewayWithWhatsApp();
     const page = await openPhone();
     await page.goto(`${gateway.url}/#token=${gateway.token}`);
+    // The panels are in the header's menu.
+    await page.getByTestId('more-button').click();
     await page.getByTestId('channels-button').click();
     const whatsappItem = page.locator('[data-testid=channel][data-name=whatsapp]');
     const first = await whatsapp.socket(0);

@@ -93,6 +93,14 @@ export class ChatConnection {
     this.#emitStatus();
   }
 
+  /**
+   * Asks for the events of another conversation after `lastSeq` (the page switched to it). Before
+   * the welcome nothing is sent: the next hello carries the resume point instead.
+   */
+  resume(point: { conversationId: string; lastSeq: number }): void {
+    if (this.#welcomed) this.#send({ type: 'resume', ...point });
+  }
+
   /** Skips the backoff wait, e.g. when the browser reports it is back online. */
   reconnectNow(): void {
     if (this.#retryTimer === undefined) return;

@@ -1,6 +1,7 @@
 import type { ServerFrame } from '@nexus/protocol';
 import type { BackoffOptions } from './backoff.ts';
 import { ChatConnection, type ConnectionStatus } from './chat-connection.ts';
+import type { ConversationSummary } from './conversation-index.ts';
 import {
   addUserMessage,
   applyServerFrame,
@@ -10,10 +11,12 @@ import {
   markPending,
   reviseUserMessage,
   type SentAttachment,
+  stopStreaming,
 } from './conversation-state.ts';
 import type { ChatStorage } from './storage.ts';
 import { isTokenRejected } from './token-check.ts';
 import { type UploadedFile, type UploadFileOptions, uploadFile } from './upload-file.ts';
+import { deleteServerConversation } from './web-conversations-api.ts';
 
 /** A file uploaded for the next message; `voice` marks a recording made in the page. */
 export interface MessageAttachment {
@@ -23,6 +26,8 @@ export interface MessageAttachment {
 
 export interface ChatSnapshot {
   conversation: ConversationState;
+  /** Every conversation stored in this browser, most recently active first. */
+  conversations: ConversationSummary[];
   connection: ConnectionStatus;
   /** From `welcome.notice`: something the operator must act on, e.g. configure a model provider. */
   notice?: string;
@@ -49,6 +54,8 @@ export interface ChatSessionOptions {
   persistDelayMs?: number;
   /** Defaults to `POST /api/web/uploads` on the gateway (see upload-file.ts). */
   uploadFile?: (options: UploadFileOptions) => Promise<UploadedFile>;
+  /** Defaults to `DELETE /api/web/conversations/:id` on the gateway (see web-conversations-api.ts). */
+  deleteServerConversation?: (conversationId: string) => Promise<void>;
 }
 
 /**
@@ -82,7 +89,11 @@ export class ChatSession {
       backoff: options.backoff,
       random: options.random,
     });
-    this.#snapshot = { conversation, connection: this.#connection.status };
+    this.#snapshot = {
+      conversation,
+      conversations: options.storage.listConversations(),
+      connection: this.#connection.status,
+    };
   }
 
   get snapshot(): ChatSnapshot {
@@ -96,13 +107,17 @@ export class ChatSession {
 
   /** Connects, and queues again the messages a previous page left unsent. */
   start(): void {
+    this.#sendPending();
+    this.#connection.start();
+  }
+
+  #sendPending(): void {
     const { conversationId, messages } = this.#snapshot.conversation;
     for (const message of messages) {
       if (message.role === 'user' && message.state === 'pending') {
         this.#connection.sendMessage(outgoingOf(message, conversationId));
       }
     }
-    this.#connection.start();
   }
 
   stop(): void {
@@ -211,8 +226,64 @@ export class ChatSession {
   }
 
   newConversation(): void {
+    this.flush();
     this.#update({ conversation: emptyConversation(this.#options.randomId()) });
     this.flush();
+  }
+
+  /**
+   * Shows another stored conversation: its unsent messages are queued again and the gateway is
+   * asked for the events it missed while another conversation was shown.
+   */
+  switchConversation(conversationId: string): boolean {
+    if (conversationId === this.#snapshot.conversation.conversationId) return true;
+    const stored = this.#options.storage.readConversation(conversationId);
+    if (stored === undefined) return false;
+    this.flush();
+    this.#update({ conversation: { ...stored } });
+    this.flush();
+    this.#sendPending();
+    if (stored.messages.length > 0) this.#connection.resume({ conversationId, lastSeq: stored.lastSeq });
+    return true;
+  }
+
+  /** Stored conversations whose title or any message has every word of `query`. */
+  searchConversations(query: string): ConversationSummary[] {
+    return this.#options.storage.searchConversations(query);
+  }
+
+  renameConversation(conversationId: string, title: string): boolean {
+    const renamed = this.#options.storage.renameConversation(conversationId, title);
+    this.#update({ conversations: this.#options.storage.listConversations() });
+    return renamed;
+  }
+
+  /**
+   * Deletes a conversation on the gateway first, then in this browser, so a failure leaves both
+   * (rejects with a message fit to show). Deleting the one shown opens a new conversation.
+   */
+  async deleteConversation(conversationId: string): Promise<void> {
+    await (
+      this.#options.deleteServerConversation ??
+      ((id: string) =>
+        deleteServerConversation(
+          { url: this.#options.url, token: this.#options.token, clientId: this.#options.storage.clientId() },
+          id,
+        ))
+    )(conversationId);
+    this.#options.storage.removeConversation(conversationId);
+    if (conversationId === this.#snapshot.conversation.conversationId) {
+      clearTimeout(this.#persistTimer);
+      this.#persistTimer = undefined;
+      this.#update({ conversation: emptyConversation(this.#options.randomId()) });
+      this.flush();
+    }
+    this.#update({ conversations: this.#options.storage.listConversations() });
+  }
+
+  /** Stops showing the reply being written (see stopStreaming). */
+  stopReply(): void {
+    this.#update({ conversation: stopStreaming(this.#snapshot.conversation) });
   }
 
   reconnectNow(): void {
@@ -225,6 +296,8 @@ export class ChatSession {
     this.#persistTimer = undefined;
     const { conversationId, lastSeq, messages } = this.#snapshot.conversation;
     this.#options.storage.writeConversation({ conversationId, lastSeq, messages });
+    const conversations = this.#options.storage.listConversations();
+    if (!sameSummaries(conversations, this.#snapshot.conversations)) this.#update({ conversations });
   }
 
   #receive(frame: ServerFrame): void {
@@ -252,6 +325,20 @@ export class ChatSession {
     if (this.#persistTimer !== undefined) return;
     this.#persistTimer = setTimeout(() => this.flush(), this.#options.persistDelayMs ?? 300);
   }
+}
+
+function sameSummaries(a: readonly ConversationSummary[], b: readonly ConversationSummary[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((entry, index) => {
+      const other = b[index]!;
+      return (
+        entry.conversationId === other.conversationId &&
+        entry.title === other.title &&
+        entry.updatedAt === other.updatedAt
+      );
+    })
+  );
 }
 
 /** The `message` frame for a user message, with the uploads it carries. */

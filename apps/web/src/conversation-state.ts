@@ -24,6 +24,8 @@ export interface ChatMessage {
   deleted?: boolean;
   /** A reply to a message that was edited or deleted afterwards: kept, but shown as outdated. */
   superseded?: boolean;
+  /** The person pressed Stop while this reply streamed: later text for it is not shown. */
+  stopped?: boolean;
 }
 
 /** What the person attached to a message, as shown beside it. */
@@ -50,6 +52,18 @@ export const TYPING_ACTIVITY = 'Nexus is typing…';
 
 export function emptyConversation(conversationId: string): ConversationState {
   return { conversationId, lastSeq: 0, messages: [] };
+}
+
+/**
+ * Stops showing the reply that is streaming. The protocol has no cancel frame, so the server may
+ * still finish the answer (and keep it in history); this page keeps the text shown so far.
+ */
+export function stopStreaming(state: ConversationState): ConversationState {
+  if (!state.messages.some((message) => message.state === 'streaming')) return state;
+  const messages = state.messages.map((message) =>
+    message.state === 'streaming' ? { ...message, state: 'done' as const, stopped: true } : message,
+  );
+  return { ...state, messages, activity: undefined };
 }
 
 export function addUserMessage(
@@ -139,6 +153,7 @@ export function applyServerFrame(state: ConversationState, frame: ServerFrame): 
 }
 
 function applyReplyEvent(state: ConversationState, event: ReplyEvent, seq: number): ConversationState {
+  if ('replyId' in event && isStopped(state, event.replyId)) return { ...state, activity: undefined };
   switch (event.type) {
     case 'typing':
       return { ...state, activity: TYPING_ACTIVITY };
@@ -193,6 +208,11 @@ function incompleteResume(state: ConversationState): ConversationState {
     message.state === 'streaming' ? { ...message, state: 'done' as const } : message,
   );
   return { ...state, messages, alert: 'A reply sent while you were away could not be restored.' };
+}
+
+function isStopped(state: ConversationState, replyId: string): boolean {
+  const index = findLastIndex(state.messages, replyId, 'assistant');
+  return index !== -1 && state.messages[index]!.stopped === true;
 }
 
 function withReply(

@@ -2,8 +2,8 @@ import { render } from 'preact';
 import { App } from './components/app.tsx';
 import { randomId } from './random-id.ts';
 import { ChatStorage, type KeyValueStore, memoryKeyValueStore } from './storage.ts';
+import { applyTheme, readTheme } from './theme.ts';
 import { takeTokenFromLocation } from './token-from-location.ts';
-import { preloadMarkdown } from './use-markdown.ts';
 import { webSocketUrl } from './web-socket-url.ts';
 import './styles.css';
 
@@ -18,16 +18,32 @@ function browserStore(): KeyValueStore {
   }
 }
 
-preloadMarkdown().catch(() => {});
-
-const storage = new ChatStorage({ store: browserStore(), randomId });
+const store = browserStore();
+// Before the first render, so a chosen dark scheme does not flash light.
+applyTheme(store, readTheme(store), document.documentElement);
+const storage = new ChatStorage({ store, randomId });
 const tokenFromLink = takeTokenFromLocation(window.location, window.history);
 if (tokenFromLink !== undefined) storage.writeToken(tokenFromLink);
+
+// The offline shell (public/sw.js), once the page has loaded so it never slows the first paint.
+// Service workers exist only on secure origins (https, or localhost).
+if (window.isSecureContext && 'serviceWorker' in navigator) {
+  window.addEventListener('load', () => {
+    navigator.serviceWorker.register('/sw.js').catch(() => {
+      // Without it the chat works the same; it just cannot open offline.
+    });
+  });
+}
 
 const root = document.getElementById('app');
 if (root) {
   render(
-    <App storage={storage} url={webSocketUrl(window.location)} initialToken={storage.readToken()} />,
+    <App
+      storage={storage}
+      url={webSocketUrl(window.location)}
+      initialToken={storage.readToken()}
+      themeStore={store}
+    />,
     root,
   );
 }

@@ -69,6 +69,10 @@ describe('Memory panel in Chromium', () => {
     await memory.add({ userId, content: 'Plays chess on Sundays', category: 'pattern' });
     const bobs = await memory.add({ userId: 'web:bob', content: 'Bob lives in Lisbon too' });
 
+    // The panels are in the header's menu.
+
+    await page.getByTestId('more-button').click();
+
     await page.getByTestId('memory-button').click();
     const items = page.getByTestId('memory-item');
     await expect.poll(() => items.count()).toBe(3);
@@ -146,4 +150,78 @@ describe('Memory panel in Chromium', () => {
     expect((await memory.list({ userId: 'web:bob2' })).map((row) => row.content)).toEqual(['Bob2 has a cat']);
     expect((await memory.list({ userId: 'web:ann' })).map((row) => row.content)).toEqual(['Ann likes tea']);
   });
+
+  it.each([
+    ['desktop', { width: 1280, height: 800 }, false],
+    ['phone', { width: 390, height: 844 }, true],
+  ] as const)(
+    'at %s size shows where and when each fact was learned, and an edit keeps its id and date',
+    async (_size, viewport, touch) => {
+      const context = await browser.newContext({ viewport, hasTouch: touch, isMobile: touch });
+      const page = await context.newPage();
+      await page.goto(`${gateway.url}/#token=${gateway.token}`);
+      await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
+      const clientId = await page.evaluate(() => localStorage.getItem('nexus.clientId'));
+      const userId = `web:${clientId}`;
+      const threeDaysAgo = Date.now() - 3 * 86_400_000;
+      const told = await memory.add({
+        userId,
+        content: 'Has a dog called Miso',
+        category: 'fact',
+        source: 'user_explicit',
+        sessionId: 'telegram:4242',
+        createdAt: threeDaysAgo,
+        updatedAt: threeDaysAgo,
+      });
+      await memory.add({
+        userId,
+        content: 'Likes answers in bullet points',
+        category: 'preference',
+        source: 'inferred',
+        sessionId: 'web:conversation-1',
+        createdAt: Date.now() - 86_400_000,
+        updatedAt: Date.now() - 86_400_000,
+      });
+
+      await page.getByTestId('more-button').click();
+      await page.getByTestId('memory-button').click();
+      const dog = page.locator(`[data-testid=memory-item][data-id="${told.memory.id}"]`);
+      await expect
+        .poll(() => dog.getByTestId('memory-provenance').textContent())
+        .toBe('You told me on Telegram, 3 days ago');
+      expect(await dog.getByTestId('memory-category').textContent()).toBe('Fact');
+      const inferred = page.getByTestId('memory-item').filter({ hasText: 'bullet points' });
+      expect(await inferred.getByTestId('memory-provenance').textContent()).toBe(
+        'I picked this up on the web chat, yesterday',
+      );
+      expect(await inferred.getByTestId('memory-category').textContent()).toBe('Preference');
+
+      await dog.getByTestId('memory-edit').click();
+      await page.getByTestId('memory-edit-input').fill('Has two dogs, Miso and Tofu');
+      await page.getByTestId('memory-edit-category').selectOption('event');
+      await page.getByTestId('memory-save').click();
+      await expect
+        .poll(() => dog.getByTestId('memory-content').textContent())
+        .toBe('Has two dogs, Miso and Tofu');
+      // Same element id, same stored id and creation time; the category changed, the date did not.
+      expect(await dog.getByTestId('memory-provenance').textContent()).toMatch(
+        /^You told me on Telegram, 3 days ago · updated (just now|1 minute ago)$/,
+      );
+      expect(await dog.getByTestId('memory-category').textContent()).toBe('Event');
+      const stored = await memory.get({ userId, id: told.memory.id });
+      expect(stored).toMatchObject({
+        content: 'Has two dogs, Miso and Tofu',
+        category: 'event',
+        createdAt: threeDaysAgo,
+        sessionId: 'telegram:4242',
+      });
+      expect((await memory.list({ userId })).filter((row) => row.content.includes('Miso'))).toHaveLength(1);
+      expect(
+        await page.evaluate(
+          () => document.documentElement.scrollWidth <= document.documentElement.clientWidth,
+        ),
+      ).toBe(true);
+      await context.close();
+    },
+  );
 });

@@ -6,7 +6,10 @@ export interface MemoryView {
   content: string;
   category: 'preference' | 'fact' | 'pattern' | 'event';
   source: 'user_explicit' | 'inferred';
+  createdAt: number;
   updatedAt: number;
+  /** The channel of the conversation it was learned in (`telegram`, `web`…), when known. */
+  learnedOn?: string;
 }
 
 /** The gateway's `/api/memory` for this browser: the token, and the client id naming the web person. */
@@ -25,15 +28,16 @@ export async function listMemories(options: PersonMemoryOptions, query = ''): Pr
   return body.memories;
 }
 
+/** Corrects one memory in place: the gateway keeps its id and the date it was learned. */
 export async function editMemory(
   options: PersonMemoryOptions,
   id: string,
-  content: string,
+  change: { content: string; category?: MemoryView['category'] },
 ): Promise<MemoryView> {
   const body = (await callAdminApi(options, `/api/memory/${encodeURIComponent(id)}`, {
     method: 'PUT',
     headers: headersOf(options),
-    body: JSON.stringify({ content }),
+    body: JSON.stringify(change),
   })) as { memory: MemoryView };
   return body.memory;
 }

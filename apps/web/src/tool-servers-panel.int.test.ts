@@ -52,6 +52,8 @@ describe('tool servers in the Channels panel', () => {
   it('shows each MCP server’s state and tools', async () => {
     const page = await newPhonePage(browser);
     await page.goto(`${gateway.url}/#token=${gateway.token}`);
+    // The panels are in the header's menu.
+    await page.getByTestId('more-button').click();
     await page.getByTestId('channels-button').click();
     const shop = page.locator('[data-testid=tool-server][data-name=shop][data-status=connected]');
     await shop.waitFor({ timeout: 15_000 });

@@ -73,6 +73,7 @@ async function sendMessage(page: Page, text: string): Promise<void> {
 }
 
 const trimmedText = async (locator: ReturnType<Page['locator']>) => (await locator.textContent())?.trim();
+// Read a reply's text through `.markdown`: the message also holds its actions (Copy).
 const assistantMessages = (page: Page) => page.locator('[data-testid=message][data-role=assistant]');
 
 beforeAll(async () => {
@@ -110,12 +111,14 @@ describe('web chat in Chromium', () => {
       .poll(() => page.locator('[data-testid=message][data-role=user]').textContent())
       .toContain('Where should I travel?');
     const partial = await page.waitForFunction(() => {
-      const reply = document.querySelector('[data-role=assistant][data-state=streaming]');
+      const reply = document.querySelector('[data-role=assistant][data-state=streaming] .markdown');
       return reply?.textContent?.trim() || false;
     });
     expect('Lisbon is lovely in spring.'.startsWith(String(await partial.jsonValue()))).toBe(true);
     await assistantMessages(page).and(page.locator('[data-state=done]')).waitFor();
-    expect(await trimmedText(assistantMessages(page))).toBe('Lisbon is lovely in spring.');
+    expect(await trimmedText(assistantMessages(page).locator('.markdown'))).toBe(
+      'Lisbon is lovely in spring.',
+    );
     expect(await assistantMessages(page).locator('strong').textContent()).toBe('Lisbon');
 
     // Phone layout: no sideways scrolling, the input sits at the bottom of the screen.
@@ -135,7 +138,9 @@ describe('web chat in Chromium', () => {
       .toEqual(['Where should I travel?', 'Lisbon is lovely in spring.']);
     await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
     await sendMessage(page, 'And in winter?');
-    await expect.poll(() => trimmedText(assistantMessages(page).nth(1))).toBe('Echo: And in winter?');
+    await expect
+      .poll(() => trimmedText(assistantMessages(page).nth(1).locator('.markdown')))
+      .toBe('Echo: And in winter?');
     const history = JSON.stringify(model.chatRequests().at(-1)?.body);
     expect(history).toContain('Where should I travel?');
     expect(history).toContain('**Lisbon** is lovely in spring.');
@@ -153,8 +158,12 @@ describe('web chat in Chromium', () => {
     await sendMessage(page, '<b onmouseover="window.__xss=5">hi</b>');
     await assistantMessages(page).and(page.locator('[data-state=done]')).waitFor();
 
-    expect(await assistantMessages(page).textContent()).toContain('<img src=x onerror="window.__xss=1">');
-    expect(await assistantMessages(page).textContent()).toContain('<script>window.__xss=2</script>');
+    expect(await assistantMessages(page).locator('.markdown').textContent()).toContain(
+      '<img src=x onerror="window.__xss=1">',
+    );
+    expect(await assistantMessages(page).locator('.markdown').textContent()).toContain(
+      '<script>window.__xss=2</script>',
+    );
     expect(await page.locator('[data-role=user] .message-text').textContent()).toBe(
       '<b onmouseover="window.__xss=5">hi</b>',
     );
@@ -213,10 +222,15 @@ describe('web chat in Chromium', () => {
     expect(await page.getByTestId('status-line').textContent()).toContain(
       '1 message will be sent when connected',
     );
+    // The banner says what happens to it: it waits here, survives a reload, goes out once back.
+    expect(await page.getByTestId('connection-banner').textContent()).toBe(
+      'Connection lost, reconnecting… 1 unsent message, and any you send now, will wait in this browser, even across a reload, and be sent once the connection is back.',
+    );
 
     await gatewayWith({ model, dataDir: first.dataDir, port: first.port });
+    await expect.poll(() => page.getByTestId('connection-banner').count(), { timeout: 20_000 }).toBe(0);
     await expect
-      .poll(() => trimmedText(assistantMessages(page).nth(1)), { timeout: 20_000 })
+      .poll(() => trimmedText(assistantMessages(page).nth(1).locator('.markdown')), { timeout: 20_000 })
       .toBe('Echo: typed while offline');
     expect(await page.locator('[data-role=user][data-state=pending]').count()).toBe(0);
     expect(page.problems).toEqual([]);
@@ -241,6 +255,8 @@ describe('access requests in the web admin view', () => {
       await other.ask('other-chat', 'me too');
       const page = await openPhone();
       await page.goto(`${gateway.url}/#token=${gateway.token}`);
+      // The panels are in the header's menu.
+      await page.getByTestId('more-button').click();
       await page.getByTestId('pairing-button').click();
       await expect.poll(() => page.getByTestId('pairing-request').count()).toBe(2);
       const request = page.locator(`[data-testid=pairing-request][data-code="${code}"]`);

@@ -10,6 +10,7 @@ import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testk
 import { makePdf, makePng } from '@nexus/testkit/media';
 import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { longPress } from './test-support/long-press.ts';
 
 type Browser = Awaited<ReturnType<typeof launchBrowser>>;
 type Page = Awaited<ReturnType<typeof newPhonePage>>;
@@ -217,10 +218,14 @@ describe('web client media in Chromium', () => {
     await assistantDone(page).waitFor();
     // The conversation is written to storage shortly after it changes.
     await expect
-      .poll(() => page.evaluate(() => localStorage.getItem('nexus.conversation')))
+      .poll(() =>
+        page.evaluate(() =>
+          localStorage.getItem(`nexus.conversation.${localStorage.getItem('nexus.currentConversation')}`),
+        ),
+      )
       .toContain('chart');
     const { conversationId, clientId } = await page.evaluate(() => ({
-      conversationId: JSON.parse(localStorage.getItem('nexus.conversation') ?? '{}').conversationId as string,
+      conversationId: localStorage.getItem('nexus.currentConversation') as string,
       clientId: localStorage.getItem('nexus.clientId') ?? '',
     }));
     const png = makePng();
@@ -278,6 +283,8 @@ describe('web client media in Chromium', () => {
     await page.getByTestId('message-input').fill('Tell me about Pari');
     await page.getByTestId('send-button').click();
     await assistantDone(page).waitFor();
+    // On a touch screen the message's actions appear after a long press.
+    await longPress(page, page.locator('[data-testid=message][data-role=user]'));
     await page.getByTestId('edit-message').click();
     await page.getByTestId('edit-input').fill('Tell me about Paris');
     await page.getByTestId('save-edit').click();

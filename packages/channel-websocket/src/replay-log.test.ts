@@ -44,6 +44,19 @@ describe('ReplayLog', () => {
     expect(log.claim('b', 'alice')).toBe('forbidden');
   });
 
+  it('forgets a conversation its owner deleted, and refuses anyone else', () => {
+    const log = createLog();
+    append(log, 'a', 'alice', 'secret');
+    expect(log.forget('a', 'mallory')).toBe(false);
+    expect(log.replay('a', 0).frames).toHaveLength(1);
+    const bytesBefore = log.totalBytes;
+    expect(log.forget('a', 'alice')).toBe(true);
+    expect(log.owner('a')).toBeUndefined();
+    expect(log.totalBytes).toBeLessThan(bytesBefore);
+    expect(log.replay('a', 0).frames).toEqual([]);
+    expect(log.forget('never-held', 'alice')).toBe(true);
+  });
+
   it('forgets the least recently used conversation beyond maxConversations', () => {
     const log = createLog({ maxConversations: 2 });
     append(log, 'a');

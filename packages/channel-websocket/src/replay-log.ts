@@ -76,6 +76,19 @@ export class ReplayLog {
     return 'owned';
   }
 
+  /**
+   * Drops a conversation's stored events (the person deleted it): true when it is gone or was
+   * never held, false when another client owns it (then nothing changes). A later message claims
+   * it afresh; seq numbers keep growing, so no client mistakes new events for ones it saw.
+   */
+  forget(conversationId: string, clientId: string): boolean {
+    const owner = this.owner(conversationId);
+    if (owner === undefined) return true;
+    if (owner !== clientId) return false;
+    this.#evict(conversationId);
+    return true;
+  }
+
   /** Issues the next seq, stores the frame `build` makes for it, and returns both. */
   append(conversationId: string, ownerClientId: string, build: (seq: number) => string): StoredEvent {
     const entry = this.#entries.get(conversationId) ?? this.#create(conversationId, ownerClientId);

@@ -42,6 +42,11 @@ export interface WebSocketChannel extends ChannelAdapter {
   handleRequest(request: IncomingMessage, response: ServerResponse): boolean;
   /** Open sockets, including ones still waiting for `hello`. */
   connectionCount(): number;
+  /**
+   * Forgets the events kept for a resume of one of `clientId`'s conversations; false (nothing
+   * forgotten) when another client owns it.
+   */
+  forgetConversation(conversationId: string, clientId: string): boolean;
   /** Message frames get a retryable `shutting_down` error from now on; deliveries go on. */
   stopIntake(): Promise<void>;
 }
@@ -178,6 +183,10 @@ class WebSocketChannelAdapter implements WebSocketChannel {
     });
     response.end(verdict.ok ? 'Upgrade Required\n' : `${STATUS_TEXT[status] ?? 'Error'}\n`);
     return true;
+  }
+
+  forgetConversation(conversationId: string, clientId: string): boolean {
+    return this.#replayLog.forget(conversationId, clientId);
   }
 
   connectionCount(): number {

@@ -134,5 +134,11 @@ export interface SessionStore {
    * Optional so a store that keeps no history needs nothing.
    */
   forgetPeople?(options: { userIds: readonly string[] }): Promise<number>;
+  /**
+   * Deletes one conversation's turns (every generation of it, see `/new`) written by these people,
+   * for a person deleting a conversation in the web client. Turns of anyone else in it stay.
+   * Returns how many. Optional so a store that keeps no history needs nothing.
+   */
+  forgetConversation?(options: { conversationKey: string; userIds: readonly string[] }): Promise<number>;
   close(): Promise<void>;
 }

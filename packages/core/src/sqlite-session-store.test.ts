@@ -159,4 +159,31 @@ describe('forgetting people', () => {
     }
     await store.close();
   });
+
+  it('forgets one conversation, every generation of it, only the given people’s turns', async () => {
+    const store = createSqliteSessionStore({ path: ':memory:' });
+    await store.appendTurn(turn(1));
+    await store.appendTurn(turn(2, { conversationKey: 'web:c1#1' }));
+    await store.appendTurn(turn(3, { conversationKey: 'web:c1#2', userId: 'web:u2' }));
+    await store.appendTurn(turn(4, { conversationKey: 'web:c10' }));
+    await store.appendTurn(turn(5, { conversationKey: 'web:other' }));
+
+    expect(
+      await store.forgetConversation?.({ conversationKey: 'web:c1', userIds: ['web:u1', 'person-7'] }),
+    ).toBe(2);
+    expect(await store.history({ conversationKey: 'web:c1', limit: 10 })).toEqual([]);
+    expect(await store.history({ conversationKey: 'web:c1#1', limit: 10 })).toEqual([]);
+    // Another person's turn, a conversation whose key merely starts the same, and another conversation stay.
+    expect((await store.history({ conversationKey: 'web:c1#2', limit: 10 })).map((t) => t.intentId)).toEqual([
+      'intent-3',
+    ]);
+    expect((await store.history({ conversationKey: 'web:c10', limit: 10 })).map((t) => t.intentId)).toEqual([
+      'intent-4',
+    ]);
+    expect((await store.history({ conversationKey: 'web:other', limit: 10 })).map((t) => t.intentId)).toEqual(
+      ['intent-5'],
+    );
+    expect(await store.forgetConversation?.({ conversationKey: 'web:c1', userIds: ['web:u1'] })).toBe(0);
+    await store.close();
+  });
 });

@@ -69,6 +69,11 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     `SELECT ${TURN_COLUMNS} FROM turns WHERE conversation_key = ? ORDER BY seq DESC LIMIT ?`,
   );
   const forgetStatement = database.prepare('DELETE FROM turns WHERE user_id = ?');
+  // The conversation's key, or a later generation of it (`<key>#<n>`, after `/new`).
+  const forgetConversationStatement = database.prepare(
+    `DELETE FROM turns WHERE user_id = :userId
+       AND (conversation_key = :key OR substr(conversation_key, 1, length(:key) + 1) = :key || '#')`,
+  );
   // Inbox entries keep the whole intent as JSON: the person's ids appear there as JSON strings.
   const forgetInboxStatement = database.prepare(
     'DELETE FROM inbox WHERE instr(intent_json, ?1) > 0 OR instr(decided_json, ?1) > 0',
@@ -189,6 +194,18 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
           0,
         );
       });
+      checkpointAndTruncate(database);
+      return deleted;
+    },
+    async forgetConversation({ conversationKey, userIds }) {
+      ensureOpen();
+      const deleted = inTransaction(database, () =>
+        userIds.reduce(
+          (sum, userId) =>
+            sum + Number(forgetConversationStatement.run({ userId, key: conversationKey }).changes),
+          0,
+        ),
+      );
       checkpointAndTruncate(database);
       return deleted;
     },

@@ -71,6 +71,8 @@ export {
   sessionMemoriesOptionsSchema,
   standingFactsOptionsSchema,
   statsOptionsSchema,
+  type UpdateMemoryOptions,
+  updateMemoryOptionsSchema,
 } from './memory-api.ts';
 export {
   EmbedderMismatchError,

@@ -159,6 +159,16 @@ export const memoryRefOptionsSchema = z.object({
 });
 export type MemoryRefOptions = z.input<typeof memoryRefOptionsSchema>;
 
+export const updateMemoryOptionsSchema = z.object({
+  userId: userIdSchema,
+  id: z.uuid(),
+  content: memoryContentSchema,
+  /** Omitted: the memory keeps its category. */
+  category: memoryCategorySchema.optional(),
+  abortSignal: abortSignalSchema,
+});
+export type UpdateMemoryOptions = z.input<typeof updateMemoryOptionsSchema>;
+
 export const resetOptionsSchema = z.object({ userId: userIdSchema, abortSignal: abortSignalSchema });
 export const sessionMemoriesOptionsSchema = z.object({
   sessionId: sessionIdSchema,
@@ -196,6 +206,11 @@ export interface MemoryApi {
    */
   standingFacts(options: StandingFactsOptions): Promise<Memory[]>;
   get(options: MemoryRefOptions): Promise<Memory | undefined>;
+  /**
+   * The person's correction of one memory: new content (and category), same id and creation time,
+   * source `user_explicit`. Undefined when the person has no such memory.
+   */
+  update(options: UpdateMemoryOptions): Promise<Memory | undefined>;
   delete(options: MemoryRefOptions): Promise<{ deleted: boolean }>;
   reset(options: z.input<typeof resetOptionsSchema>): Promise<{ deleted: number }>;
   sessionMemories(options: z.input<typeof sessionMemoriesOptionsSchema>): Promise<Memory[]>;

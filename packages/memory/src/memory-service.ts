@@ -29,6 +29,8 @@ import {
   sessionMemoriesOptionsSchema,
   standingFactsOptionsSchema,
   statsOptionsSchema,
+  type UpdateMemoryOptions,
+  updateMemoryOptionsSchema,
 } from './memory-api.ts';
 import { EmbedderMismatchError, MemoryIdTakenError, MemoryInputError } from './memory-errors.ts';
 import { compareRanked, DAY_MS, memoryScore, type ScoringOptions } from './memory-scoring.ts';
@@ -37,6 +39,7 @@ import { findLexicalDuplicate, LEXICAL_DUPLICATE_THRESHOLD } from './near-duplic
 import { parseInput } from './parse-input.ts';
 import { queryTime, timeBonus } from './query-time.ts';
 import { compareStanding } from './standing-order.ts';
+import { updateMemory } from './update-memory.ts';
 
 export interface MemoryServiceOptions {
   store: MemoryStore;
@@ -139,8 +142,23 @@ export class MemoryService implements MemoryApi {
       });
     }
     // One add at a time per person, so two concurrent copies of a fact cannot both be inserted.
+    return this.#inLane(userId, () => this.#addInLane(userId, input));
+  }
+
+  async update(options: UpdateMemoryOptions): Promise<Memory | undefined> {
+    const input = parseInput(updateMemoryOptionsSchema, options);
+    // In the person's add lane, so an add racing the edit cannot insert the edited text twice.
+    return this.#inLane(input.userId, () =>
+      updateMemory(
+        { store: this.#store, embed: (text, signal) => this.#embed(text, signal), now: this.#now },
+        input,
+      ),
+    );
+  }
+
+  async #inLane<T>(userId: string, work: () => Promise<T>): Promise<T> {
     const previous = this.#addLanes.get(userId) ?? Promise.resolve();
-    const current = previous.catch(() => undefined).then(() => this.#addInLane(userId, input));
+    const current = previous.catch(() => undefined).then(work);
     this.#addLanes.set(userId, current);
     try {
       return await current;

@@ -11,6 +11,7 @@ import { createPairingApi } from './pairing-api.ts';
 import { requestPath } from './parse-request-target.ts';
 import { createPersonMemoryApi } from './person-memory-api.ts';
 import { refuseBadTarget } from './refuse-bad-target.ts';
+import { createWebConversationsApi } from './web-conversations-api.ts';
 import { webSocketUpgrade } from './web-socket-upgrade.ts';
 import { createWebUploadsApi } from './web-uploads-api.ts';
 
@@ -50,6 +51,14 @@ export async function createGatewayServer(
     token,
     logger,
   });
+  const webConversationsApi = createWebConversationsApi({
+    sessionStore: parts.sessionStore,
+    store: accessStore,
+    forgetReplay: (conversationId, clientId) => web.forgetConversation(conversationId, clientId),
+    channelName: web.name,
+    token,
+    logger,
+  });
   const uploads = parts.webUploads.uploads;
   const webUploadsApi = createWebUploadsApi({ uploads, token, maxBytes: config.media.maxBytes, logger });
   const channelsApi = createChannelsApi({
@@ -75,6 +84,7 @@ export async function createGatewayServer(
       if (
         pairingApi(request, response) ||
         webUploadsApi(request, response) ||
+        webConversationsApi(request, response) ||
         channelsApi(request, response) ||
         personMemoryApi(request, response)
       )

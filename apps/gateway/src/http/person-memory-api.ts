@@ -27,10 +27,21 @@ const listQuerySchema = z.object({
 const memoryIdSchema = z.uuid();
 
 /**
+ * A memory as the Memory panel gets it, with `learnedOn`: the channel of the conversation it was
+ * first told in (session ids are `<channel>:<conversation>`), absent when it came from no
+ * conversation (an import, a global fact).
+ */
+function withProvenance(memory: Memory): Memory & { learnedOn?: string } {
+  const channel = memory.sessionId?.split(':', 1)[0];
+  return channel ? { ...memory, learnedOn: channel } : memory;
+}
+
+/**
  * The web client's Memory panel, behind the gateway token like the other `/api` routes, and scoped
  * to the web person the client is (`X-Nexus-Client`, resolved through linked identities):
  * `GET /api/memory[?q=&limit=&offset=]` lists or searches, `GET /api/memory/export` downloads JSON
- * Lines, `PUT /api/memory/:id` `{content, category?}` edits one, `DELETE /api/memory/:id` deletes one.
+ * Lines, `PUT /api/memory/:id` `{content, category?}` edits one in place (same id and creation
+ * time), `DELETE /api/memory/:id` deletes one. Listed memories carry `learnedOn` (see withProvenance).
  * Returns false for other paths.
  */
 export function createPersonMemoryApi(options: {
@@ -84,10 +95,14 @@ export function createPersonMemoryApi(options: {
       const { q, limit, offset } = query.data;
       if (q?.trim()) {
         const hits = await memory.search({ userId, query: q, limit });
-        sendJson(response, 200, { memories: hits.map(({ relevance: _relevance, ...hit }) => hit) });
+        // Search results leave out the session; the panel shows where each fact was learned.
+        const found = await Promise.all(hits.map((hit) => memory.get({ userId, id: hit.id })));
+        sendJson(response, 200, { memories: found.flatMap((item) => (item ? [withProvenance(item)] : [])) });
         return;
       }
-      sendJson(response, 200, { memories: await memory.list({ userId, limit, offset }) });
+      sendJson(response, 200, {
+        memories: (await memory.list({ userId, limit, offset })).map(withProvenance),
+      });
       return;
     }
     if (rest === 'export' && request.method === 'GET') {
@@ -144,17 +159,18 @@ export function createPersonMemoryApi(options: {
       );
       return;
     }
-    // The memory API has no update: the edit is added as what the person said, then the old one goes.
-    const added = await memory.add({
+    // Edited in place: the id and the creation date stay, so "learned 3 days ago" stays true.
+    const updated = await memory.update({
       userId,
-      scope: existing.scope === 'session' ? 'user' : existing.scope,
+      id: existing.id,
       content: body.data.content,
-      category: body.data.category ?? existing.category,
-      source: 'user_explicit',
-      metadata: { ...existing.metadata, editedFrom: existing.id },
+      ...(body.data.category ? { category: body.data.category } : {}),
     });
-    if (added.memory.id !== existing.id) await memory.delete({ userId, id: existing.id });
-    options.logger.info({ userId, memoryId: added.memory.id }, 'memory edited in the web Memory panel');
-    sendJson(response, 200, { memory: added.memory });
+    if (!updated) {
+      refuse(response, 404, 'not_found', 'There is no such memory of yours.');
+      return;
+    }
+    options.logger.info({ userId, memoryId: updated.id }, 'memory edited in the web Memory panel');
+    sendJson(response, 200, { memory: withProvenance(updated) });
   }
 }

@@ -181,6 +181,7 @@ export function withOverrides(service: MemoryApi, overrides: Partial<MemoryApi>)
     list: (options) => service.list(options),
     standingFacts: (options) => service.standingFacts(options),
     get: (options) => service.get(options),
+    update: (options) => service.update(options),
     delete: (options) => service.delete(options),
     reset: (options) => service.reset(options),
     sessionMemories: (options) => service.sessionMemories(options),

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ChatSession } from '../chat-session.ts';
 import { randomId } from '../random-id.ts';
-import type { ChatStorage } from '../storage.ts';
+import type { ChatStorage, KeyValueStore } from '../storage.ts';
 import { ChatView } from './chat-view.tsx';
 import { SignInForm } from './sign-in-form.tsx';
 
@@ -9,12 +9,14 @@ export interface AppProps {
   storage: ChatStorage;
   url: string;
   initialToken: string | undefined;
+  /** Where the colour scheme choice is kept. */
+  themeStore?: KeyValueStore;
 }
 
 const rejectedTokenMessage =
   'The gateway did not accept that token. It changes when the gateway is set up again.';
 
-export function App({ storage, url, initialToken }: AppProps) {
+export function App({ storage, url, initialToken, themeStore }: AppProps) {
   const [token, setToken] = useState(initialToken);
   const [signInError, setSignInError] = useState<string>();
   const pairingApi = useMemo(() => (token === undefined ? undefined : { url, token }), [token, url]);
@@ -60,6 +62,7 @@ export function App({ storage, url, initialToken }: AppProps) {
       session={session}
       {...(pairingApi ? { pairingApi } : {})}
       clientId={storage.clientId()}
+      {...(themeStore ? { themeStore } : {})}
       onUnauthorized={() => {
         storage.clearToken();
         setSignInError(rejectedTokenMessage);

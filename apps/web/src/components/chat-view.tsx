@@ -1,15 +1,15 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { ChatSession } from '../chat-session.ts';
 import type { PairingRequestsOptions } from '../pairing-requests.ts';
+import { type KeyValueStore, memoryKeyValueStore } from '../storage.ts';
+import { applyTheme, readTheme, type ThemeChoice } from '../theme.ts';
 import { useChatSession } from '../use-chat-session.ts';
-import { usePendingAttachments } from '../use-pending-attachments.ts';
-import { ChannelsPanel } from './channels-panel.tsx';
-import { Composer } from './composer.tsx';
-import { MemoryPanel } from './memory-panel.tsx';
-import { MessageList } from './message-list.tsx';
-import { NoticeBanner } from './notice-banner.tsx';
-import { PairingPanel } from './pairing-panel.tsx';
-import { StatusLine } from './status-line.tsx';
+import { useShortcuts } from '../use-shortcuts.ts';
+import { AppHeader } from './app-header.tsx';
+import { ChatPane } from './chat-pane.tsx';
+import { ConversationList, SIDE_BY_SIDE } from './conversation-list.tsx';
+import type { PanelName } from './header-menu.tsx';
+import { PanelSheet } from './panel-sheet.tsx';
 
 export interface ChatViewProps {
   session: ChatSession;
@@ -18,125 +18,119 @@ export interface ChatViewProps {
   pairingApi?: PairingRequestsOptions;
   /** This browser's web client id: the Memory panel shows what is remembered about its person. */
   clientId?: string;
+  /** Where the colour scheme choice is kept (localStorage in the browser). */
+  themeStore?: KeyValueStore;
 }
 
-export function ChatView({ session, onUnauthorized, pairingApi, clientId }: ChatViewProps) {
+const fallbackThemeStore = memoryKeyValueStore();
+
+export function ChatView({ session, onUnauthorized, pairingApi, clientId, themeStore }: ChatViewProps) {
   const snapshot = useChatSession(session);
-  const [openPanel, setOpenPanel] = useState<'access' | 'channels' | 'memory'>();
-  const toggle = (panel: 'access' | 'channels' | 'memory') =>
-    setOpenPanel(openPanel === panel ? undefined : panel);
+  const { conversation, conversations, connection } = snapshot;
+  const store = themeStore ?? fallbackThemeStore;
+  const [openPanel, setOpenPanel] = useState<PanelName>();
+  const [listOpen, setListOpen] = useState(() => window.matchMedia?.(SIDE_BY_SIDE).matches ?? false);
+  const [theme, setTheme] = useState<ThemeChoice>(() => readTheme(store));
+  const [now, setNow] = useState(Date.now);
+  const searchRef = useRef<HTMLInputElement>(null);
   const memoryApi = useMemo(
     () => (pairingApi && clientId ? { ...pairingApi, clientId } : undefined),
     [pairingApi, clientId],
   );
-  const { conversation, connection, notice, maxTextChars, maxUploadBytes, maxAttachments } = snapshot;
-  const attachments = usePendingAttachments(session, maxAttachments);
-  const canAttach = maxUploadBytes !== undefined;
-  const [dragging, setDragging] = useState(false);
+  const panels: PanelName[] = [
+    ...(memoryApi ? (['memory'] as const) : []),
+    ...(pairingApi ? (['access', 'channels'] as const) : []),
+  ];
+  const current = conversations.find((entry) => entry.conversationId === conversation.conversationId);
+  const closeOnPhone = () => {
+    if (!window.matchMedia?.(SIDE_BY_SIDE).matches) setListOpen(false);
+  };
 
   useEffect(() => {
     if (connection.phase === 'unauthorized') onUnauthorized();
   }, [connection.phase, onUnauthorized]);
+  useEffect(() => applyTheme(store, theme, document.documentElement), [store, theme]);
+  // Relative dates in the list ("5 minutes ago") stay true while the page is open.
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 60_000);
+    return () => clearInterval(timer);
+  }, []);
+
+  const closePanel = useCallback(() => setOpenPanel(undefined), []);
+  const closeList = useCallback(() => setListOpen(false), []);
+  const startNew = useCallback(() => {
+    if (session.snapshot.conversation.messages.length > 0) session.newConversation();
+    document.querySelector<HTMLTextAreaElement>('[data-testid=message-input]')?.focus();
+  }, [session]);
+  const shortcuts = useMemo(
+    () => ({
+      newConversation: startNew,
+      search: () => {
+        setListOpen(true);
+        // The list renders on the next frame when it was closed.
+        requestAnimationFrame(() => searchRef.current?.focus());
+      },
+      switchBy: (step: -1 | 1) => {
+        const list = session.snapshot.conversations;
+        const index = list.findIndex(
+          (entry) => entry.conversationId === session.snapshot.conversation.conversationId,
+        );
+        const next = list[index === -1 ? (step === 1 ? 0 : -1) : index + step];
+        if (next) session.switchConversation(next.conversationId);
+      },
+    }),
+    [session, startNew],
+  );
+  useShortcuts(shortcuts);
 
   return (
-    // biome-ignore lint/a11y/noStaticElementInteractions: dropping files is a shortcut; the attach button is the accessible way.
-    <div
-      class={`chat${dragging ? ' chat-dragging' : ''}`}
-      data-testid="chat"
-      onDragOver={(event) => {
-        if (!canAttach || !event.dataTransfer?.types.includes('Files')) return;
-        event.preventDefault();
-        setDragging(true);
-      }}
-      onDragLeave={(event) => {
-        if (event.currentTarget === event.target) setDragging(false);
-      }}
-      onDrop={(event) => {
-        if (!canAttach) return;
-        event.preventDefault();
-        setDragging(false);
-        const files = event.dataTransfer?.files;
-        if (files && files.length > 0) attachments.add(files);
-      }}
-    >
-      <header class="chat-header">
-        <h1>Nexus</h1>
-        <div class="header-actions">
-          {pairingApi !== undefined && (
-            <button
-              type="button"
-              class="secondary"
-              data-testid="pairing-button"
-              aria-expanded={openPanel === 'access'}
-              onClick={() => toggle('access')}
-            >
-              Access
-            </button>
-          )}
-          {pairingApi !== undefined && (
-            <button
-              type="button"
-              class="secondary"
-              data-testid="channels-button"
-              aria-expanded={openPanel === 'channels'}
-              onClick={() => toggle('channels')}
-            >
-              Channels
-            </button>
-          )}
-          {memoryApi !== undefined && (
-            <button
-              type="button"
-              class="secondary"
-              data-testid="memory-button"
-              aria-expanded={openPanel === 'memory'}
-              onClick={() => toggle('memory')}
-            >
-              Memory
-            </button>
-          )}
-          <button
-            type="button"
-            class="secondary"
-            data-testid="new-conversation-button"
-            onClick={() => session.newConversation()}
-            disabled={conversation.messages.length === 0}
-          >
-            New conversation
-          </button>
-        </div>
-      </header>
-      {openPanel === 'access' && pairingApi !== undefined && (
-        <PairingPanel api={pairingApi} onClose={() => setOpenPanel(undefined)} />
+    <div class={`app-shell${listOpen ? ' list-open' : ''}`}>
+      {listOpen && (
+        <>
+          <div class="sheet-backdrop list-backdrop" aria-hidden="true" onClick={() => setListOpen(false)} />
+          <ConversationList
+            conversations={conversations}
+            currentId={conversation.conversationId}
+            search={(query) => session.searchConversations(query)}
+            onSelect={(id) => {
+              session.switchConversation(id);
+              closeOnPhone();
+            }}
+            onNew={() => {
+              startNew();
+              closeOnPhone();
+            }}
+            onRename={(id, title) => session.renameConversation(id, title)}
+            onDelete={(id) => session.deleteConversation(id)}
+            onClose={closeList}
+            searchRef={searchRef}
+            now={now}
+          />
+        </>
       )}
-      {openPanel === 'channels' && pairingApi !== undefined && (
-        <ChannelsPanel api={pairingApi} onClose={() => setOpenPanel(undefined)} />
-      )}
-      {openPanel === 'memory' && memoryApi !== undefined && (
-        <MemoryPanel api={memoryApi} onClose={() => setOpenPanel(undefined)} />
-      )}
-      {notice !== undefined && <NoticeBanner text={notice} />}
-      <MessageList
-        messages={conversation.messages}
-        onRetry={(id) => session.retry(id)}
-        onEdit={(id, text) => session.edit(id, text)}
-        onDelete={(id) => session.delete(id)}
-      />
-      <StatusLine connection={connection} activity={conversation.activity} alert={conversation.alert} />
-      <Composer
-        maxTextChars={maxTextChars}
-        onSend={(text, ready) => session.send(text, ready)}
-        {...(canAttach
-          ? {
-              attachments,
-              onVoiceNote: async (audio: Blob) => {
-                const upload = await session.upload(audio, { name: 'voice-note' });
-                const result = session.send('', [{ upload, voice: true }]);
-                if (!result.ok) throw new Error(result.reason);
-              },
-            }
-          : {})}
-      />
+      <div class="chat-column">
+        <AppHeader
+          title={current?.title ?? 'New conversation'}
+          listOpen={listOpen}
+          onToggleList={() => setListOpen(!listOpen)}
+          onNew={startNew}
+          canStartNew={conversation.messages.length > 0}
+          panels={panels}
+          openPanel={openPanel}
+          onPanel={(panel) => setOpenPanel(openPanel === panel ? undefined : panel)}
+          theme={theme}
+          onTheme={setTheme}
+        />
+        {openPanel !== undefined && (
+          <PanelSheet
+            panel={openPanel}
+            onClose={closePanel}
+            {...(pairingApi ? { pairingApi } : {})}
+            {...(memoryApi ? { memoryApi } : {})}
+          />
+        )}
+        <ChatPane session={session} snapshot={snapshot} />
+      </div>
     </div>
   );
 }

@@ -2,7 +2,7 @@ import { useRef, useState } from 'preact/hooks';
 import type { MessageAttachment, SendResult } from '../chat-session.ts';
 import type { PendingAttachments } from '../use-pending-attachments.ts';
 import { AttachmentTray } from './attachment-tray.tsx';
-import { PaperclipIcon } from './icons.tsx';
+import { PaperclipIcon, StopIcon } from './icons.tsx';
 import { VoiceButton } from './voice-button.tsx';
 
 export interface ComposerProps {
@@ -12,9 +12,11 @@ export interface ComposerProps {
   attachments?: PendingAttachments;
   /** Uploads a finished recording and sends it as a voice note; rejects with a message to show. */
   onVoiceNote?: (audio: Blob) => Promise<void>;
+  /** Present while a reply streams: a Stop button stops showing it. */
+  onStop?: () => void;
 }
 
-export function Composer({ maxTextChars, onSend, attachments, onVoiceNote }: ComposerProps) {
+export function Composer({ maxTextChars, onSend, attachments, onVoiceNote, onStop }: ComposerProps) {
   const [text, setText] = useState('');
   const [problem, setProblem] = useState<string>();
   const inputRef = useRef<HTMLTextAreaElement>(null);
@@ -108,6 +110,18 @@ export function Composer({ maxTextChars, onSend, attachments, onVoiceNote }: Com
           }}
         />
         {onVoiceNote && <VoiceButton onRecorded={onVoiceNote} onProblem={setProblem} />}
+        {onStop && (
+          <button
+            type="button"
+            class="secondary icon-button"
+            data-testid="stop-button"
+            aria-label="Stop the reply"
+            title="Stop the reply"
+            onClick={onStop}
+          >
+            <StopIcon />
+          </button>
+        )}
         <button
           type="submit"
           data-testid="send-button"

@@ -39,3 +39,29 @@ export function StopIcon() {
     </svg>
   );
 }
+
+export function MenuIcon() {
+  return (
+    <svg aria-hidden="true" {...common}>
+      <path d="M4 6h16M4 12h16M4 18h16" />
+    </svg>
+  );
+}
+
+export function PlusIcon() {
+  return (
+    <svg aria-hidden="true" {...common}>
+      <path d="M12 5v14M5 12h14" />
+    </svg>
+  );
+}
+
+export function MoreIcon() {
+  return (
+    <svg aria-hidden="true" {...common}>
+      <circle cx="5" cy="12" r="1.5" fill="currentColor" />
+      <circle cx="12" cy="12" r="1.5" fill="currentColor" />
+      <circle cx="19" cy="12" r="1.5" fill="currentColor" />
+    </svg>
+  );
+}

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
+import { CATEGORY_LABELS, provenanceOf } from '../memory-provenance.ts';
 import {
   deleteMemory,
   editMemory,
@@ -18,7 +19,7 @@ export function MemoryPanel({ api, onClose }: MemoryPanelProps) {
   const [memories, setMemories] = useState<MemoryView[]>();
   const [query, setQuery] = useState('');
   const [problem, setProblem] = useState<string>();
-  const [editing, setEditing] = useState<{ id: string; draft: string }>();
+  const [editing, setEditing] = useState<{ id: string; draft: string; category: MemoryView['category'] }>();
   const [busy, setBusy] = useState(false);
 
   const load = useCallback(
@@ -116,9 +117,9 @@ export function MemoryPanel({ api, onClose }: MemoryPanelProps) {
                   class="memory-edit"
                   onSubmit={(event) => {
                     event.preventDefault();
-                    const draft = editing.draft;
+                    const { draft, category } = editing;
                     setEditing(undefined);
-                    void act(() => editMemory(api, memory.id, draft));
+                    void act(() => editMemory(api, memory.id, { content: draft, category }));
                   }}
                 >
                   <textarea
@@ -127,9 +128,26 @@ export function MemoryPanel({ api, onClose }: MemoryPanelProps) {
                     maxLength={4000}
                     value={editing.draft}
                     onInput={(event) =>
-                      setEditing({ id: memory.id, draft: (event.target as HTMLTextAreaElement).value })
+                      setEditing({ ...editing, draft: (event.target as HTMLTextAreaElement).value })
                     }
                   />
+                  <select
+                    data-testid="memory-edit-category"
+                    aria-label="Category"
+                    value={editing.category}
+                    onChange={(event) =>
+                      setEditing({
+                        ...editing,
+                        category: (event.target as HTMLSelectElement).value as MemoryView['category'],
+                      })
+                    }
+                  >
+                    {(Object.keys(CATEGORY_LABELS) as MemoryView['category'][]).map((category) => (
+                      <option key={category} value={category}>
+                        {CATEGORY_LABELS[category]}
+                      </option>
+                    ))}
+                  </select>
                   <button type="submit" data-testid="memory-save" disabled={busy || !editing.draft.trim()}>
                     Save
                   </button>
@@ -142,7 +160,10 @@ export function MemoryPanel({ api, onClose }: MemoryPanelProps) {
                   <div class="pairing-who">
                     <span data-testid="memory-content">{memory.content}</span>
                     <span class="pairing-meta">
-                      {memory.category} · {memory.source === 'user_explicit' ? 'you told me' : 'inferred'}
+                      <span class="memory-category" data-testid="memory-category">
+                        {CATEGORY_LABELS[memory.category]}
+                      </span>{' '}
+                      <span data-testid="memory-provenance">{provenanceOf(memory, Date.now())}</span>
                     </span>
                   </div>
                   <div class="pairing-actions">
@@ -151,7 +172,9 @@ export function MemoryPanel({ api, onClose }: MemoryPanelProps) {
                       class="secondary"
                       data-testid="memory-edit"
                       disabled={busy}
-                      onClick={() => setEditing({ id: memory.id, draft: memory.content })}
+                      onClick={() =>
+                        setEditing({ id: memory.id, draft: memory.content, category: memory.category })
+                      }
                     >
                       Edit
                     </button>

@@ -1,7 +1,9 @@
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { SendResult } from '../chat-session.ts';
 import type { ChatMessage, SentAttachment } from '../conversation-state.ts';
-import { useMarkdown } from '../use-markdown.ts';
+import { CopyButton } from './copy-button.tsx';
+import { EditForm } from './edit-form.tsx';
+import { MarkdownView } from './markdown-view.tsx';
 import { formatSize, ReplyMediaView } from './reply-media-view.tsx';
 
 export interface MessageActions {
@@ -14,18 +16,54 @@ export interface MessageItemProps extends MessageActions {
   message: ChatMessage;
 }
 
+const longPressMs = 450;
+
 export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemProps) {
   const streaming = message.state === 'streaming';
   const [editing, setEditing] = useState(false);
+  const [actionsOpen, setActionsOpen] = useState(false);
+  const press = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const revisable = message.role === 'user' && message.state === 'sent' && !message.deleted;
+  // Copy once the reply is complete: a half-written one would copy half.
+  const copyable =
+    message.role === 'assistant' && message.state === 'done' && message.text !== '' && !message.deleted;
+  const hasActions = !editing && ((revisable && (onEdit || onDelete)) || copyable);
+  const cancelPress = () => clearTimeout(press.current);
+  const itemRef = useRef<HTMLLIElement>(null);
+  // A touch anywhere else puts the long-pressed actions away again.
+  useEffect(() => {
+    if (!actionsOpen) return;
+    const outside = (event: PointerEvent) => {
+      if (!itemRef.current?.contains(event.target as Node)) setActionsOpen(false);
+    };
+    document.addEventListener('pointerdown', outside);
+    return () => document.removeEventListener('pointerdown', outside);
+  }, [actionsOpen]);
   return (
     <li
-      class={`message message-${message.role} message-${message.state}${message.superseded ? ' message-superseded' : ''}`}
+      ref={itemRef}
+      class={`message message-${message.role} message-${message.state}${message.superseded ? ' message-superseded' : ''}${actionsOpen ? ' message-actions-open' : ''}`}
       data-testid="message"
       data-role={message.role}
       data-state={message.state}
       data-superseded={message.superseded ? 'true' : undefined}
       aria-busy={streaming}
+      // Touch screens have no hover: a long press shows the message's actions instead.
+      onPointerDown={(event) => {
+        if (event.pointerType !== 'touch' || !hasActions) return;
+        cancelPress();
+        press.current = setTimeout(() => setActionsOpen(true), longPressMs);
+      }}
+      onContextMenu={(event) => {
+        // Android Chrome reports a long press as a context menu: show the actions instead.
+        if (!hasActions || !window.matchMedia?.('(hover: none)').matches) return;
+        event.preventDefault();
+        cancelPress();
+        setActionsOpen(true);
+      }}
+      onPointerUp={cancelPress}
+      onPointerMove={cancelPress}
+      onPointerCancel={cancelPress}
     >
       {message.superseded && <span class="message-meta">Earlier answer, before your change</span>}
       {message.deleted ? (
@@ -41,9 +79,13 @@ export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemP
           }}
         />
       ) : message.role === 'assistant' ? (
-        <AssistantText text={message.text} />
+        message.text !== '' && <MarkdownView text={message.text} />
       ) : (
         message.text !== '' && <p class="message-text">{message.text}</p>
+      )}
+      {streaming && (
+        // Visual only: the message is aria-busy and the status line says Nexus is typing.
+        <span class="streaming-indicator" data-testid="streaming-indicator" aria-hidden="true" />
       )}
       {!message.deleted && message.attachments && message.attachments.length > 0 && (
         <ul class="sent-attachments" aria-label="Attachments">
@@ -73,20 +115,24 @@ export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemP
           )}
         </span>
       )}
-      {revisable && !editing && (onEdit || onDelete) && (
-        <span class="message-actions">
-          {onEdit && message.text !== '' && (
+      {hasActions && (
+        <span class="message-actions" data-testid="message-actions">
+          {copyable && <CopyButton text={() => message.text} label="Copy this reply" />}
+          {revisable && onEdit && message.text !== '' && (
             <button
               type="button"
               class="link-button"
               data-testid="edit-message"
               aria-label="Edit this message"
-              onClick={() => setEditing(true)}
+              onClick={() => {
+                setActionsOpen(false);
+                setEditing(true);
+              }}
             >
               Edit
             </button>
           )}
-          {onDelete && (
+          {revisable && onDelete && (
             <button
               type="button"
               class="link-button"
@@ -103,63 +149,8 @@ export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemP
   );
 }
 
-function EditForm(props: { text: string; onSave: (text: string) => SendResult; onCancel: () => void }) {
-  const [text, setText] = useState(props.text);
-  const [problem, setProblem] = useState<string>();
-  const save = () => {
-    const result = props.onSave(text);
-    if (!result.ok) setProblem(result.reason);
-  };
-  return (
-    <form
-      class="edit-form"
-      onSubmit={(event) => {
-        event.preventDefault();
-        save();
-      }}
-    >
-      <textarea
-        data-testid="edit-input"
-        aria-label="Edit message"
-        value={text}
-        rows={Math.min(6, text.split('\n').length)}
-        onInput={(event) => setText(event.currentTarget.value)}
-        onKeyDown={(event) => {
-          if (event.key === 'Escape') props.onCancel();
-          if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
-            event.preventDefault();
-            save();
-          }
-        }}
-      />
-      {problem && (
-        <span class="message-meta message-failure" role="alert">
-          {problem}
-        </span>
-      )}
-      <span class="message-actions">
-        <button type="submit" class="link-button" data-testid="save-edit">
-          Save
-        </button>
-        <button type="button" class="link-button" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </span>
-    </form>
-  );
-}
-
 function describe(attachment: SentAttachment): string {
   const icon = attachment.kind === 'image' ? '🖼' : attachment.kind === 'voice' ? '🎤' : '📄';
   const name = attachment.kind === 'voice' ? 'Voice note' : (attachment.name ?? attachment.kind);
   return `${icon} ${name}${attachment.sizeBytes === undefined ? '' : ` (${formatSize(attachment.sizeBytes)})`}`;
-}
-
-function AssistantText({ text }: { text: string }) {
-  const renderMarkdown = useMarkdown();
-  const html = useMemo(() => renderMarkdown?.(text), [renderMarkdown, text]);
-  if (text === '') return null;
-  if (html === undefined) return <p class="message-text">{text}</p>;
-  // renderMarkdown escapes all HTML in the model's text and validates every link (see markdown.ts).
-  return <div class="markdown" dangerouslySetInnerHTML={{ __html: html }} />;
 }

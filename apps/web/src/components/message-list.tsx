@@ -9,7 +9,7 @@ export interface MessageListProps extends MessageActions {
 const nearBottomPixels = 80;
 
 export function MessageList({ messages, ...actions }: MessageListProps) {
-  const listRef = useRef<HTMLOListElement>(null);
+  const listRef = useRef<HTMLDivElement>(null);
   const followRef = useRef(true);
 
   // Follow the conversation as replies stream in, unless the reader scrolled up to read.
@@ -19,7 +19,9 @@ export function MessageList({ messages, ...actions }: MessageListProps) {
   });
 
   return (
-    <ol
+    // The log role goes on the scrolling container: on the <ol> itself it would hide the list
+    // semantics its <li> items need.
+    <div
       ref={listRef}
       class="message-list"
       data-testid="message-list"
@@ -31,10 +33,15 @@ export function MessageList({ messages, ...actions }: MessageListProps) {
         followRef.current = list.scrollHeight - list.scrollTop - list.clientHeight < nearBottomPixels;
       }}
     >
-      {messages.length === 0 && <li class="empty">Say hello to start a conversation.</li>}
-      {messages.map((message) => (
-        <MessageItem key={`${message.role}:${message.id}`} message={message} {...actions} />
-      ))}
-    </ol>
+      {messages.length === 0 ? (
+        <p class="empty">Say hello to start a conversation.</p>
+      ) : (
+        <ol class="message-items">
+          {messages.map((message) => (
+            <MessageItem key={`${message.role}:${message.id}`} message={message} {...actions} />
+          ))}
+        </ol>
+      )}
+    </div>
   );
 }

@@ -37,6 +37,8 @@ export function withConversationGenerations(
     countReplay: (key) => store.countReplay(key),
     unfinishedIntents: () => store.unfinishedIntents(),
     ...(store.forgetPeople ? { forgetPeople: store.forgetPeople.bind(store) } : {}),
+    // The base key: the store deletes every generation of it.
+    ...(store.forgetConversation ? { forgetConversation: store.forgetConversation.bind(store) } : {}),
     close: () => store.close(),
   };
 }

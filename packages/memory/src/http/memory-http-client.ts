@@ -26,26 +26,27 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryApi {
   const base = options.baseUrl.replace(/\/+$/u, '');
 
   async function call<T>(
-    method: 'GET' | 'POST' | 'DELETE',
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
     path: string,
     input: Record<string, unknown> = {},
     notFoundAsUndefined = false,
   ): Promise<T> {
     const { abortSignal, ...rest } = input as { abortSignal?: AbortSignal } & Record<string, unknown>;
     const url = new URL(base + path);
-    if (method !== 'POST') {
+    const hasBody = method === 'POST' || method === 'PUT';
+    if (!hasBody) {
       for (const [key, value] of Object.entries(rest)) {
         if (value !== undefined) url.searchParams.set(key, String(value));
       }
     }
     const headers: Record<string, string> = { 'x-api-key': options.apiKey };
-    if (method === 'POST') headers['content-type'] = 'application/json';
+    if (hasBody) headers['content-type'] = 'application/json';
     let response: Response;
     try {
       response = await fetchImplementation(url, {
         method,
         headers,
-        body: method === 'POST' ? JSON.stringify(rest) : null,
+        body: hasBody ? JSON.stringify(rest) : null,
         signal: abortSignal ?? null,
       });
     } catch (error) {
@@ -85,6 +86,9 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryApi {
     standingFacts: async (input) =>
       (await call<{ memories: Memory[] }>('GET', '/standing-facts', { ...input })).memories,
     get: ({ id, ...input }) => call<Memory | undefined>('GET', `/memories/${encode(id)}`, input, true),
+    update: async ({ id, ...input }) =>
+      (await call<{ memory: Memory } | undefined>('PUT', `/memories/${encode(id)}`, { ...input }, true))
+        ?.memory,
     delete: ({ id, ...input }) => call<{ deleted: boolean }>('DELETE', `/memories/${encode(id)}`, input),
     reset: (input) => call<{ deleted: number }>('POST', '/reset', { ...input }),
     sessionMemories: async ({ sessionId, ...input }) =>

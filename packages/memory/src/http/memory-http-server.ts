@@ -70,6 +70,15 @@ export function createMemoryRequestHandler(options: MemoryHttpHandlerOptions) {
       true,
     ],
     [
+      'PUT',
+      /^\/memories\/([^/]+)$/u,
+      async (r) => {
+        const memory = await service.update(withSignal({ ...r.body, id: r.parameter }, r));
+        return memory ? [200, { memory }] : [404, errorBody('not_found', 'No such memory for this person.')];
+      },
+      true,
+    ],
+    [
       'DELETE',
       /^\/memories\/([^/]+)$/u,
       async (r) => [200, await service.delete(withSignal({ ...r.query, id: r.parameter }, r))],
@@ -119,7 +128,10 @@ export function createMemoryRequestHandler(options: MemoryHttpHandlerOptions) {
       if (authenticated && expectedKey && !keyMatches(request.headers['x-api-key'], expectedKey)) {
         return send(response, 401, errorBody('unauthorized', 'Missing or wrong X-API-Key header.'));
       }
-      const body = request.method === 'POST' ? await readJsonBody(request, maxBodyBytes) : {};
+      const body =
+        request.method === 'POST' || request.method === 'PUT'
+          ? await readJsonBody(request, maxBodyBytes)
+          : {};
       const parameter = decodePathSegment(pattern.exec(url.pathname)?.[1] ?? '');
       if (parameter === undefined)
         return send(response, 400, errorBody('bad_request', 'The path is not valid percent-encoding.'));

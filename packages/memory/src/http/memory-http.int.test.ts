@@ -202,6 +202,13 @@ describe('memory HTTP API', () => {
           standing: await api.standingFacts({ userId: 'ada', limit: 5 }),
           get: await api.get({ userId: 'ada', id: added.memory.id }),
           missing: await api.get({ userId: 'bob', id: added.memory.id }),
+          updated: await api.update({
+            userId: 'ada',
+            id: added.memory.id,
+            content: 'Prefers green tea',
+            category: 'fact',
+          }),
+          updatedElsewhere: await api.update({ userId: 'bob', id: added.memory.id, content: 'Bob was here' }),
           session: await api.sessionMemories({ sessionId: 's1' }),
           stats: await api.stats(),
           deleted: await api.delete({ userId: 'ada', id: added.memory.id }),
@@ -213,6 +220,11 @@ describe('memory HTTP API', () => {
       expect(remote).toEqual(await run(local));
       // The stated preference outranks the inferred fact of the same age.
       expect(remote.standing.map((memory) => memory.content)).toEqual(['Prefers tea', 'Lives in Lisbon']);
+      expect(remote.updated).toMatchObject({
+        id: remote.added.memory.id,
+        createdAt: remote.added.memory.createdAt,
+      });
+      expect(remote.updatedElsewhere).toBeUndefined();
       const error = await client.add({ userId: 'ada', content: '' }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(MemoryInputError);
       expect((error as MemoryInputError).field).toBe('content');

@@ -1,5 +1,6 @@
 import { approximateTokenCounter } from '@nexus/limits-kit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { contentHash } from '../content-hash.ts';
 import { CONTEXT_HEADER, GLOBAL_CONTEXT_HEADER } from '../context-block.ts';
 import type { Embedder } from '../embedder.ts';
 import { DAY_MS } from '../memory-scoring.ts';
@@ -76,6 +77,57 @@ export function describeMemoryStoreContract(options: MemoryStoreContractOptions)
       const listed = await service.list({ userId: 'ada' });
       expect(listed.map((memory) => memory.id)).toEqual([second.memory.id, first.memory.id]);
       expect(await service.list({ userId: 'ada', limit: 1, offset: 1 })).toEqual([first.memory]);
+    });
+
+    it('updates a memory in place: same id and creation time, new content found, old content gone', async () => {
+      const service = serviceOf(store);
+      const { memory: original } = await service.add({
+        userId: 'ada',
+        content: 'Lives in Lisbon near the river',
+        category: 'fact',
+        sessionId: 'telegram:42',
+        metadata: { via: 'extraction' },
+      });
+      const other = await service.add({
+        userId: 'ada',
+        content: 'Plays chess on Sundays',
+        category: 'pattern',
+      });
+      clock += 3 * DAY_MS;
+      const updated = await service.update({
+        userId: 'ada',
+        id: original.id,
+        content: 'Lives in Porto by the sea',
+        category: 'event',
+      });
+      expect(updated).toMatchObject({
+        id: original.id,
+        createdAt: original.createdAt,
+        updatedAt: clock,
+        sessionId: 'telegram:42',
+        content: 'Lives in Porto by the sea',
+        category: 'event',
+        source: 'user_explicit',
+        metadata: { via: 'extraction' },
+      });
+      // Persisted, searchable by the new words and not the old ones, still one memory.
+      const reopened = serviceOf(store);
+      expect(await reopened.get({ userId: 'ada', id: original.id })).toEqual(updated);
+      expect((await reopened.search({ userId: 'ada', query: 'Porto sea' }))[0]?.id).toBe(original.id);
+      // Its hash follows the content: the old wording no longer matches it, the new one does.
+      expect(await store.findByHash({ userId: 'ada', hash: contentHash(original.content) })).toBeUndefined();
+      expect(
+        (await store.findByHash({ userId: 'ada', hash: contentHash('Lives in Porto by the sea') }))?.id,
+      ).toBe(original.id);
+      expect(await reopened.list({ userId: 'ada' })).toHaveLength(2);
+      // Another person cannot edit it, and no edit may duplicate another memory's text.
+      expect(await service.update({ userId: 'bob', id: original.id, content: 'hijacked' })).toBeUndefined();
+      await expect(
+        service.update({ userId: 'ada', id: original.id, content: other.memory.content }),
+      ).rejects.toThrow(/another memory already says this/);
+      expect((await service.get({ userId: 'ada', id: original.id }))?.content).toBe(
+        'Lives in Porto by the sea',
+      );
     });
 
     it('keeps an import’s id and times, and refuses an id another person’s memory has', async () => {

@@ -1,0 +1,227 @@
+// pnpm bench:web [--runs 5]
+// Builds this checkout's web client, serves it from a real gateway (scripted model, no network)
+// and prints one JSON line on stdout (progress and details go to stderr):
+//   lighthouse_performance / _accessibility / _best_practices  Lighthouse (npm) against /usr/bin/chromium
+//   axe_serious    serious + critical axe-core violations (affected elements) on the chat, the
+//                  conversation list, the header menu and every panel, in light and dark
+//   js_gzip_kb     every JavaScript response of a first load and the service worker's script,
+//                  gzip-compressed here (level 6; the gateway itself sends them uncompressed)
+//   first_load_ms  median, navigation start until the chat is usable (socket open), fresh profile
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { loadConfig, startGateway } from '@nexus/gateway';
+import { freePort } from '@nexus/testkit';
+import { startScriptedModelServer } from '@nexus/testkit/llm';
+import axe from 'axe-core';
+import lighthouse from 'lighthouse';
+import { chromium, type Page } from 'playwright-core';
+import { build } from 'vite';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update'];
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });
+const runs = Math.max(1, Number(values.runs));
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+const webRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+const workDir = await mkdtemp(join(tmpdir(), 'nexus-web-bench-'));
+const distDir = join(workDir, 'dist');
+await build({ root: webRoot, logLevel: 'warn', build: { outDir: distDir, emptyOutDir: true } });
+const model = await startScriptedModelServer();
+const gateway = await startGateway({
+  config: loadConfig({
+    env: {
+      NEXUS_PORT: '0',
+      NEXUS_DATA_DIR: join(workDir, 'data'),
+      NEXUS_LOG_LEVEL: 'silent',
+      NEXUS_MEMORY_EXTRACTION: 'false',
+      NEXUS_MODEL_PROVIDER: 'openai-compatible',
+      NEXUS_MODEL_BASE_URL: model.baseUrl,
+      NEXUS_MODEL: 'scripted',
+    },
+  }),
+  webDistDir: distDir,
+});
+const chatUrl = `${gateway.url}/#token=${gateway.token}`;
+
+try {
+  const scores = await runLighthouse();
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+  try {
+    const loads = [];
+    for (let run = 0; run < runs; run++) loads.push(await firstLoad(browser));
+    const axeSerious = await axeViolations(browser);
+    const line = {
+      lighthouse_performance: scores.performance,
+      lighthouse_accessibility: scores.accessibility,
+      lighthouse_best_practices: scores['best-practices'],
+      axe_serious: axeSerious,
+      js_gzip_kb: Math.round(Math.max(...loads.map((load) => load.jsGzipBytes)) / 102.4) / 10,
+      first_load_ms: Math.round(median(loads.map((load) => load.ms))),
+      load_average: loadavg().map((value) => Math.round(value * 100) / 100),
+    };
+    process.stdout.write(`${JSON.stringify(line)}\n`);
+  } finally {
+    await browser.close();
+  }
+} finally {
+  await gateway.close();
+  await model.close();
+  await rm(workDir, { recursive: true, force: true });
+}
+
+/** Lighthouse's default (mobile, simulated throttling) run of the chat page in its own Chromium. */
+async function runLighthouse(): Promise<Record<string, number>> {
+  const port = await freePort();
+  const profile = join(workDir, 'lighthouse-profile');
+  const chrome = spawn(
+    CHROMIUM,
+    [
+      '--headless=new',
+      ...CHROMIUM_FLAGS,
+      `--remote-debugging-port=${port}`,
+      `--user-data-dir=${profile}`,
+      'about:blank',
+    ],
+    { stdio: 'ignore' },
+  );
+  try {
+    await waitForDevTools(port);
+    const result = await lighthouse(chatUrl, {
+      port,
+      logLevel: 'error',
+      output: 'json',
+      onlyCategories: ['performance', 'accessibility', 'best-practices'],
+    });
+    if (!result) throw new Error('Lighthouse returned no result.');
+    const scores: Record<string, number> = {};
+    for (const [id, category] of Object.entries(result.lhr.categories)) {
+      scores[id] = Math.round((category.score ?? 0) * 100);
+      for (const ref of category.auditRefs) {
+        const audit = result.lhr.audits[ref.id];
+        if (ref.weight > 0 && audit && audit.score !== null && audit.score < 0.9)
+          log(`lighthouse ${id}: ${ref.id} scored ${audit.score} (${audit.displayValue ?? audit.title})`);
+      }
+    }
+    log(`lighthouse: ${JSON.stringify(scores)}`);
+    return scores;
+  } finally {
+    chrome.kill();
+  }
+}
+
+async function waitForDevTools(port: number): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/json/version`);
+      if (response.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`Chromium did not open its DevTools port ${port}.`);
+}
+
+type Browser = Awaited<ReturnType<typeof chromium.launch>>;
+
+/** One first load in a fresh profile: time until the chat is usable, and the JavaScript it fetched. */
+async function firstLoad(browser: Browser): Promise<{ ms: number; jsGzipBytes: number }> {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  const scripts: Promise<number>[] = [];
+  page.on('response', (response) => {
+    const type = response.headers()['content-type'] ?? '';
+    if (type.includes('javascript')) scripts.push(response.body().then((body) => gzipSync(body).length));
+  });
+  await page.goto(chatUrl, { waitUntil: 'commit' });
+  const ready = await page.waitForFunction(
+    () => (document.querySelector('[data-testid=status-line][data-phase=open]') ? performance.now() : false),
+    undefined,
+    { polling: 'raf' },
+  );
+  const ms = Number(await ready.jsonValue());
+  // Lazily loaded chunks and the service worker count too: wait until the network is quiet.
+  await page.waitForLoadState('networkidle');
+  // The service worker's own script is fetched by the browser, not the page: add it by hand.
+  const worker = await page.evaluate(async () => {
+    const registration = await navigator.serviceWorker?.getRegistration();
+    return (registration?.active ?? registration?.waiting ?? registration?.installing)?.scriptURL;
+  });
+  if (worker) scripts.push(fetch(worker).then(async (response) => gzipSync(await response.bytes()).length));
+  const jsGzipBytes = (await Promise.all(scripts)).reduce((sum, bytes) => sum + bytes, 0);
+  await context.close();
+  log(`first load: ${Math.round(ms)} ms, ${scripts.length} scripts, ${jsGzipBytes} bytes gzip`);
+  return { ms, jsGzipBytes };
+}
+
+/** Serious and critical axe-core violations (affected elements) over every view, light and dark. */
+async function axeViolations(browser: Browser): Promise<number> {
+  let total = 0;
+  for (const colorScheme of ['light', 'dark'] as const) {
+    for (const size of [
+      { width: 1280, height: 800 },
+      { width: 390, height: 844 },
+    ]) {
+      // Only this measuring context bypasses the page's CSP, to inject axe-core's script.
+      const context = await browser.newContext({ viewport: size, colorScheme, bypassCSP: true });
+      const page = await context.newPage();
+      await page.goto(chatUrl);
+      await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
+      model.enqueue({
+        text: '## A reply\n\nWith **bold**, `code`, a [link](https://example.com) and:\n\n```ts\nconst x = 1; // one\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- one\n- two',
+      });
+      await page.getByTestId('message-input').fill('Show me some Markdown');
+      await page.getByTestId('send-button').click();
+      await page.locator('[data-role=assistant][data-state=done]').waitFor();
+      const where = `${colorScheme} ${size.width}px`;
+      total += await check(page, `chat (${where})`);
+      await page.getByTestId('more-button').click();
+      total += await check(page, `header menu (${where})`);
+      await page.keyboard.press('Escape');
+      for (const panel of ['memory', 'pairing', 'channels']) {
+        await page.getByTestId('more-button').click();
+        await page.getByTestId(`${panel}-button`).click();
+        await page.getByTestId('panel-sheet').waitFor();
+        await page.waitForTimeout(300);
+        total += await check(page, `${panel} panel (${where})`);
+        await page.keyboard.press('Escape');
+      }
+      if ((await page.getByTestId('conversation-list').count()) === 0)
+        await page.getByTestId('conversations-button').click();
+      total += await check(page, `conversation list (${where})`);
+      await context.close();
+    }
+  }
+  return total;
+}
+
+async function check(page: Page, view: string): Promise<number> {
+  await page.evaluate(axe.source);
+  const results = (await page.evaluate(() =>
+    (window as unknown as { axe: typeof axe }).axe.run(document, {
+      resultTypes: ['violations'],
+    }),
+  )) as axe.AxeResults;
+  let count = 0;
+  for (const violation of results.violations) {
+    if (violation.impact !== 'serious' && violation.impact !== 'critical') continue;
+    count += violation.nodes.length;
+    for (const node of violation.nodes)
+      log(
+        `axe ${view}: ${violation.id} (${violation.impact}) at ${node.target.join(' ')}: ${node.failureSummary ?? ''}`,
+      );
+  }
+  return count;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
