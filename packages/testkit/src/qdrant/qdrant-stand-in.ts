@@ -28,7 +28,9 @@ const COLLECTION_NAME = /^[A-Za-z0-9_.-]{1,255}$/u;
  * wrong vector sizes, unknown vector names or collections, malformed filters, facets and
  * order_by without the index they need.
  */
-export async function startQdrantStandIn(options: { apiKey?: string } = {}): Promise<QdrantStandIn> {
+export async function startQdrantStandIn(
+  options: { apiKey?: string; host?: string; port?: number } = {},
+): Promise<QdrantStandIn> {
   const collections = new Map<string, StandInCollection>();
   const requests: string[] = [];
   const aliases = new StandInAliases();
@@ -139,10 +141,11 @@ export async function startQdrantStandIn(options: { apiKey?: string } = {}): Pro
       reply(response, status, { status: { error: (error as Error).message }, time: 0 });
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, () => resolve()));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
     collections,
     requests,
     close: () =>
