@@ -12,7 +12,7 @@ DOCKER=/usr/bin/docker
 if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
 
 missing=()
-[ -x /usr/bin/dockerd ] && [ -x "$DOCKER" ] || missing+=(docker.io)
+[ -x /usr/sbin/dockerd ] && [ -x "$DOCKER" ] || missing+=(docker.io)
 command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
 command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
 if [ "${#missing[@]}" -gt 0 ]; then
