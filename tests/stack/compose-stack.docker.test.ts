@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { freePort } from '@nexus/testkit';
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHAT_REPLY } from '../../apps/gateway/src/testing/memory-test-support.ts';
+import { CHAT_REPLY, isChatTurn } from '../../apps/gateway/src/testing/memory-test-support.ts';
 import { ResendingWebClient } from '../../apps/gateway/src/testing/resending-web-client.ts';
 import { ComposeProject } from './docker/compose-project.ts';
 import { createSecrets, type StackSecrets } from './docker/stack-secrets.ts';
@@ -30,9 +30,15 @@ let secrets: StackSecrets;
 let url: string;
 let token: string;
 
-const lastUser = (request: { body: { messages: Array<{ role: string; content: unknown }> } }) =>
+type RecordedRequest = Awaited<ReturnType<typeof modelRequests>>[number];
+const lastUser = (request: RecordedRequest) =>
   JSON.stringify(request.body.messages.findLast((message) => message.role === 'user')?.content ?? '');
-const systemPrompt = (request: { body: { messages: Array<{ role: string; content: unknown }> } }) =>
+/** Chat turns (not extraction or memory decisions) whose last user message contains `text`. */
+const chatTurnsAsking = async (text: string) =>
+  (await modelRequests(project)).filter(
+    (request) => isChatTurn(request.body as never) && lastUser(request).includes(text),
+  );
+const systemPrompt = (request: RecordedRequest) =>
   String(request.body.messages[0]?.content ?? '');
 
 async function gatewayContainer(): Promise<string> {
@@ -85,9 +91,7 @@ describe('the default docker-compose stack', () => {
       let prompt = '';
       for (let attempt = 0; attempt < 30 && !prompt.includes('Is vegetarian'); attempt += 1) {
         expect((await ann.ask(`second-${attempt}`, 'What should I cook tonight?')).text).toBe(CHAT_REPLY);
-        const turns = (await modelRequests(project)).filter((request) =>
-          lastUser(request).includes('What should I cook tonight?'),
-        );
+        const turns = await chatTurnsAsking('What should I cook tonight?');
         prompt = systemPrompt(turns.at(-1)!);
         if (!prompt.includes('Is vegetarian')) await new Promise((resolve) => setTimeout(resolve, 500));
       }
@@ -204,9 +208,7 @@ describe('the default docker-compose stack', () => {
     } finally {
       await ann.close();
     }
-    const turn = (await modelRequests(project)).findLast((request) =>
-      lastUser(request).includes('And for lunch tomorrow?'),
-    )!;
+    const turn = (await chatTurnsAsking('And for lunch tomorrow?')).at(-1)!;
     expect(systemPrompt(turn)).toContain('Is vegetarian');
     const history = JSON.stringify(turn.body.messages);
     expect(history).toContain("I'm vegetarian and I live in Lisbon");
