@@ -1,4 +1,4 @@
 // Prints the settings table for README.md: `node scripts/print-settings-table.ts`.
-import { settingsTable } from '../apps/gateway/src/settings-table.ts';
+import { settingsTable } from '../apps/gateway/src/config/settings-table.ts';
 
 process.stdout.write(`${settingsTable()}\n`);

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { SETTINGS } from '../../apps/gateway/src/settings.ts';
+import { SETTINGS } from '../../apps/gateway/src/config/settings.ts';
 import {
   COMPOSE_VARIABLES,
   isGatewayOnlySetting,

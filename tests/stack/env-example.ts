@@ -2,7 +2,7 @@
 // so both carry every variable exactly as the code defines it. `node tests/stack/env-example.ts
 // --write` regenerates them; the stack test fails when either is out of date.
 import { readFile, writeFile } from 'node:fs/promises';
-import { SETTINGS } from '../../apps/gateway/src/settings.ts';
+import { SETTINGS } from '../../apps/gateway/src/config/settings.ts';
 
 /** Variables docker-compose.yml reads for itself (never seen by Nexus). */
 export const COMPOSE_VARIABLES: { name: string; example: string; description: string }[] = [
@@ -157,7 +157,7 @@ export function renderEnvExample(): string {
     '# Nexus environment. For docker compose, copy it to .env next to docker-compose.yml; for',
     '# `pnpm start`, export the variables you need. Everything is commented out: uncomment what you',
     '# change. An empty or missing value means the default.',
-    '# Generated from apps/gateway/src/settings.ts by `node tests/stack/env-example.ts --write`.',
+    '# Generated from apps/gateway/src/config/settings.ts by `node tests/stack/env-example.ts --write`.',
     '',
     '# To use the ollama profile as the model provider, uncomment these four lines:',
     '# COMPOSE_PROFILES=ollama',

@@ -7,12 +7,12 @@ import {
   MEMORY_ADMIN_ACTIONS,
   MEMORY_ADMIN_USAGE,
 } from './cli/command-table.ts';
-import { createLogger } from './create-logger.ts';
-import { installCrashPolicy } from './install-crash-policy.ts';
-import { ConfigError, loadConfig } from './load-config.ts';
+import { createLogger, whenLogsWritten } from './composition/create-logger.ts';
+import { installCrashPolicy } from './composition/install-crash-policy.ts';
+import { ConfigError, loadConfig } from './config/load-config.ts';
+import { SETTINGS } from './config/settings.ts';
 import { assertRoleConfig } from './roles/distributed-runs.ts';
 import { assertMemoryServiceConfig } from './roles/start-memory-service.ts';
-import { SETTINGS } from './settings.ts';
 import { flushTracesAfter } from './tracing/flush-traces-after.ts';
 import { startTracing } from './tracing/start-tracing.ts';
 
@@ -172,7 +172,13 @@ async function runGateway(config: ReturnType<typeof loadConfig>): Promise<number
         { url: gateway.url, tokenFile: config.web.token ? undefined : `${config.dataDir}/web-token` },
         'web chat ready',
       );
-      if (process.stdout.isTTY) process.stdout.write(`\n  Open ${gateway.url}/#token=${gateway.token}\n\n`);
+      // The sign-in address goes to a terminal only (never into logs), after the log lines above
+      // have been written: the pretty logger writes from a worker thread, and the address printed
+      // first would scroll away among them.
+      if (process.stdout.isTTY) {
+        await whenLogsWritten(logger);
+        process.stdout.write(`\n  Open ${gateway.url}/#token=${gateway.token}\n\n`);
+      }
       running = gateway;
     }
     if (tracing) running = flushTracesAfter(running, tracing, logger);
@@ -210,9 +216,15 @@ async function runGateway(config: ReturnType<typeof loadConfig>): Promise<number
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(
-      `nexus failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    process.stderr.write(`nexus failed to start: ${describeStartFailure(error)}\n`);
     process.exit(1);
   },
 );
+
+/** A start failure in words a newcomer can act on: the busy port names the setting that moves it. */
+function describeStartFailure(error: unknown): string {
+  const { code, address, port } = (error ?? {}) as { code?: string; address?: string; port?: number };
+  if (code === 'EADDRINUSE' && port !== undefined)
+    return `${address ?? 'the address'}:${port} is already in use (another Nexus, or another program). Stop it, or choose another port with NEXUS_PORT (e.g. NEXUS_PORT=8788).`;
+  return error instanceof Error ? error.message : String(error);
+}

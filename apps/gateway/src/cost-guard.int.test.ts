@@ -11,7 +11,7 @@ import {
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from './load-config.ts';
+import { loadConfig } from './config/load-config.ts';
 import { type RunningWorker, startWorker } from './roles/start-worker.ts';
 import { type RunningGateway, startGateway } from './start-gateway.ts';
 

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startTestGateway } from './test-gateway.ts';
 import {
   chatTurns,
   correctionNotePattern,
@@ -14,6 +13,7 @@ import {
   until,
 } from './testing/edit-test-support.ts';
 import { startMemoryGateway } from './testing/memory-test-support.ts';
+import { startTestGateway } from './testing/test-gateway.ts';
 
 // Edits end to end on Telegram: the fake Bot API sends `edited_message` updates to the real
 // gateway (grammY long polling, core with its SQLite inbox and sessions, the AI SDK against the

@@ -6,8 +6,8 @@ import type { ConversationLanes, LaneTask } from './conversation-lanes.ts';
 import type { IntentDeduplicator } from './intent-deduplicator.ts';
 import { replyIdFor } from './reply-id.ts';
 import { runRevision } from './revisions/run-revision.ts';
-import { runTurn, type TurnDependencies, type TurnReport, type TurnResult } from './run-turn.ts';
 import type { AdmitIntentOptions, InboxEntry, SessionStore } from './session-store.ts';
+import { runTurn, type TurnDependencies, type TurnReport, type TurnResult } from './turn/run-turn.ts';
 
 /** What `replayInbox` did: queued again, left for a channel not registered, answered with an error. */
 export interface InboxReplay {

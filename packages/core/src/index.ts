@@ -133,7 +133,6 @@ export {
   type NexusCoreOptions,
   type NexusCoreStats,
 } from './nexus-core.ts';
-export type { TurnReport } from './run-turn.ts';
 export { createSchedules, type Schedules } from './schedules/create-schedules.ts';
 export { createSqliteScheduleStore, type Schedule, type ScheduleStore } from './schedules/schedule-store.ts';
 export { SCHEDULE_JOB_NAME, type ScheduledDeliveryOutcome, type Scheduler } from './schedules/scheduler.ts';
@@ -173,3 +172,4 @@ export type { OutsideTools } from './tools/outside-tools.ts';
 export { failSpan } from './tracing/in-span.ts';
 export { SPAN } from './tracing/turn-spans.ts';
 export type { TurnTracing } from './tracing/turn-tracing.ts';
+export type { TurnReport } from './turn/run-turn.ts';

@@ -11,10 +11,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from './agent.ts';
 import { MODEL_ERROR_MESSAGES } from './model-error.ts';
 import { createNexusCore, type NexusCore, type NexusCoreOptions } from './nexus-core.ts';
-import type { TurnReport } from './run-turn.ts';
 import type { SessionStore } from './session-store.ts';
 import { createSqliteSessionStore } from './sqlite-session-store.ts';
 import { createRecordingChannel, createRecordingLogger, testIntent } from './testing/recording-channel.ts';
+import type { TurnReport } from './turn/run-turn.ts';
 
 let server: ScriptedModelServer;
 const cores: NexusCore[] = [];

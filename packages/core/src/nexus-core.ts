@@ -30,13 +30,13 @@ import type { MediaSettings } from './media/media-settings.ts';
 import { resolveTurnMemory, type TurnMemoryOptions } from './memory/turn-memory.ts';
 import { MODEL_ERROR_MESSAGES } from './model-error.ts';
 import { deliverOutbound } from './outbound/deliver-outbound.ts';
-import type { TurnDependencies, TurnReport } from './run-turn.ts';
 import type { AdmitIntentOptions, SessionStore } from './session-store.ts';
 import { resolveSubagentSettings, type SubagentSettings } from './subagents/subagent-settings.ts';
 import type { OutsideTools } from './tools/outside-tools.ts';
 import { inSpan } from './tracing/in-span.ts';
 import { SPAN } from './tracing/turn-spans.ts';
 import type { TurnTracing } from './tracing/turn-tracing.ts';
+import type { TurnDependencies, TurnReport } from './turn/run-turn.ts';
 
 export interface NexusCoreOptions {
   sessionStore: SessionStore;

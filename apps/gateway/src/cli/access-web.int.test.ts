@@ -3,7 +3,7 @@ import { createSqliteMemoryStore, MemoryService } from '@nexus/memory';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway } from '../test-gateway.ts';
+import { startTestGateway } from '../testing/test-gateway.ts';
 
 type TestGateway = Awaited<ReturnType<typeof startTestGateway>>;
 
@@ -107,7 +107,7 @@ describe('direct message policies on the web-socket channel', () => {
     const laptop = await browser(gateway, 'laptop');
     expect((await laptop.ask('chat', 'hello')).text).toBe('Echo: hello');
     await gateway.close();
-    const { openAccessStore } = await import('../create-gateway-access.ts');
+    const { openAccessStore } = await import('../composition/create-gateway-access.ts');
     const store = openAccessStore(gateway.config.dataDir);
     expect(store.identities.find({ channel: 'web', platformId: 'laptop' })).toMatchObject({
       userId: 'web:laptop',

@@ -11,7 +11,7 @@ import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { privateFilePath } from '../data-dir/private-path.ts';
-import { startTestGateway } from '../test-gateway.ts';
+import { startTestGateway } from '../testing/test-gateway.ts';
 
 /** A port nothing listens on (taken, then released). */
 async function freePort(): Promise<number> {

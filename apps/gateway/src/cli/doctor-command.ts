@@ -1,8 +1,9 @@
-import type { GatewayConfig } from '../gateway-config.ts';
-import { ConfigError, type LoadConfigOptions, loadConfig } from '../load-config.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
+import { ConfigError, type LoadConfigOptions, loadConfig } from '../config/load-config.ts';
 import type { CommandOutput } from './command-output.ts';
 import { type DoctorLine, formatDoctorLine } from './doctor-line.ts';
 import { checkMcpServers } from './doctor-mcp-check.ts';
+import { checkNodeVersion } from './doctor-node-check.ts';
 import { checkDataPermissions } from './doctor-permission-check.ts';
 import { checkChannels, checkModel, checkQueue } from './doctor-remote-checks.ts';
 import { checkStores } from './doctor-store-checks.ts';
@@ -20,7 +21,7 @@ export async function doctorCommand(options: {
   fix?: boolean;
 }): Promise<number> {
   const fetchFunction = options.fetch ?? globalThis.fetch;
-  const lines: DoctorLine[] = [];
+  const lines: DoctorLine[] = [checkNodeVersion()];
   let config: GatewayConfig | undefined;
   try {
     config = loadConfig(options.config);

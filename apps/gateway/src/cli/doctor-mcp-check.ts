@@ -1,5 +1,5 @@
 import { silentLogger } from '@nexus/protocol';
-import type { GatewayConfig } from '../gateway-config.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
 import type { DoctorLine } from './doctor-line.ts';
 
 const PROBE_MS = 5_000;

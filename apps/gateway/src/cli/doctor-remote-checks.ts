@@ -1,6 +1,6 @@
 import { connect as connectTcp, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
-import type { GatewayConfig } from '../gateway-config.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
 import { type DoctorLine, describeNetworkError } from './doctor-line.ts';
 
 const TIMEOUT_MS = 5000;

@@ -3,7 +3,7 @@ import { access, readdir, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { ACCESS_SCHEMA_VERSION } from '@nexus/core';
-import type { GatewayConfig } from '../gateway-config.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
 import type { DoctorLine } from './doctor-line.ts';
 
 /** The data directory, every SQLite store in it, the web token file and the access database. */

@@ -13,8 +13,7 @@ import { type QdrantStandIn, startQdrantStandIn } from '@nexus/testkit/qdrant';
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openAccessStore } from '../create-gateway-access.ts';
-import { startTestGateway } from '../test-gateway.ts';
+import { openAccessStore } from '../composition/create-gateway-access.ts';
 import {
   filesContaining,
   qdrantPointsContaining,
@@ -22,6 +21,7 @@ import {
   sqliteFiles,
 } from '../testing/marker-scan.ts';
 import { isDecision, isExtraction } from '../testing/memory-test-support.ts';
+import { startTestGateway } from '../testing/test-gateway.ts';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const MARKER = `zqxmark${randomUUID().replaceAll('-', '').slice(0, 12)}`;

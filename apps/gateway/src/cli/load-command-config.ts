@@ -1,5 +1,5 @@
-import type { GatewayConfig } from '../gateway-config.ts';
-import { ConfigError, type LoadConfigOptions, loadConfig } from '../load-config.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
+import { ConfigError, type LoadConfigOptions, loadConfig } from '../config/load-config.ts';
 import type { CommandOutput } from './command-output.ts';
 
 /** sysexits' EX_CONFIG: what an owner command exits with when the configuration is wrong. */

@@ -11,8 +11,8 @@ import {
   readOpenClawMemory,
 } from '@nexus/memory';
 import { NexusError, silentLogger } from '@nexus/protocol';
-import { openLocalMemoryService } from '../create-gateway-memory.ts';
-import type { LoadConfigOptions } from '../load-config.ts';
+import { openLocalMemoryService } from '../composition/create-gateway-memory.ts';
+import type { LoadConfigOptions } from '../config/load-config.ts';
 import { type CommandOutput, formatTable } from './command-output.ts';
 import { MEMORY_ADMIN_USAGE } from './command-table.ts';
 import { EX_CONFIG, loadCommandConfig } from './load-command-config.ts';

@@ -1,5 +1,5 @@
-import { openAccessStore } from '../create-gateway-access.ts';
-import type { LoadConfigOptions } from '../load-config.ts';
+import { openAccessStore } from '../composition/create-gateway-access.ts';
+import type { LoadConfigOptions } from '../config/load-config.ts';
 import { type CommandOutput, processOutput } from './command-output.ts';
 import { doctorCommand } from './doctor-command.ts';
 import { EX_CONFIG, loadCommandConfig } from './load-command-config.ts';

@@ -7,10 +7,10 @@ import {
   parseIdentityKey,
 } from '@nexus/core';
 import { NexusError, silentLogger } from '@nexus/protocol';
-import { openGatewayMediaStore } from '../create-gateway-media.ts';
-import { createGatewayMemory } from '../create-gateway-memory.ts';
+import { openGatewayMediaStore } from '../composition/create-gateway-media.ts';
+import { createGatewayMemory } from '../composition/create-gateway-memory.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
 import { privateFilePath } from '../data-dir/private-path.ts';
-import type { GatewayConfig } from '../gateway-config.ts';
 import { remindersEraser } from '../tools/reminders-eraser.ts';
 import { openGatewayWebUploads } from '../web-uploads/create-gateway-web-uploads.ts';
 import type { CommandOutput } from './command-output.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFakeWhatsAppSocketFactory, type FakeWhatsAppSocketFactory } from '@nexus/testkit/whatsapp';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../load-config.ts';
+import { loadConfig } from '../config/load-config.ts';
 import { type RunningGateway, startGateway } from '../start-gateway.ts';
 import type { ChannelView } from './channels-api.ts';
 

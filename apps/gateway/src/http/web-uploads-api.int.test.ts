@@ -5,7 +5,7 @@ import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testk
 import { makePdf, makePng } from '@nexus/testkit/media';
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway } from '../test-gateway.ts';
+import { startTestGateway } from '../testing/test-gateway.ts';
 
 let model: ScriptedModelServer;
 const disposers: (() => Promise<void>)[] = [];

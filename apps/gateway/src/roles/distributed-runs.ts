@@ -7,8 +7,8 @@ import {
   type TurnLimits,
 } from '@nexus/core';
 import type { ChannelHealth, JobQueue, Logger } from '@nexus/protocol';
-import type { GatewayConfig } from '../gateway-config.ts';
-import { ConfigError } from '../load-config.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
+import { ConfigError } from '../config/load-config.ts';
 import type { GatewayTracing } from '../tracing/start-tracing.ts';
 import { enqueueOnlyQueue } from './enqueue-only-queue.ts';
 import { memoryIsShared } from './worker-extraction.ts';

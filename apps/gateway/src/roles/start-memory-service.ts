@@ -2,12 +2,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMemoryRequestHandler } from '@nexus/memory';
 import { type Logger, silentLogger } from '@nexus/protocol';
-import { openLocalMemoryService } from '../create-gateway-memory.ts';
-import type { GatewayConfig } from '../gateway-config.ts';
+import { openLocalMemoryService } from '../composition/create-gateway-memory.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
+import { ConfigError } from '../config/load-config.ts';
 import { applyConnectionLimit, httpServerOptions } from '../http/apply-http-limits.ts';
 import { guardRequestListener } from '../http/guard-request-listener.ts';
 import { refuseBadTarget } from '../http/refuse-bad-target.ts';
-import { ConfigError } from '../load-config.ts';
 
 export interface RunningMemoryService {
   url: string;

@@ -2,8 +2,8 @@ import { type ExtractionReport, startMemoryExtractionWorker } from '@nexus/core'
 import { createMemoryClient } from '@nexus/memory';
 import type { JobProcessor, JobQueue, Logger } from '@nexus/protocol';
 import type { LanguageModel } from 'ai';
-import { createLanguageModel } from '../create-language-model.ts';
-import type { GatewayConfig } from '../gateway-config.ts';
+import { createLanguageModel } from '../composition/create-language-model.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
 
 /** Whether memory jobs can run on workers: only with a memory service every process reaches. */
 export function memoryIsShared(config: GatewayConfig): boolean {

@@ -5,7 +5,7 @@ import { createSqliteMemoryStore, type Memory, type MemoryApi, MemoryService } f
 import type { ChannelAdapter, IntentInput, Logger, ReplyEvent } from '@nexus/protocol';
 import { TEST_CHANNEL_CAPABILITIES } from '@nexus/testkit/channel';
 import type { ChatCompletionRequest, ScriptedResponse } from '@nexus/testkit/llm';
-import { loadConfig } from '../load-config.ts';
+import { loadConfig } from '../config/load-config.ts';
 import { startGateway } from '../start-gateway.ts';
 
 export const CHAT_REPLY = 'Here is an idea for tonight: a cosy place near you.';

@@ -1,7 +1,7 @@
 import type { FakeWhatsAppSocket } from '@nexus/testkit/whatsapp';
 import { buildDirectMessage, createFakeWhatsAppSocketFactory, TEST_BOT_USER } from '@nexus/testkit/whatsapp';
-import { createLogger } from '../create-logger.ts';
-import { loadConfig } from '../load-config.ts';
+import { createLogger } from '../composition/create-logger.ts';
+import { loadConfig } from '../config/load-config.ts';
 import { startGateway } from '../start-gateway.ts';
 
 /**

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { createSchedules, type Schedules } from '@nexus/core';
 import type { JobQueue, Logger, OutboundIntent, OutboundResult } from '@nexus/protocol';
 import { createSqliteJobQueue } from '@nexus/queue-sqlite';
+import type { GatewayConfig } from '../config/gateway-config.ts';
 import { privateFilePath } from '../data-dir/private-path.ts';
-import type { GatewayConfig } from '../gateway-config.ts';
 import type { ToolMetrics } from './tool-metrics.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { OutsideTools, Schedules } from '@nexus/core';
 import type { Logger } from '@nexus/protocol';
 import type { McpServerStatus, McpToolServers } from '@nexus/tools-mcp';
-import type { GatewayConfig } from '../gateway-config.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
 import { mayUseOutsideTools } from './may-use-outside-tools.ts';
 import type { ToolMetrics } from './tool-metrics.ts';
 

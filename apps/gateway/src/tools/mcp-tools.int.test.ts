@@ -8,7 +8,7 @@ import { startTestMcpHttpServer, TEST_MCP_STDIO_SCRIPT, type TestMcpHttpServer }
 import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway } from '../test-gateway.ts';
+import { startTestGateway } from '../testing/test-gateway.ts';
 
 // MCP tools end to end: real MCP servers (the official SDK, one over stdio, one over Streamable
 // HTTP), the real agent on the scripted model, the web chat and Telegram's fake Bot API.

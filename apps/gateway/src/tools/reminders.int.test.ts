@@ -10,7 +10,7 @@ import {
 } from '@nexus/testkit/llm';
 import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../load-config.ts';
+import { loadConfig } from '../config/load-config.ts';
 import { type RunningGateway, startGateway } from '../start-gateway.ts';
 
 // Reminders end to end: the scripted model calls `schedule`, the gateway stops and starts again

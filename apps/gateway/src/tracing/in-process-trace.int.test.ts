@@ -8,7 +8,7 @@ import {
 } from '@nexus/testkit/llm';
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../load-config.ts';
+import { loadConfig } from '../config/load-config.ts';
 import { type RunningGateway, startGateway } from '../start-gateway.ts';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../testing/otlp-receiver.ts';
 import { type GatewayTracing, startTracing } from './start-tracing.ts';

@@ -1,6 +1,6 @@
 import type { TurnTracing } from '@nexus/core';
 import type { JobQueue, Logger } from '@nexus/protocol';
-import type { GatewayConfig } from '../gateway-config.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
 
 /** Tracing as the gateway hands it around; every OTel import lives behind it (see below). */
 export interface GatewayTracing extends TurnTracing {

@@ -22,8 +22,8 @@ const run = promisify(execFile);
 const START_TRACING = fileURLToPath(new URL('./start-tracing.ts', import.meta.url));
 const START_GATEWAY = fileURLToPath(new URL('../start-gateway.ts', import.meta.url));
 const START_WORKER = fileURLToPath(new URL('../roles/start-worker.ts', import.meta.url));
-const LOAD_CONFIG = fileURLToPath(new URL('../load-config.ts', import.meta.url));
-const GATEWAY_METRICS = fileURLToPath(new URL('../gateway-metrics.ts', import.meta.url));
+const LOAD_CONFIG = fileURLToPath(new URL('../config/load-config.ts', import.meta.url));
+const GATEWAY_METRICS = fileURLToPath(new URL('../metrics/gateway-metrics.ts', import.meta.url));
 
 /**
  * A fresh node process that records every module it resolves, loads the gateway's and the

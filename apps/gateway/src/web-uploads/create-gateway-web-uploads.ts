@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { WEB_CHANNEL_NAME } from '@nexus/channel-websocket';
 import type { MediaStore } from '@nexus/core';
-import type { GatewayConfig } from '../gateway-config.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
 import { createFileWebUploads, type FileWebUploads } from './file-web-uploads.ts';
 
 /** The upload records under `<dataDir>/web-uploads`; the CLI opens the same ones to forget a person. */

@@ -12,10 +12,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../agent.ts';
 import { createInMemoryMemory } from '../memory/testing/in-memory-memory.ts';
 import { createNexusCore, type NexusCore, type NexusCoreOptions } from '../nexus-core.ts';
-import type { TurnReport } from '../run-turn.ts';
 import { createSqliteSessionStore } from '../sqlite-session-store.ts';
 import { DEFAULT_SUBAGENT_SYSTEM_PROMPT } from '../subagents/subagent-settings.ts';
 import { createRecordingChannel, testIntent } from '../testing/recording-channel.ts';
+import type { TurnReport } from '../turn/run-turn.ts';
 import { createSqliteDailyTokenBudget } from './daily-token-budget.ts';
 
 let server: ScriptedModelServer;

@@ -2,9 +2,6 @@ import type { Logger } from '@nexus/protocol';
 import type { DailyAllowance, DailyTokenBudget } from './daily-token-budget.ts';
 import type { TurnSpend } from './turn-budget.ts';
 
-/** Thrown inside the turn to skip the model when the person's daily allowance is used up. */
-export class DailyBudgetRefusal extends Error {}
-
 /** A store failure must not silence the assistant: the turn goes ahead and the failure is logged. */
 export function checkDailyBudget(
   budget: DailyTokenBudget | undefined,

@@ -8,9 +8,9 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../agent.ts';
 import { createNexusCore, type NexusCore, type NexusCoreOptions } from '../nexus-core.ts';
-import type { TurnReport } from '../run-turn.ts';
 import { createSqliteSessionStore } from '../sqlite-session-store.ts';
 import { createRecordingChannel, createRecordingLogger, testIntent } from '../testing/recording-channel.ts';
+import type { TurnReport } from '../turn/run-turn.ts';
 import type { MemoryPort } from './memory-port.ts';
 import { createInMemoryMemory } from './testing/in-memory-memory.ts';
 import { DEFAULT_MEMORY_STATUS_TEXT } from './turn-memory.ts';

@@ -1,7 +1,7 @@
 import type { ChannelAdapter, Intent } from '@nexus/protocol';
 import { enqueueAfterTurn } from '../memory/turn-memory.ts';
-import { runTurn, type TurnDependencies, type TurnResult } from '../run-turn.ts';
 import type { MessageLookup, RevisionChange, StoredTurn } from '../session-store.ts';
+import { runTurn, type TurnDependencies, type TurnResult } from '../turn/run-turn.ts';
 import { correctionNote } from './correction-note.ts';
 
 /** What a revision did in its lane: a turn (an edit answered) or a change to history only. */

@@ -1,7 +1,7 @@
 import type { Intent } from '@nexus/protocol';
 import type { Tracer } from '@opentelemetry/api';
 import type { MemoryStepResult } from '../memory/run-memory-step.ts';
-import type { TurnResult } from '../run-turn.ts';
+import type { TurnResult } from '../turn/turn-types.ts';
 import { inSpan } from './in-span.ts';
 
 /** Span and attribute names, as documented in docs/observability.md. */

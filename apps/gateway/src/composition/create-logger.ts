@@ -1,6 +1,6 @@
 import type { Logger } from '@nexus/protocol';
 import { pino } from 'pino';
-import type { GatewayConfig } from './gateway-config.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
 
 /**
  * Fields the AI SDK's errors carry that hold the prompt, the model's answer or the provider's
@@ -51,4 +51,14 @@ export function createLogger(config: GatewayConfig['log'], destination?: NodeJS.
     });
   }
   return destination ? pino(options, destination as pino.DestinationStream) : pino(options);
+}
+
+/**
+ * Resolves once the log lines written so far have left the logger (the pretty logger writes from
+ * a worker thread), so text printed to the terminal afterwards comes after them.
+ */
+export function whenLogsWritten(logger: Logger): Promise<void> {
+  const flushable = logger as Partial<Pick<pino.Logger, 'flush'>>;
+  if (typeof flushable.flush !== 'function') return Promise.resolve();
+  return new Promise((resolve) => flushable.flush?.(() => resolve()));
 }

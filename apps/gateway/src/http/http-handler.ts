@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requestPath } from './http/parse-request-target.ts';
-import type { StaticFile } from './static-files.ts';
+import type { StaticFile } from '../web/static-files.ts';
+import { requestPath } from './parse-request-target.ts';
 
 export interface Readiness {
   ready: boolean;

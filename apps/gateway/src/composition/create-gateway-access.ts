@@ -10,8 +10,8 @@ import {
   type PersonEraser,
 } from '@nexus/core';
 import type { Logger } from '@nexus/protocol';
-import { privateFilePath } from './data-dir/private-path.ts';
-import type { GatewayConfig } from './gateway-config.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
+import { privateFilePath } from '../data-dir/private-path.ts';
 
 /** The access database of a data directory; the gateway and the owner's CLI both open it. */
 export function accessStorePath(dataDir: string): string {

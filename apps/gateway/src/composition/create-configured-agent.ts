@@ -1,8 +1,8 @@
 import { type Agent, createAgent } from '@nexus/core';
 import type { Logger } from '@nexus/protocol';
 import type { LanguageModel } from 'ai';
+import type { GatewayConfig } from '../config/gateway-config.ts';
 import { createLanguageModel, NOT_CONFIGURED_MESSAGE } from './create-language-model.ts';
-import type { GatewayConfig } from './gateway-config.ts';
 
 /**
  * The chat model and the agent around it, as every role builds them: without a provider the agent

@@ -17,8 +17,8 @@ function normaliseTable(text: string): string {
 
 describe('README settings table', () => {
   it('documents every setting exactly as the code defines it', async () => {
-    const readme = await readFile(new URL('../../../README.md', import.meta.url), 'utf8');
-    // Regenerate with `node scripts/print-settings-table.ts` after changing settings.ts.
+    const readme = await readFile(new URL('../../../../README.md', import.meta.url), 'utf8');
+    // Regenerate with `node scripts/print-settings-table.ts` after changing a setting (config/*-settings.ts).
     expect(normaliseTable(readme)).toContain(normaliseTable(settingsTable()));
   });
 });

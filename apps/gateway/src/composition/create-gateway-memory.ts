@@ -20,12 +20,12 @@ import {
 import type { JobProcessor, JobQueue, Logger } from '@nexus/protocol';
 import { createSqliteJobQueue } from '@nexus/queue-sqlite';
 import type { LanguageModel } from 'ai';
+import type { GatewayConfig } from '../config/gateway-config.ts';
+import { ensurePrivateDirectory, privateFilePath } from '../data-dir/private-path.ts';
+import type { MemoryMetrics } from '../metrics/memory-metrics.ts';
+import type { GatewayTracing } from '../tracing/start-tracing.ts';
 import { createLanguageModel } from './create-language-model.ts';
-import { ensurePrivateDirectory, privateFilePath } from './data-dir/private-path.ts';
-import type { GatewayConfig } from './gateway-config.ts';
 import { loadTransformersAddon } from './load-transformers-addon.ts';
-import type { MemoryMetrics } from './memory-metrics.ts';
-import type { GatewayTracing } from './tracing/start-tracing.ts';
 
 export interface GatewayMemory {
   /** The memory service, in process or over HTTP; core sees only the `MemoryPort` part of it. */

@@ -1,5 +1,5 @@
 import type { LanguageModel } from 'ai';
-import type { GatewayConfig } from './gateway-config.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
 
 /**
  * Picks the provider from config. Returns undefined when no provider is configured: the gateway

@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { GatewayConfig } from './gateway-config.ts';
-import { loadConfig } from './load-config.ts';
-import { type RunningGateway, type StartGatewayOptions, startGateway } from './start-gateway.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
+import { loadConfig } from '../config/load-config.ts';
+import { type RunningGateway, type StartGatewayOptions, startGateway } from '../start-gateway.ts';
 
 export interface TestGatewayOptions {
   modelBaseUrl?: string;

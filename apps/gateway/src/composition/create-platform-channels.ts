@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { WhatsAppSocketFactory } from '@nexus/channel-whatsapp';
 import type { ChannelAdapter, Logger } from '@nexus/protocol';
-import { privateFilePath } from './data-dir/private-path.ts';
-import type { GatewayConfig } from './gateway-config.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
+import { privateFilePath } from '../data-dir/private-path.ts';
 
 export type HttpRoute = (request: IncomingMessage, response: ServerResponse) => void;
 

@@ -5,7 +5,7 @@ import {
   type MediaSettings,
   type MediaStore,
 } from '@nexus/core';
-import type { GatewayConfig } from './gateway-config.ts';
+import type { GatewayConfig } from '../config/gateway-config.ts';
 
 /** The media store under `<dataDir>/media`; the CLI opens the same one to forget a person. */
 export function openGatewayMediaStore(config: GatewayConfig): MediaStore {

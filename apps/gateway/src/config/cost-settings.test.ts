@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { turnLimitsOf } from '../roles/distributed-runs.ts';
 import { ConfigError, loadConfig } from './load-config.ts';
-import { turnLimitsOf } from './roles/distributed-runs.ts';
 
 describe('cost settings', () => {
   it('caps every message by default and leaves the daily budget off', () => {

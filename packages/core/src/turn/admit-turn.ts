@@ -1,0 +1,23 @@
+import type { Intent, Logger } from '@nexus/protocol';
+import { checkDailyBudget } from '../cost/daily-budget-step.ts';
+import { type DailyTokenBudget, dailyBudgetReply } from '../cost/daily-token-budget.ts';
+import { EarlyReply } from './early-reply.ts';
+
+/**
+ * Admit: the first stage. A turn that starts while shutting down stops with the shutdown's reason
+ * (it stays in the inbox); a person over the daily allowance gets the refusal as an `EarlyReply`.
+ */
+export function admitTurn(options: {
+  intent: Pick<Intent, 'userId'>;
+  startedAt: number;
+  dailyBudget: DailyTokenBudget | undefined;
+  shutdownSignal: AbortSignal;
+  logger: Logger;
+}): void {
+  const { startedAt } = options;
+  const allowance = checkDailyBudget(options.dailyBudget, options.intent.userId, startedAt, options.logger);
+  if (options.shutdownSignal.aborted) throw options.shutdownSignal.reason;
+  // Refused before any model call: no memory step, no extraction afterwards.
+  if (allowance && !allowance.allowed)
+    throw new EarlyReply(dailyBudgetReply(allowance, startedAt), 'daily_tokens');
+}

@@ -1,0 +1,61 @@
+import { intentSchema, NexusError } from '@nexus/protocol';
+import { createSqliteJobQueue } from '@nexus/queue-sqlite';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Agent } from '../agent.ts';
+import { MEMORY_EXTRACT_JOB } from '../extraction/memory-extraction-job.ts';
+import { createInMemoryMemory } from '../memory/testing/in-memory-memory.ts';
+import { resolveTurnMemory } from '../memory/turn-memory.ts';
+import { createRecordingLogger, testIntent } from '../testing/recording-channel.ts';
+import { learnFromTurn } from './learn-from-turn.ts';
+import { emptyReply, type TurnSoFar } from './turn-so-far.ts';
+
+const intent = intentSchema.parse(testIntent({ id: 'm1', text: 'I moved to Porto last week' }));
+const queues: ReturnType<typeof createSqliteJobQueue>[] = [];
+afterEach(async () => {
+  await Promise.all(queues.splice(0).map((queue) => queue.close()));
+});
+
+function setUp(configured = true) {
+  const queue = createSqliteJobQueue({ path: ':memory:', pollIntervalMs: 20 });
+  queues.push(queue);
+  const memory = resolveTurnMemory({ port: createInMemoryMemory().port, jobQueue: queue, summaryIdleMs: 0 });
+  const agent = { configured } as Pick<Agent, 'configured'> as Agent;
+  return { queue, dependencies: { memory, agent } };
+}
+
+const answered = (overrides: Partial<TurnSoFar> = {}): TurnSoFar => ({
+  intent,
+  reply: { ...emptyReply('r1'), text: 'Welcome to Porto!' },
+  ...overrides,
+});
+
+async function jobsAfter(turn: TurnSoFar, configured = true): Promise<number> {
+  const { queue, dependencies } = setUp(configured);
+  await learnFromTurn({
+    turn,
+    conversationKey: 'test:conversation-1',
+    revision: undefined,
+    dependencies,
+    logger: createRecordingLogger(),
+  });
+  const counts = await queue.counts({ name: MEMORY_EXTRACT_JOB });
+  return counts.waiting + counts.delayed;
+}
+
+describe('learnFromTurn', () => {
+  it('enqueues extraction for an answer the model gave to what the person wrote', async () => {
+    expect(await jobsAfter(answered())).toBe(1);
+  });
+
+  it('learns nothing from a failure, a refusal, unusable attachments, an empty message or no model', async () => {
+    const failure = new NexusError({ code: 'model_rejected', message: 'no', retryable: false });
+    const media = { text: '', heard: [], images: [], documents: [], problems: ['x'], problemsOnly: true };
+    expect(await jobsAfter(answered({ failure }))).toBe(0);
+    expect(
+      await jobsAfter(answered({ reply: { ...emptyReply('r1'), budgetExhausted: 'daily_tokens' } })),
+    ).toBe(0);
+    expect(await jobsAfter(answered({ media }))).toBe(0);
+    expect(await jobsAfter(answered({ intent: { ...intent, text: '   ' } }))).toBe(0);
+    expect(await jobsAfter(answered(), false)).toBe(0);
+  });
+});

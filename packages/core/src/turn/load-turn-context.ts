@@ -1,0 +1,65 @@
+import type { TokenCounter } from '@nexus/limits-kit';
+import type { Intent, Logger } from '@nexus/protocol';
+import type { MemoryStepResult } from '../memory/run-memory-step.ts';
+import { loadTurnMemory } from '../memory/turn-memory.ts';
+import type { ReplyStream } from '../reply-stream.ts';
+import type { StoredTurn } from '../session-store.ts';
+import { traceMemoryStep } from '../tracing/turn-spans.ts';
+import type { TurnDependencies, TurnRevision } from './turn-types.ts';
+
+/** What the model is given besides the message: earlier turns and the memory block. */
+export interface TurnContext {
+  turns: StoredTurn[];
+  tokenCounter: TokenCounter;
+  /** Absent when no memory is configured. */
+  memoryStep?: MemoryStepResult;
+}
+
+/**
+ * Memory: history and the token counter, and the memory step as soon as both are there, under
+ * its own deadline. A slow memory step shows the person its status text meanwhile.
+ */
+export async function loadTurnContext(options: {
+  intent: Intent;
+  conversationKey: string;
+  revision: TurnRevision | undefined;
+  events: ReplyStream;
+  dependencies: Pick<
+    TurnDependencies,
+    'sessionStore' | 'historyMaxTurns' | 'tokenCounter' | 'memory' | 'tracing' | 'now' | 'shutdownSignal'
+  >;
+  logger: Logger;
+}): Promise<TurnContext> {
+  const { intent, conversationKey, revision, dependencies } = options;
+  // Re-answering an edit: the exchange being replaced is not history; everything before it is.
+  const historyLoaded = dependencies.sessionStore
+    .history({ conversationKey, limit: dependencies.historyMaxTurns })
+    .then((loaded) =>
+      revision?.mode === 'rerun'
+        ? loaded.filter((turn) => turn.intentId !== revision.targetIntentId)
+        : loaded,
+    );
+  const memory = dependencies.memory;
+  const [turns, tokenCounter, memoryStep] = await Promise.all([
+    historyLoaded,
+    dependencies.tokenCounter,
+    memory
+      ? Promise.all([historyLoaded, dependencies.tokenCounter]).then(([loadedTurns, loadedCounter]) =>
+          traceMemoryStep(dependencies.tracing?.tracer, () =>
+            loadTurnMemory({
+              memory,
+              intent,
+              conversationKey,
+              turns: loadedTurns,
+              onSlow: () => options.events.push({ type: 'status', text: memory.statusText }),
+              tokenCounter: loadedCounter,
+              now: dependencies.now,
+              logger: options.logger,
+              abortSignal: dependencies.shutdownSignal,
+            }),
+          ),
+        )
+      : undefined,
+  ]);
+  return { turns, tokenCounter, ...(memoryStep ? { memoryStep } : {}) };
+}

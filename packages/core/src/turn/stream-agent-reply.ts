@@ -1,0 +1,109 @@
+import type { Logger, ReplyEvent } from '@nexus/protocol';
+import { budgetNote } from '../cost/budget-note.ts';
+import type { BudgetStopReason, TurnBudget, TurnLimits } from '../cost/turn-budget.ts';
+import { historyWithinBudget } from '../history-within-budget.ts';
+import { mediaPrefix } from '../media/media-prefix.ts';
+import type { ReplyStream } from '../reply-stream.ts';
+import { toolsForTurn } from '../tools/create-turn-tools.ts';
+import type { TurnContext } from './load-turn-context.ts';
+import type { ReplyDraft, TurnSoFar } from './turn-so-far.ts';
+import type { TurnDependencies } from './turn-types.ts';
+
+/**
+ * Agent: history within its token budget, the turn's tools, and the model's reply streamed to
+ * the channel as ReplyEvents while it is produced. `turn.reply` is filled as it goes; a budget
+ * cap that cuts the reply short adds an honest note.
+ */
+export async function streamAgentReply(options: {
+  turn: Pick<TurnSoFar, 'intent' | 'media' | 'reply'>;
+  context: TurnContext;
+  budget: TurnBudget;
+  events: ReplyStream;
+  conversationKey: string;
+  dependencies: Pick<
+    TurnDependencies,
+    | 'agent'
+    | 'memory'
+    | 'subagents'
+    | 'outsideTools'
+    | 'historyTokenBudget'
+    | 'turnLimits'
+    | 'now'
+    | 'shutdownSignal'
+  >;
+  logger: Logger;
+}): Promise<void> {
+  const { turn, context, budget, events, conversationKey, dependencies } = options;
+  const { intent, media, reply } = turn;
+  const { agent, memory } = dependencies;
+  const history = historyWithinBudget({
+    turns: context.turns,
+    tokenBudget: dependencies.historyTokenBudget,
+    tokenCounter: context.tokenCounter,
+  });
+  const tools = toolsForTurn({
+    ...(memory ? { memory } : {}),
+    ...(dependencies.subagents ? { subagents: dependencies.subagents } : {}),
+    agent,
+    budget,
+    intent,
+    outside: dependencies.outsideTools?.({ intent, conversationKey }),
+    sessionId: conversationKey,
+    tokenCounter: context.tokenCounter,
+    now: dependencies.now,
+    logger: options.logger,
+  });
+  const push = (event: ReplyEvent) => events.push(event);
+  const start = () => {
+    if (reply.started) return;
+    reply.started = true;
+    push({ type: 'reply.start', replyId: reply.replyId });
+  };
+  // What the person is shown first: what was heard, and what could not be used.
+  const prefix = media ? mediaPrefix(media) : '';
+  if (prefix !== '') {
+    start();
+    push({ type: 'reply.delta', replyId: reply.replyId, text: prefix });
+  }
+  const memoryBlock = context.memoryStep?.block;
+  for await (const part of agent.run({
+    history: history.messages,
+    userText: intent.text,
+    ...(media && media.images.length > 0 ? { userImages: media.images } : {}),
+    ...(media && media.documents.length > 0 ? { userDocuments: media.documents } : {}),
+    userId: intent.userId,
+    ...(memoryBlock ? { systemContext: memoryBlock } : {}),
+    ...(tools ? { tools } : {}),
+    abortSignal: dependencies.shutdownSignal,
+    budget,
+  })) {
+    start();
+    if (part.type === 'text-delta') {
+      reply.firstDeltaAt ??= dependencies.now();
+      if (reply.text === '') reply.text = prefix;
+      reply.text += part.text;
+      push({ type: 'reply.delta', replyId: reply.replyId, text: part.text });
+    } else if (part.type === 'media') {
+      push({ type: 'reply.media', replyId: reply.replyId, media: part.media });
+      reply.mediaNames.push(part.media.name);
+    } else {
+      reply.text = prefix + part.text;
+      if (part.stopped) addBudgetNote(reply, part.stopped, dependencies.turnLimits, push);
+    }
+  }
+  if (!reply.started) push({ type: 'reply.start', replyId: reply.replyId });
+  push({ type: 'reply.end', replyId: reply.replyId, text: reply.text });
+}
+
+/** Cut short by the message's caps: what was generated stays, with an honest note. */
+function addBudgetNote(
+  reply: ReplyDraft,
+  stopped: BudgetStopReason,
+  limits: TurnLimits,
+  push: (event: ReplyEvent) => void,
+): void {
+  reply.budgetExhausted = stopped;
+  const note = budgetNote(stopped, limits, reply.text);
+  push({ type: 'reply.delta', replyId: reply.replyId, text: note });
+  reply.text += note;
+}
