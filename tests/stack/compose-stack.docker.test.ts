@@ -1,11 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { freePort } from '@nexus/testkit';
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAT_REPLY, isChatTurn } from '../../apps/gateway/src/testing/memory-test-support.ts';
 import { ResendingWebClient } from '../../apps/gateway/src/testing/resending-web-client.ts';
 import { ComposeProject } from './docker/compose-project.ts';
-import { createSecrets, type StackSecrets } from './docker/stack-secrets.ts';
 import {
   findMarker,
   metric,
@@ -14,6 +15,7 @@ import {
   setModelLatency,
   volumeFilesContaining,
 } from './docker/stack-probes.ts';
+import { createSecrets, type StackSecrets } from './docker/stack-secrets.ts';
 
 // `pnpm test:stack` (tests/stack/docker/run-stack-test.sh builds the images first): the default
 // stack of docker-compose.yml, started with docker-compose exactly as a self-hoster would, with
@@ -38,8 +40,7 @@ const chatTurnsAsking = async (text: string) =>
   (await modelRequests(project)).filter(
     (request) => isChatTurn(request.body as never) && lastUser(request).includes(text),
   );
-const systemPrompt = (request: RecordedRequest) =>
-  String(request.body.messages[0]?.content ?? '');
+const systemPrompt = (request: RecordedRequest) => String(request.body.messages[0]?.content ?? '');
 
 async function gatewayContainer(): Promise<string> {
   const [name] = await project.containersOf('nexus');
@@ -74,9 +75,10 @@ afterAll(async () => {
   if (process.env.NEXUS_STACK_KEEP !== '1') await project?.down();
   await secrets?.remove();
   process.stdout.write(
-    `\nstack figures (load average ${(await import('node:os')).loadavg().map((n) => n.toFixed(2)).join(' ')}):\n${Object.entries(
-      figures,
-    )
+    `\nstack figures (load average ${(await import('node:os'))
+      .loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}):\n${Object.entries(figures)
       .map(([name, value]) => `  ${name}: ${value}`)
       .join('\n')}\n`,
   );
@@ -136,7 +138,10 @@ describe('the default docker-compose stack', () => {
       workers.map((worker) => metric(project, worker, 'nexus_agent_runs_total{outcome="ok"}')),
     );
     const ranByWorkers = after.map((count, index) => count - before[index]!);
-    expect(ranByWorkers.every((runs) => runs > 0), `runs per worker: ${ranByWorkers}`).toBe(true);
+    expect(
+      ranByWorkers.every((runs) => runs > 0),
+      `runs per worker: ${ranByWorkers}`,
+    ).toBe(true);
   }, 240_000);
 
   it('runs every container as non-root, hardened, with secrets as files and no token outside the gateway', async () => {
@@ -159,11 +164,17 @@ describe('the default docker-compose stack', () => {
         .slice(1)
         .map((line) => Number(line.trim().split(/\s+/)[0]));
       expect(uids.length, service).toBeGreaterThan(0);
-      expect(uids.filter((uid) => uid === 0), `${service} processes running as root:\n${top}`).toEqual([]);
+      expect(
+        uids.filter((uid) => uid === 0),
+        `${service} processes running as root:\n${top}`,
+      ).toEqual([]);
       expect(container.HostConfig.CapDrop, service).toEqual(['ALL']);
       expect(container.HostConfig.SecurityOpt, service).toContain('no-new-privileges:true');
       for (const value of secretValues) {
-        expect(container.Config.Env.some((entry) => entry.includes(value)), `${service} has a secret in its environment`).toBe(false);
+        expect(
+          container.Config.Env.some((entry) => entry.includes(value)),
+          `${service} has a secret in its environment`,
+        ).toBe(false);
       }
       if (['nexus', 'worker', 'memory'].includes(service)) {
         expect(container.HostConfig.ReadonlyRootfs, service).toBe(true);
@@ -240,9 +251,11 @@ describe('the default docker-compose stack', () => {
     await setModelLatency(project, 300);
     try {
       const conversations = Array.from({ length: 20 }, (_, index) => `kill-${index}`);
-      for (const conversation of conversations) client.send(randomUUID(), conversation, `${conversation} hello`);
+      for (const conversation of conversations)
+        client.send(randomUUID(), conversation, `${conversation} hello`);
       const deadline = Date.now() + 30_000;
-      while (replies.size < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      while (replies.size < 3 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       expect(replies.size, 'replies before the kill').toBeLessThan(conversations.length);
       const gateway = await gatewayContainer();
       await project.docker(['kill', gateway]);
@@ -268,7 +281,9 @@ describe('the default docker-compose stack', () => {
     const dan = await WebChatClient.connect({ url, token, clientId: 'dan' });
     try {
       expect((await dan.ask('d', `Remember: ${marker}`)).text).toBe(CHAT_REPLY);
-      await expect.poll(async () => (await findMarker(project, marker)).qdrant.length, { timeout: 30_000 }).toBe(1);
+      await expect
+        .poll(async () => (await findMarker(project, marker)).qdrant.length, { timeout: 30_000 })
+        .toBe(1);
       expect(await volumeFilesContaining(project, 'nexus-data', marker)).not.toEqual([]);
       expect((await dan.ask('d', '/forget-me')).text).toMatch(/forget-me confirm/);
       expect((await dan.ask('d', '/forget-me confirm')).text).toBeTruthy();
@@ -279,4 +294,34 @@ describe('the default docker-compose stack', () => {
     expect(await volumeFilesContaining(project, 'nexus-data', marker)).toEqual([]);
     expect(await volumeFilesContaining(project, 'memory-data', marker)).toEqual([]);
   }, 120_000);
+
+  it('has `nexus doctor` in the image name a missing or unreadable secret with the fix', async () => {
+    const doctor = async (mounts: string[]) =>
+      project
+        .docker([
+          'run',
+          '--rm',
+          '--network',
+          'none',
+          ...mounts,
+          '-e',
+          'NEXUS_REDIS_URL=redis://redis:6379',
+          '-e',
+          'NEXUS_REDIS_PASSWORD_FILE=/run/secrets/redis-password',
+          IMAGE,
+          'doctor',
+        ])
+        .then(
+          () => 'exit 0',
+          (error: Error) => error.message,
+        );
+    const missing = await doctor([]);
+    expect(missing).toContain('NEXUS_REDIS_PASSWORD_FILE: cannot read /run/secrets/redis-password');
+    expect(missing).toContain('create secrets/redis-password beside docker-compose.yml');
+    const unreadable = join(secrets.dir, 'unreadable');
+    await writeFile(unreadable, 'secret\n', { mode: 0o600 });
+    const denied = await doctor(['-v', `${unreadable}:/run/secrets/redis-password:ro`]);
+    expect(denied).toContain('EACCES');
+    expect(denied).toContain('chown 1000:0 secrets/redis-password && chmod 440 secrets/redis-password');
+  }, 60_000);
 });

@@ -48,8 +48,9 @@ export class ComposeProject {
       const { stdout } = await run(DOCKER, args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
       return stdout;
     } catch (error) {
-      const failed = error as Error & { stderr?: string };
-      throw new Error(`docker ${args.join(' ')} failed: ${failed.stderr ?? failed.message}`);
+      const failed = error as Error & { stdout?: string; stderr?: string };
+      const output = `${failed.stdout ?? ''}${failed.stderr ?? ''}` || failed.message;
+      throw new Error(`docker ${args.join(' ')} failed: ${output}`);
     }
   }
 
@@ -91,7 +92,7 @@ export class ComposeProject {
       const healthy = last.filter((container) => container.health === 'healthy');
       if (healthy.length === expected && last.every((container) => container.status === 'running'))
         return performance.now() - started;
-      if (last.some((container) => container.health === 'unhealthy' || container.status === 'exited')) {
+      if (last.some((c) => c.health === 'unhealthy' || c.status === 'exited' || c.status === 'restarting')) {
         break;
       }
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -106,13 +107,21 @@ export class ComposeProject {
 
   /** The last lines of every service's log, for failure messages. */
   async logTail(lines = 25): Promise<string> {
-    return this.compose(['logs', '--no-color', '--tail', String(lines)]).catch((error: Error) => error.message);
+    return this.compose(['logs', '--no-color', '--tail', String(lines)]).catch(
+      (error: Error) => error.message,
+    );
   }
 
   /** Removes the project's containers, networks and volumes; never throws. */
   async down(): Promise<void> {
-    await this.compose(['--profile', 'workers', 'down', '--volumes', '--remove-orphans', '--timeout', '5']).catch(
-      (error: Error) => process.stderr.write(`${error.message}\n`),
-    );
+    await this.compose([
+      '--profile',
+      'workers',
+      'down',
+      '--volumes',
+      '--remove-orphans',
+      '--timeout',
+      '5',
+    ]).catch((error: Error) => process.stderr.write(`${error.message}\n`));
   }
 }

@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 
-const marker = process.argv[2];
-if (!marker) throw new Error('usage: find-marker.ts MARKER');
+const marker = process.argv[2] ?? '';
+if (marker.length < 8) throw new Error('usage: find-marker.ts MARKER (at least 8 characters)');
 const secret = (name: string) => readFileSync(`/run/secrets/${name}`, 'utf8').trim();
 
 async function redisHits(): Promise<string[]> {

@@ -65,7 +65,8 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
   });
   const text = await upstream.text();
   // Durable before acknowledged, like Qdrant's write-ahead log.
-  if (upstream.ok && isWrite(method, path)) appendFileSync(JOURNAL, `${JSON.stringify({ method, path, body })}\n`);
+  if (upstream.ok && isWrite(method, path))
+    appendFileSync(JOURNAL, `${JSON.stringify({ method, path, body })}\n`);
   response.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
 }
 

@@ -4,12 +4,9 @@
 // `docker exec` on a second port that is never published: GET /requests (chat requests, in
 // order), POST /latency?ms=N (delay every answer, so a burst keeps several workers busy).
 import { createServer } from 'node:http';
-import { startScriptedModelServer } from '@nexus/testkit/llm';
 import type { ChatCompletionRequest } from '@nexus/testkit/llm';
-import {
-  isExtraction,
-  memoryAwareResponder,
-} from '../../../apps/gateway/src/testing/memory-test-support.ts';
+import { startScriptedModelServer } from '@nexus/testkit/llm';
+import { isExtraction, memoryAwareResponder } from '../../../apps/gateway/src/testing/memory-test-support.ts';
 
 const port = Number(process.env.MODEL_PORT ?? 8000);
 const logPort = Number(process.env.MODEL_LOG_PORT ?? 8001);

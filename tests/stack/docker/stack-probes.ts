@@ -45,7 +45,13 @@ export async function metric(project: ComposeProject, container: string, name: s
 /** Resident memory per container from `docker stats`, in MiB. */
 export async function residentMemory(project: ComposeProject): Promise<Record<string, number>> {
   const names = (await project.containers()).map((container) => container.name);
-  const text = await project.docker(['stats', '--no-stream', '--format', '{{.Name}} {{.MemUsage}}', ...names]);
+  const text = await project.docker([
+    'stats',
+    '--no-stream',
+    '--format',
+    '{{.Name}} {{.MemUsage}}',
+    ...names,
+  ]);
   const units: Record<string, number> = { B: 1 / 1048576, KiB: 1 / 1024, MiB: 1, GiB: 1024 };
   return Object.fromEntries(
     text
@@ -54,7 +60,10 @@ export async function residentMemory(project: ComposeProject): Promise<Record<st
       .map((line) => {
         const [name, usage] = line.split(' ');
         const match = /^([\d.]+)([KMG]?i?B)$/u.exec(usage ?? '');
-        return [name!.replace(`${project.name}_`, ''), match ? Number(match[1]) * (units[match[2]!] ?? 1) : NaN];
+        return [
+          name!.replace(`${project.name}_`, ''),
+          match ? Number(match[1]) * (units[match[2]!] ?? 1) : NaN,
+        ];
       }),
   );
 }

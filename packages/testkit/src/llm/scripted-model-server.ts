@@ -170,7 +170,8 @@ export async function startScriptedModelServer(
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const reachableHost = (options.host ?? '127.0.0.1') === '0.0.0.0' ? '127.0.0.1' : (options.host ?? '127.0.0.1');
+  const reachableHost =
+    (options.host ?? '127.0.0.1') === '0.0.0.0' ? '127.0.0.1' : (options.host ?? '127.0.0.1');
 
   return {
     baseUrl: `http://${reachableHost}:${port}/v1`,
