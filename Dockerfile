@@ -81,8 +81,9 @@ RUN NEXUS_DATA_DIR=/tmp/warm-up node apps/gateway/bin/nexus.mjs config check >/d
 USER node
 VOLUME ["/data"]
 EXPOSE 8787
-# Slim images have no curl: Node's own fetch probes /health (gateway and worker roles both serve it).
-HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.NEXUS_PORT||8787)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# Slim images have no curl: Node's own fetch probes /ready (gateway and worker: 200 once serving
+# and Redis is reached), or /health for the memory service, which has no /ready.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "const u='http://127.0.0.1:'+(process.env.NEXUS_PORT||8787)+'/';fetch(u+'ready').then(r=>r.status===404?fetch(u+'health'):r).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["node", "apps/gateway/bin/nexus.mjs"]
 CMD ["start"]

@@ -65,7 +65,9 @@ beforeAll(async () => {
     NEXUS_RATE_LIMIT_BURST: '1000',
   });
   const started = performance.now();
-  await project.compose(['up', '--detach', '--no-build']);
+  await project.compose(['up', '--detach', '--no-build']).catch(async (error: Error) => {
+    throw new Error(`${error.message}\n${await project.logTail()}`);
+  });
   await project.waitHealthy(DEFAULT_SERVICES);
   figures['cold up → all healthy'] = `${((performance.now() - started) / 1000).toFixed(1)} s`;
   token = (await project.exec(await gatewayContainer(), ['cat', '/data/web-token'])).trim();
