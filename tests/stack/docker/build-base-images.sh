@@ -67,7 +67,7 @@ RUN groupadd --gid 1000 node && useradd --uid 1000 --gid node --shell /bin/bash 
   && node -e 'process.exit(process.versions.node.startsWith("$NODE_MAJOR.") ? 0 : 1)'
 CMD ["node"]
 DOCKERFILE
-  "$DOCKER" build -q -t nexus-ci/node:$NODE_MAJOR "$work/node" >/dev/null
+  "$DOCKER" build -q --force-rm -t nexus-ci/node:$NODE_MAJOR "$work/node" >/dev/null
 fi
 
 # ---- The stand-ins' image: the testkit's Qdrant stand-in and scripted model server run from the
@@ -81,7 +81,7 @@ RUN install -d -o node -g node /qdrant/storage /qdrant/snapshots
 USER node
 WORKDIR /repo
 DOCKERFILE
-  "$DOCKER" build -q -t nexus-ci/stand-ins:$NODE_MAJOR "$work/stand-ins" >/dev/null
+  "$DOCKER" build -q --force-rm -t nexus-ci/stand-ins:$NODE_MAJOR "$work/stand-ins" >/dev/null
 fi
 
 # ---- Redis --------------------------------------------------------------------------------------
@@ -116,7 +116,7 @@ ENTRYPOINT ["docker-entrypoint.sh"]
 CMD ["redis-server"]
 DOCKERFILE
   chmod +x "$work/redis/docker-entrypoint.sh"
-  "$DOCKER" build -q -t nexus-ci/redis:$SUITE "$work/redis" >/dev/null
+  "$DOCKER" build -q --force-rm -t nexus-ci/redis:$SUITE "$work/redis" >/dev/null
 fi
 
 # ---- pnpm and the dependency store, for the Dockerfile's PNPM_STORE_IMAGE ----------------------
@@ -143,7 +143,7 @@ RUN ln -s /usr/local/lib/pnpm/pnpm /usr/local/bin/pnpm && pnpm -v
 COPY pnpm-store /pnpm-store
 COPY pnpm-cache /root/.cache/pnpm
 DOCKERFILE
-  "$DOCKER" build -q -t "$store_image" "$work/store" >/dev/null
+  "$DOCKER" build -q --force-rm -t "$store_image" "$work/store" >/dev/null
   # Stores of earlier lockfiles are about 1 GB each: keep only this one.
   "$DOCKER" images --format '{{.Repository}}:{{.Tag}}' nexus-ci/pnpm-store | grep -vx "$store_image" \
     | xargs -r "$DOCKER" rmi >/dev/null || true
