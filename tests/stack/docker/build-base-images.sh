@@ -23,7 +23,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 have_image() { "$DOCKER" image inspect "$1" >/dev/null 2>&1; }
-log() { printf '[base images] %s\n' "$*"; }
+log() { printf '[base images] %s\n' "$*" >&2; }
 
 # The mirror apt already uses on this host (deb822 or one-line sources), else Debian's default.
 mirror=$(grep -rhoE 'https?://[^ ]+/debian/?( |$)' /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null \
@@ -94,7 +94,7 @@ if ! have_image nexus-ci/redis:$SUITE; then
   # apt resolves against the base image's own package list, so only what it lacks is fetched.
   "$DOCKER" run --rm nexus-ci/debian:$SUITE cat /var/lib/dpkg/status >"$work/redis/status"
   apt-get install -qq --download-only --no-install-recommends -o Dir::State::status="$work/redis/status" \
-    -o Dir::Cache::archives="$work/redis/debs" -o Debug::NoLocking=1 redis-server >/dev/null
+    -o Dir::Cache::archives="$work/redis/debs" -o Debug::NoLocking=1 -o APT::Sandbox::User=root redis-server >/dev/null
   rm -rf "$work/redis/debs/partial" "$work/redis/debs/lock"
   cat >"$work/redis/docker-entrypoint.sh" <<'ENTRYPOINT'
 #!/bin/sh
