@@ -102,7 +102,7 @@ for (let attempt = 0; ; attempt += 1) {
   if (attempt > 1000) throw new Error('gateway did not become ready');
   await new Promise((resolve) => setTimeout(resolve, 10));
 }
-// From spawning `node bin/nexus.mjs start` to the first 200 from /ready (10 ms polling).
+// From spawning `node apps/gateway/bin/nexus.mjs start` to the first 200 from /ready (10 ms polling).
 const readyMs = performance.now() - spawnedAt;
 // CPU the gateway spent to get there (user + system, /proc clock ticks of 10 ms): unlike the
 // wall-clock time, it hardly moves when other work shares the machine.

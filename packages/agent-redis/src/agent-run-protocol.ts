@@ -46,6 +46,8 @@ export const agentRunPayloadSchema = z.object({
       channel: z.string().min(1).max(100),
       maxModelCalls: z.number().int().positive(),
       maxOutputTokens: z.number().int().positive(),
+      // Optional so a gateway from before the input cap still talks to this worker.
+      maxInputTokens: z.number().int().positive().optional(),
     })
     .optional(),
 });
@@ -71,7 +73,7 @@ export const runMessageSchema = z.discriminatedUnion('kind', [
     text: z.string(),
     usage: jsonObject.optional(),
     /** The message's budget cut the run short; `text` is what was generated before. */
-    stopped: z.enum(['model_calls', 'output_tokens']).optional(),
+    stopped: z.enum(['model_calls', 'output_tokens', 'input_tokens']).optional(),
   }),
   z.object({
     ...runHeader,

@@ -225,6 +225,7 @@ function runBudget(payload: AgentRunPayload, options: AgentRunWorkerOptions): Tu
         limits: {
           maxModelCalls: Math.min(sent.maxModelCalls, own.maxModelCalls),
           maxOutputTokens: Math.min(sent.maxOutputTokens, own.maxOutputTokens),
+          maxInputTokens: Math.min(sent.maxInputTokens ?? own.maxInputTokens, own.maxInputTokens),
         },
         scope: { id: sent.id, channel: sent.channel },
       })

@@ -14,12 +14,15 @@ const KEPT_MS = 6 * 3_600_000;
 
 /**
  * Check and claim in one step, so parallel subagents on different workers can never claim past
- * the cap between a read and a write. Returns {1, output tokens left} or {0, 1 = calls | 2 = tokens}.
+ * the cap between a read and a write. Returns {1, output tokens left} or
+ * {0, 1 = calls | 2 = output tokens | 3 = input tokens}.
  */
 const CLAIM_SCRIPT = `
 local calls = tonumber(redis.call('HGET', KEYS[1], 'calls') or '0')
 local output = tonumber(redis.call('HGET', KEYS[1], 'output') or '0')
+local input = tonumber(redis.call('HGET', KEYS[1], 'input') or '0')
 if calls >= tonumber(ARGV[1]) then return {0, 1} end
+if input >= tonumber(ARGV[4]) then return {0, 3} end
 if output >= tonumber(ARGV[2]) then return {0, 2} end
 redis.call('HINCRBY', KEYS[1], 'calls', 1)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
@@ -58,9 +61,13 @@ export function createRedisTurnBudget(options: {
         limits.maxModelCalls,
         limits.maxOutputTokens,
         KEPT_MS,
+        limits.maxInputTokens,
       )) as [number, number];
       if (granted === 1) return { ok: true, maxOutputTokens: value };
-      return { ok: false, reason: value === 1 ? 'model_calls' : 'output_tokens' };
+      return {
+        ok: false,
+        reason: value === 1 ? 'model_calls' : value === 3 ? 'input_tokens' : 'output_tokens',
+      };
     },
     async charge(usage) {
       await commands
@@ -72,7 +79,7 @@ export function createRedisTurnBudget(options: {
     },
     async exhausted(): Promise<BudgetStopReason | undefined> {
       const spent = await counters();
-      const claim = decideClaim(limits, spent.modelCalls, spent.outputTokens);
+      const claim = decideClaim(limits, spent.modelCalls, spent.outputTokens, spent.inputTokens);
       return claim.ok ? undefined : claim.reason;
     },
     spend: counters,

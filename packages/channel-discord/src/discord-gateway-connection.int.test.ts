@@ -56,6 +56,26 @@ describe('discord gateway connection', () => {
     expect(channel.health().status).toBe('down');
   });
 
+  it('refuses to start, saying which switch to turn on, when Discord closes with 4014 (Message Content not enabled)', async () => {
+    const fake = await setUp({ privilegedIntents: ['guildMembers'] });
+    const channel = track(createTestChannel(fake));
+    const started = channel.start({ sink: createRecordingSink().sink });
+    await expect(started).rejects.toMatchObject({
+      code: 'not_configured',
+      retryable: false,
+      discordCode: 4014,
+    });
+    await expect(started).rejects.toThrow(/Message Content Intent.*Privileged Gateway Intents/);
+    expect(channel.health().status).toBe('down');
+    expect(fake.gatewayStats.identifies).toBe(1);
+
+    // Once the owner enables it, a new start connects.
+    fake.setPrivilegedIntents(['messageContent']);
+    const again = track(createTestChannel(fake));
+    await again.start({ sink: createRecordingSink().sink });
+    expect(again.health()).toEqual({ status: 'up' });
+  });
+
   it('leaves a healthy but quiet connection alone: the watchdog probe is answered', async () => {
     const fake = await setUp({ heartbeatIntervalMs: 150 });
     const channel = track(createTestChannel(fake, { watchdogMs: 300 }));
@@ -119,7 +139,11 @@ describe('discord gateway connection', () => {
     });
     const patch = fake.requests.find((request) => request.path.endsWith('/messages/@original'));
     expect(patch?.authorization).toBeUndefined();
-    expect(patch?.body).toMatchObject({ allowed_mentions: { parse: [] }, flags: 64 });
+    expect(patch?.body).toMatchObject({ allowed_mentions: { parse: [] } });
+    // Editing the deferred response may not set EPHEMERAL (the fake refuses it, as Discord does):
+    // the deferral above already made the answer private.
+    expect(patch?.body).not.toHaveProperty('flags');
+    expect(patch?.status).toBe(200);
   });
 
   it('answers a slash command that core rejects instead of leaving it "thinking"', async () => {

@@ -149,7 +149,7 @@ export function createDiscordGatewayConnection(options: DiscordGatewayConnection
           reject(
             new DiscordChannelError({
               code: event.code === 4004 ? 'unauthorized' : 'not_configured',
-              message: `Discord closed the gateway with code ${event.code} (check the token and the bot's intents).`,
+              message: gatewayRefusalMessage(event.code),
               discordCode: event.code,
             }),
           ),
@@ -302,4 +302,17 @@ function classifyLoginError(error: unknown): unknown {
     });
   }
   return error;
+}
+
+/** What a close code that ends the connection for good means, and what the owner can do about it. */
+export function gatewayRefusalMessage(code: number): string {
+  if (code === 4004) {
+    return 'Discord closed the gateway with code 4004: the bot token was rejected. Check NEXUS_DISCORD_BOT_TOKEN.';
+  }
+  if (code === 4014) {
+    return 'Discord closed the gateway with code 4014 (disallowed intents): the bot needs the privileged Message Content intent to read messages. Turn on "Message Content Intent" at https://discord.com/developers/applications → your app → Bot → Privileged Gateway Intents, then restart Nexus.';
+  }
+  if (code === 4013)
+    return 'Discord closed the gateway with code 4013 (invalid intents): the adapter sent an intent Discord does not know. This is a bug in Nexus; please report it.';
+  return `Discord closed the gateway with code ${code} (check the token and the bot's intents).`;
 }

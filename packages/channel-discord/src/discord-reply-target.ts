@@ -110,11 +110,16 @@ export function interactionReplyTarget(options: {
   const flags = options.ephemeral ? MessageFlags.Ephemeral : undefined;
   return {
     async send(text, index) {
-      const body = { content: text, allowed_mentions: allowedMentions(false), ...(flags ? { flags } : {}) };
+      const body = { content: text, allowed_mentions: allowedMentions(false) };
+      // Editing the original response may set only SUPPRESS_EMBEDS and IS_COMPONENTS_V2: whether it
+      // is ephemeral was decided by the deferral. A follow-up may (and must, to stay private) say EPHEMERAL.
       const message = (
         index === 0
           ? await rest.patch(Routes.webhookMessage(applicationId, token, '@original'), { body, auth: false })
-          : await rest.post(Routes.webhook(applicationId, token), { body, auth: false })
+          : await rest.post(Routes.webhook(applicationId, token), {
+              body: { ...body, ...(flags ? { flags } : {}) },
+              auth: false,
+            })
       ) as APIMessage;
       return message.id;
     },

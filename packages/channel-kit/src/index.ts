@@ -13,6 +13,7 @@ export { type KeepTypingOptions, keepTyping, type TypingHandle } from './keep-ty
 export { KeyedSerialQueue, type KeyedSerialQueueOptions } from './keyed-serial-queue.ts';
 export { formatBytes, mediaNotSentNote, mediaTooLargeNote } from './media-too-large-note.ts';
 export { QueueFullError } from './queue-full-error.ts';
+export { type ImageDimensions, readImageDimensions } from './read-image-dimensions.ts';
 export { renderDiscordMarkdown } from './render-discord-markdown.ts';
 export { renderTelegramHtml } from './render-telegram-html.ts';
 export { renderWhatsAppText } from './render-whatsapp-text.ts';

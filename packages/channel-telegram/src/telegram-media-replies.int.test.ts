@@ -1,5 +1,6 @@
 import { conversationRefOf, intentSchema, type ReplyEvent, type ReplyMedia } from '@nexus/protocol';
 import { makePng } from '@nexus/testkit/media';
+import { Api, InputFile } from 'grammy';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTelegramHarness, streamOf, type TelegramHarness } from './test-support/telegram-harness.ts';
 
@@ -74,17 +75,88 @@ describe('Telegram replies with media against the fake Bot API', () => {
     ]);
   });
 
-  it('tells the person when Telegram refuses a photo whose bytes are not an image', async () => {
+  it('sends an "image" whose size cannot be read as a document, which Telegram takes as it is', async () => {
     const ref = await conversation();
     const notAnImage = Buffer.from('this is not a PNG at all');
     await harness.channel.deliverWithOutcome({
       conversation: ref,
       events: streamOf(replyWith('Here.', { media: mediaOf(notAnImage, 'image/png', 'broken.png') })),
     });
+    expect(harness.fake.calls('sendPhoto')).toHaveLength(0);
+    expect(harness.fake.botMessages(chat.id).map((message) => message.media?.type ?? 'text')).toEqual([
+      'text',
+      'document',
+    ]);
+  });
+
+  it('tells the person when Telegram refuses a photo', async () => {
+    const ref = await conversation();
+    harness.fake.failNext('sendPhoto', {
+      kind: 'custom',
+      errorCode: 400,
+      description: 'Bad Request: IMAGE_PROCESS_FAILED',
+    });
+    await harness.channel.deliverWithOutcome({
+      conversation: ref,
+      events: streamOf(
+        replyWith('Here.', { media: mediaOf(Buffer.from(makePng(8, 8)), 'image/png', 'dot.png') }),
+      ),
+    });
     expect(harness.fake.calls('sendPhoto')[0]?.status).toBe(400);
     expect(harness.fake.botMessages(chat.id).map((message) => message.text)).toEqual([
       'Here.',
-      '⚠️ I made broken.png, but Telegram did not accept it, so it is not attached.',
+      '⚠️ I made dot.png, but Telegram did not accept it, so it is not attached.',
     ]);
+  });
+
+  it('sends a long screenshot and an over-sized picture as documents: Telegram refuses them as photos', async () => {
+    const ref = await conversation();
+    // Ratio 21 (over 20), and width + height 10,050 (over 10,000).
+    const tall = Buffer.from(makePng(100, 2100));
+    const large = Buffer.from(makePng(50, 10_000));
+    const api = new Api(harness.fake.token, { apiRoot: harness.fake.apiRoot });
+    await expect(api.sendPhoto(chat.id, new InputFile(tall, 'tall.png'))).rejects.toThrow(
+      /PHOTO_INVALID_DIMENSIONS/,
+    );
+    await expect(api.sendPhoto(chat.id, new InputFile(large, 'large.png'))).rejects.toThrow(
+      /PHOTO_INVALID_DIMENSIONS/,
+    );
+
+    const outcome = await harness.channel.deliverWithOutcome({
+      conversation: ref,
+      events: streamOf(
+        replyWith(
+          'Screens.',
+          { media: mediaOf(tall, 'image/png', 'tall.png') },
+          { media: mediaOf(large, 'image/png', 'large.png') },
+          { media: mediaOf(Buffer.from(makePng(100, 1999)), 'image/png', 'fine.png') },
+        ),
+      ),
+    });
+    expect(outcome.status).toBe('delivered');
+    const sent = harness.fake
+      .botMessages(chat.id)
+      .map((message) => [message.media?.type, message.media?.fileName]);
+    expect(sent).toEqual([
+      [undefined, undefined],
+      ['document', 'tall.png'],
+      ['document', 'large.png'],
+      ['photo', 'fine.png'],
+    ]);
+  });
+
+  it('cuts a long caption at 1,024 UTF-16 units without splitting an emoji', async () => {
+    const ref = await conversation();
+    const caption = `${'a'.repeat(1023)}😀 and more`;
+    await harness.channel.deliverWithOutcome({
+      conversation: ref,
+      events: streamOf(
+        replyWith('Pic.', { media: mediaOf(Buffer.from(makePng(8, 8)), 'image/png', 'dot.png'), caption }),
+      ),
+    });
+    const photo = harness.fake.botMessages(chat.id)[1];
+    expect(photo?.media?.type).toBe('photo');
+    expect(photo?.text).toBe('a'.repeat(1023));
+    expect(photo?.text).not.toContain('\uFFFD');
   });
 });

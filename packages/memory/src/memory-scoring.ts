@@ -13,7 +13,7 @@ export interface ScoringOptions {
 /**
  * Standing categories first: what the person prefers, then facts about them, then inferred habits,
  * then dated events. Core's standing facts use the same order (`packages/core/src/memory/fact-lines.ts`;
- * tests/architecture/category-order.test.ts keeps the two equal).
+ * tests/memory/memory-ranking.test.ts keeps the two equal).
  */
 export const CATEGORY_ORDER: readonly MemoryCategory[] = ['preference', 'fact', 'pattern', 'event'];
 

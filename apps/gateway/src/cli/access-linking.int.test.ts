@@ -104,7 +104,9 @@ describe('one person across the web and Telegram', () => {
       (await web.ask('home', '/link')).text ?? '',
     )?.[1];
     expect(linkCode).toBeDefined();
-    // Entering the code on Telegram only asks the web account, where the code was issued.
+    // Entering the code on Telegram first says whose account it joins; confirming there asks the
+    // web account, where the code was issued.
+    await telegramSays(`/link ${linkCode}`, /made by a web account/);
     const approvalRequest = web.waitFor(
       (frame) =>
         frame.type === 'event' &&
@@ -112,7 +114,7 @@ describe('one person across the web and Telegram', () => {
         frame.event.type === 'reply.end' &&
         /entered your link code from a telegram account \(Ann, telegram:5551001\)/.test(frame.event.text),
     );
-    await telegramSays(`/link ${linkCode}`, /asked your web account to approve/);
+    await telegramSays('/link confirm', /asked your web account to approve/);
     await approvalRequest;
     await telegramSays('/link confirm', /approved on the account that asked/);
     await telegramSays('tea check while waiting', /^Echo: tea check while waiting$/);

@@ -237,7 +237,7 @@ describe('nexus doctor', () => {
       NEXUS_REDIS_URL: 'redis://127.0.0.1:6379',
     });
     expect(result.stdout).toContain('✓ config: valid');
-    expect(result.stdout).toMatch(/✓ store .*access\.sqlite: readable, intact \(schema 2\)/);
+    expect(result.stdout).toMatch(/✓ store .*access\.sqlite: readable, intact \(schema 4\)/);
     expect(result.stdout).toMatch(
       /! access: 1 pairing request waiting for you\n {4}fix: see them with `nexus pairing list`/,
     );

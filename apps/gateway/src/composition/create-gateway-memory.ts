@@ -23,7 +23,7 @@ import type { LanguageModel } from 'ai';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { ensurePrivateDirectory, privateFilePath } from '../data-dir/private-path.ts';
 import type { MemoryMetrics } from '../metrics/memory-metrics.ts';
-import type { GatewayTracing } from '../tracing/start-tracing.ts';
+import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
 import { createLanguageModel } from './create-language-model.ts';
 import { loadTransformersAddon } from './load-transformers-addon.ts';
 

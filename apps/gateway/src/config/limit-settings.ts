@@ -2,9 +2,15 @@ import { z } from 'zod';
 import type { SettingDefinition } from './setting-definition.ts';
 import { positiveInt } from './setting-schemas.ts';
 
+/** A daily token allowance, or `off` (null) for none. */
+const dailyTokens = z.union([
+  z.literal('off').transform(() => null),
+  z.coerce.number().int().min(1).max(1_000_000_000),
+]);
+
 /**
- * What one message and one process may spend: model calls and tokens per message, tokens per
- * person per day, replies at once, queued messages, history in the prompt and the shutdown grace.
+ * What one message and one process may spend: model calls and input and output tokens per
+ * message, tokens per person and per group per day, replies at once, queued messages, history in the prompt and the shutdown grace.
  * Part of the settings table (`settings.ts`), in its order.
  */
 export const TURN_LIMIT_SETTINGS = [
@@ -27,12 +33,31 @@ export const TURN_LIMIT_SETTINGS = [
     hint: 'set it to a whole number between 1 and 1000000, e.g. 8000',
   },
   {
+    env: 'NEXUS_MESSAGE_MAX_INPUT_TOKENS',
+    path: 'cost.maxInputTokensPerMessage',
+    schema: z.coerce.number().int().min(1).max(100_000_000),
+    defaultValue: 100_000,
+    description:
+      'Most input tokens one inbound message may cause, over all its model requests (subagents included): each request re-sends the prompt (instructions, history, memory, tool results, documents and images), as the provider reports it (estimated when it reports none). At the cap no further request is made and the reply says so; one request may overrun it by its own input.',
+    hint: 'set it to a whole number between 1 and 100000000, e.g. 100000',
+  },
+  {
     env: 'NEXUS_DAILY_TOKENS_PER_PERSON',
     path: 'cost.dailyTokensPerPerson',
-    schema: z.coerce.number().int().min(1).max(1_000_000_000),
+    schema: dailyTokens,
+    defaultValue: 500_000,
     description:
-      'Input plus output tokens one person may use per day (UTC), counted over all their channels, the web chat included, and kept in `<dataDir>/token-budget.sqlite`. Over it, messages get a reply saying when it resets, without a model call; commands still work. Unset: no daily limit.',
-    hint: 'set it to a whole number of tokens such as 200000, or unset it for no daily limit',
+      'Input plus output tokens one person may use per day (UTC), counted over all their channels, the web chat and groups included, and kept in `<dataDir>/token-budget.sqlite`. Over it, messages get a reply saying when it resets, without a model call; commands still work. `off`: no daily limit per person.',
+    hint: 'set it to a whole number of tokens such as 500000, or off for no daily limit per person',
+  },
+  {
+    env: 'NEXUS_DAILY_TOKENS_PER_GROUP',
+    path: 'cost.dailyTokensPerGroup',
+    schema: dailyTokens,
+    defaultValue: 1_000_000,
+    description:
+      "Input plus output tokens one group conversation may use per day (UTC), over all its members: members of an allowed group need no approval of their own, so this bounds what a busy (or hostile) group can spend. Each member's personal limit applies too. `off`: no daily limit per group.",
+    hint: 'set it to a whole number of tokens such as 1000000, or off for no daily limit per group',
   },
   {
     env: 'NEXUS_MAX_CONCURRENT_TURNS',

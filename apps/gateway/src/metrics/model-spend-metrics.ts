@@ -25,7 +25,7 @@ export class ModelSpendMetrics {
     });
     this.exhausted = new Counter({
       name: 'nexus_turns_budget_exhausted_total',
-      help: 'Messages cut short or refused by a budget, by channel and reason (model_calls, output_tokens, daily_tokens).',
+      help: 'Messages cut short or refused by a budget, by channel and reason (model_calls, output_tokens, input_tokens, daily_tokens).',
       labelNames: ['channel', 'reason'],
       registers: [registry],
     });

@@ -9,7 +9,7 @@ import {
 import type { ChannelHealth, JobQueue, Logger } from '@nexus/protocol';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { ConfigError } from '../config/load-config.ts';
-import type { GatewayTracing } from '../tracing/start-tracing.ts';
+import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
 import { enqueueOnlyQueue } from './enqueue-only-queue.ts';
 import { memoryIsShared } from './worker-extraction.ts';
 
@@ -142,5 +142,6 @@ export function turnLimitsOf(config: GatewayConfig): TurnLimits {
   return {
     maxModelCalls: config.cost.maxModelCallsPerMessage,
     maxOutputTokens: config.cost.maxOutputTokensPerMessage,
+    maxInputTokens: config.cost.maxInputTokensPerMessage,
   };
 }

@@ -5,7 +5,7 @@ import { type Logger, silentLogger } from '@nexus/protocol';
 import { createConfiguredAgent } from '../composition/create-configured-agent.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { createHttpHandler, type Readiness } from '../http/http-handler.ts';
-import type { GatewayTracing } from '../tracing/start-tracing.ts';
+import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
 import { assertRoleConfig, createAgentRunQueue, turnLimitsOf } from './distributed-runs.ts';
 import { startWorkerExtraction } from './worker-extraction.ts';
 import { WorkerMetrics } from './worker-metrics.ts';

@@ -1,5 +1,5 @@
 import type { Logger } from '@nexus/protocol';
-import type { GatewayTracing } from './start-tracing.ts';
+import type { GatewayTracing } from './gateway-tracing.ts';
 
 const FLUSH_TIMEOUT_MS = 3000;
 

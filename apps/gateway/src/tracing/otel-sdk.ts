@@ -6,7 +6,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { registerTelemetry } from 'ai';
-import type { GatewayTracing } from './start-tracing.ts';
+import type { GatewayTracing } from './gateway-tracing.ts';
 import { tracedJobQueue } from './traced-job-queue.ts';
 
 /**

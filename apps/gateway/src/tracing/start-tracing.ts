@@ -1,14 +1,8 @@
-import type { TurnTracing } from '@nexus/core';
-import type { JobQueue, Logger } from '@nexus/protocol';
+import type { Logger } from '@nexus/protocol';
 import type { GatewayConfig } from '../config/gateway-config.ts';
+import type { GatewayTracing } from './gateway-tracing.ts';
 
-/** Tracing as the gateway hands it around; every OTel import lives behind it (see below). */
-export interface GatewayTracing extends TurnTracing {
-  /** The queue, its jobs carrying the enqueuer's trace and its handlers running in a span. */
-  traceJobQueue(queue: JobQueue): JobQueue;
-  /** Exports what is still buffered, then stops the exporter. */
-  shutdown(): Promise<void>;
-}
+export type { GatewayTracing } from './gateway-tracing.ts';
 
 /** Where spans go, or undefined when tracing is off (no OTLP endpoint set). */
 export function tracesUrlOf(tracing: GatewayConfig['tracing']): string | undefined {

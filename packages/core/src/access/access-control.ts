@@ -1,23 +1,25 @@
 import type { Intent } from '@nexus/protocol';
 import { runCommand } from '../commands/access-commands.ts';
 import { type ParsedExtraCommand, parseExtraCommand } from '../commands/extra-commands.ts';
+import type { ForgetRequest } from '../commands/forget-me.ts';
 import { createMemoryListings } from '../commands/memory-commands.ts';
 import { type ParsedCommand, parseCommand } from '../commands/parse-command.ts';
 import { replyWith } from '../commands/reply-with.ts';
 import { withConversationGenerations } from '../history/generational-session-store.ts';
-import { type IdentityRef, identityKey } from '../identity/identity-key.ts';
+import type { IdentityRef } from '../identity/identity-key.ts';
 import type { Identity } from '../identity/identity-store.ts';
 import { enterLinkCode } from '../identity/link-flow.ts';
+import { groupMemoryId } from '../memory/memory-subject.ts';
 import type { AccessControl, AccessDecision } from './access-decision.ts';
 import { ACCESS_MESSAGES } from './access-messages.ts';
 import {
   type AccessControlOptions,
   type DirectMessagePolicy,
-  type ResolvedAccessOptions,
   resolveAccessOptions,
 } from './access-options.ts';
 import { mayReach } from './may-reach.ts';
-import { createNoticeThrottle, type NoticeThrottle } from './notice-throttle.ts';
+import { createNoticeThrottle } from './notice-throttle.ts';
+import { pairing } from './pairing.ts';
 import { createRateLimiter } from './rate-limiter.ts';
 
 /**
@@ -35,7 +37,7 @@ export function createAccessControl(input: AccessControlOptions): AccessControl 
   const context = {
     options,
     throttle,
-    forgetPending: new Map<string, number>(),
+    forgetPending: new Map<string, ForgetRequest>(),
     listings: createMemoryListings(),
   };
 
@@ -102,6 +104,10 @@ export function createAccessControl(input: AccessControlOptions): AccessControl 
       return { action: 'reject', code: 'unauthorized', message: ACCESS_MESSAGES.groupNotAllowed() };
     }
     const identity = options.store.identities.find(sender) ?? ensureIdentity(intent, sender);
+    options.store.groupSpeakers.remember({
+      groupMemoryId: groupMemoryId(intent.channel, intent.conversation.id),
+      userId: identity.userId,
+    });
     return allowed(intent, identity, command);
   }
 
@@ -167,60 +173,4 @@ type Command = ParsedCommand | ParsedExtraCommand;
 function matches(list: readonly string[], channel: string, id: string): boolean {
   if (list.length === 0) return false;
   return list.includes(`${channel}:${id}`) || list.includes(`${channel}:*`) || list.includes('*');
-}
-
-/** An unknown sender under the `pairing` policy: one code per sender, a few per channel at a time. */
-function pairing(
-  options: ResolvedAccessOptions,
-  throttle: NoticeThrottle,
-  intent: Intent,
-  sender: IdentityRef,
-): AccessDecision {
-  const { store, now } = options;
-  const senderKey = identityKey(sender);
-  const rejectedAt = store.pairing.lastRejectedAt(sender);
-  if (rejectedAt !== undefined && now() - rejectedAt < options.rejectedCooldownMs) {
-    return { action: 'reject', code: 'unauthorized', message: ACCESS_MESSAGES.pairingDeclined() };
-  }
-  let request = store.pairing.pendingFor(sender);
-  if (!request) {
-    if (store.pairing.countPending({ channel: sender.channel }) >= options.maxPendingPairingPerChannel) {
-      return notice(throttle, intent, senderKey, ACCESS_MESSAGES.pairingBusy());
-    }
-    request = createPairingRequest(options, intent, sender);
-    options.logger.info(
-      { sender: senderKey, code: request.code },
-      `pairing requested: approve with \`nexus pairing approve ${request.code}\``,
-    );
-    throttle.take(senderKey);
-    return replyWith(intent, ACCESS_MESSAGES.pairing(request.code, options.pairingCodeTtlMs));
-  }
-  return notice(
-    throttle,
-    intent,
-    senderKey,
-    ACCESS_MESSAGES.pairing(request.code, request.expiresAt - now()),
-  );
-}
-
-function createPairingRequest(options: ResolvedAccessOptions, intent: Intent, sender: IdentityRef) {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return options.store.pairing.create({
-        ...sender,
-        code: options.generateCode(),
-        ttlMs: options.pairingCodeTtlMs,
-        ...(intent.sender.displayName === undefined ? {} : { displayName: intent.sender.displayName }),
-      });
-    } catch (error) {
-      // A code already in use: draw again, but never loop forever on a broken store.
-      if (attempt >= 2) throw error;
-    }
-  }
-}
-
-/** Tells the sender once per interval; in between the message is refused quietly (no bot spam). */
-function notice(throttle: NoticeThrottle, intent: Intent, senderKey: string, text: string): AccessDecision {
-  if (throttle.take(senderKey)) return replyWith(intent, text);
-  return { action: 'reject', code: 'unauthorized', message: text };
 }

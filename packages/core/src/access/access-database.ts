@@ -64,6 +64,14 @@ const MIGRATIONS: readonly string[] = [
    ALTER TABLE link_codes ADD COLUMN claimed_conversation TEXT;
    ALTER TABLE link_codes ADD COLUMN claimed_display_name TEXT;
    CREATE INDEX link_codes_by_issuer ON link_codes (issued_channel, issued_platform_id);`,
+  // The account that entered a code confirms it after being told whose account it joins.
+  'ALTER TABLE link_codes ADD COLUMN claimer_confirmed_at INTEGER;',
+  // Who spoke in which group, so `/forget-me` finds the group memories tagged with them.
+  `CREATE TABLE group_speakers (
+     person_id TEXT NOT NULL,
+     group_memory_id TEXT NOT NULL,
+     PRIMARY KEY (person_id, group_memory_id)
+   ) WITHOUT ROWID;`,
 ];
 
 export interface OpenAccessDatabaseOptions {

@@ -29,12 +29,14 @@ export interface AccessControl {
  * fit it, so core does not depend on the memory package.
  */
 export interface AccessMemoryPort {
-  list(options: {
-    userId: string;
-    limit?: number;
-    offset?: number;
-    abortSignal?: AbortSignal;
-  }): Promise<ReadonlyArray<{ id: string; content: string; category?: string }>>;
+  list(options: { userId: string; limit?: number; offset?: number; abortSignal?: AbortSignal }): Promise<
+    ReadonlyArray<{
+      id: string;
+      content: string;
+      category?: string;
+      metadata?: Readonly<Record<string, unknown>>;
+    }>
+  >;
   delete(options: { userId: string; id: string; abortSignal?: AbortSignal }): Promise<{ deleted: boolean }>;
   reset(options: { userId: string; abortSignal?: AbortSignal }): Promise<{ deleted: number }>;
 }

@@ -50,8 +50,17 @@ export interface AccessControlOptions {
   notify?: NotifyConversation;
   /** Default 1 hour. */
   pairingCodeTtlMs?: number;
-  /** Default 3. Further strangers are told to try later. */
+  /**
+   * Default 10. A stranger past it still gets a code: the channel's oldest pending request is
+   * displaced (its code stops working) and the owner is warned in the log, so a few throwaway
+   * accounts holding every slot cannot turn real newcomers away.
+   */
   maxPendingPairingPerChannel?: number;
+  /**
+   * New pairing codes one sender may get in 24 hours (a displaced or expired one counts). Default 3:
+   * it bounds how often one account can displace others.
+   */
+  pairingRequestsPerSenderPerDay?: number;
   /** How often one unapproved sender is told again. Default 5 minutes. */
   noticeIntervalMs?: number;
   /** How long a rejected sender is ignored before they may ask again. Default 24 hours. */
@@ -103,7 +112,8 @@ export function resolveAccessOptions(options: AccessControlOptions): ResolvedAcc
     ...(options.memory ? { memory: options.memory } : {}),
     ...(options.notify ? { notify: options.notify } : {}),
     pairingCodeTtlMs: options.pairingCodeTtlMs ?? HOUR_MS,
-    maxPendingPairingPerChannel: options.maxPendingPairingPerChannel ?? 3,
+    maxPendingPairingPerChannel: options.maxPendingPairingPerChannel ?? 10,
+    pairingRequestsPerSenderPerDay: options.pairingRequestsPerSenderPerDay ?? 3,
     noticeIntervalMs: options.noticeIntervalMs ?? 5 * 60_000,
     rejectedCooldownMs: options.rejectedCooldownMs ?? 24 * HOUR_MS,
     linkCodeTtlMs: options.linkCodeTtlMs ?? 10 * 60_000,

@@ -7,6 +7,7 @@ import { createLinkCodeStore, type LinkCodeStore } from '../identity/link-code-s
 import { createPersonRecords, type PersonRecords } from '../identity/person-records.ts';
 import { openAccessDatabase } from './access-database.ts';
 import { type CodeAttempts, createCodeAttempts } from './code-attempts.ts';
+import { createGroupSpeakers, type GroupSpeakers } from './group-speakers.ts';
 import { createPairingStore, type PairingStore } from './pairing-store.ts';
 
 export interface AccessStoreOptions {
@@ -27,6 +28,7 @@ export interface AccessStore {
   linkCodes: LinkCodeStore;
   codeAttempts: CodeAttempts;
   conversations: ConversationGenerations;
+  groupSpeakers: GroupSpeakers;
   /** For `/forget-me` and `nexus users forget`. */
   personRecords: PersonRecords;
   close(): void;
@@ -46,6 +48,7 @@ export function createAccessStore(options: AccessStoreOptions): AccessStore {
     linkCodes: createLinkCodeStore(database, now),
     codeAttempts: createCodeAttempts(database, now),
     conversations: createConversationGenerations(database, now),
+    groupSpeakers: createGroupSpeakers(database),
     personRecords: createPersonRecords(database, now),
     close() {
       if (closed) return;

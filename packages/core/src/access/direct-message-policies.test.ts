@@ -1,3 +1,4 @@
+import { silentLogger } from '@nexus/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AccessCore, startAccessCore } from './testing/start-access-core.ts';
 
@@ -45,26 +46,49 @@ describe('pairing policy (the default) on the test channel', () => {
     expect(store.pairing.list()).toHaveLength(0);
   });
 
-  it('keeps at most 3 requests pending per channel, and codes expire after an hour', async () => {
+  it('three throwaway accounts cannot turn a newcomer away and get 3 codes a day each; codes expire after an hour', async () => {
     const { channel, model, store, advance } = await start();
-    for (const sender of ['a', 'b', 'c', 'd']) await channel.send({ text: 'hi', senderId: sender });
-    for (const sender of ['a', 'b', 'c']) codeIn(await channel.waitForReply(`dm:${sender}`));
-    expect(await channel.waitForReply('dm:d')).toMatch(/too many access requests/);
-    expect(
-      store.pairing
-        .list()
-        .map((request) => request.platformId)
-        .sort(),
-    ).toEqual(['a', 'b', 'c']);
+    for (const sender of ['t1', 't2', 't3']) await channel.send({ text: 'hi', senderId: sender });
+    for (const sender of ['t1', 't2', 't3']) codeIn(await channel.waitForReply(`dm:${sender}`));
+    await channel.send({ text: 'hello, I am new', senderId: 'newcomer' });
+    const newcomerCode = codeIn(await channel.waitForReply('dm:newcomer'));
 
-    const oldCode = store.pairing.list()[0]!.code;
-    advance(60 * 60_000 + 1);
-    expect(store.pairing.list()).toEqual([]);
-    expect(() => store.pairing.approve({ code: oldCode })).toThrow(/expired/);
-    await channel.send({ text: 'hi again', senderId: 'd' });
-    const fresh = codeIn(await channel.waitForReply('dm:d'));
+    // The throwaways ask again each time their codes expire, all day: 3 codes each, then refused.
+    for (let hour = 0; hour < 23; hour++) {
+      advance(60 * 60_000 + 1);
+      for (const sender of ['t1', 't2', 't3']) await channel.send({ text: 'hi', senderId: sender });
+    }
+    await setup?.core.whenIdle();
+    const given = (sender: string) =>
+      store.pairing.countRequestsSince({ channel: 'test', platformId: sender, since: 0 });
+    expect(['t1', 't2', 't3'].map(given)).toEqual([3, 3, 3]);
+    expect(channel.replies('dm:t1').at(-1)).toMatch(/asked for access several times today/);
+
+    expect(() => store.pairing.approve({ code: newcomerCode })).toThrow(/expired/);
+    await channel.send({ text: 'hi again', senderId: 'newcomer' });
+    const fresh = codeIn(await channel.waitForReply('dm:newcomer'));
     expect(store.pairing.list().map((request) => request.code)).toEqual([fresh]);
     expect(model.chatRequests()).toHaveLength(0);
+  });
+
+  it('a full channel displaces its oldest request for a newcomer and warns the owner', async () => {
+    const warnings: string[] = [];
+    const logger = {
+      ...silentLogger,
+      warn: (_: object, message?: string) => void warnings.push(message ?? ''),
+    };
+    const { channel, store, advance } = await start({ maxPendingPairingPerChannel: 3, logger });
+    for (const sender of ['t1', 't2', 't3']) {
+      await channel.send({ text: 'hi', senderId: sender });
+      advance(1000);
+    }
+    const oldest = codeIn(await channel.waitForReply('dm:t1'));
+    await channel.send({ text: 'hello, I am new', senderId: 'newcomer' });
+    const newcomerCode = codeIn(await channel.waitForReply('dm:newcomer'));
+    expect(() => store.pairing.approve({ code: oldest })).toThrow(/expired/);
+    expect(store.pairing.list().map((request) => request.platformId)).toEqual(['t2', 't3', 'newcomer']);
+    expect(warnings).toEqual([expect.stringMatching(/oldest was displaced.*nexus pairing list/)]);
+    expect(store.pairing.approve({ code: newcomerCode }).identity.approved).toBe(true);
   });
 
   it('ignores a sender the owner rejected, without issuing new codes', async () => {

@@ -20,6 +20,10 @@ export interface PairingStore {
   /** When the owner last rejected this sender, if ever. */
   lastRejectedAt(identity: IdentityRef): number | undefined;
   countPending(options: { channel: string }): number;
+  /** How many requests (any status) the sender was given since `since`. */
+  countRequestsSince(options: IdentityRef & { since: number }): number;
+  /** Ends the channel's oldest pending request now (its code stops working); returns it. */
+  displaceOldest(options: { channel: string }): PairingRequest | undefined;
   create(options: IdentityRef & { code: string; displayName?: string; ttlMs: number }): PairingRequest;
   /** Pending requests that have not expired, oldest first. */
   list(): PairingRequest[];
@@ -56,6 +60,14 @@ export function createPairingStore(
   const countStatement = database.prepare(
     `SELECT COUNT(*) AS count FROM pairing_requests WHERE status = 'pending' AND channel = ? AND expires_at > ?`,
   );
+  const senderCountStatement = database.prepare(
+    'SELECT COUNT(*) AS count FROM pairing_requests WHERE channel = ? AND platform_id = ? AND created_at > ?',
+  );
+  const oldestStatement = database.prepare(
+    `SELECT * FROM pairing_requests WHERE status = 'pending' AND channel = ? AND expires_at > ?
+     ORDER BY created_at, code LIMIT 1`,
+  );
+  const expireStatement = database.prepare('UPDATE pairing_requests SET expires_at = ? WHERE code = ?');
   const insertStatement = database.prepare(
     `INSERT INTO pairing_requests (code, channel, platform_id, display_name, status, created_at, expires_at)
      VALUES (?, ?, ?, ?, 'pending', ?, ?)`,
@@ -101,6 +113,16 @@ export function createPairingStore(
     },
     countPending({ channel }) {
       return (countStatement.get(channel, now()) as { count: number }).count;
+    },
+    countRequestsSince({ channel, platformId, since }) {
+      return (senderCountStatement.get(channel, platformId, since) as { count: number }).count;
+    },
+    displaceOldest({ channel }) {
+      const at = now();
+      const row = oldestStatement.get(channel, at) as PairingRow | undefined;
+      if (!row) return undefined;
+      expireStatement.run(at, row.code);
+      return toRequest({ ...row, expires_at: at });
     },
     create(options) {
       const createdAt = now();

@@ -3,10 +3,10 @@ import type { AccessDecision } from '../access/access-decision.ts';
 import { ACCESS_MESSAGES } from '../access/access-messages.ts';
 import type { ResolvedAccessOptions } from '../access/access-options.ts';
 import type { NoticeThrottle } from '../access/notice-throttle.ts';
-import { forgetPerson } from '../identity/forget-person.ts';
 import type { Identity } from '../identity/identity-store.ts';
 import { enterLinkCode, issueLinkCode } from '../identity/link-flow.ts';
 import { groupMemoryId } from '../memory/memory-subject.ts';
+import { type ForgetRequest, forgetMe } from './forget-me.ts';
 import { forgetOneMemory, listMemoryPage, type MemoryListings } from './memory-commands.ts';
 import type { ParsedCommand } from './parse-command.ts';
 import { replyWith } from './reply-with.ts';
@@ -14,8 +14,8 @@ import { replyWith } from './reply-with.ts';
 export interface CommandContext {
   options: ResolvedAccessOptions;
   throttle: NoticeThrottle;
-  /** Person id → when their `/forget-me` stops waiting for `/forget-me confirm`. */
-  forgetPending: Map<string, number>;
+  /** Account (`<channel>:<platform id>`) → its pending `/forget-me`. */
+  forgetPending: Map<string, ForgetRequest>;
   /** What each memory owner's last `/memories` page numbered, for `/forget <n>`. */
   listings: MemoryListings;
 }
@@ -74,32 +74,11 @@ export function runCommand(
       : forgetOneMemory(request);
   }
   // Without memory there are still turns, jobs and account records to forget.
-  return forgetMe(context, intent, command.argument.toLowerCase() === 'confirm');
-}
-
-function forgetMe(context: CommandContext, intent: Intent, confirmed: boolean): AccessDecision {
-  const { options, forgetPending } = context;
-  const now = options.now();
-  const userId = intent.userId;
-  if (!confirmed) {
-    for (const [key, expiresAt] of forgetPending) if (expiresAt <= now) forgetPending.delete(key);
-    forgetPending.set(userId, now + options.forgetConfirmMs);
-    return replyWith(intent, ACCESS_MESSAGES.forgetConfirm(options.forgetConfirmMs));
-  }
-  const pendingUntil = forgetPending.get(userId);
-  if (pendingUntil === undefined || pendingUntil <= now) {
-    return replyWith(intent, ACCESS_MESSAGES.forgetNothingPending());
-  }
-  forgetPending.delete(userId);
-  return replyWith(intent, async ({ abortSignal }) => {
-    const report = await forgetPerson({
-      store: options.store,
-      ...(options.memory ? { memory: options.memory } : {}),
-      erasers: options.erasers,
-      userId,
-      abortSignal,
-      logger: options.logger,
-    });
-    return ACCESS_MESSAGES.forgotten(report.removed);
-  });
+  return forgetMe(
+    options,
+    context.forgetPending,
+    intent,
+    identity,
+    command.argument.toLowerCase() === 'confirm',
+  );
 }

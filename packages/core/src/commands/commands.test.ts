@@ -111,13 +111,16 @@ describe('/link on the test channels', () => {
     await channel.send({ text: '/link', senderId: 'ann' });
     const code = codeIn(await channel.waitForReply('dm:ann'));
     await channel.send({ text: `/link ${code.toLowerCase().slice(0, 4)}-${code.slice(4)}`, ...other });
+    // The entering side is told whose account it joins and confirms first.
+    expect(await channel.waitForReply('phone')).toMatch(/made by a test account \(test:ann\)/);
+    await channel.send({ text: '/link confirm', ...other });
     // The issuer is told who entered the code, from which channel, on their own conversation.
     const notice = await channel.waitForReply('dm:ann');
     expect(notice).toMatch(/entered your link code from a test account \(Ann P\., test:ann-phone\)/);
     expect(notice).toMatch(/\/link approve/);
     expect(await channel.waitForReply('phone')).toMatch(/asked your test account to approve/);
 
-    // The entering side cannot complete it: the old confirmation links nothing.
+    // The entering side cannot complete it alone.
     await channel.send({ text: '/link confirm', ...other });
     expect(await channel.waitForReply('phone')).toMatch(/approved on the account that asked/);
     await channel.send({ text: '/link approve', ...other });
@@ -163,6 +166,8 @@ describe('/link on the test channels', () => {
     const code = codeIn(await channel.waitForReply('dm:owner'));
 
     await channel.send({ text: `/link ${code}`, senderId: 'mallory', senderName: 'Support Team' });
+    expect(await channel.waitForReply('dm:mallory')).toMatch(/made by a test account/);
+    await channel.send({ text: '/link confirm', senderId: 'mallory' });
     expect(await channel.waitForReply('dm:owner')).toMatch(/\(Support Team, test:mallory\)/);
     expect(await channel.waitForReply('dm:mallory')).toMatch(/asked your test account to approve/);
     await channel.send({ text: '/link deny', senderId: 'owner' });
@@ -185,6 +190,8 @@ describe('/link on the test channels', () => {
     await channel.send({ text: '/link', senderId: 'ann' });
     const code = codeIn(await channel.waitForReply('dm:ann'));
     await channel.send({ text: `/link ${code}`, senderId: 'ann-phone' });
+    await channel.waitForReply('dm:ann-phone');
+    await channel.send({ text: '/link confirm', senderId: 'ann-phone' });
     expect(await channel.waitForReply('dm:ann-phone')).toMatch(/could not reach your test account/);
     expect(store.linkCodes.findUnclaimed(code)).toBeUndefined();
     expect(store.linkCodes.awaitingApproval({ channel: 'test', platformId: 'ann' })).toBeUndefined();
@@ -204,6 +211,8 @@ describe('/link on the test channels', () => {
     await channel.send({ text: '/link', senderId: 'owner' });
     const code = codeIn(await channel.waitForReply('dm:owner'));
     await channel.send({ text: `/link ${code}`, senderId: 'owner-laptop' });
+    await channel.waitForReply('dm:owner-laptop');
+    await channel.send({ text: '/link confirm', senderId: 'owner-laptop' });
     await channel.waitForReply('dm:owner');
     await channel.waitForReply('dm:owner-laptop');
     await channel.send({ text: '/link approve', senderId: 'owner' });
@@ -273,6 +282,8 @@ describe('wrong link codes', () => {
     expect(await channel.waitForReply('dm:fresh-throwaway')).toMatch(/Too many wrong codes/);
     // …and the person typing their own code correctly still gets through to the approval step.
     await channel.send({ text: `/link ${realCode}`, senderId: 'owner-phone' });
+    expect(await channel.waitForReply('dm:owner-phone')).toMatch(/made by a test account/);
+    await channel.send({ text: '/link confirm', senderId: 'owner-phone' });
     expect(await channel.waitForReply('dm:owner')).toMatch(/entered your link code/);
     expect(await channel.waitForReply('dm:owner-phone')).toMatch(/asked your test account to approve/);
     await channel.send({ text: '/link approve', senderId: 'owner' });

@@ -1,4 +1,5 @@
 import type { LanguageModelMiddleware } from 'ai';
+import { estimatePromptTokens } from './estimate-prompt-tokens.ts';
 import { BudgetExhaustedError, type TurnBudget, type TurnSpend } from './turn-budget.ts';
 
 interface ProviderUsage {
@@ -8,8 +9,9 @@ interface ProviderUsage {
 
 /**
  * Sits between the AI SDK and the provider, so it sees every request a run makes (each step,
- * each retry): it claims a call from the message's budget before the request goes out, limits the
- * request's output tokens to what is left, and charges the provider's reported usage after.
+ * each retry): it claims a call from the message's budget before the request goes out (refused
+ * once the calls, output or input tokens are used up), limits the request's output tokens to what
+ * is left, and charges the provider's reported usage after.
  * `run` tallies what this one run spent. A refused claim throws BudgetExhaustedError before any
  * request is sent.
  */
@@ -20,8 +22,9 @@ export function budgetMiddleware(budget: TurnBudget, run: TurnSpend): LanguageMo
     run.modelCalls += 1;
     return granted.maxOutputTokens;
   };
-  const charge = async (usage: ProviderUsage | undefined) => {
-    const inputTokens = usage?.inputTokens?.total ?? 0;
+  const charge = async (usage: ProviderUsage | undefined, prompt: ReadonlyArray<{ content: unknown }>) => {
+    // Input counts toward the per-message input cap; estimated when the provider reports none.
+    const inputTokens = usage?.inputTokens?.total ?? estimatePromptTokens(prompt);
     const outputTokens = usage?.outputTokens?.total ?? 0;
     run.inputTokens += inputTokens;
     run.outputTokens += outputTokens;
@@ -31,7 +34,7 @@ export function budgetMiddleware(budget: TurnBudget, run: TurnSpend): LanguageMo
     wrapGenerate: async ({ params, model }) => {
       const allowed = await claim();
       const result = await model.doGenerate({ ...params, maxOutputTokens: capped(params, allowed) });
-      await charge(result.usage);
+      await charge(result.usage, params.prompt);
       return result;
     },
     wrapStream: async ({ params, model }) => {
@@ -39,7 +42,7 @@ export function budgetMiddleware(budget: TurnBudget, run: TurnSpend): LanguageMo
       const result = await model.doStream({ ...params, maxOutputTokens: capped(params, allowed) });
       const charged = new TransformStream<typeof result.stream extends ReadableStream<infer P> ? P : never>({
         async transform(part, controller) {
-          if (part.type === 'finish') await charge(part.usage);
+          if (part.type === 'finish') await charge(part.usage, params.prompt);
           controller.enqueue(part);
         },
       });

@@ -8,7 +8,9 @@ export function budgetNote(reason: BudgetStopReason, limits: TurnLimits, textSoF
   const limit =
     reason === 'model_calls'
       ? `its limit of ${limits.maxModelCalls} model calls`
-      : `its limit of ${limits.maxOutputTokens.toLocaleString('en-US')} output tokens`;
+      : reason === 'input_tokens'
+        ? `its limit of ${limits.maxInputTokens.toLocaleString('en-US')} input tokens`
+        : `its limit of ${limits.maxOutputTokens.toLocaleString('en-US')} output tokens`;
   const note =
     textSoFar.trim() === ''
       ? `I stopped before finishing: this message reached ${limit}. Please ask again in smaller steps.`

@@ -131,6 +131,51 @@ describe('cost guard', () => {
     expect(channel.replyTextOf('m1')).toContain('limit of 100 output tokens');
   });
 
+  it('stops at the cap of input tokens: every call re-sends the growing context', async () => {
+    const { core, channel, reports } = setUp({ turnLimits: { maxInputTokens: 3000 } });
+    // Each tool round adds a long result to the context, so each call's input grows.
+    const long = 'y'.repeat(2000);
+    server.setResponder(() => ({ toolCalls: [{ name: 'recall', arguments: { query: long } }] }));
+
+    await core.intake(testIntent({ id: 'm1', text: 'read everything' }));
+    await core.whenIdle();
+
+    const calls = server.chatRequests().length;
+    expect(calls).toBeGreaterThan(1);
+    expect(calls).toBeLessThan(12);
+    const spend = reports[0]?.spend;
+    expect(reports[0]).toMatchObject({ budgetExhausted: 'input_tokens', spend: { modelCalls: calls } });
+    // Refused only once the cap was reached: the calls before it stayed under it.
+    expect(spend?.inputTokens).toBeGreaterThanOrEqual(3000);
+    expect(channel.replyTextOf('m1')).toContain('limit of 3,000 input tokens');
+  });
+
+  it("refuses a group's turns once the group's daily allowance is used, whoever writes", async () => {
+    const now = Date.parse('2026-03-01T12:00:00Z');
+    const { core, channel } = setUp({
+      dailyBudget: createSqliteDailyTokenBudget({ path: ':memory:', tokensPerGroupPerDay: 30 }),
+      now: () => now,
+    });
+    const inGroup = (id: string, userId: string) => ({
+      ...testIntent({ id, conversationId: 'team' }),
+      conversation: { id: 'team', kind: 'group' as const },
+      userId,
+      mentionsAssistant: true,
+    });
+    await core.intake(inGroup('g1', 'test:ann'));
+    await core.whenIdle();
+    expect(channel.replyTextOf('g1')).toBe('Echo: hello there');
+    // Another member, who has spent nothing: the group's allowance is used up.
+    await core.intake(inGroup('g2', 'test:bob'));
+    await core.whenIdle();
+    expect(channel.replyTextOf('g2')).toMatch(/^This group has used today's allowance of 30 tokens/);
+    // Bob's own direct chat is not the group's: no personal limit is set, so he is answered.
+    await core.intake({ ...testIntent({ id: 'd1', conversationId: 'dm-bob' }), userId: 'test:bob' });
+    await core.whenIdle();
+    expect(channel.replyTextOf('d1')).toBe('Echo: hello there');
+    expect(server.chatRequests()).toHaveLength(2);
+  });
+
   it('refuses the turn after the daily allowance is used, without calling the model, across a restart', async () => {
     const path = join(directory, 'token-budget.db');
     let now = Date.parse('2026-03-01T21:30:00Z');
@@ -181,6 +226,9 @@ describe('daily token budget store', () => {
       resetsAt: Date.parse('2026-03-02T00:00:00Z'),
     });
     expect(budget.check('web:b', day).allowed).toBe(true);
+    // No group limit was given: a group is never refused and nothing is kept for it.
+    budget.charge('group:test:team', 500, day);
+    expect(budget.check('group:test:team', day)).toMatchObject({ allowed: true, spent: 0 });
     expect(budget.forget('web:a')).toBe(1);
     expect(budget.check('web:a', day)).toMatchObject({ allowed: true, spent: 0 });
     budget.close();

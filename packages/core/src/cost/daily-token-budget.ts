@@ -1,24 +1,32 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { openSqliteDatabase } from '@nexus/sqlite-kit';
 
+/** Whose allowance: a person's (over all their channels) or a group conversation's (all members). */
+export type BudgetSubject = 'person' | 'group';
+
 export interface DailyAllowance {
   allowed: boolean;
-  /** Tokens charged to the person today. */
+  /** Tokens charged to the person (or group) today. */
   spent: number;
+  /** Infinity when that kind of budget is off. */
   limit: number;
   /** Epoch ms of the next day boundary (00:00 UTC). */
   resetsAt: number;
 }
 
 /**
- * Input plus output tokens per person per UTC day, kept in SQLite so a restart does not hand out
- * a fresh allowance. Checked before a turn, charged after it: one turn may overrun the limit by
- * its own cost (at most the per-message caps), the next one is refused.
+ * Input plus output tokens per person, and per group conversation, per UTC day, kept in SQLite so
+ * a restart does not hand out a fresh allowance. Checked before a turn, charged after it: one turn
+ * may overrun the limit by its own cost (at most the per-message caps), the next one is refused.
+ * Group subjects are ids starting `group:` (see `groupMemoryId`); every other id is a person.
  */
 export interface DailyTokenBudget {
-  readonly tokensPerDay: number;
-  check(userId: string, now: number): DailyAllowance;
-  charge(userId: string, tokens: number, now: number): void;
+  /** Per person; undefined when off. */
+  readonly tokensPerDay: number | undefined;
+  /** Per group conversation; undefined when off. */
+  readonly tokensPerGroupPerDay: number | undefined;
+  check(subjectId: string, now: number): DailyAllowance;
+  charge(subjectId: string, tokens: number, now: number): void;
   /** Removes every day's spend of a person (for `/forget-me`); returns the rows removed. */
   forget(userId: string): number;
   close(): void;
@@ -34,16 +42,26 @@ const MIGRATIONS = [
 ];
 
 const DAY_MS = 86_400_000;
+const GROUP_PREFIX = 'group:';
 /** Days of spend kept after they end, for an operator looking back; older rows are removed. */
 const KEPT_DAYS = 7;
 
 export function createSqliteDailyTokenBudget(options: {
   /** A file path, or ':memory:'. */
   path: string;
-  tokensPerDay: number;
+  /** Per person; omit for no personal limit. */
+  tokensPerDay?: number | undefined;
+  /** Per group conversation; omit for no group limit. */
+  tokensPerGroupPerDay?: number | undefined;
 }): DailyTokenBudget {
-  if (!Number.isInteger(options.tokensPerDay) || options.tokensPerDay < 1)
-    throw new RangeError(`tokensPerDay must be a whole number of at least 1 (got ${options.tokensPerDay}).`);
+  for (const key of ['tokensPerDay', 'tokensPerGroupPerDay'] as const) {
+    const value = options[key];
+    if (value !== undefined && (!Number.isInteger(value) || value < 1))
+      throw new RangeError(`${key} must be a whole number of at least 1 (got ${value}).`);
+  }
+  const limitOf = (subjectId: string): number =>
+    (subjectId.startsWith(GROUP_PREFIX) ? options.tokensPerGroupPerDay : options.tokensPerDay) ??
+    Number.POSITIVE_INFINITY;
   const database: DatabaseSync = openSqliteDatabase({
     path: options.path,
     migrations: MIGRATIONS,
@@ -62,23 +80,21 @@ export function createSqliteDailyTokenBudget(options: {
 
   return {
     tokensPerDay: options.tokensPerDay,
-    check(userId, now) {
-      const row = read.get(userId, dayOf(now)) as { tokens: number } | undefined;
+    tokensPerGroupPerDay: options.tokensPerGroupPerDay,
+    check(subjectId, now) {
+      const limit = limitOf(subjectId);
+      const row = read.get(subjectId, dayOf(now)) as { tokens: number } | undefined;
       const spent = row?.tokens ?? 0;
-      return {
-        allowed: spent < options.tokensPerDay,
-        spent,
-        limit: options.tokensPerDay,
-        resetsAt: nextDayStart(now),
-      };
+      return { allowed: spent < limit, spent, limit, resetsAt: nextDayStart(now) };
     },
-    charge(userId, tokens, now) {
+    charge(subjectId, tokens, now) {
+      if (limitOf(subjectId) === Number.POSITIVE_INFINITY) return;
       const day = dayOf(now);
       if (day !== prunedDay) {
         prune.run(dayOf(now - KEPT_DAYS * DAY_MS));
         prunedDay = day;
       }
-      if (tokens > 0) add.run(userId, day, Math.round(tokens));
+      if (tokens > 0) add.run(subjectId, day, Math.round(tokens));
     },
     forget(userId) {
       return Number(remove.run(userId).changes);
@@ -97,9 +113,14 @@ function nextDayStart(now: number): number {
   return Math.floor(now / DAY_MS) * DAY_MS + DAY_MS;
 }
 
-/** The reply to a person over their daily allowance, saying when it comes back. */
-export function dailyBudgetReply(allowance: DailyAllowance, now: number): string {
+/** The reply to a person (or group) over their daily allowance, saying when it comes back. */
+export function dailyBudgetReply(
+  allowance: DailyAllowance,
+  now: number,
+  subject: BudgetSubject = 'person',
+): string {
   const minutes = Math.max(1, Math.ceil((allowance.resetsAt - now) / 60_000));
   const wait = minutes >= 60 ? `${Math.floor(minutes / 60)} h ${minutes % 60} min` : `${minutes} min`;
-  return `You have used today's allowance of ${allowance.limit.toLocaleString('en-US')} tokens, so I cannot answer until it resets at 00:00 UTC (in ${wait}). Commands such as /help still work.`;
+  const who = subject === 'group' ? 'This group has' : 'You have';
+  return `${who} used today's allowance of ${allowance.limit.toLocaleString('en-US')} tokens, so I cannot answer until it resets at 00:00 UTC (in ${wait}). Commands such as /help still work.`;
 }

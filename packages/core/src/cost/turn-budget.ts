@@ -4,16 +4,30 @@ export interface TurnLimits {
   maxModelCalls: number;
   /** Output tokens over all those requests. */
   maxOutputTokens: number;
+  /**
+   * Input tokens over all those requests, as the provider reports them (the prompt of each call:
+   * instructions, history, memory, tool results, documents and images). Each call re-sends the
+   * growing context, so twelve calls can cost far more input than one; the next call is refused
+   * once this is reached (one call may overrun it by its own input).
+   */
+  maxInputTokens: number;
 }
 
 /**
  * 12 calls: a plain answer is 1, a memory tool round 2–3, a delegation of three tasks with a tool
  * step each about 9; a loop of tool calls reaches 12 quickly and stops there. 8,000 output tokens:
- * several long answers' worth, far above what one chat reply needs.
+ * several long answers' worth, far above what one chat reply needs. 100,000 input tokens: a
+ * prompt is about 5,000 (instructions, 3,000 of history, memory, tools), so a tool-heavy message
+ * fits many times over, and a long document still fits once or twice; 12 calls re-sending a
+ * grown context of 50,000 do not.
  */
-export const DEFAULT_TURN_LIMITS: TurnLimits = { maxModelCalls: 12, maxOutputTokens: 8000 };
+export const DEFAULT_TURN_LIMITS: TurnLimits = {
+  maxModelCalls: 12,
+  maxOutputTokens: 8000,
+  maxInputTokens: 100_000,
+};
 
-export type BudgetStopReason = 'model_calls' | 'output_tokens';
+export type BudgetStopReason = 'model_calls' | 'output_tokens' | 'input_tokens';
 
 /** What a message (or one run of it) spent. */
 export interface TurnSpend {
@@ -55,7 +69,7 @@ export class BudgetExhaustedError extends Error {
     super(
       reason === 'model_calls'
         ? 'This message reached its limit of model calls.'
-        : 'This message reached its limit of output tokens.',
+        : `This message reached its limit of ${reason === 'input_tokens' ? 'input' : 'output'} tokens.`,
     );
     this.name = 'BudgetExhaustedError';
     this.reason = reason;
@@ -72,8 +86,14 @@ export function budgetStopOf(error: unknown): BudgetStopReason | undefined {
 }
 
 /** Decides a claim from the counters; shared by the in-process and the Redis budget. */
-export function decideClaim(limits: TurnLimits, spentCalls: number, spentOutput: number): CallClaim {
+export function decideClaim(
+  limits: TurnLimits,
+  spentCalls: number,
+  spentOutput: number,
+  spentInput = 0,
+): CallClaim {
   if (spentCalls >= limits.maxModelCalls) return { ok: false, reason: 'model_calls' };
+  if (spentInput >= limits.maxInputTokens) return { ok: false, reason: 'input_tokens' };
   const remaining = limits.maxOutputTokens - spentOutput;
   if (remaining <= 0) return { ok: false, reason: 'output_tokens' };
   return { ok: true, maxOutputTokens: remaining };
@@ -95,7 +115,7 @@ export function createTurnBudget(limits: TurnLimits, scope: TurnBudgetScope): Tu
     ...scope,
     limits,
     async claimCall() {
-      const claim = decideClaim(limits, spent.modelCalls, spent.outputTokens);
+      const claim = decideClaim(limits, spent.modelCalls, spent.outputTokens, spent.inputTokens);
       if (claim.ok) spent.modelCalls += 1;
       return claim;
     },
@@ -104,7 +124,7 @@ export function createTurnBudget(limits: TurnLimits, scope: TurnBudgetScope): Tu
       spent.outputTokens += usage.outputTokens ?? 0;
     },
     async exhausted() {
-      const claim = decideClaim(limits, spent.modelCalls, spent.outputTokens);
+      const claim = decideClaim(limits, spent.modelCalls, spent.outputTokens, spent.inputTokens);
       return claim.ok ? undefined : claim.reason;
     },
     spend: async () => ({ ...spent }),
@@ -114,7 +134,7 @@ export function createTurnBudget(limits: TurnLimits, scope: TurnBudgetScope): Tu
 /** Checks limits given by an operator: whole numbers of at least 1. */
 export function resolveTurnLimits(limits: Partial<TurnLimits> = {}): TurnLimits {
   const resolved = { ...DEFAULT_TURN_LIMITS };
-  for (const key of ['maxModelCalls', 'maxOutputTokens'] as const) {
+  for (const key of ['maxModelCalls', 'maxOutputTokens', 'maxInputTokens'] as const) {
     const value = limits[key];
     if (value === undefined) continue;
     if (!Number.isInteger(value) || value < 1)

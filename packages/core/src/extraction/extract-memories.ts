@@ -122,69 +122,21 @@ export async function extractMemories(options: ExtractMemoriesOptions): Promise<
   );
   const edited = new Set(fromMessage.map((record) => record.id));
   const stored = distinctHits([...fromMessage, ...similar.flat()]);
-  let decisions: MemoryDecision[];
-  if (stored.length === 0) {
-    decisions = facts.map((_, index) => ({ fact: index + 1, action: 'ADD' }));
-  } else {
-    report.decisionCall = true;
-    const now = options.now();
-    const answer = await askModelForJson({
-      model,
-      step: 'memory decisions',
-      instructions:
-        fromMessage.length > 0
-          ? `${memoryDecisionInstructions(subject.kind)}\n${EDITED_MESSAGE_DECISIONS}`
-          : memoryDecisionInstructions(subject.kind),
-      prompt: memoryDecisionPrompt(
+  // Nothing similar stored: every fact is new, and no second model call is needed.
+  report.decisionCall = stored.length > 0;
+  const decisions: MemoryDecision[] = report.decisionCall
+    ? await decideMemories({
+        model,
+        subjectKind: subject.kind,
         facts,
-        stored.map((hit) => ({
-          content: hit.content,
-          category: hit.category,
-          age: factAge(now - hit.updatedAt),
-          fromEditedMessage: edited.has(hit.id),
-        })),
-      ),
-      schema: memoryDecisionsSchema.superRefine((value, context) => {
-        value.decisions.forEach((decision, index) => {
-          const problem = decisionProblem(decision, facts.length, stored.length);
-          if (problem) context.addIssue({ code: 'custom', path: ['decisions', index], message: problem });
-        });
-      }),
-      ...signal,
-    });
-    decisions = answer.decisions;
-  }
+        stored,
+        edited,
+        now: options.now(),
+        ...signal,
+      })
+    : facts.map((_, index) => ({ fact: index + 1, action: 'ADD' }));
 
-  const touched = new Set<number>();
-  for (const decision of decisions) {
-    const fact = decision.fact === undefined ? undefined : facts[decision.fact - 1];
-    const target = decision.memory === undefined ? undefined : stored[decision.memory - 1];
-    if (target) {
-      if (touched.has(decision.memory!)) continue;
-      touched.add(decision.memory!);
-    }
-    if (decision.action === 'ADD' && fact) {
-      const result = await addFact(options, destination, fact, decision.content ?? fact.content);
-      if (result.action === 'inserted' || result.action === 'updated') report.added += 1;
-      else report.unchanged += 1;
-    } else if (decision.action === 'UPDATE' && target) {
-      const content = decision.content ?? fact?.content ?? target.content;
-      const result = await addFact(
-        options,
-        destination,
-        fact ?? { content, category: target.category, source: target.source },
-        content,
-      );
-      if (result.memory.id !== target.id)
-        await memory.delete({ userId: subject.userId, id: target.id, ...signal });
-      report.updated += 1;
-    } else if (decision.action === 'DELETE' && target) {
-      const { deleted } = await memory.delete({ userId: subject.userId, id: target.id, ...signal });
-      if (deleted) report.deleted += 1;
-    } else {
-      report.unchanged += 1;
-    }
-  }
+  await applyDecisions({ options, destination, facts, stored, decisions, report });
   return report;
 }
 
@@ -249,4 +201,92 @@ function distinctHits(hits: StoredMemory[]): StoredMemory[] {
   const byId = new Map<string, StoredMemory>();
   for (const hit of hits) if (!byId.has(hit.id)) byId.set(hit.id, hit);
   return [...byId.values()];
+}
+
+/**
+ * The decision step: for each new fact, what to do with the similar memories already stored (and
+ * those learned from an edited message's old words, marked so the model can correct them).
+ */
+async function decideMemories(options: {
+  model: ExtractMemoriesOptions['model'];
+  subjectKind: Parameters<typeof memoryDecisionInstructions>[0];
+  facts: Parameters<typeof memoryDecisionPrompt>[0];
+  stored: ReturnType<typeof distinctHits>;
+  edited: Set<string>;
+  now: number;
+  abortSignal?: AbortSignal;
+}): Promise<MemoryDecision[]> {
+  const { facts, stored, edited, now } = options;
+  const answer = await askModelForJson({
+    model: options.model,
+    step: 'memory decisions',
+    instructions:
+      edited.size > 0
+        ? `${memoryDecisionInstructions(options.subjectKind)}\n${EDITED_MESSAGE_DECISIONS}`
+        : memoryDecisionInstructions(options.subjectKind),
+    prompt: memoryDecisionPrompt(
+      facts,
+      stored.map((hit) => ({
+        content: hit.content,
+        category: hit.category,
+        age: factAge(now - hit.updatedAt),
+        fromEditedMessage: edited.has(hit.id),
+      })),
+    ),
+    schema: memoryDecisionsSchema.superRefine((value, context) => {
+      value.decisions.forEach((decision, index) => {
+        const problem = decisionProblem(decision, facts.length, stored.length);
+        if (problem) context.addIssue({ code: 'custom', path: ['decisions', index], message: problem });
+      });
+    }),
+    ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+  });
+  return answer.decisions;
+}
+
+/**
+ * The decisions carried out, each stored memory touched at most once: ADD writes a fact, UPDATE
+ * rewrites a memory (the old one goes when the write did not land on it), DELETE removes one.
+ */
+async function applyDecisions(context: {
+  options: ExtractMemoriesOptions;
+  destination: Destination;
+  facts: Parameters<typeof memoryDecisionPrompt>[0];
+  stored: ReturnType<typeof distinctHits>;
+  decisions: MemoryDecision[];
+  report: ExtractionReport;
+}): Promise<void> {
+  const { options, destination, facts, stored, decisions, report } = context;
+  const { memory, abortSignal } = options;
+  const signal = abortSignal ? { abortSignal } : {};
+  const touched = new Set<number>();
+  for (const decision of decisions) {
+    const fact = decision.fact === undefined ? undefined : facts[decision.fact - 1];
+    const target = decision.memory === undefined ? undefined : stored[decision.memory - 1];
+    if (target) {
+      if (touched.has(decision.memory!)) continue;
+      touched.add(decision.memory!);
+    }
+    if (decision.action === 'ADD' && fact) {
+      const result = await addFact(options, destination, fact, decision.content ?? fact.content);
+      if (result.action === 'inserted' || result.action === 'updated') report.added += 1;
+      else report.unchanged += 1;
+    } else if (decision.action === 'UPDATE' && target) {
+      const content = decision.content ?? fact?.content ?? target.content;
+      const result = await addFact(
+        options,
+        destination,
+        fact ?? { content, category: target.category, source: target.source },
+        content,
+      );
+      if (result.memory.id !== target.id)
+        await memory.delete({ userId: destination.userId, id: target.id, ...signal });
+      report.updated += 1;
+    } else if (decision.action === 'DELETE' && target) {
+      const { deleted } = await memory.delete({ userId: destination.userId, id: target.id, ...signal });
+      if (deleted) report.deleted += 1;
+    } else {
+      report.unchanged += 1;
+    }
+  }
 }

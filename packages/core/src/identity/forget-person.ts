@@ -2,6 +2,7 @@ import { setTimeout } from 'node:timers/promises';
 import { type Logger, NexusError } from '@nexus/protocol';
 import type { AccessMemoryPort } from '../access/access-decision.ts';
 import type { AccessStore } from '../access/access-store.ts';
+import { eraseSpeakerGroupMemories } from './erase-speaker-group-memories.ts';
 import type { ForgetTarget } from './person-records.ts';
 
 /** One place that keeps something about people, able to delete all of it for one person. */
@@ -43,7 +44,7 @@ export interface ForgetPersonOptions {
 /**
  * Forgets a person everywhere: each eraser (turns, job payloads, agent-run data) first, so no
  * queued extraction writes a memory back afterwards, then memories (every id the person was known
- * by, so linked accounts' own memories too), then the access records. Access records go last, and only when everything else succeeded: they name the linked
+ * by, so linked accounts' own memories too, and the group memories tagged with them as speaker), then the access records. Access records go last, and only when everything else succeeded: they name the linked
  * accounts, and a retry after a failure must still find all of them.
  */
 export async function forgetPerson(options: ForgetPersonOptions): Promise<ForgetReport> {
@@ -72,9 +73,12 @@ export async function forgetPerson(options: ForgetPersonOptions): Promise<Forget
   }
   if (options.memory) {
     const memory = options.memory;
+    const groups = store.groupSpeakers.groupsOf(userIds);
     const reset = async () => {
       let count = 0;
       for (const id of userIds) count += (await memory.reset({ userId: id, ...signal(abortSignal) })).deleted;
+      // Group memories tagged with them: what they said in a group is theirs to take back too.
+      count += await eraseSpeakerGroupMemories({ memory, groups, speakers: userIds, ...signal(abortSignal) });
       return count;
     };
     try {
@@ -97,7 +101,8 @@ export async function forgetPerson(options: ForgetPersonOptions): Promise<Forget
       message: `I could not delete your ${failed.join(', ')} just now (everything else is gone). Please send /forget-me again in a moment.`,
     });
   }
-  removed.push({ kind: 'account records', count: store.personRecords.forget(target) });
+  const accountRecords = store.personRecords.forget(target) + store.groupSpeakers.forget(userIds);
+  removed.push({ kind: 'account records', count: accountRecords });
   options.logger?.info({ userId, removed }, 'person forgotten');
   return { removed };
 }

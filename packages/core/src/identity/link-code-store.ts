@@ -15,12 +15,15 @@ export interface LinkCode {
   claimedBy?: IdentityRef;
   claimedIn?: ConversationRef;
   claimedDisplayName?: string;
+  /** When the account that entered the code confirmed it, having been told whose account it joins. */
+  claimerConfirmedAt?: number;
 }
 
 /**
  * One-time link codes. A person asks for one on account A (`/link`), sends it from account B
- * (`/link CODE`, which claims it for B), and approves on A (`/link approve`), where they are
- * told who entered it: B alone can never complete a link.
+ * (`/link CODE`, which claims it for B and tells B whose account it joins), confirms on B
+ * (`/link confirm`), and approves on A (`/link approve`), where they are told who entered it:
+ * neither side alone can complete a link.
  */
 export interface LinkCodeStore {
   /** A new code for the person; their earlier unclaimed codes stop working. */
@@ -43,7 +46,12 @@ export interface LinkCodeStore {
   }): LinkCode | undefined;
   /** The unexpired code this identity claimed last. */
   claimedBy(identity: IdentityRef): LinkCode | undefined;
-  /** The unexpired, claimed code this identity issued last: what `/link approve` there approves. */
+  /** The claimer's `/link confirm`: only now may the issuer be asked; the approval window restarts. */
+  confirmClaim(options: { code: string; ttlMs: number }): LinkCode | undefined;
+  /**
+   * The unexpired code this identity issued last that its claimer has confirmed: what `/link approve`
+   * there approves.
+   */
   awaitingApproval(issuer: IdentityRef): LinkCode | undefined;
   consume(options: { code: string }): void;
 }
@@ -60,6 +68,7 @@ interface LinkCodeRow {
   issued_conversation: string | null;
   claimed_conversation: string | null;
   claimed_display_name: string | null;
+  claimer_confirmed_at: number | null;
 }
 
 export function createLinkCodeStore(database: DatabaseSync, now: () => number): LinkCodeStore {
@@ -84,7 +93,11 @@ export function createLinkCodeStore(database: DatabaseSync, now: () => number): 
   );
   const awaiting = database.prepare(
     `SELECT * FROM link_codes WHERE issued_channel = ? AND issued_platform_id = ? AND claimed_at IS NOT NULL
-       AND expires_at > ? ORDER BY claimed_at DESC LIMIT 1`,
+       AND claimer_confirmed_at IS NOT NULL AND expires_at > ? ORDER BY claimed_at DESC LIMIT 1`,
+  );
+  const confirm = database.prepare(
+    `UPDATE link_codes SET claimer_confirmed_at = ?, expires_at = ?
+     WHERE code = ? AND claimed_at IS NOT NULL AND claimer_confirmed_at IS NULL AND expires_at > ?`,
   );
   const byCode = database.prepare('SELECT * FROM link_codes WHERE code = ?');
   const consume = database.prepare('DELETE FROM link_codes WHERE code = ?');
@@ -128,6 +141,12 @@ export function createLinkCodeStore(database: DatabaseSync, now: () => number): 
       const row = claimed.get(identity.channel, identity.platformId, now()) as LinkCodeRow | undefined;
       return row ? toLinkCode(row) : undefined;
     },
+    confirmClaim({ code, ttlMs }) {
+      const at = now();
+      const normalised = normaliseCode(code);
+      if (Number(confirm.run(at, at + ttlMs, normalised, at).changes) === 0) return undefined;
+      return toLinkCode(byCode.get(normalised) as unknown as LinkCodeRow);
+    },
     awaitingApproval(issuer) {
       const row = awaiting.get(issuer.channel, issuer.platformId, now()) as LinkCodeRow | undefined;
       return row ? toLinkCode(row) : undefined;
@@ -153,5 +172,6 @@ function toLinkCode(row: LinkCodeRow): LinkCode {
       ? { claimedIn: JSON.parse(row.claimed_conversation) as ConversationRef }
       : {}),
     ...(row.claimed_display_name === null ? {} : { claimedDisplayName: row.claimed_display_name }),
+    ...(row.claimer_confirmed_at === null ? {} : { claimerConfirmedAt: row.claimer_confirmed_at }),
   };
 }

@@ -2,6 +2,7 @@ import { conversationRefOf, type Intent } from '@nexus/protocol';
 import type { AccessDecision } from '../access/access-decision.ts';
 import { ACCESS_MESSAGES } from '../access/access-messages.ts';
 import type { ResolvedAccessOptions } from '../access/access-options.ts';
+import { escapeMarkdown } from '../access/escape-markdown.ts';
 import type { NoticeThrottle } from '../access/notice-throttle.ts';
 import { looksLikeCode } from '../access/random-code.ts';
 import { replyWith } from '../commands/reply-with.ts';
@@ -38,11 +39,12 @@ export function issueLinkCode(
 }
 
 /**
- * `/link CODE` from any direct sender, approved or not. A valid code does not link anything by
- * itself: the account that asked for the code is told who entered it, from which channel, and
- * must answer `/link approve` there. If that message cannot be delivered, nothing is linked.
- * `/link approve` and `/link deny` are the issuer's answers; `/link confirm` (the old second step)
- * points there.
+ * `/link CODE` from any direct sender, approved or not. A valid code links nothing by itself:
+ * the sender is first told whose account the code belongs to (channel, name, id) and that it
+ * joins their whole person to that one, and must answer `/link confirm`; only then is the account
+ * that asked for the code told who entered it, and it must answer `/link approve`. So a code
+ * someone else sent ("send /link K7QX2M9P to verify") cannot capture the person who types it, and
+ * a code phished from its owner cannot be completed without them. `/link deny` cancels on either side.
  *
  * Wrong codes lock the sender out after a few (5 an hour). Wrong codes from everyone together
  * (50 an hour) do not lock anyone out: during such a flood each sender gets one try per window
@@ -58,7 +60,7 @@ export function enterLinkCode(
   const word = argument.toLowerCase();
   if (word === 'approve') return approveLink(options, intent, sender);
   if (word === 'deny') return denyLink(options, intent, sender);
-  if (word === 'confirm') return replyWith(intent, ACCESS_MESSAGES.linkApproveElsewhere());
+  if (word === 'confirm') return confirmLink(options, intent, sender);
   const { store, logger } = options;
   const senderKey = identityKey(sender);
   const lockedUntil = entryLockedUntil(options, senderKey);
@@ -91,9 +93,7 @@ export function enterLinkCode(
     store.linkCodes.consume(code);
     return replyWith(intent, ACCESS_MESSAGES.linkAlready());
   }
-  const notify = options.notify;
-  if (!notify || !code.issuedIn) return replyWith(intent, ACCESS_MESSAGES.linkUnavailable());
-  const issuedIn = code.issuedIn;
+  if (!options.notify || !code.issuedIn) return replyWith(intent, ACCESS_MESSAGES.linkUnavailable());
   const displayName = intent.sender.displayName;
   store.linkCodes.claim({
     code: code.code,
@@ -102,19 +102,52 @@ export function enterLinkCode(
     ...(displayName === undefined ? {} : { displayName }),
     ttlMs: options.linkCodeTtlMs,
   });
-  const who = displayName ? `${displayName}, ${senderKey}` : senderKey;
+  const issuer = store.identities.find(code.issuedBy);
+  const others = current ? (store.identities.person(current.userId)?.identities.length ?? 1) - 1 : 0;
+  logger.info({ sender: senderKey, userId: code.userId }, 'link code entered: waiting for its confirmation');
+  return replyWith(
+    intent,
+    ACCESS_MESSAGES.linkJoinQuestion({
+      issuedOn: code.issuedBy.channel,
+      issuer: describeAccount(code.issuedBy, issuer?.displayName),
+      otherAccounts: Math.max(0, others),
+      confirmWithinMs: options.linkCodeTtlMs,
+    }),
+  );
+}
+
+/** `/link confirm` from the account that entered a code: now the issuer is asked to approve. */
+function confirmLink(options: ResolvedAccessOptions, intent: Intent, sender: IdentityRef): AccessDecision {
+  const { store, logger } = options;
+  const claimed = store.linkCodes.claimedBy(sender);
+  if (!claimed) return replyWith(intent, ACCESS_MESSAGES.linkNothingToConfirm());
+  if (claimed.claimerConfirmedAt !== undefined) {
+    return replyWith(intent, ACCESS_MESSAGES.linkApproveElsewhere());
+  }
+  const notify = options.notify;
+  if (!notify || !claimed.issuedIn) return replyWith(intent, ACCESS_MESSAGES.linkUnavailable());
+  store.linkCodes.confirmClaim({ code: claimed.code, ttlMs: options.linkCodeTtlMs });
+  const issuedIn = claimed.issuedIn;
+  const senderKey = identityKey(sender);
+  const who = describeAccount(sender, claimed.claimedDisplayName);
   return replyWith(intent, async () => {
     try {
       await notify(issuedIn, ACCESS_MESSAGES.linkApprovalRequest(sender.channel, who, options.linkCodeTtlMs));
     } catch (error) {
       // Nobody can approve what they never saw: the code is spent, nothing is linked.
-      store.linkCodes.consume(code);
+      store.linkCodes.consume(claimed);
       logger.warn({ err: error, sender: senderKey }, 'link approval request could not be delivered');
-      return ACCESS_MESSAGES.linkNoticeFailed(code.issuedBy.channel);
+      return ACCESS_MESSAGES.linkNoticeFailed(claimed.issuedBy.channel);
     }
-    logger.info({ sender: senderKey, userId: code.userId }, 'link code entered: waiting for the issuer');
-    return ACCESS_MESSAGES.linkWaitingForApproval(code.issuedBy.channel, options.linkCodeTtlMs);
+    logger.info({ sender: senderKey, userId: claimed.userId }, 'link code confirmed: waiting for the issuer');
+    return ACCESS_MESSAGES.linkWaitingForApproval(claimed.issuedBy.channel, options.linkCodeTtlMs);
   });
+}
+
+/** An account as a notice names it: its display name as literal text, then its channel id. */
+function describeAccount(account: IdentityRef, displayName: string | undefined): string {
+  const key = escapeMarkdown(identityKey(account));
+  return displayName ? `${escapeMarkdown(displayName)}, ${key}` : key;
 }
 
 /** When the sender may not enter codes: their own lockout, or one failed try during a flood. */
@@ -156,13 +189,16 @@ function approveLink(options: ResolvedAccessOptions, intent: Intent, issuer: Ide
   });
 }
 
-function denyLink(options: ResolvedAccessOptions, intent: Intent, issuer: IdentityRef): AccessDecision {
-  const pending: LinkCode | undefined = options.store.linkCodes.awaitingApproval(issuer);
+function denyLink(options: ResolvedAccessOptions, intent: Intent, sender: IdentityRef): AccessDecision {
+  const { store } = options;
+  // The issuer refusing a confirmed claim, or the account that entered a code backing out.
+  const pending: LinkCode | undefined =
+    store.linkCodes.awaitingApproval(sender) ?? store.linkCodes.claimedBy(sender);
   if (!pending) return replyWith(intent, ACCESS_MESSAGES.linkNothingToApprove());
-  options.store.linkCodes.consume(pending);
+  store.linkCodes.consume(pending);
   options.logger.warn(
-    { issuer: identityKey(issuer), claimer: pending.claimedBy ? identityKey(pending.claimedBy) : undefined },
-    'link denied by the issuer',
+    { by: identityKey(sender), claimer: pending.claimedBy ? identityKey(pending.claimedBy) : undefined },
+    'link denied',
   );
   return replyWith(intent, ACCESS_MESSAGES.linkDenied());
 }

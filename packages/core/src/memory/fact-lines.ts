@@ -34,8 +34,8 @@ export function factLine(
 
 /**
  * The memory service's category order and prior (`packages/memory/src/memory-scoring.ts`), repeated
- * here because core does not depend on the memory package; tests/architecture/category-order.test.ts
- * fails if the two drift apart.
+ * here because core does not depend on the memory package; tests/memory/memory-ranking.test.ts
+ * ("core and memory agree on the category order and the prior") fails if the two drift apart.
  */
 export const CATEGORY_ORDER: readonly MemoryCategoryName[] = ['preference', 'fact', 'pattern', 'event'];
 export const STANDING_PRIOR = {

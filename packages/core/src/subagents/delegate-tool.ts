@@ -1,7 +1,8 @@
 import { type Tool, type ToolSet, tool, zodSchema } from 'ai';
 import { z } from 'zod';
-import type { SubagentFanOut, TurnToolsContext } from '../tools/create-turn-tools.ts';
+import type { TurnToolsContext } from '../tools/turn-tools-context.ts';
 import { runSubagent } from './run-subagent.ts';
+import type { SubagentFanOut } from './subagent-fan-out.ts';
 
 /** Built once so the SDK converts it to JSON Schema once, not on every turn. */
 const DELEGATE_INPUT = zodSchema(z.object({ task: z.string().trim().min(1).max(4000) }));

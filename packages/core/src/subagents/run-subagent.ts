@@ -4,7 +4,8 @@ import type { AgentUsage } from '../agent.ts';
 import { failureMessage } from '../extraction/failure-message.ts';
 import { GROUP_MEMORY_NOTE } from '../memory/memory-subject.ts';
 import { runMemoryStep } from '../memory/run-memory-step.ts';
-import type { SubagentFanOut, TurnToolsContext } from '../tools/create-turn-tools.ts';
+import type { TurnToolsContext } from '../tools/turn-tools-context.ts';
+import type { SubagentFanOut } from './subagent-fan-out.ts';
 
 export type SubagentOutcome =
   | { status: 'ok'; text: string; usage?: AgentUsage }
@@ -57,29 +58,9 @@ export async function runSubagent(options: {
   try {
     let block = '';
     if (context.memory && !controller.signal.aborted) {
-      const step = await runMemoryStep({
-        memory: context.memory,
-        userId: context.userId,
-        query: options.task,
-        sessionId: context.sessionId,
-        budgetMs: Math.min(context.memoryBudgetMs, settings.timeoutMs),
-        tokenBudget: settings.memoryTokenBudget,
-        limit: settings.memoryLimit,
-        includeProfile: false,
-        includeSessionSummary: false,
-        profileTokenBudget: 0,
-        profileLimit: 0,
-        tokenCounter: context.tokenCounter,
-        now: context.now,
-        logger,
-        abortSignal: controller.signal,
-      });
-      // The same memory as the run that delegated: in a group, the group's and no person's.
-      block =
-        context.memorySubject === 'group'
-          ? [GROUP_MEMORY_NOTE, step.block].filter(Boolean).join('\n\n')
-          : step.block;
-      memoriesUsed = step.report.memoriesUsed;
+      const memory = await taskMemory(context.memory, options.task, context, controller.signal, logger);
+      block = memory.block;
+      memoriesUsed = memory.memoriesUsed;
     }
     if (controller.signal.aborted) throw controller.signal.reason;
     for await (const part of agent.run({
@@ -130,6 +111,42 @@ export async function runSubagent(options: {
   }
   logSubagent(logger, { outcome: outcome.status, startedAt, context, usage, memoriesUsed });
   return outcome;
+}
+
+/**
+ * A small memory block for the task, from the same memory as the run that delegated: in a group,
+ * the group's and no person's. No standing facts and no summary: the task says what matters.
+ */
+async function taskMemory(
+  memory: NonNullable<TurnToolsContext['memory']>,
+  task: string,
+  context: TurnToolsContext,
+  abortSignal: AbortSignal,
+  logger: Logger,
+): Promise<{ block: string; memoriesUsed: number }> {
+  const settings = context.subagents;
+  const step = await runMemoryStep({
+    memory,
+    userId: context.userId,
+    query: task,
+    sessionId: context.sessionId,
+    budgetMs: Math.min(context.memoryBudgetMs, settings.timeoutMs),
+    tokenBudget: settings.memoryTokenBudget,
+    limit: settings.memoryLimit,
+    includeProfile: false,
+    includeSessionSummary: false,
+    profileTokenBudget: 0,
+    profileLimit: 0,
+    tokenCounter: context.tokenCounter,
+    now: context.now,
+    logger,
+    abortSignal,
+  });
+  const block =
+    context.memorySubject === 'group'
+      ? [GROUP_MEMORY_NOTE, step.block].filter(Boolean).join('\n\n')
+      : step.block;
+  return { block, memoriesUsed: step.report.memoriesUsed };
 }
 
 function logSubagent(

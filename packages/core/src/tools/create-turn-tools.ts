@@ -3,51 +3,17 @@ import type { Intent, Logger } from '@nexus/protocol';
 import type { ToolSet } from 'ai';
 import type { Agent } from '../agent.ts';
 import type { TurnBudget } from '../cost/turn-budget.ts';
-import type { MemoryPort } from '../memory/memory-port.ts';
 import { memorySubjectOf } from '../memory/memory-subject.ts';
 import type { TurnMemory } from '../memory/turn-memory.ts';
-import { createSemaphore, type Semaphore } from '../semaphore.ts';
 import { createDelegateTool } from '../subagents/delegate-tool.ts';
+import { createSubagentFanOut, type SubagentFanOut } from '../subagents/subagent-fan-out.ts';
 import {
   DEFAULT_SUBAGENT_SETTINGS,
   type SubagentSettings,
   type TurnToolName,
 } from '../subagents/subagent-settings.ts';
 import { createMemoryTools } from './memory-tools.ts';
-
-/** Everything the tools of one turn are bound to. */
-export interface TurnToolsContext {
-  /** Without it there are no memory tools, and subagents get no memory block. */
-  memory?: MemoryPort;
-  /** `remember`, `recall`, `forget` (when `memory` is set). */
-  memoryTools: boolean;
-  /** Without it there is no `delegate`. */
-  agent?: Agent;
-  subagents: SubagentSettings;
-  /** The inbound message's allowance: subagents draw from it like the main run. */
-  budget?: TurnBudget;
-  /** Whose memory the tools and subagents use: the person in a direct chat, the group's id in a group. */
-  userId: string;
-  /** `group`: `userId` is a group's memory id and `speakerId` who is speaking. Default `person`. */
-  memorySubject?: 'person' | 'group';
-  speakerId?: string;
-  sessionId: string;
-  /** Deadline of a subagent's memory lookup. */
-  memoryBudgetMs: number;
-  tokenCounter: TokenCounter;
-  now: () => number;
-  logger: Logger;
-}
-
-/** Shared by every subagent of one main run: the parallel limit and the total started. */
-export interface SubagentFanOut {
-  slots: Semaphore;
-  started: number;
-}
-
-export function createSubagentFanOut(settings: SubagentSettings): SubagentFanOut {
-  return { slots: createSemaphore(settings.maxParallel), started: 0 };
-}
+import type { TurnToolsContext } from './turn-tools-context.ts';
 
 /**
  * The tools of one run at `depth` (0 = the main run): memory tools bound to the person speaking

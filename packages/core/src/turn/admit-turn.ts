@@ -5,19 +5,19 @@ import { EarlyReply } from './early-reply.ts';
 
 /**
  * Admit: the first stage. A turn that starts while shutting down stops with the shutdown's reason
- * (it stays in the inbox); a person over the daily allowance gets the refusal as an `EarlyReply`.
+ * (it stays in the inbox); a person (or, in a group, the group) over the daily allowance gets the refusal as an `EarlyReply`.
  */
 export function admitTurn(options: {
-  intent: Pick<Intent, 'userId'>;
+  intent: Pick<Intent, 'userId' | 'channel' | 'conversation'>;
   startedAt: number;
   dailyBudget: DailyTokenBudget | undefined;
   shutdownSignal: AbortSignal;
   logger: Logger;
 }): void {
   const { startedAt } = options;
-  const allowance = checkDailyBudget(options.dailyBudget, options.intent.userId, startedAt, options.logger);
+  const refusal = checkDailyBudget(options.dailyBudget, options.intent, startedAt, options.logger);
   if (options.shutdownSignal.aborted) throw options.shutdownSignal.reason;
   // Refused before any model call: no memory step, no extraction afterwards.
-  if (allowance && !allowance.allowed)
-    throw new EarlyReply(dailyBudgetReply(allowance, startedAt), 'daily_tokens');
+  if (refusal)
+    throw new EarlyReply(dailyBudgetReply(refusal.allowance, startedAt, refusal.subject), 'daily_tokens');
 }

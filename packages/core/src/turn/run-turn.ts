@@ -85,8 +85,7 @@ async function runStages(
   }
   events.end();
   const finishedAt = now();
-  const userId = turn.intent.userId;
-  const spend = await settleTurnSpend({ budget, dailyBudget, userId, finishedAt, logger });
+  const spend = await settleTurnSpend({ budget, dailyBudget, intent: turn.intent, finishedAt, logger });
   const report = turnReport({ turn, conversationKey, enqueuedAt, startedAt, finishedAt, spend });
   // The turn is stored (and its inbox entry finished, same transaction) only once the channel has
   // the reply: a crash before that replays the intent rather than losing the answer. What is left

@@ -32,7 +32,7 @@ async function run(
   } = {},
 ) {
   const model = createOpenAICompatible({ baseURL: server.baseUrl, name: 'scripted' })('scripted-model');
-  const limits = options.limits ?? { maxModelCalls: 12, maxOutputTokens: 8000 };
+  const limits = options.limits ?? { maxModelCalls: 12, maxOutputTokens: 8000, maxInputTokens: 100_000 };
   const events = createReplyStream();
   const seen: ReplyEvent[] = [];
   const reading = (async () => {
@@ -103,7 +103,7 @@ describe('streamAgentReply', () => {
     const memory = resolveTurnMemory({ port: createInMemoryMemory().port });
     const events = await run(
       { intent, reply },
-      { limits: { maxModelCalls: 2, maxOutputTokens: 8000 }, memory },
+      { limits: { maxModelCalls: 2, maxOutputTokens: 8000, maxInputTokens: 100_000 }, memory },
     );
     expect(reply.budgetExhausted).toBe('model_calls');
     expect(server.chatRequests()).toHaveLength(2);

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { type PrivilegedIntent, refuseIntents } from './gateway-intents.ts';
 
 export interface GatewayFrame {
   op: number;
@@ -36,6 +37,8 @@ export interface FakeGatewayOptions {
   /** Answers op 8 REQUEST_GUILD_MEMBERS. */
   guildMembersChunk(request: unknown): unknown;
   nextId(): string;
+  /** Privileged intents the application has enabled; asking for another closes with 4014. */
+  enabledPrivilegedIntents: Set<PrivilegedIntent>;
 }
 
 interface Session {
@@ -90,8 +93,10 @@ export function createFakeGateway(options: FakeGatewayOptions) {
       send(target, { op: 11, d: null });
     } else if (frame.op === 2) {
       stats.identifies += 1;
-      const data = frame.d as { token?: string };
+      const data = frame.d as { token?: string; intents?: unknown };
       if (data.token !== options.token) return void target.close(4004, 'Authentication failed.');
+      const refused = refuseIntents(data.intents, options.enabledPrivilegedIntents);
+      if (refused) return void target.close(refused.code, refused.reason);
       if (session) previousSessions.unshift(session);
       session = { id: options.nextId(), seq: 0, log: [] };
       socketLive = true;

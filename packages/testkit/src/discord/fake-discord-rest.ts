@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { mentionsIn, userPayload } from './discord-fixtures.ts';
+import { refuseMessageBody } from './discord-message-rules.ts';
 import {
   DISCORD_DEFAULT_UPLOAD_LIMIT_BYTES,
   readDiscordMultipart,
@@ -252,11 +253,15 @@ export function createFakeDiscordRest(options: {
       if (method === 'GET' && third === 'messages' && !fourth) return listMessages(second, query);
       if (method === 'POST' && third === 'messages' && !fourth) {
         if (refused.has(second)) return [403, { message: 'Missing Permissions', code: 50013 }];
+        const refusal = refuseMessageBody('create', body, uploads);
+        if (refusal) return refusal;
         return [200, createBotMessage({ channelId: second, body })];
       }
       if (third === 'messages' && fourth) {
         if (method === 'DELETE') return deleteBotMessage(fourth);
         if (method === 'PATCH') {
+          const refusal = refuseMessageBody('edit', body, uploads);
+          if (refusal) return refusal;
           const edited = editBotMessage(fourth, body);
           return edited ? [200, edited] : [404, { message: 'Unknown Message', code: 10008 }];
         }
@@ -296,6 +301,10 @@ export function createFakeDiscordRest(options: {
       const channelId = interactionChannels.get(third);
       if (!channelId) return [404, { message: 'Unknown Webhook', code: 10015 }];
       const original = sent.find((message) => message.interactionToken === third);
+      if (method === 'PATCH' || method === 'POST') {
+        const refusal = refuseMessageBody(method === 'PATCH' ? 'edit' : 'followup', body, uploads);
+        if (refusal) return refusal;
+      }
       if (method === 'PATCH' && fourth === 'messages' && fifth === '@original') {
         if (original) return [200, editBotMessage(original.id, body)];
         return [200, createBotMessage({ channelId, body, interactionToken: third })];
@@ -381,8 +390,8 @@ export function createFakeDiscordRest(options: {
     if (typeof body === 'string') {
       return finish(400, { message: 'The fake accepts JSON or multipart bodies only.', code: 50035 });
     }
-    const uploaded = files.reduce((total, file) => total + file.bytes.byteLength, 0);
-    if (uploaded > DISCORD_DEFAULT_UPLOAD_LIMIT_BYTES) {
+    // "The default file upload size limit is 10 MiB" applies to each file, not to the request.
+    if (files.some((file) => file.bytes.byteLength > DISCORD_DEFAULT_UPLOAD_LIMIT_BYTES)) {
       return finish(413, { message: 'Request entity too large', code: 40005 });
     }
     uploads = files;

@@ -17,6 +17,7 @@ import {
   type RegisteredCommand,
 } from './fake-discord-rest.ts';
 import { createFakeDiscordWorld, type FakeGuild } from './fake-discord-world.ts';
+import type { PrivilegedIntent } from './gateway-intents.ts';
 
 export interface FakeDiscordOptions {
   /** The bot token the fake accepts (REST `Authorization: Bot …` and gateway IDENTIFY/RESUME). */
@@ -25,6 +26,11 @@ export interface FakeDiscordOptions {
   /** HELLO's heartbeat interval; large by default so tests stay quiet. */
   heartbeatIntervalMs?: number;
   now?: () => number;
+  /**
+   * Privileged intents enabled for the application in the Developer Portal. Default: all three.
+   * An IDENTIFY asking for one not listed is closed with 4014 Disallowed intent(s), as Discord does.
+   */
+  privilegedIntents?: readonly PrivilegedIntent[];
 }
 
 export interface InjectedMessage {
@@ -103,6 +109,8 @@ export interface FakeDiscord {
   replay(eventSeq: number): number;
   /** Without a code the socket is cut (the client sees 1006); with one it is closed with that code. */
   dropConnection(options?: { code?: number }): void;
+  /** Enables exactly these privileged intents from the next IDENTIFY on (see the option). */
+  setPrivilegedIntents(intents: readonly PrivilegedIntent[]): void;
   /** Sends op 7 RECONNECT. */
   requestReconnect(): void;
   setResumeOutcome(outcome: ResumeOutcome): void;
@@ -125,8 +133,12 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const cdn = createFakeDiscordCdn({ now });
   const world = createFakeDiscordWorld({ botUsername: options.botUsername ?? 'Nexus', now, cdn });
   let port = 0;
+  const enabledPrivilegedIntents = new Set<PrivilegedIntent>(
+    options.privilegedIntents ?? ['guildMembers', 'guildPresences', 'messageContent'],
+  );
   const gateway = createFakeGateway({
     token,
+    enabledPrivilegedIntents,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 45_000,
     nextId: () => `session-${world.nextId()}`,
     resumeUrl: () => `ws://127.0.0.1:${port}/gateway-resume`,
@@ -302,6 +314,10 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     dispatchRaw: (t, d) => gateway.dispatch(t, d),
     replay: gateway.replay,
     dropConnection: gateway.dropConnection,
+    setPrivilegedIntents(intents) {
+      enabledPrivilegedIntents.clear();
+      for (const intent of intents) enabledPrivilegedIntents.add(intent);
+    },
     requestReconnect: gateway.requestReconnect,
     setResumeOutcome: gateway.setResumeOutcome,
     deafen: gateway.deafen,

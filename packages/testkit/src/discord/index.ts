@@ -16,3 +16,4 @@ export type {
   RegisteredCommand,
 } from './fake-discord-rest.ts';
 export type { FakeGuild } from './fake-discord-world.ts';
+export type { PrivilegedIntent } from './gateway-intents.ts';

@@ -1,3 +1,4 @@
+import { readImageDimensions } from '@nexus/channel-kit';
 import type { Message, UserFromGetMe } from 'grammy/types';
 import { chatObject, type FakeTelegramChat, type FakeTelegramFile } from './build-message.ts';
 import { errorBody, type FailureBody } from './fake-failure.ts';
@@ -206,6 +207,8 @@ export class BotApiMethods {
     if (file.bytes.byteLength > limit) return errorBody(413, 'Request Entity Too Large');
     if (type === 'photo' && !looksLikeImage(file.bytes))
       return errorBody(400, 'Bad Request: IMAGE_PROCESS_FAILED');
+    if (type === 'photo' && !photoDimensionsAllowed(file.bytes))
+      return errorBody(400, 'Bad Request: PHOTO_INVALID_DIMENSIONS');
     const caption = typeof payload.caption === 'string' ? payload.caption : '';
     if (caption.length > MAX_CAPTION_LENGTH)
       return errorBody(400, 'Bad Request: message caption is too long');
@@ -222,7 +225,13 @@ export class BotApiMethods {
     if (caption !== '') message.caption = caption;
     message[type] =
       type === 'photo'
-        ? [{ file_id: `photo-${messageId}`, file_unique_id: `u-${messageId}`, width: 1, height: 1 }]
+        ? [
+            {
+              file_id: `photo-${messageId}`,
+              file_unique_id: `u-${messageId}`,
+              ...(readImageDimensions(file.bytes) ?? { width: 1, height: 1 }),
+            },
+          ]
         : { file_id: `document-${messageId}`, file_unique_id: `u-${messageId}`, file_name: file.fileName };
     this.storeMessage(message as unknown as Message);
     this.#botMessages.push({
@@ -311,6 +320,18 @@ export class BotApiMethods {
     if (replyTarget) message.reply_to_message = replyTarget;
     return message as unknown as Message;
   }
+}
+
+/**
+ * sendPhoto: "The photo's width and height must not exceed 10000 in total. Width and height ratio
+ * must be at most 20." (core.telegram.org/bots/api#sendphoto). An image whose size cannot be read
+ * is let through here; its bytes passed `looksLikeImage` already.
+ */
+function photoDimensionsAllowed(bytes: Uint8Array): boolean {
+  const size = readImageDimensions(bytes);
+  if (!size) return true;
+  const { width, height } = size;
+  return width + height <= 10_000 && Math.max(width, height) / Math.min(width, height) <= 20;
 }
 
 /** PNG, JPEG, GIF or WebP by their magic bytes: what Telegram's photo processing accepts. */

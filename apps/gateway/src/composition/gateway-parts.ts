@@ -1,0 +1,43 @@
+import type { WebSocketChannel } from '@nexus/channel-websocket';
+import type { NexusCore, SessionStore } from '@nexus/core';
+import type { Logger } from '@nexus/protocol';
+import type { LanguageModel } from 'ai';
+import type { GatewayConfig } from '../config/gateway-config.ts';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
+import type { DistributedRuns } from '../roles/distributed-runs.ts';
+import type { createGatewaySchedules } from '../tools/create-gateway-schedules.ts';
+import type { GatewayTools } from '../tools/create-gateway-tools.ts';
+import type { createGatewayWebUploads } from '../web-uploads/create-gateway-web-uploads.ts';
+import type { openAccessStore } from './create-gateway-access.ts';
+import type { createGatewayMedia } from './create-gateway-media.ts';
+import type { GatewayMemory } from './create-gateway-memory.ts';
+import type { PlatformChannels } from './create-platform-channels.ts';
+
+/** Everything `composeGateway` built from the config, handed to the start and stop steps. */
+export interface GatewayParts {
+  config: GatewayConfig;
+  logger: Logger;
+  now: () => number;
+  startedAt: number;
+  token: string;
+  /** Unset when no model provider is configured (the web chat says so). */
+  model: LanguageModel | undefined;
+  metrics: GatewayMetrics;
+  sessionStore: SessionStore;
+  distributed: DistributedRuns | undefined;
+  memory: GatewayMemory;
+  accessStore: ReturnType<typeof openAccessStore>;
+  schedules: Awaited<ReturnType<typeof createGatewaySchedules>>;
+  tools: GatewayTools;
+  media: ReturnType<typeof createGatewayMedia>;
+  webUploads: ReturnType<typeof createGatewayWebUploads>;
+  core: NexusCore;
+  web: WebSocketChannel;
+  platformChannels: PlatformChannels['channels'];
+  postRoutes: PlatformChannels['postRoutes'];
+}
+
+/** What the HTTP surface and the stop step share: set once, when the gateway begins to stop. */
+export interface GatewayState {
+  stopping: boolean;
+}

@@ -1,0 +1,87 @@
+import { createServer, type Server } from 'node:http';
+import { NexusError } from '@nexus/protocol';
+import type { GatewayParts, GatewayState } from '../composition/gateway-parts.ts';
+import { loadStaticFiles } from '../web/static-files.ts';
+import { applyConnectionLimit, httpServerOptions } from './apply-http-limits.ts';
+import { createChannelsApi } from './channels-api.ts';
+import { gatewayReadiness } from './gateway-readiness.ts';
+import { guardRequestListener } from './guard-request-listener.ts';
+import { createHttpHandler } from './http-handler.ts';
+import { createPairingApi } from './pairing-api.ts';
+import { requestPath } from './parse-request-target.ts';
+import { createPersonMemoryApi } from './person-memory-api.ts';
+import { refuseBadTarget } from './refuse-bad-target.ts';
+import { webSocketUpgrade } from './web-socket-upgrade.ts';
+import { createWebUploadsApi } from './web-uploads-api.ts';
+
+/**
+ * The gateway's HTTP server, not yet listening: the APIs behind the token, platform webhooks, the
+ * web socket, health, metrics and the web client's files, each route answering or refusing.
+ */
+export async function createGatewayServer(
+  parts: GatewayParts,
+  state: GatewayState,
+  webDistDir: string,
+): Promise<Server> {
+  const { config, logger, core, web, metrics, token, accessStore, platformChannels, postRoutes } = parts;
+  const staticFiles = await loadStaticFiles(webDistDir);
+  if (staticFiles.size === 0) logger.warn({}, 'web client not built: run `pnpm build`');
+  const handleHttp = createHttpHandler({
+    staticFiles,
+    readiness: gatewayReadiness(parts, state),
+    startedAt: parts.startedAt,
+    now: parts.now,
+    metrics: async () => {
+      const stats = core.stats();
+      metrics.activeTurns.set(stats.activeTurns);
+      metrics.queuedTurns.set(stats.queuedTurns);
+      metrics.webConnections.set(web.connectionCount());
+      return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
+    },
+  });
+  // A plain GET on the socket path lets the web client check its token before upgrading.
+  const pairingApi = createPairingApi({ store: accessStore, token, logger });
+  const personMemoryApi = createPersonMemoryApi({
+    memory: parts.memory.service,
+    store: accessStore,
+    token,
+    logger,
+  });
+  const uploads = parts.webUploads.uploads;
+  const webUploadsApi = createWebUploadsApi({ uploads, token, maxBytes: config.media.maxBytes, logger });
+  const channelsApi = createChannelsApi({
+    token,
+    channels: () => [web, ...platformChannels],
+    relink: async (name) => {
+      const channel = platformChannels.find((candidate) => candidate.name === name);
+      if (state.stopping || !channel) {
+        throw new NexusError({
+          code: 'channel_unavailable',
+          message: `The ${name} channel cannot start now.`,
+        });
+      }
+      await channel.start({ sink: core.intake });
+    },
+    toolServers: parts.tools.mcpStatus,
+    logger,
+  });
+  const server = createServer(
+    httpServerOptions(config.server),
+    guardRequestListener((request, response) => {
+      if (refuseBadTarget(request, response)) return;
+      if (
+        pairingApi(request, response) ||
+        webUploadsApi(request, response) ||
+        channelsApi(request, response) ||
+        personMemoryApi(request, response)
+      )
+        return;
+      const postRoute = request.method === 'POST' ? postRoutes.get(requestPath(request) ?? '') : undefined;
+      if (postRoute) postRoute(request, response);
+      else if (!web.handleRequest(request, response)) handleHttp(request, response);
+    }, logger),
+  );
+  applyConnectionLimit(server, config.server, logger);
+  server.on('upgrade', webSocketUpgrade(parts, state, logger));
+  return server;
+}

@@ -1,0 +1,30 @@
+import type { TokenCounter } from '@nexus/limits-kit';
+import type { Logger } from '@nexus/protocol';
+import type { Agent } from '../agent.ts';
+import type { TurnBudget } from '../cost/turn-budget.ts';
+import type { MemoryPort } from '../memory/memory-port.ts';
+import type { SubagentSettings } from '../subagents/subagent-settings.ts';
+
+/** Everything the tools of one turn are bound to. */
+export interface TurnToolsContext {
+  /** Without it there are no memory tools, and subagents get no memory block. */
+  memory?: MemoryPort;
+  /** `remember`, `recall`, `forget` (when `memory` is set). */
+  memoryTools: boolean;
+  /** Without it there is no `delegate`. */
+  agent?: Agent;
+  subagents: SubagentSettings;
+  /** The inbound message's allowance: subagents draw from it like the main run. */
+  budget?: TurnBudget;
+  /** Whose memory the tools and subagents use: the person in a direct chat, the group's id in a group. */
+  userId: string;
+  /** `group`: `userId` is a group's memory id and `speakerId` who is speaking. Default `person`. */
+  memorySubject?: 'person' | 'group';
+  speakerId?: string;
+  sessionId: string;
+  /** Deadline of a subagent's memory lookup. */
+  memoryBudgetMs: number;
+  tokenCounter: TokenCounter;
+  now: () => number;
+  logger: Logger;
+}
