@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # Nexus image: the gateway app with only its production dependencies, the web client built in,
 # running as the unprivileged `node` user. See docs/deployment.md.
 #
@@ -7,15 +6,27 @@
 # image keeps the workspace layout instead: packages/*/src beside a production-only install
 # (`--prod --filter-prod`), exactly the closure of @nexus/gateway.
 
+# Build with BuildKit (the default of current Docker; DOCKER_BUILDKIT=1 on Docker 20.10), which
+# builds only the stages the image needs.
 ARG NODE_IMAGE=node:24.21.0-trixie-slim
+# Where pnpm and the dependency store come from: by default the `store-fetch` stage downloads
+# them from the npm registry. A build that cannot reach the registry passes an image that holds
+# pnpm on PATH and a store at /pnpm-store filled by `pnpm fetch` for this lockfile
+# (tests/stack/docker/build-base-images.sh makes one); every later stage is the same either way.
+ARG PNPM_STORE_IMAGE=store-fetch
 
 # ---- pnpm and the dependency store, from the lockfile alone (cached until it changes) --------
-FROM ${NODE_IMAGE} AS store
-ENV CI=true npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false
+FROM ${NODE_IMAGE} AS store-fetch
+ENV npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false
 RUN npm install --global pnpm@12.21.0 && npm cache clean --force
 WORKDIR /src
 COPY pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
-RUN pnpm config set store-dir /pnpm-store && pnpm fetch
+RUN pnpm fetch --store-dir /pnpm-store
+
+FROM ${PNPM_STORE_IMAGE} AS store
+ENV CI=true npm_config_store_dir=/pnpm-store
+WORKDIR /src
+RUN pnpm config set store-dir /pnpm-store
 
 # ---- the browser client: apps/web/dist ---------------------------------------------------------
 FROM store AS web
@@ -37,7 +48,7 @@ RUN set -e; filters="--filter-prod @nexus/gateway..."; \
   && mkdir /out \
   && cp -a package.json pnpm-workspace.yaml node_modules /out/ \
   && pnpm $filters exec sh -c \
-    '[ "$PWD" = /src ] && exit 0; dest="/out/${PWD#/src/}"; mkdir -p "$dest" && cp -a package.json src "$dest"/ && if [ -d node_modules ]; then cp -a node_modules "$dest"/; fi' \
+    '[ "$PWD" = /src ] && exit 0; dest="/out/${PWD#/src/}"; mkdir -p "$dest" && cp -a package.json src "$dest"/ && for extra in bin node_modules; do if [ -d $extra ]; then cp -a $extra "$dest"/; fi; done' \
   && find /out/packages /out/apps -name '*.test.ts' -delete \
   && sh scripts/prune-production-install.sh /out/node_modules/.pnpm
 
@@ -70,8 +81,9 @@ RUN NEXUS_DATA_DIR=/tmp/warm-up node apps/gateway/bin/nexus.mjs config check >/d
 USER node
 VOLUME ["/data"]
 EXPOSE 8787
-# Slim images have no curl: Node's own fetch probes /health (gateway and worker roles both serve it).
-HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.NEXUS_PORT||8787)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# Slim images have no curl: Node's own fetch probes /ready (gateway and worker: 200 once serving
+# and Redis is reached), or /health for the memory service, which has no /ready.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "const u='http://127.0.0.1:'+(process.env.NEXUS_PORT||8787)+'/';fetch(u+'ready').then(r=>r.status===404?fetch(u+'health'):r).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["node", "apps/gateway/bin/nexus.mjs"]
 CMD ["start"]

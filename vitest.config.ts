@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 // Two projects: `unit` (in-process, fast) and `integration` (real sockets, Redis, Chromium, subprocesses).
-// Integration tests are named `*.int.test.ts`; both run in `pnpm test`.
+// Integration tests are named `*.int.test.ts`; both run in `pnpm test`. The Docker stack test
+// (`*.docker.test.ts`) runs only in `pnpm test:stack` (tests/stack/vitest.docker.config.ts).
 export default defineConfig({
   test: {
     projects: [
@@ -9,7 +10,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'tests/**/*.test.ts'],
-          exclude: ['**/*.int.test.ts', '**/node_modules/**'],
+          exclude: ['**/*.int.test.ts', '**/*.docker.test.ts', '**/node_modules/**'],
           testTimeout: 15_000,
         },
       },

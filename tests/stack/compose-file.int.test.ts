@@ -42,8 +42,8 @@ function secretNames(service: ComposeService | undefined): string[] {
   return (service?.secrets ?? []).map((secret) => (typeof secret === 'string' ? secret : secret.source));
 }
 
-/** Credentials a worker must never hold: the chat platforms' tokens and switches. */
-const PLATFORM_VARIABLE = /^NEXUS_(TELEGRAM|DISCORD|WHATSAPP)_/;
+/** Credentials a worker must never hold: the chat platforms' tokens and switches, the web token. */
+const PLATFORM_VARIABLE = /^NEXUS_(TELEGRAM|DISCORD|WHATSAPP)_|^NEXUS_WEB_TOKEN(_FILE)?$/;
 
 /** Compose interpolation with nothing set: `${NAME:-default}` → default, `${NAME}` → ''. */
 function withDefaults(value: string): string {
@@ -170,6 +170,19 @@ describe('docker-compose.yml', () => {
     const documented = new Set([...envExample.matchAll(/^# ([A-Z0-9_]+)=/gm)].map((match) => match[1]!));
     expect([...referenced].filter((name) => !documented.has(name))).toEqual([]);
     expect(COMPOSE_VARIABLES.map((variable) => variable.name)).toContain('COMPOSE_PROFILES');
+  });
+
+  it('mounts every secret file a service is told to read (the memory service once was not)', async () => {
+    const { compose } = await loadCompose();
+    const missing: string[] = [];
+    for (const [name, service] of Object.entries(compose.services)) {
+      for (const [variable, value] of Object.entries(service.environment ?? {})) {
+        const secret = /^\/run\/secrets\/([^/]+)$/u.exec(withDefaults(String(value)))?.[1];
+        if (secret && !secretNames(service).includes(secret))
+          missing.push(`${name}: ${variable} → ${secret}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 
   it('gives workers no platform token, and Redis and Qdrant credentials from secrets', async () => {

@@ -112,6 +112,28 @@ describe('loadConfig', () => {
     ).toThrow(/NEXUS_REDIS_URL carries a password and NEXUS_REDIS_PASSWORD sets a different one/);
   });
 
+  it('names a missing or unreadable secret file and says how to fix it', () => {
+    const failing = (code: string) => (path: string) => {
+      throw Object.assign(new Error(`${code}: cannot open '${path}'`), { code });
+    };
+    const env = {
+      NEXUS_REDIS_URL: 'redis://redis:6379',
+      NEXUS_REDIS_PASSWORD_FILE: '/run/secrets/redis-password',
+    };
+    const [missing] = problemsOf(() => loadConfig({ env, readFile: failing('ENOENT') }));
+    expect(missing).toContain('NEXUS_REDIS_PASSWORD_FILE: cannot read /run/secrets/redis-password');
+    expect(missing).toContain('create secrets/redis-password beside docker-compose.yml');
+    const [unreadable] = problemsOf(() => loadConfig({ env, readFile: failing('EACCES') }));
+    expect(unreadable).toContain('chown 1000:0 secrets/redis-password && chmod 440 secrets/redis-password');
+    const elsewhere = {
+      NEXUS_REDIS_URL: 'redis://redis:6379',
+      NEXUS_REDIS_PASSWORD_FILE: '/etc/nexus/redis',
+    };
+    expect(problemsOf(() => loadConfig({ env: elsewhere, readFile: failing('ENOENT') }))[0]).toContain(
+      'fix the path',
+    );
+  });
+
   it('reads secrets from <NAME>_FILE', () => {
     const config = loadConfig({
       env: {

@@ -64,6 +64,9 @@ export class ResendingWebClient {
         this.#receive(frame);
       });
     });
+    // When the socket never opens, the open below rejects first: the welcome's rejection must not
+    // go unhandled (a reconnecting caller retries).
+    welcomed.catch(() => undefined);
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());
       socket.once('error', reject);

@@ -31,6 +31,9 @@ export interface ScriptedModelServerOptions {
   recordRequests?: boolean;
   /** What `POST /v1/audio/transcriptions` answers; change it with `setTranscript`. */
   transcript?: string;
+  /** Where to listen: 127.0.0.1 and a free port unless a container needs a fixed address. */
+  host?: string;
+  port?: number;
 }
 
 export interface RecordedModelRequest {
@@ -179,12 +182,14 @@ export async function startScriptedModelServer(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  const reachableHost =
+    (options.host ?? '127.0.0.1') === '0.0.0.0' ? '127.0.0.1' : (options.host ?? '127.0.0.1');
 
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `http://${reachableHost}:${port}/v1`,
     requests,
     chatRequests: () => requests.filter((request) => request.path === CHAT_PATH),
     enqueue: (...responses) => {

@@ -37,6 +37,8 @@ export async function startQdrantStandIn(
     apiKey?: string;
     /** The version `GET /` reports; default the deployed one. Only the report changes. */
     version?: string;
+    host?: string;
+    port?: number;
   } = {},
 ): Promise<QdrantStandIn> {
   const collections = new Map<string, StandInCollection>();
@@ -151,10 +153,11 @@ export async function startQdrantStandIn(
       reply(response, status, { status: { error: (error as Error).message }, time: 0 });
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, () => resolve()));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
     collections,
     requests,
     close: () =>
