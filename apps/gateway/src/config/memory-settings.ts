@@ -71,6 +71,15 @@ export const MEMORY_SETTINGS = [
     hint: 'use true or false',
   },
   {
+    env: 'NEXUS_MEMORY_AUTO_REINDEX',
+    path: 'memory.autoReindex',
+    schema: booleanText,
+    defaultValue: true,
+    description:
+      'When the gateway or `nexus memory serve` starts with an embedder (`NEXUS_EMBEDDING_MODEL`, or detected at the provider) that the embedded store is not indexed with, re-embed its memories in the background (resumable, progress in the log, `/health` and `nexus doctor`); search stays lexical until it finishes, then turns hybrid without a restart. `false`: keep the store as it is and run `nexus memory reindex` yourself. Embedded store only (Qdrant: `nexus memory reindex`).',
+    hint: 'use true or false',
+  },
+  {
     env: 'NEXUS_EMBEDDING_DIMENSIONS',
     path: 'memory.embeddingDimensions',
     schema: z.coerce.number().int().min(8).max(8192),
