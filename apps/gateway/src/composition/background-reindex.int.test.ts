@@ -5,7 +5,9 @@ import type { MemoryApi } from '@nexus/memory';
 import { silentLogger } from '@nexus/protocol';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkMemorySearch } from '../cli/doctor-search-check.ts';
 import { loadConfig } from '../config/load-config.ts';
+import { startTestGateway } from '../testing/test-gateway.ts';
 import { openLocalMemoryService } from './create-gateway-memory.ts';
 
 // A store filled while search was lexical, then a start with an embedder at the provider (the
@@ -137,6 +139,12 @@ describe('a change of embedder re-indexes in the background', () => {
       .poll(() => searchState(first.service), { timeout: 10_000, interval: 5 })
       .toMatch(/: (3\d|4\d)\/80$/u);
     await first.close();
+    // `nexus doctor`, which cannot ask the gateway, reads how far it got from the store.
+    const doctor = await checkMemorySearch(configFor(server.baseUrl), fetch);
+    expect(doctor).toMatchObject({ status: 'warn' });
+    expect(doctor.message).toMatch(
+      /^lexical \(BM25\) until the store is re-indexed for nomic-embed-text \(32 dimensions\): (3\d|4\d|5\d)\/80 done/u,
+    );
     const embeddedBefore = server.requests
       .filter((request) => request.path === '/v1/embeddings')
       .reduce((sum, request) => sum + (request.body as { input: string[] }).input.length, 0);
@@ -153,5 +161,27 @@ describe('a change of embedder re-indexes in the background', () => {
     expect(embeddedAfter).toBeLessThan(80 - 20);
     expect(embeddedBefore + embeddedAfter).toBeLessThanOrEqual(80 + 15);
     expect((await second.service.stats({ userId: 'ada' })).totalMemories).toBe(80);
+    expect(await checkMemorySearch(configFor(server.baseUrl), fetch)).toMatchObject({
+      status: 'ok',
+      message: expect.stringMatching(/^semantic \(hybrid with BM25\)/u),
+    });
+  });
+
+  it("shows it in the gateway's /health: lexical with the reason while it runs, hybrid after", async () => {
+    await seedLexicalStore(200);
+    // The gateway's own batch size (64): four embed calls of 400 ms each.
+    server = await startScriptedModelServer({ embeddingDimensions: 32, latencyMs: 400 });
+    const gateway = await startTestGateway({ dataDir, modelBaseUrl: server.baseUrl });
+    opened.push({ close: () => gateway.dispose() });
+    const memoryLine = async () => {
+      const body = (await (await fetch(`${gateway.url}/health`)).json()) as {
+        memory?: { search: string; reason?: string };
+      };
+      return body.memory ? `${body.memory.search}: ${body.memory.reason}` : 'unknown';
+    };
+    await expect
+      .poll(memoryLine, { timeout: 10_000, interval: 50 })
+      .toMatch(/^lexical: re-indexing for .*nomic-embed-text \(32 dimensions\)/u);
+    await expect.poll(memoryLine, { timeout: 20_000, interval: 100 }).toMatch(/^hybrid: /u);
   });
 });
