@@ -6,6 +6,8 @@ export interface StoreIndex {
   totalMemories: number;
   /** The embedder the store's vectors come from; undefined for a lexical-only store. */
   vectorSpace: VectorSpace | undefined;
+  /** Memories with no vector although the store has vectors (all of them in a lexical store). */
+  withoutVectors: number;
   /** A re-index under way or interrupted (`reindexSqliteStore`): its target and how far it got. */
   reindex?: { target: VectorSpace; staged: number };
 }
@@ -28,6 +30,7 @@ export function readStoreIndex(path: string): StoreIndex | undefined {
     ).total;
     const index: StoreIndex = {
       totalMemories,
+      withoutVectors: space ? memoriesWithoutVectors(database) : totalMemories,
       vectorSpace: space ? (JSON.parse(space) as VectorSpace) : undefined,
     };
     if (target) {
@@ -43,4 +46,23 @@ export function readStoreIndex(path: string): StoreIndex | undefined {
   } finally {
     database.close();
   }
+}
+
+/**
+ * Memories of a store with vectors that have none: a lexical store first opened with an embedder
+ * (before the background re-index, that marked it as indexed), or memories told just as a
+ * background re-index switched over.
+ */
+export function memoriesWithoutVectors(database: DatabaseSync): number {
+  const copy = database
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'memory_vectors'")
+    .get();
+  if (!copy) return (database.prepare('SELECT count(*) AS n FROM memories').get() as { n: number }).n;
+  return (
+    database
+      .prepare(
+        'SELECT count(*) AS n FROM memories m WHERE NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.rowid = m.rowid)',
+      )
+      .get() as { n: number }
+  ).n;
 }

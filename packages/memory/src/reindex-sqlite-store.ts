@@ -4,6 +4,7 @@ import { getLoadablePath } from 'sqlite-vec';
 import type { Embedder } from './embedder.ts';
 import { MemoryStoreError } from './memory-errors.ts';
 import type { VectorSpace } from './memory-store.ts';
+import { memoriesWithoutVectors } from './read-store-index.ts';
 import { createSqliteMemoryStore } from './sqlite-memory-store.ts';
 import { unitVectorBytes, VECTOR_COPY_TABLE_SQL, vectorTableSql } from './sqlite-schema.ts';
 
@@ -57,7 +58,8 @@ export async function reindexSqliteStore(options: ReindexSqliteStoreOptions): Pr
     database.loadExtension(getLoadablePath());
     const total = (database.prepare('SELECT count(*) AS total FROM memories').get() as { total: number })
       .total;
-    if (from?.embedderId === to?.embedderId && from?.dimensions === to?.dimensions) {
+    const sameSpace = from?.embedderId === to?.embedderId && from?.dimensions === to?.dimensions;
+    if (sameSpace && (!to || memoriesWithoutVectors(database) === 0)) {
       // Already there (also after a swap that committed just before a crash): nothing to do.
       options.onProgress?.({ done: total, total });
       return { from, to, embedded: 0, total };
@@ -67,7 +69,8 @@ export async function reindexSqliteStore(options: ReindexSqliteStoreOptions): Pr
       swap(database, undefined, () => true);
       return { from, to, embedded: 0, total };
     }
-    const embedded = await stage(database, to, options, total);
+    // On the same embedder, only the memories without a vector are embedded: the others' are staged as they are.
+    const embedded = await stage(database, to, options, total, sameSpace);
     return { from, to, embedded, total };
   } finally {
     database.close();
@@ -79,6 +82,7 @@ async function stage(
   to: VectorSpace,
   options: ReindexSqliteStoreOptions,
   total: number,
+  keepVectors: boolean,
 ): Promise<number> {
   const embedder = options.embedder!;
   const batchSize = Math.max(1, options.batchSize ?? 64);
@@ -92,6 +96,9 @@ async function stage(
       database.exec(`DROP TABLE IF EXISTS reindex_vectors;
         CREATE TABLE reindex_vectors (rowid INTEGER PRIMARY KEY, hash TEXT NOT NULL, embedding BLOB);`);
       database.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('reindex_target', ?)").run(target);
+      if (keepVectors)
+        database.exec(`INSERT INTO reindex_vectors (rowid, hash, embedding)
+          SELECT v.rowid, m.hash, v.embedding FROM memory_vectors v JOIN memories m ON m.rowid = v.rowid`);
     });
   }
   // Memories without a staged vector, or whose content changed since it was staged.

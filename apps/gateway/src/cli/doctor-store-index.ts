@@ -26,9 +26,15 @@ export function checkStoreIndex(
   const space = index.vectorSpace;
   const same = (other: VectorSpace | undefined) =>
     other?.embedderId === wanted.embedderId && other.dimensions === wanted.dimensions;
-  if (same(space) || (!space && index.totalMemories === 0)) return ok;
-  const indexed = space ? `indexed with ${space.embedderId} (${space.dimensions} dimensions)` : 'lexical';
+  if (!space && index.totalMemories === 0) return ok;
+  if (same(space) && index.withoutVectors === 0) return ok;
   const target = `${wanted.label} (${wanted.dimensions} dimensions)`;
+  if (same(space) && !config.memory.autoReindex)
+    return {
+      ...ok,
+      message: `${hybrid} (${index.withoutVectors} memories have no vector: \`nexus memory reindex\` embeds them)`,
+    };
+  const indexed = space ? `indexed with ${space.embedderId} (${space.dimensions} dimensions)` : 'lexical';
   if (config.memory.autoReindex) {
     const staged = same(index.reindex?.target) ? index.reindex!.staged : 0;
     return {

@@ -184,4 +184,41 @@ describe('a change of embedder re-indexes in the background', () => {
       .toMatch(/^lexical: re-indexing for .*nomic-embed-text \(32 dimensions\)/u);
     await expect.poll(memoryLine, { timeout: 20_000, interval: 100 }).toMatch(/^hybrid: /u);
   });
+
+  it('embeds only the memories a store on the same embedder holds without a vector', async () => {
+    await seedLexicalStore(30);
+    server = await startScriptedModelServer({ embeddingDimensions: 32 });
+    const explicit = { NEXUS_EMBEDDING_MODEL: 'nomic-embed-text', NEXUS_EMBEDDING_DIMENSIONS: '32' };
+    // Opened with an embedder without the background re-index (as `nexus memory` commands do):
+    // the store is marked as indexed, its 30 older memories have no vector; a new one has.
+    const marking = await openLocalMemoryService({
+      config: configFor(server.baseUrl, explicit),
+      logger: silentLogger,
+    });
+    await marking.service.add({ userId: 'ada', content: 'Moved to Lisbon in spring' });
+    await marking.close();
+    server.reset();
+
+    const local = await openLocalMemoryService({
+      config: configFor(server.baseUrl, explicit),
+      logger: silentLogger,
+      backgroundReindex: true,
+      reindexTuning: { batchSize: 10 },
+    });
+    opened.push(local);
+    expect(await searchState(local.service)).toMatch(
+      /^lexical: re-indexing for openai-compatible:nomic-embed-text \(32 dimensions\)/u,
+    );
+    await expect
+      .poll(() => searchState(local.service), { timeout: 20_000, interval: 20 })
+      .toBe('hybrid: NEXUS_EMBEDDING_MODEL is set');
+    const embedded = server.requests
+      .filter((request) => request.path === '/v1/embeddings')
+      .flatMap((request) => (request.body as { input: string[] }).input);
+    expect(embedded).toHaveLength(30);
+    expect(embedded).not.toContain('Moved to Lisbon in spring');
+    // The memory whose vector was kept is still found through it.
+    const hits = await local.service.search({ userId: 'ada', query: 'Lisbon' });
+    expect(hits[0]?.content).toBe('Moved to Lisbon in spring');
+  });
 });

@@ -16,6 +16,7 @@ import {
   type MemoryApi,
   MemoryService,
   type MemoryStore,
+  readStoreIndex,
 } from '@nexus/memory';
 import type { JobProcessor, JobQueue, Logger } from '@nexus/protocol';
 import { retryingJobQueue } from '@nexus/queue-kit';
@@ -245,9 +246,9 @@ export async function openLocalMemoryService(options: {
   }
   if (!reindexTo) return { service, close: () => store.close() };
   const wanted = { embedderId: reindexTo.id, dimensions: reindexTo.dimensions };
-  const hybridReason = reason.replace(/; the store's .*$/u, '');
+  const hybridReason = reason.replace(/; (the store's|\d+ of the store's) .*$/u, '');
   return reindexInBackground({
-    path: privateFilePath(join(config.dataDir, 'memory.sqlite')),
+    path: storePath(config),
     embedder: reindexTo,
     logger: options.logger,
     lexical: { service, store },
@@ -308,9 +309,17 @@ async function fitStore(
   const store = await openMemoryStore(config, undefined);
   const wanted = { embedderId: embedder.id, dimensions: embedder.dimensions };
   const stored = store.vectorSpace;
-  if (stored?.embedderId === wanted.embedderId && stored.dimensions === wanted.dimensions)
-    return { embedder, store, reason };
   const { totalMemories } = await store.stats({});
+  if (stored?.embedderId === wanted.embedderId && stored.dimensions === wanted.dimensions) {
+    const missing = autoReindex ? (readStoreIndex(storePath(config))?.withoutVectors ?? 0) : 0;
+    if (missing === 0) return { embedder, store, reason };
+    return {
+      embedder: undefined,
+      store,
+      reason: `${reason}; ${missing} of the store's ${totalMemories} memories have no vector yet`,
+      reindexTo: embedder,
+    };
+  }
   if (!stored && totalMemories === 0) {
     await store.close();
     return { embedder, store: await openMemoryStore(config, wanted), reason };
@@ -382,9 +391,14 @@ export async function openMemoryStore(
     });
   }
   return createSqliteMemoryStore({
-    path: privateFilePath(join(config.dataDir, 'memory.sqlite')),
+    path: storePath(config),
     ...(vectors ? { vectors } : {}),
     vectorCache:
       config.memory.vectorCacheMb === 0 ? false : { maxBytes: config.memory.vectorCacheMb * 1024 * 1024 },
   });
+}
+
+/** The embedded store's file, created private. */
+function storePath(config: GatewayConfig): string {
+  return privateFilePath(join(config.dataDir, 'memory.sqlite'));
 }

@@ -1,4 +1,4 @@
-import type { Embedder, MemoryApi, MemoryStore } from '@nexus/memory';
+import { type Embedder, type MemoryApi, type MemoryStore, readStoreIndex } from '@nexus/memory';
 import type { Logger } from '@nexus/protocol';
 import { type BackgroundReindexOptions, startBackgroundReindex } from './background-reindex.ts';
 import { SwitchingMemoryService } from './switching-memory-service.ts';
@@ -45,6 +45,17 @@ export function reindexInBackground(options: {
       .close()
       .catch((error: unknown) => logger.warn({ err: error }, 'memory: closing a store failed'));
   };
+  // Closing flushes inserts the lexical store still held; any that landed after the swap have no
+  // vector: found by BM25 until the next start embeds them (it re-indexes memories without one).
+  const closeLexical = async () => {
+    await closeStore(options.lexical.store);
+    const left = closed ? 0 : (readStoreIndex(options.path)?.withoutVectors ?? 0);
+    if (left > 0)
+      logger.warn(
+        { withoutVectors: left },
+        'memory: memories told during the switch have no vector yet; search finds them by words until the next start embeds them',
+      );
+  };
   const switched = reindex.finished
     .then(async () => {
       if (closed) return;
@@ -55,7 +66,7 @@ export function reindexInBackground(options: {
       }
       open.add(hybrid.store);
       service.switchTo(hybrid.service);
-      graceTimer = setTimeout(() => void closeStore(options.lexical.store), LEXICAL_STORE_GRACE_MS);
+      graceTimer = setTimeout(() => void closeLexical(), LEXICAL_STORE_GRACE_MS);
       graceTimer.unref();
     })
     .catch((error: unknown) =>
