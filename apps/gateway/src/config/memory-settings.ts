@@ -109,7 +109,7 @@ export const MEMORY_SETTINGS = [
     schema: z.enum(['openai-compatible', 'transformers']),
     defaultValue: 'openai-compatible',
     description:
-      'How `NEXUS_EMBEDDING_MODEL` runs: `openai-compatible` (an `/embeddings` API) or `transformers` (a local ONNX model through @huggingface/transformers, e.g. `Xenova/all-MiniLM-L6-v2` with 384 dimensions, downloaded once into `NEXUS_EMBEDDING_CACHE_DIR`; needs the add-on `@nexus/embedder-transformers`, installed with `pnpm embedder:install`). Changing the model later takes `nexus memory reindex`.',
+      'How `NEXUS_EMBEDDING_MODEL` runs: `openai-compatible` (an `/embeddings` API) or `transformers` (a local ONNX model through @huggingface/transformers, e.g. `Xenova/all-MiniLM-L6-v2` with 384 dimensions, downloaded once into `NEXUS_EMBEDDING_CACHE_DIR`; needs the add-on `@nexus/embedder-transformers`, installed with `pnpm embedder:install`). Changing the model later re-indexes the store: in the background at start (embedded store, `NEXUS_MEMORY_AUTO_REINDEX`), else with `nexus memory reindex`.',
     hint: 'use openai-compatible or transformers',
   },
   {
