@@ -101,11 +101,13 @@ async function stage(
           SELECT v.rowid, m.hash, v.embedding FROM memory_vectors v JOIN memories m ON m.rowid = v.rowid`);
     });
   }
-  // Memories without a staged vector, or whose content changed since it was staged.
-  const pending = database.prepare(
-    `SELECT m.rowid, m.hash, m.content FROM memories m LEFT JOIN reindex_vectors r ON r.rowid = m.rowid
-     WHERE r.rowid IS NULL OR r.hash != m.hash ORDER BY m.rowid LIMIT ?`,
-  );
+  // Memories without a staged vector, or whose content changed since it was staged: walked in
+  // rowid order from a cursor, so a batch reads only its own rows (the event loop is held for
+  // a batch's work, not the whole table's); one full pass at the end catches what changed behind it.
+  const missing = `SELECT m.rowid, m.hash, m.content FROM memories m LEFT JOIN reindex_vectors r ON r.rowid = m.rowid
+     WHERE (r.rowid IS NULL OR r.hash != m.hash)`;
+  const pendingAfter = database.prepare(`${missing} AND m.rowid > ? ORDER BY m.rowid LIMIT ?`);
+  const pending = database.prepare(`${missing} ORDER BY m.rowid LIMIT ?`);
   const countStaged = database.prepare(
     'SELECT count(*) AS done FROM reindex_vectors r JOIN memories m ON m.rowid = r.rowid AND m.hash = r.hash',
   );
@@ -113,15 +115,20 @@ async function stage(
     'INSERT OR REPLACE INTO reindex_vectors (rowid, hash, embedding) VALUES (?, ?, ?)',
   );
   let embedded = 0;
-  const report = () =>
-    options.onProgress?.({ done: (countStaged.get() as { done: number }).done, total: Math.max(total, 0) });
+  // Counted once, then kept up to date per batch (memories told meanwhile raise the total).
+  let done = (countStaged.get() as { done: number }).done;
+  const report = () => options.onProgress?.({ done, total: Math.max(total, done) });
   report();
+  let after = 0;
   for (;;) {
     options.abortSignal?.throwIfAborted();
-    const rows = pending.all(batchSize) as Array<{ rowid: number; hash: string; content: string }>;
+    type Row = { rowid: number; hash: string; content: string };
+    let rows = pendingAfter.all(after, batchSize) as Row[];
+    if (rows.length === 0) rows = pending.all(batchSize) as Row[];
     // Swap only if nothing changed since the last batch was read; otherwise embed what did.
     if (rows.length === 0 && swap(database, to, () => pending.all(1).length === 0)) break;
     if (rows.length === 0) continue;
+    after = Math.max(after, rows.at(-1)!.rowid);
     const vectors = await embedder.embed({
       texts: rows.map((row) => row.content),
       ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
@@ -143,6 +150,7 @@ async function stage(
       });
     });
     embedded += rows.length;
+    done += rows.length;
     report();
   }
   return embedded;
