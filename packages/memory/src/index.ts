@@ -106,6 +106,7 @@ export {
 } from './openai-compatible-embedder.ts';
 export { type QueryTime, queryTime } from './query-time.ts';
 export { type ChannelRanking, fuseRankings, RRF_K } from './rank-fusion.ts';
+export { readStoreIndex, type StoreIndex } from './read-store-index.ts';
 export {
   type ReindexProgress,
   type ReindexResult,

@@ -4,6 +4,7 @@ import { getLoadablePath } from 'sqlite-vec';
 import type { Embedder } from './embedder.ts';
 import { MemoryStoreError } from './memory-errors.ts';
 import type { VectorSpace } from './memory-store.ts';
+import { memoriesWithoutVectors } from './read-store-index.ts';
 import { createSqliteMemoryStore } from './sqlite-memory-store.ts';
 import { unitVectorBytes, VECTOR_COPY_TABLE_SQL, vectorTableSql } from './sqlite-schema.ts';
 
@@ -57,7 +58,8 @@ export async function reindexSqliteStore(options: ReindexSqliteStoreOptions): Pr
     database.loadExtension(getLoadablePath());
     const total = (database.prepare('SELECT count(*) AS total FROM memories').get() as { total: number })
       .total;
-    if (from?.embedderId === to?.embedderId && from?.dimensions === to?.dimensions) {
+    const sameSpace = from?.embedderId === to?.embedderId && from?.dimensions === to?.dimensions;
+    if (sameSpace && (!to || memoriesWithoutVectors(database) === 0)) {
       // Already there (also after a swap that committed just before a crash): nothing to do.
       options.onProgress?.({ done: total, total });
       return { from, to, embedded: 0, total };
@@ -67,7 +69,8 @@ export async function reindexSqliteStore(options: ReindexSqliteStoreOptions): Pr
       swap(database, undefined, () => true);
       return { from, to, embedded: 0, total };
     }
-    const embedded = await stage(database, to, options, total);
+    // On the same embedder, only the memories without a vector are embedded: the others' are staged as they are.
+    const embedded = await stage(database, to, options, total, sameSpace);
     return { from, to, embedded, total };
   } finally {
     database.close();
@@ -79,6 +82,7 @@ async function stage(
   to: VectorSpace,
   options: ReindexSqliteStoreOptions,
   total: number,
+  keepVectors: boolean,
 ): Promise<number> {
   const embedder = options.embedder!;
   const batchSize = Math.max(1, options.batchSize ?? 64);
@@ -92,13 +96,18 @@ async function stage(
       database.exec(`DROP TABLE IF EXISTS reindex_vectors;
         CREATE TABLE reindex_vectors (rowid INTEGER PRIMARY KEY, hash TEXT NOT NULL, embedding BLOB);`);
       database.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('reindex_target', ?)").run(target);
+      if (keepVectors)
+        database.exec(`INSERT INTO reindex_vectors (rowid, hash, embedding)
+          SELECT v.rowid, m.hash, v.embedding FROM memory_vectors v JOIN memories m ON m.rowid = v.rowid`);
     });
   }
-  // Memories without a staged vector, or whose content changed since it was staged.
-  const pending = database.prepare(
-    `SELECT m.rowid, m.hash, m.content FROM memories m LEFT JOIN reindex_vectors r ON r.rowid = m.rowid
-     WHERE r.rowid IS NULL OR r.hash != m.hash ORDER BY m.rowid LIMIT ?`,
-  );
+  // Memories without a staged vector, or whose content changed since it was staged: walked in
+  // rowid order from a cursor, so a batch reads only its own rows (the event loop is held for
+  // a batch's work, not the whole table's); one full pass at the end catches what changed behind it.
+  const missing = `SELECT m.rowid, m.hash, m.content FROM memories m LEFT JOIN reindex_vectors r ON r.rowid = m.rowid
+     WHERE (r.rowid IS NULL OR r.hash != m.hash)`;
+  const pendingAfter = database.prepare(`${missing} AND m.rowid > ? ORDER BY m.rowid LIMIT ?`);
+  const pending = database.prepare(`${missing} ORDER BY m.rowid LIMIT ?`);
   const countStaged = database.prepare(
     'SELECT count(*) AS done FROM reindex_vectors r JOIN memories m ON m.rowid = r.rowid AND m.hash = r.hash',
   );
@@ -106,15 +115,20 @@ async function stage(
     'INSERT OR REPLACE INTO reindex_vectors (rowid, hash, embedding) VALUES (?, ?, ?)',
   );
   let embedded = 0;
-  const report = () =>
-    options.onProgress?.({ done: (countStaged.get() as { done: number }).done, total: Math.max(total, 0) });
+  // Counted once, then kept up to date per batch (memories told meanwhile raise the total).
+  let done = (countStaged.get() as { done: number }).done;
+  const report = () => options.onProgress?.({ done, total: Math.max(total, done) });
   report();
+  let after = 0;
   for (;;) {
     options.abortSignal?.throwIfAborted();
-    const rows = pending.all(batchSize) as Array<{ rowid: number; hash: string; content: string }>;
+    type Row = { rowid: number; hash: string; content: string };
+    let rows = pendingAfter.all(after, batchSize) as Row[];
+    if (rows.length === 0) rows = pending.all(batchSize) as Row[];
     // Swap only if nothing changed since the last batch was read; otherwise embed what did.
     if (rows.length === 0 && swap(database, to, () => pending.all(1).length === 0)) break;
     if (rows.length === 0) continue;
+    after = Math.max(after, rows.at(-1)!.rowid);
     const vectors = await embedder.embed({
       texts: rows.map((row) => row.content),
       ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
@@ -136,6 +150,7 @@ async function stage(
       });
     });
     embedded += rows.length;
+    done += rows.length;
     report();
   }
   return embedded;

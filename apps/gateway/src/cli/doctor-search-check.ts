@@ -1,6 +1,7 @@
 import { detectProviderEmbedder } from '../composition/detect-provider-embedder.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import type { DoctorLine } from './doctor-line.ts';
+import { checkStoreIndex } from './doctor-store-index.ts';
 
 /**
  * Which memory search a start would use and why: the configured embedder, the one the provider
@@ -17,12 +18,18 @@ export async function checkMemorySearch(
       subject,
       message: 'decided by the memory service (its /health says which and why)',
     };
-  if (config.memory.embeddingModel)
-    return {
-      status: 'ok',
-      subject,
-      message: `semantic (hybrid with BM25) with ${config.memory.embeddingModel}: NEXUS_EMBEDDING_MODEL is set`,
-    };
+  const { embeddingModel, embeddingDimensions, embeddingProvider } = config.memory;
+  if (embeddingModel && embeddingDimensions)
+    return checkStoreIndex(
+      config,
+      {
+        // The id `createGatewayEmbedder` gives it, without loading a local model to ask.
+        embedderId: `${embeddingProvider === 'transformers' ? 'transformers' : 'openai-compatible'}:${embeddingModel}`,
+        dimensions: embeddingDimensions,
+        label: embeddingModel,
+      },
+      `semantic (hybrid with BM25) with ${embeddingModel}: NEXUS_EMBEDDING_MODEL is set`,
+    );
   const lexicalFix =
     'serve an embedding model at the provider (e.g. `ollama pull nomic-embed-text`) or set NEXUS_EMBEDDING_MODEL and NEXUS_EMBEDDING_DIMENSIONS';
   if (!config.memory.embeddingAuto)
@@ -41,10 +48,14 @@ export async function checkMemorySearch(
     };
   const detected = await detectProviderEmbedder(config, fetchFunction);
   if (detected.embedder)
-    return {
-      status: 'ok',
-      subject,
-      message: `semantic (hybrid with BM25): ${detected.reason} (a store indexed otherwise stays as it is until \`nexus memory reindex\`)`,
-    };
+    return checkStoreIndex(
+      config,
+      {
+        embedderId: detected.embedder.id,
+        dimensions: detected.embedder.dimensions,
+        label: detected.embedder.id.replace(/^[^:]*:/u, ''),
+      },
+      `semantic (hybrid with BM25): ${detected.reason}`,
+    );
   return { status: 'warn', subject, message: `lexical (BM25): ${detected.reason}`, fix: lexicalFix };
 }

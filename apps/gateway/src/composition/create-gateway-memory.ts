@@ -16,6 +16,7 @@ import {
   type MemoryApi,
   MemoryService,
   type MemoryStore,
+  readStoreIndex,
 } from '@nexus/memory';
 import type { JobProcessor, JobQueue, Logger } from '@nexus/protocol';
 import { retryingJobQueue } from '@nexus/queue-kit';
@@ -28,6 +29,7 @@ import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
 import { createLanguageModel } from './create-language-model.ts';
 import { DEFAULT_EMBEDDING_MODELS, detectProviderEmbedder } from './detect-provider-embedder.ts';
 import { loadTransformersAddon } from './load-transformers-addon.ts';
+import { type ReindexTuning, reindexInBackground } from './reindex-in-background.ts';
 
 export interface GatewayMemory {
   /** The memory service, in process or over HTTP; core sees only the `MemoryPort` part of it. */
@@ -96,6 +98,7 @@ export async function createGatewayMemory(options: {
       config,
       logger: memoryLogger,
       tokenCounter,
+      backgroundReindex: true,
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
     service = local.service;
@@ -202,47 +205,75 @@ export async function createGatewayMemory(options: {
 /**
  * The memory service on this process's own store (Qdrant when `NEXUS_QDRANT_URL` is set, else
  * `<dataDir>/memory.sqlite`) with the configured embedder: what in-process memory, `nexus memory
- * serve` and the operator's `nexus memory` commands all open.
+ * serve` and the operator's `nexus memory` commands all open. With `backgroundReindex` (the
+ * gateway and `nexus memory serve`, when `NEXUS_MEMORY_AUTO_REINDEX` is on), an embedded store
+ * not indexed with the embedder is re-indexed in the background, lexical until it is done.
  */
 export async function openLocalMemoryService(options: {
   config: GatewayConfig;
   logger: Logger;
   tokenCounter?: TokenCounter;
   fetch?: typeof globalThis.fetch;
-}): Promise<{ service: MemoryService; close(): Promise<void> }> {
+  backgroundReindex?: boolean;
+  reindexTuning?: ReindexTuning;
+}): Promise<{ service: MemoryApi; close(): Promise<void> }> {
   const { config } = options;
   const tokenCounter = options.tokenCounter ?? sharedTokenCounter();
-  const { embedder, store, reason } = await chooseEmbedderAndStore(config, options.fetch);
-  try {
-    // The service logs which search is on and why.
-    const service = new MemoryService({
-      store,
-      ...(embedder ? { embedder } : {}),
-      searchReason: reason,
+  const autoReindex =
+    options.backgroundReindex === true && config.memory.autoReindex && !config.memory.qdrantUrl;
+  const { embedder, store, reason, reindexTo } = await chooseEmbedderAndStore(
+    config,
+    options.fetch,
+    autoReindex,
+  );
+  const serviceOn = (on: MemoryStore, onEmbedder: Embedder | undefined, why: string) =>
+    new MemoryService({
+      store: on,
+      ...(onEmbedder ? { embedder: onEmbedder } : {}),
+      searchReason: why,
       logger: options.logger,
       // Scopes that outlive most of the budget are dropped inside, so the step returns partial results in time.
       scopeTimeoutMs: Math.max(25, Math.floor(config.memory.contextBudgetMs * 0.75)),
       tokenCounter,
     });
-    return { service, close: () => store.close() };
+  let service: MemoryService;
+  try {
+    // The service logs which search is on and why.
+    service = serviceOn(store, embedder, reason);
   } catch (error) {
     await store.close();
     throw error;
   }
+  if (!reindexTo) return { service, close: () => store.close() };
+  const wanted = { embedderId: reindexTo.id, dimensions: reindexTo.dimensions };
+  const hybridReason = reason.replace(/; (the store's|\d+ of the store's) .*$/u, '');
+  return reindexInBackground({
+    path: storePath(config),
+    embedder: reindexTo,
+    logger: options.logger,
+    lexical: { service, store },
+    async openHybrid() {
+      const hybridStore = await openMemoryStore(config, wanted);
+      return { service: serviceOn(hybridStore, reindexTo, hybridReason), store: hybridStore };
+    },
+    ...(options.reindexTuning ? { tuning: options.reindexTuning } : {}),
+  });
 }
 
 /**
  * The configured embedder; else, on the embedded store with `NEXUS_EMBEDDING_AUTO` on, the one the
- * model provider serves (`detectProviderEmbedder`), used when the store is empty or already
- * indexed with it: a store with memories indexed otherwise stays as it is (lexical, or its own
- * embedder's vectors unused) until `nexus memory reindex` moves it, so no memory silently loses
- * its place in search.
+ * model provider serves (`detectProviderEmbedder`). Either is used when the store is empty or
+ * already indexed with it; a store with memories indexed otherwise is lexical until it is moved:
+ * in the background (`reindexTo`) with `autoReindex`, else by `nexus memory reindex`, so no memory
+ * silently loses its place in search.
  */
 async function chooseEmbedderAndStore(
   config: GatewayConfig,
   fetch: typeof globalThis.fetch | undefined,
-): Promise<{ embedder: Embedder | undefined; store: MemoryStore; reason: string }> {
+  autoReindex: boolean,
+): Promise<{ embedder: Embedder | undefined; store: MemoryStore; reason: string; reindexTo?: Embedder }> {
   const configured = await createGatewayEmbedder(config, fetch);
+  if (configured && autoReindex) return fitStore(config, configured, 'NEXUS_EMBEDDING_MODEL is set', true);
   if (configured) {
     const store = await openMemoryStore(config, {
       embedderId: configured.id,
@@ -263,26 +294,48 @@ async function chooseEmbedderAndStore(
       reason: 'NEXUS_EMBEDDING_MODEL is unset (provider detection is for the embedded store only)',
     };
   const detected = await detectProviderEmbedder(config, fetch);
+  if (!detected.embedder)
+    return { embedder: undefined, store: await openMemoryStore(config, undefined), reason: detected.reason };
+  return fitStore(config, detected.embedder, detected.reason, autoReindex);
+}
+
+/** `embedder` on the embedded store when it is empty or indexed with it; else lexical, and why. */
+async function fitStore(
+  config: GatewayConfig,
+  embedder: Embedder,
+  reason: string,
+  autoReindex: boolean,
+): Promise<{ embedder: Embedder | undefined; store: MemoryStore; reason: string; reindexTo?: Embedder }> {
   const store = await openMemoryStore(config, undefined);
-  if (!detected.embedder) return { embedder: undefined, store, reason: detected.reason };
-  const wanted = { embedderId: detected.embedder.id, dimensions: detected.embedder.dimensions };
+  const wanted = { embedderId: embedder.id, dimensions: embedder.dimensions };
   const stored = store.vectorSpace;
-  if (stored?.embedderId === wanted.embedderId && stored.dimensions === wanted.dimensions)
-    return { embedder: detected.embedder, store, reason: detected.reason };
   const { totalMemories } = await store.stats({});
-  if (!stored && totalMemories === 0) {
-    await store.close();
+  if (stored?.embedderId === wanted.embedderId && stored.dimensions === wanted.dimensions) {
+    const missing = autoReindex ? (readStoreIndex(storePath(config))?.withoutVectors ?? 0) : 0;
+    if (missing === 0) return { embedder, store, reason };
     return {
-      embedder: detected.embedder,
-      store: await openMemoryStore(config, wanted),
-      reason: detected.reason,
+      embedder: undefined,
+      store,
+      reason: `${reason}; ${missing} of the store's ${totalMemories} memories have no vector yet`,
+      reindexTo: embedder,
     };
   }
+  if (!stored && totalMemories === 0) {
+    await store.close();
+    return { embedder, store: await openMemoryStore(config, wanted), reason };
+  }
   const indexed = stored ? `indexed with ${stored.embedderId}` : 'lexical';
+  if (autoReindex)
+    return {
+      embedder: undefined,
+      store,
+      reason: `${reason}; the store's ${totalMemories} memories are ${indexed}`,
+      reindexTo: embedder,
+    };
   return {
     embedder: undefined,
     store,
-    reason: `${detected.reason}, but the store's ${totalMemories} memories are ${indexed}: run \`NEXUS_EMBEDDING_MODEL=${DEFAULT_EMBEDDING_MODELS[config.model.provider === 'openai' ? 'openai' : 'openai-compatible']} NEXUS_EMBEDDING_DIMENSIONS=${wanted.dimensions} nexus memory reindex\` to switch`,
+    reason: `${reason}, but the store's ${totalMemories} memories are ${indexed}: run \`NEXUS_EMBEDDING_MODEL=${DEFAULT_EMBEDDING_MODELS[config.model.provider === 'openai' ? 'openai' : 'openai-compatible']} NEXUS_EMBEDDING_DIMENSIONS=${wanted.dimensions} nexus memory reindex\` to switch`,
   };
 }
 
@@ -338,9 +391,14 @@ export async function openMemoryStore(
     });
   }
   return createSqliteMemoryStore({
-    path: privateFilePath(join(config.dataDir, 'memory.sqlite')),
+    path: storePath(config),
     ...(vectors ? { vectors } : {}),
     vectorCache:
       config.memory.vectorCacheMb === 0 ? false : { maxBytes: config.memory.vectorCacheMb * 1024 * 1024 },
   });
+}
+
+/** The embedded store's file, created private. */
+function storePath(config: GatewayConfig): string {
+  return privateFilePath(join(config.dataDir, 'memory.sqlite'));
 }

@@ -67,7 +67,16 @@ export const MEMORY_SETTINGS = [
     schema: booleanText,
     defaultValue: true,
     description:
-      'With `NEXUS_EMBEDDING_MODEL` unset, ask the chat model’s provider at start for embeddings (`openai`: `text-embedding-3-small`; `openai-compatible`: `nomic-embed-text`, Ollama’s) and, when it answers, search memory semantically (hybrid with BM25) on an empty store or one already indexed with that model; a store indexed otherwise stays as it is and the log says how to `nexus memory reindex`. The log, `/health` and `nexus doctor` say which search is on and why. Embedded store only. `false`: lexical unless `NEXUS_EMBEDDING_MODEL` is set.',
+      'With `NEXUS_EMBEDDING_MODEL` unset, ask the chat model’s provider at start for embeddings (`openai`: `text-embedding-3-small`; `openai-compatible`: `nomic-embed-text`, Ollama’s) and, when it answers, search memory semantically (hybrid with BM25) on an empty store or one already indexed with that model; a store indexed otherwise is re-indexed in the background (`NEXUS_MEMORY_AUTO_REINDEX`), or, with that off, stays as it is and the log says how to `nexus memory reindex`. The log, `/health` and `nexus doctor` say which search is on and why. Embedded store only. `false`: lexical unless `NEXUS_EMBEDDING_MODEL` is set.',
+    hint: 'use true or false',
+  },
+  {
+    env: 'NEXUS_MEMORY_AUTO_REINDEX',
+    path: 'memory.autoReindex',
+    schema: booleanText,
+    defaultValue: true,
+    description:
+      'When the gateway or `nexus memory serve` starts with an embedder (`NEXUS_EMBEDDING_MODEL`, or detected at the provider) that the embedded store is not indexed with, re-embed its memories in the background (resumable, progress in the log, `/health` and `nexus doctor`); search stays lexical until it finishes, then turns hybrid without a restart. `false`: keep the store as it is and run `nexus memory reindex` yourself. Embedded store only (Qdrant: `nexus memory reindex`).',
     hint: 'use true or false',
   },
   {
@@ -100,7 +109,7 @@ export const MEMORY_SETTINGS = [
     schema: z.enum(['openai-compatible', 'transformers']),
     defaultValue: 'openai-compatible',
     description:
-      'How `NEXUS_EMBEDDING_MODEL` runs: `openai-compatible` (an `/embeddings` API) or `transformers` (a local ONNX model through @huggingface/transformers, e.g. `Xenova/all-MiniLM-L6-v2` with 384 dimensions, downloaded once into `NEXUS_EMBEDDING_CACHE_DIR`; needs the add-on `@nexus/embedder-transformers`, installed with `pnpm embedder:install`). Changing the model later takes `nexus memory reindex`.',
+      'How `NEXUS_EMBEDDING_MODEL` runs: `openai-compatible` (an `/embeddings` API) or `transformers` (a local ONNX model through @huggingface/transformers, e.g. `Xenova/all-MiniLM-L6-v2` with 384 dimensions, downloaded once into `NEXUS_EMBEDDING_CACHE_DIR`; needs the add-on `@nexus/embedder-transformers`, installed with `pnpm embedder:install`). Changing the model later re-indexes the store: in the background at start (embedded store, `NEXUS_MEMORY_AUTO_REINDEX`), else with `nexus memory reindex`.',
     hint: 'use openai-compatible or transformers',
   },
   {

@@ -103,18 +103,39 @@ type MemorySearchState = { search: string; embedder?: string; reason?: string };
 
 /**
  * Which memory search is on and why, for `/health`: undefined until the memory service has said
- * (it may be a remote service that is still starting).
+ * (it may be a remote service that is still starting). Asked again at most once a second when
+ * `/health` is read, since it changes at run time (a background re-index reports progress, then
+ * turns hybrid); a read returns what the last answer said.
  */
 function watchMemorySearch(
   memory: GatewayParts['memory']['service'],
   logger: GatewayParts['logger'],
 ): () => MemorySearchState | undefined {
   let state: MemorySearchState | undefined;
-  memory.health().then(
-    ({ search, embedder, reason }) => {
-      state = { search, ...(embedder ? { embedder } : {}), ...(reason ? { reason } : {}) };
-    },
-    (error: unknown) => logger.warn({ err: error }, 'memory: health unknown at start'),
-  );
-  return () => state;
+  let askedAt = 0;
+  let asking = false;
+  let warned = false;
+  const ask = () => {
+    askedAt = Date.now();
+    asking = true;
+    memory
+      .health()
+      .then(
+        ({ search, embedder, reason }) => {
+          state = { search, ...(embedder ? { embedder } : {}), ...(reason ? { reason } : {}) };
+        },
+        (error: unknown) => {
+          if (!warned) logger.warn({ err: error }, 'memory: health unknown');
+          warned = true;
+        },
+      )
+      .finally(() => {
+        asking = false;
+      });
+  };
+  ask();
+  return () => {
+    if (!asking && Date.now() - askedAt >= 1_000) ask();
+    return state;
+  };
 }

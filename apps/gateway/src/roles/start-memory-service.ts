@@ -49,7 +49,7 @@ export async function startMemoryService(options: {
       { host },
       'memory service without NEXUS_MEMORY_API_KEY: loopback only, no key asked, requests addressed to another name (Host) refused',
     );
-  const local = await openLocalMemoryService({ config, logger });
+  const local = await openLocalMemoryService({ config, logger, backgroundReindex: true });
   const handle = createMemoryRequestHandler({ service: local.service, apiKey, logger });
   const server = createServer(
     httpServerOptions(config.server),

@@ -59,6 +59,11 @@ export interface ScriptedModelServer {
   setResponder(responder: ScriptedResponder): void;
   setLatency(ms: number): void;
   setTranscript(text: string): void;
+  /**
+   * A status (e.g. 503) that `/v1/embeddings` answers from now on, with an OpenAI-style error
+   * body, as an overloaded or restarting provider does; undefined answers normally again.
+   */
+  setEmbeddingFailure(status: number | undefined): void;
   /** Requests to `/v1/audio/transcriptions`. */
   transcriptionRequests(): RecordedModelRequest[];
   reset(): void;
@@ -72,6 +77,7 @@ export async function startScriptedModelServer(
   options: ScriptedModelServerOptions = {},
 ): Promise<ScriptedModelServer> {
   let latencyMs = options.latencyMs ?? 0;
+  let embeddingFailure: number | undefined;
   const chunkDelayMs = options.chunkDelayMs ?? 0;
   const embeddingDimensions = options.embeddingDimensions ?? 64;
   const models = options.models ?? ['scripted-model'];
@@ -128,6 +134,8 @@ export async function startScriptedModelServer(
       return sendJson(response, 200, outcome.body);
     }
     if (request.method === 'POST' && path === '/v1/embeddings') {
+      if (embeddingFailure !== undefined)
+        return sendError(response, embeddingFailure, 'The server is overloaded.', 'server_error');
       if (options.embeddings === false) {
         const model = (body as { model?: unknown } | null)?.model;
         return sendError(
@@ -203,6 +211,9 @@ export async function startScriptedModelServer(
     },
     setTranscript: (text) => {
       transcript = text;
+    },
+    setEmbeddingFailure: (status) => {
+      embeddingFailure = status;
     },
     transcriptionRequests: () => requests.filter((request) => request.path === TRANSCRIPTION_PATH),
     reset: () => {
