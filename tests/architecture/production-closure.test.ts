@@ -7,8 +7,13 @@ import { parse } from 'yaml';
 // that drags dev tooling or the 450 MB model runtime back into production fails the build.
 const root = new URL('../../', import.meta.url).pathname;
 
-/** Never shipped in the default install: dev and test tooling, and the transformers add-on. */
+/**
+ * Never shipped in the default install: dev and test tooling, the transformers add-on, and sharp
+ * (18 MB of libvips that Baileys would use only for the preview of an image it sends; removed
+ * from Baileys' dependencies in pnpm-workspace.yaml).
+ */
 const FORBIDDEN = [
+  'sharp',
   '@nexus/testkit',
   '@nexus/embedder-transformers',
   '@huggingface/transformers',
