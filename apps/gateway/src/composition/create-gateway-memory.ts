@@ -19,13 +19,12 @@ import {
   readStoreIndex,
 } from '@nexus/memory';
 import type { JobProcessor, JobQueue, Logger } from '@nexus/protocol';
-import { retryingJobQueue } from '@nexus/queue-kit';
-import { createSqliteJobQueue } from '@nexus/queue-sqlite';
 import type { LanguageModel } from 'ai';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { ensurePrivateDirectory, privateFilePath } from '../data-dir/private-path.ts';
 import type { MemoryMetrics } from '../metrics/memory-metrics.ts';
 import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
+import { createGatewayJobQueue } from './create-gateway-job-queue.ts';
 import { createLanguageModel } from './create-language-model.ts';
 import { DEFAULT_EMBEDDING_MODELS, detectProviderEmbedder } from './detect-provider-embedder.ts';
 import { loadTransformersAddon } from './load-transformers-addon.ts';
@@ -106,21 +105,7 @@ export async function createGatewayMemory(options: {
   }
   const port: MemoryPort = service;
   const ownsQueue = options.jobQueue === undefined;
-  // With Redis the jobs live there (any process may handle them); otherwise in `<dataDir>/jobs.sqlite`.
-  // BullMQ and ioredis are imported only then (about 40 MB of RSS a process without Redis saves).
-  const createdQueue =
-    options.jobQueue ??
-    (config.redis.url
-      ? retryingJobQueue(
-          (await import('@nexus/queue-bullmq')).createBullMqJobQueue({
-            connection: { url: config.redis.url },
-            prefix: config.redis.prefix,
-            logger,
-          }),
-          // A memory job waits out a Redis restart instead of being lost to it.
-          { deadlineMs: config.redis.waitMs, logger },
-        )
-      : createSqliteJobQueue({ path: privateFilePath(join(config.dataDir, 'jobs.sqlite')), logger }));
+  const createdQueue = options.jobQueue ?? (await createGatewayJobQueue(config, logger, 'jobs.sqlite'));
   // A queue handed in (the distributed one) is traced already by its creator.
   const jobQueue =
     options.tracing && !options.jobQueue ? options.tracing.traceJobQueue(createdQueue) : createdQueue;

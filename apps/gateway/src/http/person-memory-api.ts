@@ -3,18 +3,18 @@ import type { AccessStore } from '@nexus/core';
 import { type Memory, type MemoryApi, MemoryInputError, memoryCategorySchema } from '@nexus/memory';
 import type { Logger } from '@nexus/protocol';
 import { z } from 'zod';
-import { authorized, digest, sendJson } from './pairing-api.ts';
+import { digest, sendJson } from './pairing-api.ts';
 import { requestPath } from './parse-request-target.ts';
 import { readJsonBody } from './read-json-body.ts';
+import { webClientOf } from './web-client-request.ts';
 
 export const MEMORY_API_PATH = '/api/memory';
-/** The web client names itself with this header; memory is that web person's (or who they linked to). */
-export const WEB_CLIENT_HEADER = 'x-nexus-client';
+export { WEB_CLIENT_HEADER } from './web-client-request.ts';
+
 const MAX_BODY_BYTES = 16_384;
 const PAGE = 500;
 const EXPORT_LIMIT = 20_000;
 
-const clientIdSchema = z.string().min(1).max(128);
 const editSchema = z.strictObject({
   content: z.string().trim().min(1).max(4_000),
   category: memoryCategorySchema.optional(),
@@ -58,18 +58,10 @@ export function createPersonMemoryApi(options: {
     const path = requestPath(request);
     if (path === undefined) return false;
     if (path !== MEMORY_API_PATH && !path.startsWith(`${MEMORY_API_PATH}/`)) return false;
-    if (!authorized(request.headers.authorization, expected)) {
-      refuse(response, 401, 'unauthorized', 'Send the gateway token as a Bearer token.');
-      return true;
-    }
-    const client = clientIdSchema.safeParse(request.headers[WEB_CLIENT_HEADER]);
-    if (!client.success) {
-      refuse(response, 400, 'bad_request', `Send the web client's id in the ${WEB_CLIENT_HEADER} header.`);
-      return true;
-    }
+    const clientId = webClientOf(request, response, expected);
+    if (clientId === undefined) return true;
     const userId =
-      options.store.identities.find({ channel: 'web', platformId: client.data })?.userId ??
-      `web:${client.data}`;
+      options.store.identities.find({ channel: 'web', platformId: clientId })?.userId ?? `web:${clientId}`;
     const rest = path.slice(MEMORY_API_PATH.length + 1);
     handle(request, response, userId, rest).catch((error: unknown) => {
       if (error instanceof MemoryInputError) {

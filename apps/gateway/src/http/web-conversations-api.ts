@@ -2,13 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AccessStore, SessionStore } from '@nexus/core';
 import type { Logger } from '@nexus/protocol';
 import { z } from 'zod';
-import { authorized, digest, sendJson } from './pairing-api.ts';
+import { digest, sendJson } from './pairing-api.ts';
 import { requestPath } from './parse-request-target.ts';
-import { WEB_CLIENT_HEADER } from './person-memory-api.ts';
+import { webClientOf } from './web-client-request.ts';
 
 export const WEB_CONVERSATIONS_API_PATH = '/api/web/conversations';
 
-const clientIdSchema = z.string().min(1).max(128);
 // The web protocol's conversation ids (see @nexus/protocol's web-socket frames).
 const conversationIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/);
 
@@ -36,21 +35,14 @@ export function createWebConversationsApi(options: WebConversationsApiOptions) {
   return (request: IncomingMessage, response: ServerResponse): boolean => {
     const path = requestPath(request);
     if (path === undefined || !path.startsWith(`${WEB_CONVERSATIONS_API_PATH}/`)) return false;
-    if (!authorized(request.headers.authorization, expected)) {
-      refuse(response, 401, 'unauthorized', 'Send the gateway token as a Bearer token.');
-      return true;
-    }
-    const client = clientIdSchema.safeParse(request.headers[WEB_CLIENT_HEADER]);
-    if (!client.success) {
-      refuse(response, 400, 'bad_request', `Send the web client's id in the ${WEB_CLIENT_HEADER} header.`);
-      return true;
-    }
+    const clientId = webClientOf(request, response, expected);
+    if (clientId === undefined) return true;
     const conversation = conversationIdSchema.safeParse(path.slice(WEB_CONVERSATIONS_API_PATH.length + 1));
     if (!conversation.success || request.method !== 'DELETE') {
       refuse(response, 404, 'not_found', 'Use DELETE /api/web/conversations/<conversation id>.');
       return true;
     }
-    remove(response, client.data, conversation.data).catch((error: unknown) => {
+    remove(response, clientId, conversation.data).catch((error: unknown) => {
       options.logger.error({ err: error }, 'web conversation delete failed');
       if (!response.headersSent)
         refuse(response, 503, 'unavailable', 'History could not be reached; try again.');

@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import { createSchedules, type Schedules } from '@nexus/core';
-import type { JobQueue, Logger, OutboundIntent, OutboundResult } from '@nexus/protocol';
-import { retryingJobQueue } from '@nexus/queue-kit';
-import { createSqliteJobQueue } from '@nexus/queue-sqlite';
+import type { Logger, OutboundIntent, OutboundResult } from '@nexus/protocol';
+import { createGatewayJobQueue } from '../composition/create-gateway-job-queue.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { privateFilePath } from '../data-dir/private-path.ts';
 import type { ToolMetrics } from './tool-metrics.ts';
@@ -21,22 +20,7 @@ export async function createGatewaySchedules(options: {
   Schedules & { bindDelivery(deliver: (outbound: OutboundIntent) => Promise<OutboundResult>): void }
 > {
   const { config, logger, metrics, now } = options;
-  // BullMQ and ioredis are imported only with Redis (see create-gateway-memory.ts).
-  const queue: JobQueue = config.redis.url
-    ? retryingJobQueue(
-        (await import('@nexus/queue-bullmq')).createBullMqJobQueue({
-          connection: { url: config.redis.url },
-          prefix: config.redis.prefix,
-          logger,
-        }),
-        // A firing scheduled while Redis restarts waits for it instead of being lost.
-        { deadlineMs: config.redis.waitMs, logger },
-      )
-    : createSqliteJobQueue({
-        path: privateFilePath(join(config.dataDir, 'schedule-jobs.sqlite')),
-        logger,
-        now,
-      });
+  const queue = await createGatewayJobQueue(config, logger, 'schedule-jobs.sqlite', now);
   let deliver: ((outbound: OutboundIntent) => Promise<OutboundResult>) | undefined;
   const schedules = createSchedules({
     path: privateFilePath(join(config.dataDir, 'schedules.sqlite')),
