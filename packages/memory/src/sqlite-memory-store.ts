@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { GroupCommit, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
 import { getLoadablePath } from 'sqlite-vec';
-import { lexicalQueryParts, sumWeightedRankings } from './conversation-query.ts';
+import { lexicalQueryParts, STOP_WORD_WINDOW, sumWeightedRankings } from './conversation-query.ts';
 import type { Memory, MemoryScope, MemoryStats } from './memory.ts';
 import { GLOBAL_USER_ID } from './memory.ts';
 import { EmbedderMismatchError, MemoryStoreError } from './memory-errors.ts';
@@ -25,7 +25,7 @@ import {
   similarityFromDistance,
   unitVectorBytes,
 } from './sqlite-schema.ts';
-import { denseRanking, lexicalRanking, MAX_KNN, type RowRanking } from './sqlite-search.ts';
+import { denseRanking, lexicalRanking, MAX_KNN, newestRowidFloor, type RowRanking } from './sqlite-search.ts';
 import { SqliteVectorCache, type VectorCacheOptions, type VectorCacheStats } from './sqlite-vector-cache.ts';
 import { mergeStandingKinds, STANDING_KINDS } from './standing-kinds.ts';
 
@@ -269,10 +269,20 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     const rankings: RowRanking[] = [];
     const parts = lexicalQueryParts(options.text, options.contextText);
     if (parts.length > 0) {
-      // One BM25 query per part (message words, its stop words, the turns' words), summed by weight.
+      // One BM25 query per part (message words, its stop words, the turns' words), summed by
+      // weight; the stop words search only the person's newest memories (STOP_WORD_WINDOW).
+      const floor = parts.some((part) => part.newestOnly)
+        ? newestRowidFloor(statements, options.userId, STOP_WORD_WINDOW)
+        : undefined;
       const lexical = sumWeightedRankings(
         parts.map((part) => ({
-          ranking: lexicalRanking(statements, partition, part.terms, candidates),
+          ranking: lexicalRanking(
+            statements,
+            partition,
+            part.terms,
+            candidates,
+            part.newestOnly ? floor : undefined,
+          ),
           weight: part.weight,
         })),
       );

@@ -25,6 +25,8 @@ CREATE TABLE IF NOT EXISTS memories (
 CREATE INDEX IF NOT EXISTS memories_user_hash ON memories (user_id, hash);
 CREATE INDEX IF NOT EXISTS memories_user_updated ON memories (user_id, updated_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS memories_standing ON memories (user_id, scope, category, source, updated_at DESC, id);
+-- A person's rows newest first by rowid: where a stop-word search starts (see STOP_WORD_WINDOW).
+CREATE INDEX IF NOT EXISTS memories_user_rowid ON memories (user_id);
 CREATE TABLE IF NOT EXISTS session_links (
   session_id TEXT NOT NULL,
   memory_rowid INTEGER NOT NULL REFERENCES memories (rowid) ON DELETE CASCADE,
