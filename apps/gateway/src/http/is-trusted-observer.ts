@@ -1,5 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { isLoopbackName } from '@nexus/memory';
+import { authorized, digest } from './pairing-api.ts';
 
 /**
  * Whether a request may read `/metrics` and the detailed `/ready` (which tell whether the owner
@@ -9,22 +10,9 @@ import type { IncomingMessage } from 'node:http';
  * otherwise make every visitor look local.
  */
 export function isTrustedObserver(request: IncomingMessage, token: string | undefined): boolean {
-  if (token !== undefined) {
-    const given = /^Bearer\s+(\S+)\s*$/iu.exec(request.headers.authorization ?? '')?.[1];
-    return given !== undefined && sameSecret(given, token);
-  }
+  if (token !== undefined) return authorized(request.headers.authorization, digest(token));
   if (request.headers['x-forwarded-for'] !== undefined || request.headers.forwarded !== undefined)
     return false;
-  return isLoopbackAddress(request.socket.remoteAddress ?? '');
-}
-
-function isLoopbackAddress(address: string): boolean {
-  const bare = address.replace(/^::ffff:/iu, '');
-  return bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/u.test(bare);
-}
-
-/** Constant-time comparison of two secrets of any length (hashed to one length first). */
-function sameSecret(given: string, expected: string): boolean {
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(given), digest(expected));
+  // An IPv4 peer on a dual-stack socket shows as ::ffff:127.0.0.1.
+  return isLoopbackName((request.socket.remoteAddress ?? '').replace(/^::ffff:/iu, ''));
 }
