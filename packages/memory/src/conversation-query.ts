@@ -52,20 +52,10 @@ export function sumWeightedRankings<Id>(
     .sort((left, right) => right.score - left.score);
 }
 
-/**
- * How many of a person's newest memories a stop-word part searches. Stop words are on nearly
- * every memory: searched over all of them, FTS5 scored and sorted most of the person's rows on
- * every turn (memory step p95 12.6 → 38 ms at 10k memories, 210 ms at 100k). A bounded window
- * keeps the turn's work independent of how much is stored, as the content words' parts are.
- */
-export const STOP_WORD_WINDOW = 1_000;
-
 /** One lexical sub-query: its terms are OR-ed, and its BM25 scores count `weight` times. */
 export interface WeightedTerms {
   terms: string[];
   weight: number;
-  /** Searches only the person's newest `STOP_WORD_WINDOW` memories. */
-  newestOnly?: boolean;
 }
 
 /**
@@ -79,7 +69,7 @@ export function lexicalQueryParts(text: string, contextText = ''): WeightedTerms
   const context = queryTermGroups(contextText).content.filter((term) => !seen.has(term));
   return [
     { terms: message.content, weight: 1 },
-    { terms: message.stop, weight: STOP_WORD_WEIGHT, newestOnly: true },
+    { terms: message.stop, weight: STOP_WORD_WEIGHT },
     { terms: context, weight: CONTEXT_WEIGHT },
   ].filter((part) => part.terms.length > 0);
 }

@@ -1,7 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { GroupCommit, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
 import { getLoadablePath } from 'sqlite-vec';
-import { lexicalQueryParts, STOP_WORD_WINDOW, sumWeightedRankings } from './conversation-query.ts';
+import { lexicalQueryParts, sumWeightedRankings } from './conversation-query.ts';
 import type { Memory, MemoryScope, MemoryStats } from './memory.ts';
 import { GLOBAL_USER_ID } from './memory.ts';
 import { EmbedderMismatchError, MemoryStoreError } from './memory-errors.ts';
@@ -15,6 +15,11 @@ import type {
   VectorSpace,
 } from './memory-store.ts';
 import { fuseRankings } from './rank-fusion.ts';
+import {
+  type LexicalCacheOptions,
+  type LexicalCacheStats,
+  SqliteLexicalCache,
+} from './sqlite-lexical-cache.ts';
 import { prepareSearchIndexes } from './sqlite-migration.ts';
 import {
   MEMORY_COLUMNS,
@@ -25,7 +30,7 @@ import {
   similarityFromDistance,
   unitVectorBytes,
 } from './sqlite-schema.ts';
-import { denseRanking, lexicalRanking, MAX_KNN, newestRowidFloor, type RowRanking } from './sqlite-search.ts';
+import { denseRanking, lexicalRanking, MAX_KNN, type RowRanking } from './sqlite-search.ts';
 import { SqliteVectorCache, type VectorCacheOptions, type VectorCacheStats } from './sqlite-vector-cache.ts';
 import { mergeStandingKinds, STANDING_KINDS } from './standing-kinds.ts';
 
@@ -39,6 +44,8 @@ export interface SqliteMemoryStoreOptions {
    * makes every dense search an exact sqlite-vec scan. Results are the same either way.
    */
   vectorCache?: VectorCacheOptions | false;
+  /** The in-process BM25 index of searched people (see `SqliteLexicalCache`). */
+  lexicalCache?: LexicalCacheOptions;
 }
 
 const MEMORY_COLUMNS_OF_M = MEMORY_COLUMNS.split(', ')
@@ -63,6 +70,8 @@ export interface SqliteMemoryStore extends MemoryStore {
   warmVectorIndex(options: { userId: string }): Promise<boolean>;
   /** What the vector cache holds; undefined when it is off (no vectors, or `vectorCache: false`). */
   vectorCacheStats(): VectorCacheStats | undefined;
+  /** Whose lexical index is held in process, and its size. */
+  lexicalCacheStats(): LexicalCacheStats;
 }
 
 class EmbeddedMemoryStore implements SqliteMemoryStore {
@@ -71,6 +80,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
   readonly #statements = new Map<string, StatementSync>();
   readonly #hasVectorTable: boolean;
   readonly #vectorCache: SqliteVectorCache | undefined;
+  readonly #lexicalCache: SqliteLexicalCache;
   readonly #inserts = new GroupCommit<{ memory: Memory; embedding: Float32Array | undefined }>((items) =>
     this.#transaction(() => items.map((item) => this.#insertSavepoint(item.memory, item.embedding))),
   );
@@ -129,6 +139,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
         .run(JSON.stringify(this.vectorSpace));
     }
     this.#hasVectorTable = this.vectorSpace !== undefined;
+    this.#lexicalCache = new SqliteLexicalCache((sql) => this.#statement(sql), options.lexicalCache);
     this.#vectorCache =
       this.vectorSpace && options.vectorCache !== false && SqliteVectorCache.available()
         ? new SqliteVectorCache(
@@ -167,6 +178,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
   #insertSavepoint(memory: Memory, embedding: Float32Array | undefined): unknown {
     this.#database.exec('SAVEPOINT memory_insert');
     const mark = this.#vectorCache?.mark() ?? 0;
+    const lexicalMark = this.#lexicalCache.mark();
     try {
       this.#insert(memory, embedding);
       this.#database.exec('RELEASE memory_insert');
@@ -175,6 +187,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
       this.#database.exec('ROLLBACK TO memory_insert');
       this.#database.exec('RELEASE memory_insert');
       this.#vectorCache?.rollbackTo(mark);
+      this.#lexicalCache.rollbackTo(lexicalMark);
       return error instanceof Error ? error : new MemoryStoreError({ message: String(error) });
     }
   }
@@ -187,6 +200,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     const rowid = Number(result.lastInsertRowid);
     if (memory.sessionId) this.#link(memory.userId, memory.id, memory.sessionId);
     this.#writeText(rowid, memory, memory.sessionId ? [memory.sessionId] : []);
+    this.#lexicalCache.written(memory.userId, rowid, memory.scope, memory.content);
     if (embedding) this.#writeVector(rowid, memory, embedding);
   }
 
@@ -207,6 +221,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
       if (memory.sessionId) this.#link(memory.userId, memory.id, memory.sessionId);
       this.#deleteText(row.rowid);
       this.#writeText(row.rowid, memory);
+      this.#lexicalCache.written(memory.userId, row.rowid, memory.scope, memory.content);
       if (options.embedding) {
         this.#deleteVector(row.rowid);
         this.#writeVector(row.rowid, memory, options.embedding);
@@ -269,23 +284,19 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     const rankings: RowRanking[] = [];
     const parts = lexicalQueryParts(options.text, options.contextText);
     if (parts.length > 0) {
-      // One BM25 query per part (message words, its stop words, the turns' words), summed by
-      // weight; the stop words search only the person's newest memories (STOP_WORD_WINDOW).
-      const floor = parts.some((part) => part.newestOnly)
-        ? newestRowidFloor(statements, options.userId, STOP_WORD_WINDOW)
-        : undefined;
-      const lexical = sumWeightedRankings(
-        parts.map((part) => ({
-          ranking: lexicalRanking(
-            statements,
-            partition,
-            part.terms,
-            candidates,
-            part.newestOnly ? floor : undefined,
-          ),
-          weight: part.weight,
-        })),
-      );
+      // A person's or scope's memories are ranked by the in-process index in one pass over the
+      // parts' postings (message words, its stop words, the turns' words, each at its weight).
+      // A session's few linked memories are found by FTS5 through its session token's short
+      // posting list, one BM25 query per part, summed by weight.
+      const lexical =
+        options.sessionId === undefined
+          ? this.#lexicalCache.index(options.userId).rank(parts, candidates, options.scopes)
+          : sumWeightedRankings(
+              parts.map((part) => ({
+                ranking: lexicalRanking(statements, partition, part.terms, candidates),
+                weight: part.weight,
+              })),
+            );
       rankings.push(lexical.slice(0, candidates));
     }
     const query = options.embedding && this.#hasVectorTable ? unitVectorBytes(options.embedding) : undefined;
@@ -318,6 +329,10 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
 
   vectorCacheStats(): VectorCacheStats | undefined {
     return this.#vectorCache?.stats();
+  }
+
+  lexicalCacheStats(): LexicalCacheStats {
+    return this.#lexicalCache.stats();
   }
 
   async list(options: StoreListOptions): Promise<Memory[]> {
@@ -361,6 +376,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
       ) as { rowid: number } | undefined;
       if (!row) return false;
       this.#deleteText(row.rowid);
+      this.#lexicalCache.removed(options.userId, row.rowid);
       this.#deleteVector(row.rowid);
       this.#statement('DELETE FROM memories WHERE rowid = ?').run(row.rowid);
       return true;
@@ -378,9 +394,12 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
       }>;
       for (const row of rows) {
         this.#deleteText(row.rowid);
+        this.#lexicalCache.removed(options.userId, row.rowid);
         this.#deleteVector(row.rowid);
       }
       this.#statement('DELETE FROM memories WHERE user_id = ?').run(options.userId);
+      // Forgetting leaves not even the person's id behind; a later memory gets a new change number.
+      this.#statement('DELETE FROM person_versions WHERE user_id = ?').run(options.userId);
       return rows.length;
     });
     if (deleted > 0) this.#eraseFreedText();
@@ -476,6 +495,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     this.#inserts.flush();
     this.#closed = true;
     this.#vectorCache?.close();
+    this.#lexicalCache.clear();
     this.#statements.clear();
     this.#database.close();
   }
@@ -568,9 +588,11 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
       result = inTransaction(this.#database, work);
     } catch (error) {
       this.#vectorCache?.rolledBack();
+      this.#lexicalCache.rolledBack();
       throw error;
     }
     this.#vectorCache?.committed();
+    this.#lexicalCache.committed();
     return result;
   }
 

@@ -25,8 +25,31 @@ CREATE TABLE IF NOT EXISTS memories (
 CREATE INDEX IF NOT EXISTS memories_user_hash ON memories (user_id, hash);
 CREATE INDEX IF NOT EXISTS memories_user_updated ON memories (user_id, updated_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS memories_standing ON memories (user_id, scope, category, source, updated_at DESC, id);
--- A person's rows newest first by rowid: where a stop-word search starts (see STOP_WORD_WINDOW).
-CREATE INDEX IF NOT EXISTS memories_user_rowid ON memories (user_id);
+-- Was the stop-word window's start (schema 3 files from before the in-process lexical index):
+-- nothing reads it now, and every insert paid for it.
+DROP INDEX IF EXISTS memories_user_rowid;
+-- Per person, the store-wide change number of the last change to their memories' words or
+-- scopes (not last_used_at): how the in-process lexical index (SqliteLexicalCache) tells, after
+-- another connection committed, whether this person's memories changed or only something else
+-- did. Store-wide and never reused, so a person forgotten and told again gets a new number.
+CREATE TABLE IF NOT EXISTS memory_changes (sequence INTEGER NOT NULL);
+INSERT INTO memory_changes (sequence) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM memory_changes);
+CREATE TABLE IF NOT EXISTS person_versions (user_id TEXT PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS memories_version_insert AFTER INSERT ON memories BEGIN
+  UPDATE memory_changes SET sequence = sequence + 1;
+  INSERT INTO person_versions (user_id, version) VALUES (new.user_id, (SELECT sequence FROM memory_changes))
+    ON CONFLICT (user_id) DO UPDATE SET version = excluded.version;
+END;
+CREATE TRIGGER IF NOT EXISTS memories_version_update AFTER UPDATE OF user_id, scope, content ON memories BEGIN
+  UPDATE memory_changes SET sequence = sequence + 1;
+  INSERT INTO person_versions (user_id, version) VALUES (new.user_id, (SELECT sequence FROM memory_changes))
+    ON CONFLICT (user_id) DO UPDATE SET version = excluded.version;
+END;
+CREATE TRIGGER IF NOT EXISTS memories_version_delete AFTER DELETE ON memories BEGIN
+  UPDATE memory_changes SET sequence = sequence + 1;
+  INSERT INTO person_versions (user_id, version) VALUES (old.user_id, (SELECT sequence FROM memory_changes))
+    ON CONFLICT (user_id) DO UPDATE SET version = excluded.version;
+END;
 CREATE TABLE IF NOT EXISTS session_links (
   session_id TEXT NOT NULL,
   memory_rowid INTEGER NOT NULL REFERENCES memories (rowid) ON DELETE CASCADE,

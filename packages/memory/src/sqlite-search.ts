@@ -27,34 +27,14 @@ export function lexicalRanking(
   partition: SearchPartition,
   terms: readonly string[],
   limit: number,
-  /** Only rows from this rowid on (FTS5 starts its lists there): a person's newest memories. */
-  fromRowid?: number,
 ): RowRanking {
   const match = `${partitionMatch(partition)} AND content : (${terms.map((term) => `"${term}"`).join(' OR ')})`;
-  const rows = (
-    fromRowid === undefined
-      ? statements(
-          `SELECT rowid, bm25(memories_fts, 0.0, 1.0) AS lexical FROM memories_fts
-           WHERE memories_fts MATCH ? ORDER BY lexical, rowid LIMIT ?`,
-        ).all(match, limit)
-      : statements(
-          `SELECT rowid, bm25(memories_fts, 0.0, 1.0) AS lexical FROM memories_fts
-           WHERE memories_fts MATCH ? AND rowid >= ? ORDER BY lexical, rowid LIMIT ?`,
-        ).all(match, fromRowid, limit)
-  ) as Array<{ rowid: number; lexical: number }>;
+  const rows = statements(
+    `SELECT rowid, bm25(memories_fts, 0.0, 1.0) AS lexical FROM memories_fts
+     WHERE memories_fts MATCH ? ORDER BY lexical, rowid LIMIT ?`,
+  ).all(match, limit) as Array<{ rowid: number; lexical: number }>;
   // FTS5's bm25() is lower-is-better; negate it so the ranking is higher-is-better.
   return rows.map((row) => ({ rowid: row.rowid, score: -row.lexical }));
-}
-
-/**
- * The rowid where a person's newest `count` memories start, or undefined when they have fewer
- * (then every row is searched). Walks `count` entries of the person's rowid index.
- */
-export function newestRowidFloor(statements: Statements, userId: string, count: number): number | undefined {
-  const row = statements(
-    'SELECT rowid FROM memories WHERE user_id = ? ORDER BY rowid DESC LIMIT 1 OFFSET ?',
-  ).get(userId, count - 1) as { rowid: number } | undefined;
-  return row?.rowid;
 }
 
 function partitionMatch(partition: SearchPartition): string {

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { contentHash } from './content-hash.ts';
+import type { Memory } from './memory.ts';
+import { createSqliteMemoryStore, type SqliteMemoryStore } from './sqlite-memory-store.ts';
+
+function memory(userId: string, content: string, id: string = randomUUID()): Memory {
+  const at = Date.UTC(2026, 0, 1);
+  return {
+    id,
+    userId,
+    scope: 'user',
+    content,
+    category: 'fact',
+    source: 'user_explicit',
+    createdAt: at,
+    updatedAt: at,
+    hash: contentHash(content),
+    metadata: {},
+  };
+}
+
+const found = async (store: SqliteMemoryStore, userId: string, text: string) =>
+  (await store.search({ userId, text, limit: 10 })).map((hit) => hit.memory.content);
+
+// The embedded store's lexical search runs on an in-process index per person; these check that
+// it always answers what the SQLite file holds, through the store's own writes and others'.
+describe('the in-process lexical index of the SQLite store', () => {
+  const stores: SqliteMemoryStore[] = [];
+  let directory: string | undefined;
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+    if (directory) rmSync(directory, { recursive: true, force: true });
+    directory = undefined;
+  });
+  const open = (path: string, options: Parameters<typeof createSqliteMemoryStore>[0] = { path }) => {
+    const store = createSqliteMemoryStore(options);
+    stores.push(store);
+    return store;
+  };
+
+  it('is built once per person and follows the store’s own adds, edits and deletes', async () => {
+    const store = open(':memory:');
+    const kept = memory('ada', 'Keeps bees in the garden');
+    await store.insert({ memory: kept });
+    await store.insert({ memory: memory('ada', 'Plays the cello') });
+    expect(await found(store, 'ada', 'bees')).toEqual(['Keeps bees in the garden']);
+    await store.insert({ memory: memory('ada', 'Sells honey from the bees') });
+    await store.update({ memory: { ...kept, content: 'Keeps goats in the garden' } });
+    expect(await found(store, 'ada', 'bees')).toEqual(['Sells honey from the bees']);
+    expect(await found(store, 'ada', 'goats')).toEqual(['Keeps goats in the garden']);
+    await store.delete({ userId: 'ada', id: kept.id });
+    expect(await found(store, 'ada', 'goats')).toEqual([]);
+    for (let turn = 0; turn < 20; turn += 1) await store.markUsed({ ids: [kept.id], at: turn });
+    expect(await found(store, 'ada', 'cello')).toEqual(['Plays the cello']);
+    expect(store.lexicalCacheStats()).toMatchObject({ builds: 1, people: [{ userId: 'ada', memories: 2 }] });
+  });
+
+  it('leaves out an insert whose part of a group commit failed, keeping the others', async () => {
+    const store = open(':memory:', { path: ':memory:', vectors: { embedderId: 'test', dimensions: 3 } });
+    await store.insert({ memory: memory('ada', 'Collects stamps'), embedding: new Float32Array([1, 0, 0]) });
+    expect(await found(store, 'ada', 'stamps')).toEqual(['Collects stamps']);
+    // Queued together: the second fails alone (a vector of the wrong size, after its words were
+    // written), inside the shared transaction, and is undone to its savepoint.
+    const results = await Promise.allSettled([
+      store.insert({ memory: memory('ada', 'Collects coins'), embedding: new Float32Array([0, 1, 0]) }),
+      store.insert({ memory: memory('ada', 'Collects shells'), embedding: new Float32Array([0, 1]) }),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected']);
+    expect(await found(store, 'ada', 'collects')).toEqual(expect.arrayContaining(['Collects coins']));
+    expect(await found(store, 'ada', 'shells')).toEqual([]);
+    // The index holds exactly the two stored memories (the SQL read would hide a stale third).
+    expect(store.lexicalCacheStats()).toMatchObject({ builds: 1, people: [{ userId: 'ada', memories: 2 }] });
+  });
+
+  it('sees another connection’s changes, rebuilding only the person whose memories changed', async () => {
+    directory = mkdtempSync(join(tmpdir(), 'nexus-lexical-'));
+    const path = join(directory, 'memory.db');
+    const gateway = open(path);
+    const other = open(path);
+    await gateway.insert({ memory: memory('ada', 'Runs marathons') });
+    await gateway.insert({ memory: memory('bob', 'Bakes sourdough') });
+    expect(await found(gateway, 'ada', 'marathons')).toEqual(['Runs marathons']);
+    expect(await found(gateway, 'bob', 'sourdough')).toEqual(['Bakes sourdough']);
+    expect(gateway.lexicalCacheStats().builds).toBe(2);
+
+    // Another connection (the `nexus memory` commands, say) adds for Ada and forgets Bob.
+    await other.insert({ memory: memory('ada', 'Runs a running club on Sundays') });
+    await other.reset({ userId: 'bob' });
+    expect(await found(gateway, 'ada', 'sundays')).toEqual(['Runs a running club on Sundays']);
+    expect(await found(gateway, 'bob', 'sourdough')).toEqual([]);
+    expect(gateway.lexicalCacheStats().builds).toBe(4);
+
+    // A commit elsewhere that touches nobody's memories (marking use) rebuilds nothing.
+    const ids = (await gateway.search({ userId: 'ada', text: 'runs', limit: 10 })).map(
+      (hit) => hit.memory.id,
+    );
+    await other.markUsed({ ids, at: 1 });
+    expect(await found(gateway, 'ada', 'marathons')).toEqual(['Runs marathons']);
+    expect(gateway.lexicalCacheStats().builds).toBe(4);
+
+    // Bob told again after being forgotten gets a new change number, so no stale index serves him.
+    await gateway.insert({ memory: memory('bob', 'Bakes rye bread') });
+    await other.insert({ memory: memory('bob', 'Bakes sourdough again') });
+    expect(await found(gateway, 'bob', 'bakes')).toEqual(
+      expect.arrayContaining(['Bakes rye bread', 'Bakes sourdough again']),
+    );
+  });
+
+  it('keeps all indexes under the byte budget, the least recently searched evicted first', async () => {
+    const store = open(':memory:', { path: ':memory:', lexicalCache: { maxBytes: 30_000 } });
+    for (const person of ['ada', 'bob', 'cy']) {
+      await store.insertMany({
+        items: Array.from({ length: 100 }, (_, index) => ({
+          memory: memory(person, `${person} note ${index} about gardening`),
+        })),
+      });
+    }
+    for (const person of ['ada', 'bob', 'cy']) {
+      expect(await found(store, person, 'gardening')).toHaveLength(10);
+    }
+    const stats = store.lexicalCacheStats();
+    expect(stats.bytes).toBeLessThanOrEqual(30_000);
+    expect(stats.people.map((person) => person.userId)).toEqual(['cy']);
+    // The person searched is kept even when they alone are over the budget.
+    const tiny = open(':memory:', { path: ':memory:', lexicalCache: { maxBytes: 1 } });
+    await tiny.insert({ memory: memory('ada', 'Knits scarves') });
+    expect(await found(tiny, 'ada', 'scarves')).toEqual(['Knits scarves']);
+    expect(tiny.lexicalCacheStats().people).toHaveLength(1);
+  });
+});
