@@ -380,6 +380,7 @@ export async function openMemoryStore(
     ...(vectors ? { vectors } : {}),
     vectorCache:
       config.memory.vectorCacheMb === 0 ? false : { maxBytes: config.memory.vectorCacheMb * 1024 * 1024 },
+    lexicalCache: { maxBytes: config.memory.lexicalCacheMb * 1024 * 1024 },
   });
 }
 

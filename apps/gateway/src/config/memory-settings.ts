@@ -180,6 +180,15 @@ export const MEMORY_SETTINGS = [
     hint: 'set it to megabytes between 0 and 65536, e.g. 64',
   },
   {
+    env: 'NEXUS_MEMORY_LEXICAL_CACHE_MB',
+    path: 'memory.lexicalCacheMb',
+    schema: z.coerce.number().int().min(1).max(65_536),
+    defaultValue: 64,
+    description:
+      'Embedded store only: memory for the in-process keyword (BM25) indexes of the people searched lately (about 3–4 MB per 10,000 memories), least recently searched dropped first; a dropped person’s index is rebuilt from the store on their next message (about 10 ms per 1,000 memories).',
+    hint: 'set it to megabytes between 1 and 65536, e.g. 64',
+  },
+  {
     env: 'NEXUS_MEMORY_CONTEXT_BUDGET_MS',
     path: 'memory.contextBudgetMs',
     schema: z.coerce.number().int().min(50).max(30_000),
