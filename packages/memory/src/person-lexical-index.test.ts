@@ -26,7 +26,7 @@ function referenceRanking(
         const count = document.tokens.filter((token) => token === term).length;
         if (count === 0) continue;
         const frequency = documents.filter((other) => other.tokens.includes(term)).length;
-        const idf = Math.log(1 + (documents.length - frequency + 0.5) / (frequency + 0.5));
+        const idf = Math.max(1e-6, Math.log((documents.length - frequency + 0.5) / (frequency + 0.5)));
         score +=
           (weight * idf * count * 2.2) /
           (count + 1.2 * (0.25 + (0.75 * document.tokens.length) / averageLength));
