@@ -110,6 +110,32 @@ describe('the in-process lexical index of the SQLite store', () => {
     );
   });
 
+  it('builds a large person’s index in slices, searching with FTS5 meanwhile and missing no write', async () => {
+    const store = open(':memory:', {
+      path: ':memory:',
+      lexicalCache: { inlineBuildMax: 20, buildSliceRows: 10 },
+    });
+    const notes = Array.from({ length: 60 }, (_, index) => memory('ada', `Note ${index} about gardening`));
+    await store.insertMany({ items: notes.map((note) => ({ memory: note })) });
+    // The first search starts the build and is answered by FTS5, with the same memories found.
+    expect(await found(store, 'ada', 'note 7 gardening')).toContain('Note 7 about gardening');
+    expect(store.lexicalCacheStats()).toMatchObject({ builds: 0, building: ['ada'] });
+    // Between slices: a memory read already is edited, one not read yet is deleted, one added.
+    await new Promise((resolve) => setImmediate(resolve));
+    await store.update({ memory: { ...notes[1]!, content: 'Note 1 about beekeeping' } });
+    await store.delete({ userId: 'ada', id: notes[55]!.id });
+    await store.insert({ memory: memory('ada', 'Note 60 about beekeeping') });
+    while (store.lexicalCacheStats().building.length > 0)
+      await new Promise((resolve) => setImmediate(resolve));
+    expect(store.lexicalCacheStats()).toMatchObject({ builds: 1, people: [{ userId: 'ada', memories: 60 }] });
+    expect((await found(store, 'ada', 'beekeeping')).sort()).toEqual([
+      'Note 1 about beekeeping',
+      'Note 60 about beekeeping',
+    ]);
+    expect(await found(store, 'ada', 'note 55')).not.toContain('Note 55 about gardening');
+    expect(store.lexicalCacheStats().builds).toBe(1);
+  });
+
   it('keeps all indexes under the byte budget, the least recently searched evicted first', async () => {
     const store = open(':memory:', { path: ':memory:', lexicalCache: { maxBytes: 30_000 } });
     for (const person of ['ada', 'bob', 'cy']) {

@@ -72,6 +72,11 @@ export interface SqliteMemoryStore extends MemoryStore {
   vectorCacheStats(): VectorCacheStats | undefined;
   /** Whose lexical index is held in process, and its size. */
   lexicalCacheStats(): LexicalCacheStats;
+  /**
+   * Builds the person's lexical index if it is not ready (in the background for a large person,
+   * like their first search would); resolves true once it is, false if the build was dropped.
+   */
+  warmLexicalIndex(options: { userId: string }): Promise<boolean>;
 }
 
 class EmbeddedMemoryStore implements SqliteMemoryStore {
@@ -286,17 +291,17 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     if (parts.length > 0) {
       // A person's or scope's memories are ranked by the in-process index in one pass over the
       // parts' postings (message words, its stop words, the turns' words, each at its weight).
-      // A session's few linked memories are found by FTS5 through its session token's short
-      // posting list, one BM25 query per part, summed by weight.
-      const lexical =
-        options.sessionId === undefined
-          ? this.#lexicalCache.index(options.userId).rank(parts, candidates, options.scopes)
-          : sumWeightedRankings(
-              parts.map((part) => ({
-                ranking: lexicalRanking(statements, partition, part.terms, candidates),
-                weight: part.weight,
-              })),
-            );
+      // A session's few linked memories, and a large person's while their index is built, are
+      // found by FTS5, one BM25 query per part, summed by weight.
+      const index = options.sessionId === undefined ? this.#lexicalCache.index(options.userId) : undefined;
+      const lexical = index
+        ? index.rank(parts, candidates, options.scopes)
+        : sumWeightedRankings(
+            parts.map((part) => ({
+              ranking: lexicalRanking(statements, partition, part.terms, candidates),
+              weight: part.weight,
+            })),
+          );
       rankings.push(lexical.slice(0, candidates));
     }
     const query = options.embedding && this.#hasVectorTable ? unitVectorBytes(options.embedding) : undefined;
@@ -333,6 +338,12 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
 
   lexicalCacheStats(): LexicalCacheStats {
     return this.#lexicalCache.stats();
+  }
+
+  async warmLexicalIndex(options: { userId: string }): Promise<boolean> {
+    this.#check(undefined);
+    this.#settle(options.userId);
+    return this.#lexicalCache.warm(options.userId);
   }
 
   async list(options: StoreListOptions): Promise<Memory[]> {

@@ -25,9 +25,8 @@ CREATE TABLE IF NOT EXISTS memories (
 CREATE INDEX IF NOT EXISTS memories_user_hash ON memories (user_id, hash);
 CREATE INDEX IF NOT EXISTS memories_user_updated ON memories (user_id, updated_at DESC, id DESC);
 CREATE INDEX IF NOT EXISTS memories_standing ON memories (user_id, scope, category, source, updated_at DESC, id);
--- Was the stop-word window's start (schema 3 files from before the in-process lexical index):
--- nothing reads it now, and every insert paid for it.
-DROP INDEX IF EXISTS memories_user_rowid;
+-- A person's rows in rowid order: the slices of a background lexical index build (SqliteLexicalCache).
+CREATE INDEX IF NOT EXISTS memories_user_rowid ON memories (user_id);
 -- Per person, the store-wide change number of the last change to their memories' words or
 -- scopes (not last_used_at): how the in-process lexical index (SqliteLexicalCache) tells, after
 -- another connection committed, whether this person's memories changed or only something else
