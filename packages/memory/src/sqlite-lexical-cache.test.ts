@@ -136,6 +136,24 @@ describe('the in-process lexical index of the SQLite store', () => {
     expect(store.lexicalCacheStats().builds).toBe(1);
   });
 
+  it('finishes a background build through searches alone, when nothing yields to the event loop', async () => {
+    const store = open(':memory:', {
+      path: ':memory:',
+      lexicalCache: { inlineBuildMax: 20, buildSliceRows: 10 },
+    });
+    await store.insertMany({
+      items: Array.from({ length: 45 }, (_, index) => ({ memory: memory('ada', `Note ${index} on tea`) })),
+    });
+    // Awaited in-process calls run as microtasks: the build's timer never gets a turn here.
+    const seen: number[] = [];
+    for (let search = 0; search < 6; search += 1) {
+      expect(await found(store, 'ada', 'note 44')).toContain('Note 44 on tea');
+      seen.push(store.lexicalCacheStats().builds);
+    }
+    // The first search starts the build; each later one reads a slice of 10: ready at the 6th.
+    expect(seen).toEqual([0, 0, 0, 0, 0, 1]);
+  });
+
   it('keeps all indexes under the byte budget, the least recently searched evicted first', async () => {
     const store = open(':memory:', { path: ':memory:', lexicalCache: { maxBytes: 30_000 } });
     for (const person of ['ada', 'bob', 'cy']) {

@@ -95,7 +95,10 @@ export class SqliteLexicalCache {
       return cached.index;
     }
     this.#entries.delete(userId);
-    if (this.#building.has(userId)) return undefined;
+    const building = this.#building.get(userId);
+    // A search during the build also advances it by a slice: calls that never yield to the event
+    // loop (a loop of awaited in-process searches) would otherwise starve the timer's slices.
+    if (building) return this.#runSlice(userId, building) ? building.index : undefined;
     const build: Build = { index: new PersonLexicalIndex(), afterRowid: 0, timer: undefined, settled: [] };
     if (this.#memoryCount(userId) <= this.#inlineBuildMax) {
       this.#readSlice(userId, build, Number.MAX_SAFE_INTEGER);
@@ -202,13 +205,21 @@ export class SqliteLexicalCache {
       build.timer = undefined;
       // Another connection committed: this build may have missed its changes; start over later.
       if (this.#checkDataVersion() || this.#building.get(userId) !== build) return;
-      if (this.#readSlice(userId, build, this.#sliceRows)) this.#scheduleSlice(userId, build);
-      else {
-        this.#building.delete(userId);
-        this.#ready(userId, build.index);
-        for (const settle of build.settled) settle(true);
-      }
+      this.#runSlice(userId, build);
     });
+  }
+
+  /** Reads the build's next slice; schedules the one after, or makes the index ready (true). */
+  #runSlice(userId: string, build: Build): boolean {
+    if (this.#readSlice(userId, build, this.#sliceRows)) {
+      if (!build.timer) this.#scheduleSlice(userId, build);
+      return false;
+    }
+    if (build.timer) clearImmediate(build.timer);
+    this.#building.delete(userId);
+    this.#ready(userId, build.index);
+    for (const settle of build.settled) settle(true);
+    return true;
   }
 
   /** Indexes up to `rows` more of the person's memories by rowid; true if there may be more. */
