@@ -1,0 +1,134 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { MemoryApi } from '@nexus/memory';
+import { silentLogger } from '@nexus/protocol';
+import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
+import { type QdrantStandIn, startQdrantStandIn } from '@nexus/testkit/qdrant';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkMemorySearch } from '../cli/doctor-search-check.ts';
+import { loadConfig } from '../config/load-config.ts';
+import { startTestGateway } from '../testing/test-gateway.ts';
+import { openLocalMemoryService } from './create-gateway-memory.ts';
+
+// A Qdrant collection filled while search was lexical, then a start with NEXUS_EMBEDDING_MODEL
+// set: the scripted server's /v1/embeddings (hashed bag-of-words vectors) and the Qdrant stand-in.
+let dataDir: string;
+let qdrant: QdrantStandIn;
+let server: ScriptedModelServer | undefined;
+const opened: Array<{ close(): Promise<void> }> = [];
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'nexus-qdrant-reindex-'));
+  qdrant = await startQdrantStandIn();
+});
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((local) => local.close()));
+  await server?.close();
+  server = undefined;
+  await qdrant.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const qdrantEnv = () => ({ NEXUS_QDRANT_URL: qdrant.url, NEXUS_QDRANT_COLLECTION: 'nexus' });
+const embedderEnv = { NEXUS_EMBEDDING_MODEL: 'nomic-embed-text', NEXUS_EMBEDDING_DIMENSIONS: '32' };
+const configFor = (baseUrl: string, extra: Record<string, string> = {}) =>
+  loadConfig({
+    env: {
+      NEXUS_DATA_DIR: dataDir,
+      NEXUS_MODEL_PROVIDER: 'openai-compatible',
+      NEXUS_MODEL_BASE_URL: baseUrl,
+      NEXUS_MODEL: 'scripted-model',
+      ...qdrantEnv(),
+      ...extra,
+    },
+  });
+
+/** Words no other memory shares, so near-duplicate detection keeps every one. */
+const fact = (index: number) => `fact ${index.toString(36)}x ${(index * 7919).toString(36)}y`;
+
+async function seedLexicalCollection(people: Record<string, number>): Promise<void> {
+  const lexical = await openLocalMemoryService({
+    config: configFor('http://127.0.0.1:9/v1', { NEXUS_EMBEDDING_AUTO: 'false' }),
+    logger: silentLogger,
+  });
+  try {
+    for (const [userId, count] of Object.entries(people))
+      for (let index = 0; index < count; index++)
+        await lexical.service.add({ userId, content: `${userId} ${fact(index)}` });
+  } finally {
+    await lexical.close();
+  }
+}
+
+async function openReindexing(options: { firstRetryDelayMs?: number } = {}) {
+  const local = await openLocalMemoryService({
+    config: configFor(server!.baseUrl, embedderEnv),
+    logger: silentLogger,
+    backgroundReindex: true,
+    reindexTuning: { batchSize: 10, progressEveryMs: 0, maxRetryDelayMs: 200, ...options },
+  });
+  opened.push(local);
+  return local;
+}
+
+const searchState = async (service: MemoryApi) => {
+  const { search, reason } = await service.health();
+  return `${search}: ${reason}`;
+};
+const embeddedTexts = () =>
+  server!.requests
+    .filter((request) => request.path === '/v1/embeddings')
+    .flatMap((request) => (request.body as { input: string[] }).input);
+/** The re-index's copy in the stand-in (`nexus--<hash>`), once created. */
+const copyCollection = () => [...qdrant.collections].find(([name]) => name.startsWith('nexus--'))?.[1];
+const copiedOf = (userId: string) =>
+  [...(copyCollection()?.points.values() ?? [])].filter((point) => point.payload.userId === userId);
+
+describe('a change of embedder re-indexes a Qdrant collection in the background', () => {
+  it('stays lexical with progress, follows what is told, deleted and forgotten meanwhile, then turns hybrid without a restart', async () => {
+    await seedLexicalCollection({ ada: 100, bob: 40 });
+    // Each embed call takes 30 ms: fourteen batches, long enough to be seen running.
+    server = await startScriptedModelServer({ embeddingDimensions: 32, latencyMs: 30 });
+    const { service } = await openReindexing();
+
+    await expect
+      .poll(() => searchState(service), { timeout: 10_000, interval: 5 })
+      .toMatch(
+        /^lexical: re-indexing for openai-compatible:nomic-embed-text \(32 dimensions\): ([1-9]\d?)\/140$/u,
+      );
+    // A search during the re-index answers from BM25 and asks the embedder nothing.
+    const before = embeddedTexts().length;
+    expect((await service.search({ userId: 'ada', query: fact(77) }))[0]?.content).toBe(`ada ${fact(77)}`);
+    expect(embeddedTexts().slice(before)).not.toContain(fact(77));
+
+    // Written while the copy runs: one of ada's memories already copied is deleted, bob (some of
+    // whose memories are copied too) is forgotten, and ada tells something new.
+    await expect.poll(() => copiedOf('ada').length > 0 && copiedOf('bob').length > 0).toBe(true);
+    const deletedId = String(copiedOf('ada')[0]!.id);
+    expect(await service.delete({ userId: 'ada', id: deletedId })).toEqual({ deleted: true });
+    expect(await service.reset({ userId: 'bob' })).toEqual({ deleted: 40 });
+    await service.add({ userId: 'ada', content: 'Moved to Lisbon in spring' });
+    expect(await searchState(service)).toMatch(/^lexical: re-indexing/u);
+
+    await expect
+      .poll(() => searchState(service), { timeout: 20_000, interval: 20 })
+      .toBe('hybrid: NEXUS_EMBEDDING_MODEL is set');
+    expect((await service.health()).embedder).toContain('nomic-embed-text');
+    // The configured name is now an alias of the copy, which holds exactly the live memories.
+    expect([...qdrant.collections.keys()]).toEqual([expect.stringMatching(/^nexus--/u)]);
+    const stats = await service.stats({});
+    expect(stats.totalMemories).toBe(100);
+    expect(stats.users.map((user) => user.userId)).toEqual(['ada']);
+    expect(await service.get({ userId: 'ada', id: deletedId })).toBeUndefined();
+    expect(await service.list({ userId: 'bob', limit: 10 })).toEqual([]);
+    expect(copiedOf('bob')).toEqual([]);
+    // Every point has a vector of the new model, the memory told meanwhile too.
+    const points = [...copyCollection()!.points.values()];
+    expect(points.filter((point) => Array.isArray(point.vectors.dense))).toHaveLength(100);
+    // Now the query itself is embedded: search is hybrid.
+    const queried = embeddedTexts().length;
+    const lisbon = await service.search({ userId: 'ada', query: 'Lisbon' });
+    expect(lisbon[0]?.content).toBe('Moved to Lisbon in spring');
+    expect(embeddedTexts().length).toBe(queried + 1);
+  });
+});
