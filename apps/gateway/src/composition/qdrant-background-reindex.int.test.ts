@@ -131,4 +131,94 @@ describe('a change of embedder re-indexes a Qdrant collection in the background'
     expect(lisbon[0]?.content).toBe('Moved to Lisbon in spring');
     expect(embeddedTexts().length).toBe(queried + 1);
   });
+
+  it('keeps search lexical through a failing embeddings endpoint, loses nothing, and finishes once it answers', async () => {
+    await seedLexicalCollection({ ada: 60 });
+    server = await startScriptedModelServer({ embeddingDimensions: 32, latencyMs: 20 });
+    const { service } = await openReindexing({ firstRetryDelayMs: 50 });
+    await expect
+      .poll(() => searchState(service), { timeout: 10_000, interval: 5 })
+      .toMatch(/: [1-9]\d?\/60$/u);
+    server.setEmbeddingFailure(503);
+
+    await expect
+      .poll(() => searchState(service), { timeout: 10_000, interval: 20 })
+      .toMatch(/^lexical: re-indexing for .*: \d+\/60 \(paused: .*overloaded.*; retrying in \d+ s\)$/u);
+    expect((await service.search({ userId: 'ada', query: fact(42) }))[0]?.content).toBe(`ada ${fact(42)}`);
+    // Told while paused: kept, and carried over once it resumes.
+    await service.add({ userId: 'ada', content: 'Moved to Lisbon in spring' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await searchState(service)).toMatch(/^lexical: re-indexing/u);
+    expect(qdrant.collections.has('nexus')).toBe(true);
+
+    server.setEmbeddingFailure(undefined);
+    await expect.poll(() => searchState(service), { timeout: 20_000, interval: 20 }).toMatch(/^hybrid: /u);
+    expect((await service.stats({ userId: 'ada' })).totalMemories).toBe(61);
+    expect((await service.search({ userId: 'ada', query: 'Lisbon' }))[0]?.content).toBe(
+      'Moved to Lisbon in spring',
+    );
+  });
+
+  it('stops on close and resumes from the points copied on the next start; nexus doctor says how far it got', async () => {
+    await seedLexicalCollection({ ada: 80 });
+    server = await startScriptedModelServer({ embeddingDimensions: 32, latencyMs: 20 });
+    const first = await openReindexing();
+    await expect
+      .poll(() => searchState(first.service), { timeout: 10_000, interval: 5 })
+      .toMatch(/: (3\d|4\d)\/80$/u);
+    await first.close();
+    expect(qdrant.collections.has('nexus')).toBe(true);
+    const doctor = await checkMemorySearch(configFor(server.baseUrl, embedderEnv), fetch);
+    expect(doctor).toMatchObject({ status: 'warn' });
+    expect(doctor.message).toMatch(
+      /^lexical \(BM25\) until the Qdrant collection is re-indexed for nomic-embed-text \(32 dimensions\): (3\d|4\d|5\d)\/80 copied/u,
+    );
+    const embeddedBefore = embeddedTexts().length;
+
+    server.reset();
+    const second = await openReindexing();
+    await expect
+      .poll(() => searchState(second.service), { timeout: 20_000, interval: 20 })
+      .toMatch(/^hybrid: /u);
+    // Only what was not copied yet is embedded again (plus the odd batch in flight at the stop).
+    expect(embeddedTexts().length).toBeLessThan(80 - 20);
+    expect(embeddedBefore + embeddedTexts().length).toBeLessThanOrEqual(80 + 10);
+    expect((await second.service.stats({ userId: 'ada' })).totalMemories).toBe(80);
+    expect(await checkMemorySearch(configFor(server.baseUrl, embedderEnv), fetch)).toMatchObject({
+      status: 'ok',
+      message: expect.stringMatching(/^semantic \(hybrid with BM25\)/u),
+    });
+  });
+
+  it("shows it in the gateway's /health: lexical with the reason while it runs, hybrid after", async () => {
+    await seedLexicalCollection({ ada: 200 });
+    // The gateway's own batch size (64): four embed calls of 400 ms each.
+    server = await startScriptedModelServer({ embeddingDimensions: 32, latencyMs: 400 });
+    const gateway = await startTestGateway({
+      dataDir,
+      modelBaseUrl: server.baseUrl,
+      env: { ...qdrantEnv(), ...embedderEnv },
+    });
+    opened.push({ close: () => gateway.dispose() });
+    const memoryLine = async () => {
+      const body = (await (await fetch(`${gateway.url}/health`)).json()) as {
+        memory?: { search: string; reason?: string };
+      };
+      return body.memory ? `${body.memory.search}: ${body.memory.reason}` : 'unknown';
+    };
+    await expect
+      .poll(memoryLine, { timeout: 10_000, interval: 50 })
+      .toMatch(/^lexical: re-indexing for .*nomic-embed-text \(32 dimensions\)/u);
+    await expect.poll(memoryLine, { timeout: 20_000, interval: 100 }).toMatch(/^hybrid: /u);
+  });
+
+  it('opens an empty lexical collection on the embedder after a re-index of a few requests', async () => {
+    await seedLexicalCollection({});
+    expect(qdrant.collections.get('nexus')?.dense.size).toBe(0);
+    server = await startScriptedModelServer({ embeddingDimensions: 32 });
+    const { service } = await openReindexing();
+    await expect.poll(() => searchState(service), { timeout: 10_000, interval: 5 }).toMatch(/^hybrid: /u);
+    await service.add({ userId: 'ada', content: 'Moved to Lisbon in spring' });
+    expect(copiedOf('ada').map((point) => Array.isArray(point.vectors.dense))).toEqual([true]);
+  });
 });
