@@ -64,6 +64,8 @@ export async function createGatewayMemory(options: {
   tracing?: GatewayTracing;
   metrics?: MemoryMetrics;
   fetch?: typeof globalThis.fetch;
+  /** A command that opens memory for a moment: it never re-indexes the store (`reindexElsewhere`). */
+  shortLived?: boolean;
 }): Promise<GatewayMemory> {
   const { config, logger } = options;
   const settings = config.memory;
@@ -99,6 +101,7 @@ export async function createGatewayMemory(options: {
       logger: memoryLogger,
       tokenCounter,
       backgroundReindex: true,
+      ...(options.shortLived ? { reindexElsewhere: true } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
     service = local.service;
@@ -202,6 +205,12 @@ export async function openLocalMemoryService(options: {
   tokenCounter?: TokenCounter;
   fetch?: typeof globalThis.fetch;
   backgroundReindex?: boolean;
+  /**
+   * With `backgroundReindex`: a store that needs re-indexing is opened lexically, as it is, and
+   * the re-index left to the gateway or memory service. For a short-lived command (`nexus users
+   * forget`), which must work while they re-index and must not start a second re-index.
+   */
+  reindexElsewhere?: boolean;
   reindexTuning?: ReindexTuning;
 }): Promise<{ service: MemoryApi; close(): Promise<void> }> {
   const { config } = options;
@@ -230,7 +239,7 @@ export async function openLocalMemoryService(options: {
     await store.close();
     throw error;
   }
-  if (!reindexTo) return { service, close: () => store.close() };
+  if (!reindexTo || options.reindexElsewhere) return { service, close: () => store.close() };
   const wanted = { embedderId: reindexTo.id, dimensions: reindexTo.dimensions };
   const hybridReason = reason.replace(/; (the store's|\d+ of the store's) .*$/u, '');
   const { qdrantUrl, qdrantApiKey, qdrantCollection } = config.memory;

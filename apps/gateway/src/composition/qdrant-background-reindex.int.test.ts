@@ -86,7 +86,7 @@ const copiedOf = (userId: string) =>
 
 describe('a change of embedder re-indexes a Qdrant collection in the background', () => {
   it('stays lexical with progress, follows what is told, deleted and forgotten meanwhile, then turns hybrid without a restart', async () => {
-    await seedLexicalCollection({ ada: 100, bob: 40 });
+    await seedLexicalCollection({ ada: 100, bob: 40, carl: 20 });
     // Each embed call takes 30 ms: fourteen batches, long enough to be seen running.
     server = await startScriptedModelServer({ embeddingDimensions: 32, latencyMs: 30 });
     const { service } = await openReindexing();
@@ -94,20 +94,31 @@ describe('a change of embedder re-indexes a Qdrant collection in the background'
     await expect
       .poll(() => searchState(service), { timeout: 10_000, interval: 5 })
       .toMatch(
-        /^lexical: re-indexing for openai-compatible:nomic-embed-text \(32 dimensions\): ([1-9]\d?)\/140$/u,
+        /^lexical: re-indexing for openai-compatible:nomic-embed-text \(32 dimensions\): ([1-9]\d?)\/160$/u,
       );
     // A search during the re-index answers from BM25 and asks the embedder nothing.
     const before = embeddedTexts().length;
     expect((await service.search({ userId: 'ada', query: fact(77) }))[0]?.content).toBe(`ada ${fact(77)}`);
     expect(embeddedTexts().slice(before)).not.toContain(fact(77));
 
-    // Written while the copy runs: one of ada's memories already copied is deleted, bob (some of
-    // whose memories are copied too) is forgotten, and ada tells something new.
-    await expect.poll(() => copiedOf('ada').length > 0 && copiedOf('bob').length > 0).toBe(true);
+    // Written while the copy runs, once it holds some memories of each person: one of ada's
+    // memories already copied is deleted, bob is forgotten, and ada tells something new.
+    await expect.poll(() => ['ada', 'bob', 'carl'].every((userId) => copiedOf(userId).length > 0)).toBe(true);
     const deletedId = String(copiedOf('ada')[0]!.id);
     expect(await service.delete({ userId: 'ada', id: deletedId })).toEqual({ deleted: true });
     expect(await service.reset({ userId: 'bob' })).toEqual({ deleted: 40 });
     await service.add({ userId: 'ada', content: 'Moved to Lisbon in spring' });
+    // Another process (`nexus users forget` beside an in-process gateway) forgets carl: it uses
+    // the collection as it is and leaves the re-index to the gateway.
+    const other = await openLocalMemoryService({
+      config: configFor(server.baseUrl, embedderEnv),
+      logger: silentLogger,
+      backgroundReindex: true,
+      reindexElsewhere: true,
+    });
+    expect(await searchState(other.service)).toMatch(/^lexical: .*the store's 1\d\d memories are lexical$/u);
+    expect(await other.service.reset({ userId: 'carl' })).toEqual({ deleted: 20 });
+    await other.close();
     expect(await searchState(service)).toMatch(/^lexical: re-indexing/u);
 
     await expect
