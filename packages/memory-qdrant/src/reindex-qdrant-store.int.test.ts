@@ -120,4 +120,64 @@ describe('reindexQdrantStore', () => {
     expect((await after.stats()).totalMemories).toBe(80);
     expect(await after.get({ userId: 'ann', id: first!.id })).toBeUndefined();
   });
+
+  it('carries over what is told, changed or linked during the copy, and nothing deleted or forgotten meanwhile', async () => {
+    const live = await open(old);
+    const service = new MemoryService({ store: live, embedder: old });
+    const [first, second] = await live.list({ userId: 'ann', limit: 2, offset: 0 });
+    // The writes land while the copy runs: after its first batch is embedded, before the rest.
+    let calls = 0;
+    const writing: Embedder = {
+      id: next.id,
+      dimensions: next.dimensions,
+      async embed(options) {
+        calls++;
+        if (calls === 2) {
+          await service.add({ userId: 'ann', content: 'ann learned to sail in June' });
+          await service.add({ userId: 'carl', content: 'carl keeps bees' });
+          await live.delete({ userId: 'ann', id: first!.id });
+          await live.linkSession({ userId: 'ann', memoryId: second!.id, sessionId: 'chat-7' });
+          expect(await service.reset({ userId: 'bob' })).toEqual({ deleted: 40 });
+        }
+        return next.embed(options);
+      },
+    };
+    const steps: string[] = [];
+    await reindexQdrantStore({
+      url: standIn.url,
+      collection,
+      embedder: writing,
+      batchSize: 16,
+      async holdWrites(finalStep) {
+        steps.push('hold');
+        const result = await finalStep();
+        steps.push('release');
+        return result;
+      },
+      async beforeSwitch(target) {
+        steps.push(`prepare ${target.replace(/--.*$/u, '--copy')}`);
+        return () => steps.push('switched');
+      },
+    });
+    expect(steps).toEqual(['hold', 'prepare memories--copy', 'switched', 'release']);
+
+    const after = await open(next);
+    const hybrid = new MemoryService({ store: after, embedder: next });
+    const stats = await after.stats();
+    expect(stats.totalMemories).toBe(41);
+    expect(stats.users.map((user) => user.userId)).toEqual(['ann', 'carl']);
+    // Forgotten during the copy: none of bob's memories, nor ann's deleted one, came back.
+    expect(await after.list({ userId: 'bob', limit: 100, offset: 0 })).toEqual([]);
+    expect(await after.get({ userId: 'ann', id: first!.id })).toBeUndefined();
+    // Told during the copy: there, with a vector of the new embedder (found by meaning and words).
+    const sail = await hybrid.search({ userId: 'ann', query: 'sail June' });
+    expect(sail[0]?.content).toBe('ann learned to sail in June');
+    expect((await hybrid.search({ userId: 'carl', query: 'bees' }))[0]?.content).toBe('carl keeps bees');
+    // Linked after it was copied: the link came along.
+    const session = await after.sessionMemories({ sessionId: 'chat-7', userId: 'ann' });
+    expect(session.map((memory) => memory.id)).toEqual([second!.id]);
+    const copied = [...standIn.collections.values()][0]!;
+    const dense = [...copied.points.values()].filter((point) => Array.isArray(point.vectors.dense));
+    expect(dense).toHaveLength(41);
+  });
 });

@@ -7,9 +7,9 @@ import {
   type VectorSpace,
 } from '@nexus/memory';
 import { QdrantClient } from '@qdrant/js-client-rest';
+import { copyQdrantPoints, removeDeletedQdrantPoints } from './copy-qdrant-points.ts';
 import { guard } from './qdrant-errors.ts';
 import { openQdrantMemoryStore } from './qdrant-memory-store.ts';
-import { sparseDocumentVector } from './sparse-bm25.ts';
 
 export interface ReindexQdrantStoreOptions {
   client?: QdrantClient;
@@ -22,20 +22,35 @@ export interface ReindexQdrantStoreOptions {
   batchSize?: number;
   onProgress?: (progress: ReindexProgress) => void;
   abortSignal?: AbortSignal;
+  /**
+   * Runs the final step (a last pass over what changed since the copy, the removal of what was
+   * deleted meanwhile, and the alias switch). The background re-index passes the live service's
+   * write gate here, so no write of that process lands between the last check and the switch.
+   * Default: runs it as it is.
+   */
+  holdWrites?: <T>(finalStep: () => Promise<T>) => Promise<T>;
+  /**
+   * Called inside `holdWrites` before the switch, with the name of the collection the configured
+   * name is about to point at; what it returns runs right after the switch (still inside). The
+   * background re-index opens the hybrid store there and hands the service over after. Also called
+   * when the store needs no copy (already on the embedder, or a switch interrupted before).
+   */
+  beforeSwitch?: (collection: string) => Promise<() => void>;
 }
-
-type Point = { id: string | number; payload?: Record<string, unknown> | null };
 
 /**
  * Copies every point into a new collection `<collection>--<target hash>` with the new embedder's
  * dense vectors (payload and sparse BM25 vectors carried over), then points the configured name
  * at it with a collection alias. The live collection is only read until the switch, so a crash
  * leaves the store on the old embedder; running again resumes (points already copied with the
- * same content hash are skipped). The first switch turns the configured name from a collection
- * into an alias: the old collection is deleted, then the alias created. If the process dies
- * between those two calls, running the same reindex again finds the finished copy and creates
- * the alias (the copy is complete before the original is deleted). Later switches are one atomic
- * alias change, after which the previous copy is deleted.
+ * same content hash are skipped). Writes to the live collection during the copy are followed:
+ * after the copy a second pass carries over what was added or changed behind it (payload too),
+ * and points deleted meanwhile are removed from the copy, both inside `holdWrites` right before
+ * the switch. The first switch turns the configured name from a collection into an alias: the old
+ * collection is deleted, then the alias created. If the process dies between those two calls,
+ * running the same reindex again finds the finished copy and creates the alias (the copy is
+ * complete before the original is deleted). Later switches are one atomic alias change, after
+ * which the previous copy is deleted.
  */
 export async function reindexQdrantStore(options: ReindexQdrantStoreOptions): Promise<ReindexResult> {
   const client = options.client ?? new QdrantClient({ url: options.url, apiKey: options.apiKey });
@@ -43,10 +58,9 @@ export async function reindexQdrantStore(options: ReindexQdrantStoreOptions): Pr
   const to: VectorSpace | undefined = options.embedder
     ? { embedderId: options.embedder.id, dimensions: options.embedder.dimensions }
     : undefined;
-  const targetName = `${name}--${createHash('sha256')
-    .update(JSON.stringify(to ?? null))
-    .digest('hex')
-    .slice(0, 12)}`;
+  const targetName = qdrantReindexTarget(name, to);
+  const holdWrites = options.holdWrites ?? (<T>(finalStep: () => Promise<T>) => finalStep());
+  const handOver = async (collection: string) => (await options.beforeSwitch?.(collection)) ?? (() => {});
   const { aliases } = await guard('list aliases', () => client.getAliases());
   const aliased = aliases.find((alias) => alias.alias_name === name)?.collection_name;
   const nameIsCollection =
@@ -55,7 +69,11 @@ export async function reindexQdrantStore(options: ReindexQdrantStoreOptions): Pr
   if (!source) {
     // Interrupted between deleting the original and creating the alias: the copy is complete.
     if ((await client.collectionExists(targetName)).exists) {
-      await switchAlias(client, name, targetName, undefined);
+      await holdWrites(async () => {
+        const switched = await handOver(targetName);
+        await switchAlias(client, name, targetName, undefined);
+        switched();
+      });
       const total = (await client.count(targetName, { exact: true })).count;
       return { from: undefined, to, embedded: 0, total };
     }
@@ -65,98 +83,52 @@ export async function reindexQdrantStore(options: ReindexQdrantStoreOptions): Pr
   const total = (await guard('count', () => client.count(source, { exact: true }))).count;
   if (source === targetName || (from?.embedderId === to?.embedderId && from?.dimensions === to?.dimensions)) {
     options.onProgress?.({ done: total, total });
+    await holdWrites(async () => (await handOver(source))());
     return { from, to, embedded: 0, total };
   }
   // Creates the target collection and its payload indexes (idempotent on resume).
   await openQdrantMemoryStore({ client, collection: targetName, ...(to ? { vectors: to } : {}) });
-  const embedded = await copyPoints(client, source, targetName, options, total);
-  await removeDeleted(client, source, targetName);
-  await switchAlias(client, name, targetName, nameIsCollection ? name : undefined);
+  const copy = {
+    embedder: options.embedder,
+    batchSize: options.batchSize ?? 64,
+    ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+  };
+  options.onProgress?.({ done: 0, total });
+  let embedded = await copyQdrantPoints(client, source, targetName, {
+    ...copy,
+    onPage: (visited) => options.onProgress?.({ done: visited, total: Math.max(total, visited) }),
+  });
+  await removeDeletedQdrantPoints(client, source, targetName, options.abortSignal);
+  await holdWrites(async () => {
+    // What was told, changed or deleted while the first pass ran (behind its cursor or after).
+    embedded += await copyQdrantPoints(client, source, targetName, copy);
+    await removeDeletedQdrantPoints(client, source, targetName, options.abortSignal);
+    const switched = await handOver(targetName);
+    options.abortSignal?.throwIfAborted();
+    await switchAlias(client, name, targetName, nameIsCollection ? name : undefined);
+    switched();
+  });
   if (!nameIsCollection) await guard('delete old collection', () => client.deleteCollection(source));
   return { from, to, embedded, total };
 }
 
-async function vectorSpaceOf(client: QdrantClient, collection: string): Promise<VectorSpace | undefined> {
+/** The collection a re-index of `collection` for `to` copies into: `<collection>--<hash of to>`. */
+export function qdrantReindexTarget(collection: string, to: VectorSpace | undefined): string {
+  return `${collection}--${createHash('sha256')
+    .update(JSON.stringify(to ?? null))
+    .digest('hex')
+    .slice(0, 12)}`;
+}
+
+/** The embedder a collection's dense vectors come from (its metadata), undefined when it has none. */
+export async function vectorSpaceOf(
+  client: QdrantClient,
+  collection: string,
+): Promise<VectorSpace | undefined> {
   const info = await guard('read collection', () => client.getCollection(collection));
   const dense = (info.config.params.vectors as Record<string, { size?: number }> | undefined)?.dense;
   const embedderId = (info.config as { metadata?: { embedderId?: string } }).metadata?.embedderId;
   return dense?.size ? { embedderId: embedderId ?? 'unknown', dimensions: dense.size } : undefined;
-}
-
-async function copyPoints(
-  client: QdrantClient,
-  source: string,
-  target: string,
-  options: ReindexQdrantStoreOptions,
-  total: number,
-): Promise<number> {
-  const limit = Math.max(1, options.batchSize ?? 64);
-  let offset: string | number | undefined;
-  let done = 0;
-  let embedded = 0;
-  options.onProgress?.({ done, total });
-  do {
-    options.abortSignal?.throwIfAborted();
-    const page = await guard('scroll', () =>
-      client.scroll(source, { limit, with_payload: true, with_vector: false, ...(offset ? { offset } : {}) }),
-    );
-    const points = page.points as Point[];
-    const copied = await guard('retrieve', () =>
-      client.retrieve(target, {
-        ids: points.map((point) => point.id),
-        with_payload: true,
-        with_vector: false,
-      }),
-    );
-    const copiedHash = new Map(copied.map((point) => [String(point.id), point.payload?.hash]));
-    const pending = points.filter((point) => copiedHash.get(String(point.id)) !== point.payload?.hash);
-    if (pending.length > 0) {
-      const contents = pending.map((point) => String(point.payload?.content ?? ''));
-      const dense = options.embedder
-        ? await options.embedder.embed({
-            texts: contents,
-            ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
-          })
-        : undefined;
-      const upserts = pending.map((point, index) => {
-        const vector: Record<string, number[] | { indices: number[]; values: number[] }> = {};
-        const sparse = sparseDocumentVector(contents[index] ?? '');
-        if (sparse.indices.length > 0) vector.bm25 = sparse;
-        const embedding = dense?.[index];
-        if (embedding) vector.dense = Array.from(embedding);
-        return { id: point.id, vector, payload: point.payload ?? {} };
-      });
-      await guard('upsert', () => client.upsert(target, { wait: true, points: upserts }));
-      embedded += pending.length;
-    }
-    done += points.length;
-    options.onProgress?.({ done: Math.min(done, total), total });
-    offset = (page.next_page_offset ?? undefined) as string | number | undefined;
-  } while (offset !== undefined && offset !== null);
-  return embedded;
-}
-
-/** Points deleted from the source since an interrupted run copied them are not carried over. */
-async function removeDeleted(client: QdrantClient, source: string, target: string): Promise<void> {
-  let offset: string | number | undefined;
-  do {
-    const page = await guard('scroll', () =>
-      client.scroll(target, {
-        limit: 256,
-        with_payload: false,
-        with_vector: false,
-        ...(offset ? { offset } : {}),
-      }),
-    );
-    const ids = page.points.map((point) => point.id);
-    const present = await guard('retrieve', () =>
-      client.retrieve(source, { ids, with_payload: false, with_vector: false }),
-    );
-    const kept = new Set(present.map((point) => String(point.id)));
-    const gone = ids.filter((id) => !kept.has(String(id)));
-    if (gone.length > 0) await guard('delete', () => client.delete(target, { wait: true, points: gone }));
-    offset = (page.next_page_offset ?? undefined) as string | number | undefined;
-  } while (offset !== undefined && offset !== null);
 }
 
 /** Points `alias` at `target`; `deleteCollection` first removes a real collection of that name. */

@@ -1,6 +1,7 @@
 import { detectProviderEmbedder } from '../composition/detect-provider-embedder.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import type { DoctorLine } from './doctor-line.ts';
+import { checkQdrantIndex } from './doctor-qdrant-index.ts';
 import { checkStoreIndex } from './doctor-store-index.ts';
 
 /**
@@ -20,7 +21,7 @@ export async function checkMemorySearch(
     };
   const { embeddingModel, embeddingDimensions, embeddingProvider } = config.memory;
   if (embeddingModel && embeddingDimensions)
-    return checkStoreIndex(
+    return (config.memory.qdrantUrl ? checkQdrantIndex : checkStoreIndex)(
       config,
       {
         // The id `createGatewayEmbedder` gives it, without loading a local model to ask.

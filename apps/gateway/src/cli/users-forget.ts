@@ -39,7 +39,13 @@ export async function usersForgetCommand(options: {
   const sessionStore = createSqliteSessionStore({
     path: privateFilePath(join(config.dataDir, 'sessions.sqlite')),
   });
-  const memory = await createGatewayMemory({ config, logger: silentLogger, model: undefined });
+  // Works on a store being re-indexed by the gateway (lexically, as it is), without re-indexing it too.
+  const memory = await createGatewayMemory({
+    config,
+    logger: silentLogger,
+    model: undefined,
+    shortLived: true,
+  });
   // Redis (ioredis and the agent transport) is imported only when one is configured.
   const agentRedis = config.redis.url ? await import('@nexus/agent-redis') : undefined;
   const redis =

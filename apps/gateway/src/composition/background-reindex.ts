@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Embedder, type ReindexProgress, reindexSqliteStore } from '@nexus/memory';
+import type { Embedder, ReindexProgress, ReindexResult } from '@nexus/memory';
 import type { Logger } from '@nexus/protocol';
 
 export interface BackgroundReindex {
@@ -11,9 +11,21 @@ export interface BackgroundReindex {
   stop(): Promise<void>;
 }
 
+/** What one attempt gets: the embedder (yielding to the event loop before each batch) and the rest. */
+export interface ReindexAttempt {
+  embedder: Embedder;
+  batchSize: number;
+  onProgress: (progress: ReindexProgress) => void;
+  abortSignal: AbortSignal;
+}
+
 export interface BackgroundReindexOptions {
-  /** The embedded store's file (`<dataDir>/memory.sqlite`). */
-  path: string;
+  /**
+   * One attempt at moving the store to the embedder (`reindexSqliteStore` on the embedded file,
+   * `reindexQdrantStore` on the collection), resuming from what earlier ones left; a rejection is
+   * retried with backoff.
+   */
+  attempt: (attempt: ReindexAttempt) => Promise<ReindexResult>;
   embedder: Embedder;
   logger: Logger;
   /** Texts per embed call (default 64). */
@@ -26,7 +38,7 @@ export interface BackgroundReindexOptions {
 }
 
 /**
- * `reindexSqliteStore` run beside the running service: each batch waits for the event loop to
+ * A re-index (`attempt`) run beside the running service: each batch waits for the event loop to
  * turn first, so turns keep their place; a failure (the embedder unreachable, say) is retried
  * with backoff from what is staged, never dropping anything stored; `stop()` ends it between
  * batches. The caller switches search to hybrid when `finished` resolves.
@@ -63,8 +75,7 @@ export function startBackgroundReindex(options: BackgroundReindexOptions): Backg
     logger.info({ embedder: target }, 'memory: re-indexing in the background; search is lexical until done');
     for (;;) {
       try {
-        const result = await reindexSqliteStore({
-          path: options.path,
+        const result = await options.attempt({
           embedder: yielding,
           batchSize: options.batchSize ?? 64,
           onProgress,

@@ -29,6 +29,7 @@ import { createLanguageModel } from './create-language-model.ts';
 import { DEFAULT_EMBEDDING_MODELS, detectProviderEmbedder } from './detect-provider-embedder.ts';
 import { loadTransformersAddon } from './load-transformers-addon.ts';
 import { type ReindexTuning, reindexInBackground } from './reindex-in-background.ts';
+import { reindexQdrantInBackground } from './reindex-qdrant-in-background.ts';
 
 export interface GatewayMemory {
   /** The memory service, in process or over HTTP; core sees only the `MemoryPort` part of it. */
@@ -63,6 +64,8 @@ export async function createGatewayMemory(options: {
   tracing?: GatewayTracing;
   metrics?: MemoryMetrics;
   fetch?: typeof globalThis.fetch;
+  /** A command that opens memory for a moment: it never re-indexes the store (`reindexElsewhere`). */
+  shortLived?: boolean;
 }): Promise<GatewayMemory> {
   const { config, logger } = options;
   const settings = config.memory;
@@ -98,6 +101,7 @@ export async function createGatewayMemory(options: {
       logger: memoryLogger,
       tokenCounter,
       backgroundReindex: true,
+      ...(options.shortLived ? { reindexElsewhere: true } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
     service = local.service;
@@ -191,8 +195,9 @@ export async function createGatewayMemory(options: {
  * The memory service on this process's own store (Qdrant when `NEXUS_QDRANT_URL` is set, else
  * `<dataDir>/memory.sqlite`) with the configured embedder: what in-process memory, `nexus memory
  * serve` and the operator's `nexus memory` commands all open. With `backgroundReindex` (the
- * gateway and `nexus memory serve`, when `NEXUS_MEMORY_AUTO_REINDEX` is on), an embedded store
- * not indexed with the embedder is re-indexed in the background, lexical until it is done.
+ * gateway and `nexus memory serve`, when `NEXUS_MEMORY_AUTO_REINDEX` is on), a store (the
+ * embedded file or the Qdrant collection) not indexed with the embedder is re-indexed in the
+ * background, lexical until it is done.
  */
 export async function openLocalMemoryService(options: {
   config: GatewayConfig;
@@ -200,12 +205,17 @@ export async function openLocalMemoryService(options: {
   tokenCounter?: TokenCounter;
   fetch?: typeof globalThis.fetch;
   backgroundReindex?: boolean;
+  /**
+   * With `backgroundReindex`: a store that needs re-indexing is opened lexically, as it is, and
+   * the re-index left to the gateway or memory service. For a short-lived command (`nexus users
+   * forget`), which must work while they re-index and must not start a second re-index.
+   */
+  reindexElsewhere?: boolean;
   reindexTuning?: ReindexTuning;
 }): Promise<{ service: MemoryApi; close(): Promise<void> }> {
   const { config } = options;
   const tokenCounter = options.tokenCounter ?? sharedTokenCounter();
-  const autoReindex =
-    options.backgroundReindex === true && config.memory.autoReindex && !config.memory.qdrantUrl;
+  const autoReindex = options.backgroundReindex === true && config.memory.autoReindex;
   const { embedder, store, reason, reindexTo } = await chooseEmbedderAndStore(
     config,
     options.fetch,
@@ -229,9 +239,26 @@ export async function openLocalMemoryService(options: {
     await store.close();
     throw error;
   }
-  if (!reindexTo) return { service, close: () => store.close() };
+  if (!reindexTo || options.reindexElsewhere) return { service, close: () => store.close() };
   const wanted = { embedderId: reindexTo.id, dimensions: reindexTo.dimensions };
   const hybridReason = reason.replace(/; (the store's|\d+ of the store's) .*$/u, '');
+  const { qdrantUrl, qdrantApiKey, qdrantCollection } = config.memory;
+  if (qdrantUrl)
+    return reindexQdrantInBackground({
+      qdrant: {
+        url: qdrantUrl,
+        ...(qdrantApiKey ? { apiKey: qdrantApiKey } : {}),
+        collection: qdrantCollection,
+      },
+      embedder: reindexTo,
+      logger: options.logger,
+      lexical: { service, store },
+      async openHybrid(collection) {
+        const hybridStore = await openMemoryStore(config, wanted, collection);
+        return { service: serviceOn(hybridStore, reindexTo, hybridReason), store: hybridStore };
+      },
+      ...(options.reindexTuning ? { tuning: options.reindexTuning } : {}),
+    });
   return reindexInBackground({
     path: storePath(config),
     embedder: reindexTo,
@@ -258,6 +285,8 @@ async function chooseEmbedderAndStore(
   autoReindex: boolean,
 ): Promise<{ embedder: Embedder | undefined; store: MemoryStore; reason: string; reindexTo?: Embedder }> {
   const configured = await createGatewayEmbedder(config, fetch);
+  if (configured && autoReindex && config.memory.qdrantUrl)
+    return fitQdrantCollection(config, configured, 'NEXUS_EMBEDDING_MODEL is set');
   if (configured && autoReindex) return fitStore(config, configured, 'NEXUS_EMBEDDING_MODEL is set', true);
   if (configured) {
     const store = await openMemoryStore(config, {
@@ -325,6 +354,38 @@ async function fitStore(
 }
 
 /**
+ * `embedder` on the Qdrant collection when it does not exist yet or is indexed with it; else
+ * lexical on the collection as it is, re-indexed in the background (`reindexTo`). Any other
+ * vector space counts, even with no points: Qdrant cannot give a collection a dense vector it
+ * lacks, and the re-index of an empty one is over in a few requests. A switch interrupted between
+ * deleting the original and creating the alias is finished first: opening would otherwise create
+ * an empty collection under the configured name.
+ */
+async function fitQdrantCollection(
+  config: GatewayConfig,
+  embedder: Embedder,
+  reason: string,
+): Promise<{ embedder: Embedder | undefined; store: MemoryStore; reason: string; reindexTo?: Embedder }> {
+  const { inspectQdrantCollection, reindexQdrantStore } = await import('@nexus/memory-qdrant');
+  const { qdrantUrl, qdrantApiKey, qdrantCollection } = config.memory;
+  const connection = { url: qdrantUrl, ...(qdrantApiKey ? { apiKey: qdrantApiKey } : {}) };
+  const wanted = { embedderId: embedder.id, dimensions: embedder.dimensions };
+  const state = await inspectQdrantCollection({ ...connection, collection: qdrantCollection, wanted });
+  if (state.interruptedSwitch)
+    await reindexQdrantStore({ ...connection, collection: qdrantCollection, embedder });
+  const stored = state.vectorSpace;
+  const same = stored?.embedderId === wanted.embedderId && stored.dimensions === wanted.dimensions;
+  if (!state.exists || same) return { embedder, store: await openMemoryStore(config, wanted), reason };
+  const indexed = stored ? `indexed with ${stored.embedderId}` : 'lexical';
+  return {
+    embedder: undefined,
+    store: await openMemoryStore(config, undefined),
+    reason: `${reason}; the store's ${state.total} memories are ${indexed}`,
+    reindexTo: embedder,
+  };
+}
+
+/**
  * The embedder when `NEXUS_EMBEDDING_MODEL` is set: a local transformers model (the
  * `@nexus/embedder-transformers` add-on; a `ConfigError` naming it when absent), or an
  * OpenAI-compatible API whose defaults follow the chat model's endpoint.
@@ -361,16 +422,20 @@ export async function createGatewayEmbedder(
   });
 }
 
-/** Qdrant when `NEXUS_QDRANT_URL` is set (imported only then), else the embedded SQLite file. */
+/**
+ * Qdrant when `NEXUS_QDRANT_URL` is set (imported only then), else the embedded SQLite file.
+ * `qdrantCollection` names another collection than the configured one (a re-index's copy).
+ */
 export async function openMemoryStore(
   config: GatewayConfig,
   vectors: { embedderId: string; dimensions: number } | undefined,
+  qdrantCollection = config.memory.qdrantCollection,
 ): Promise<MemoryStore> {
   if (config.memory.qdrantUrl) {
     const { openQdrantMemoryStore } = await import('@nexus/memory-qdrant');
     return openQdrantMemoryStore({
       url: config.memory.qdrantUrl,
-      collection: config.memory.qdrantCollection,
+      collection: qdrantCollection,
       ...(config.memory.qdrantApiKey ? { apiKey: config.memory.qdrantApiKey } : {}),
       ...(vectors ? { vectors } : {}),
     });

@@ -1,4 +1,10 @@
-import { type Embedder, type MemoryApi, type MemoryStore, readStoreIndex } from '@nexus/memory';
+import {
+  type Embedder,
+  type MemoryApi,
+  type MemoryStore,
+  readStoreIndex,
+  reindexSqliteStore,
+} from '@nexus/memory';
 import type { Logger } from '@nexus/protocol';
 import { type BackgroundReindexOptions, startBackgroundReindex } from './background-reindex.ts';
 import { SwitchingMemoryService } from './switching-memory-service.ts';
@@ -27,7 +33,7 @@ export function reindexInBackground(options: {
 }): { service: SwitchingMemoryService; close(): Promise<void> } {
   const { logger } = options;
   const reindex = startBackgroundReindex({
-    path: options.path,
+    attempt: (attempt) => reindexSqliteStore({ path: options.path, ...attempt }),
     embedder: options.embedder,
     logger,
     ...options.tuning,

@@ -76,7 +76,7 @@ export const MEMORY_SETTINGS = [
     schema: booleanText,
     defaultValue: true,
     description:
-      'When the gateway or `nexus memory serve` starts with an embedder (`NEXUS_EMBEDDING_MODEL`, or detected at the provider) that the embedded store is not indexed with, re-embed its memories in the background (resumable, progress in the log, `/health` and `nexus doctor`); search stays lexical until it finishes, then turns hybrid without a restart. `false`: keep the store as it is and run `nexus memory reindex` yourself. Embedded store only (Qdrant: `nexus memory reindex`).',
+      'When the gateway or `nexus memory serve` starts with an embedder (`NEXUS_EMBEDDING_MODEL`, or detected at the provider) that the store is not indexed with, re-embed its memories in the background (resumable, progress in the log, `/health` and `nexus doctor`); search stays lexical until it finishes, then turns hybrid without a restart. Embedded store and Qdrant (a copy of the collection, switched by alias; writes wait during its last check and the switch). `false`: keep the store as it is and run `nexus memory reindex` yourself.',
     hint: 'use true or false',
   },
   {
@@ -109,7 +109,7 @@ export const MEMORY_SETTINGS = [
     schema: z.enum(['openai-compatible', 'transformers']),
     defaultValue: 'openai-compatible',
     description:
-      'How `NEXUS_EMBEDDING_MODEL` runs: `openai-compatible` (an `/embeddings` API) or `transformers` (a local ONNX model through @huggingface/transformers, e.g. `Xenova/all-MiniLM-L6-v2` with 384 dimensions, downloaded once into `NEXUS_EMBEDDING_CACHE_DIR`; needs the add-on `@nexus/embedder-transformers`, installed with `pnpm embedder:install`). Changing the model later re-indexes the store: in the background at start (embedded store, `NEXUS_MEMORY_AUTO_REINDEX`), else with `nexus memory reindex`.',
+      'How `NEXUS_EMBEDDING_MODEL` runs: `openai-compatible` (an `/embeddings` API) or `transformers` (a local ONNX model through @huggingface/transformers, e.g. `Xenova/all-MiniLM-L6-v2` with 384 dimensions, downloaded once into `NEXUS_EMBEDDING_CACHE_DIR`; needs the add-on `@nexus/embedder-transformers`, installed with `pnpm embedder:install`). Changing the model later re-indexes the store: in the background at start (`NEXUS_MEMORY_AUTO_REINDEX`), else with `nexus memory reindex`.',
     hint: 'use openai-compatible or transformers',
   },
   {

@@ -163,6 +163,13 @@ export class StandInCollection {
     this.#account(point, 1);
   }
 
+  /** `PUT /points/payload`: the point's whole payload is replaced (keys the new one lacks are gone). */
+  overwritePayload(point: StoredPoint, payload: Record<string, unknown>): void {
+    this.#account(point, -1);
+    point.payload = structuredClone(payload);
+    this.#account(point, 1);
+  }
+
   /** IDF statistics of a sparse vector over the whole collection. */
   documentFrequency(name: string): { total: number; counts: ReadonlyMap<number, number> } {
     return this.#documentFrequency.get(name) ?? { total: 0, counts: new Map() };

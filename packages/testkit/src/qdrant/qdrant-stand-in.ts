@@ -24,7 +24,7 @@ const COLLECTION_NAME = /^[A-Za-z0-9_.-]{1,255}$/u;
 /**
  * A REST stand-in for the subset of Qdrant a memory store uses: collections, payload indexes
  * (keyword with `is_tenant`, integer), points with named dense and sparse (IDF) vectors,
- * retrieve/scroll/count/delete/set-payload, the Query API (prefetch + RRF fusion, batches) and
+ * retrieve/scroll/count/delete/set and overwrite payload, the Query API (prefetch + RRF fusion, batches) and
  * facets. It refuses what the server refuses: ids that are neither UUID nor unsigned integer,
  * wrong vector sizes, unknown vector names or collections, malformed filters, facets and
  * order_by without the index they need. It reports the deployed server version
@@ -100,6 +100,11 @@ export async function startQdrantStandIn(
       case 'POST /points/payload':
         for (const point of collection.selectPoints(body))
           Object.assign(point.payload, structuredClone(body.payload ?? {}));
+        return completed();
+      case 'PUT /points/payload':
+        // Overwrite: the point's whole payload becomes the body's (keys it lacks are dropped).
+        for (const point of collection.selectPoints(body))
+          collection.overwritePayload(point, (body.payload ?? {}) as Record<string, unknown>);
         return completed();
       case 'POST /points/scroll':
         return scroll(collection, body);
