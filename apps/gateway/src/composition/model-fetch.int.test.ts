@@ -160,4 +160,28 @@ describe('the model fetch', () => {
     expect(await (await modelFetch(url, { method: 'POST', body: 'two' })).text()).toBe('answer 3');
     expect(sockets.size).toBe(2);
   });
+
+  it('goes through HTTP_PROXY when Node is told to use the environment’s proxy, as fetch does', async () => {
+    const proxied: string[] = [];
+    const proxy = await serve((request, response) => {
+      proxied.push(`${request.method} ${request.url}`);
+      response.end('via proxy');
+    });
+    const saved = { ...process.env };
+    Object.assign(process.env, { NODE_USE_ENV_PROXY: '1', HTTP_PROXY: proxy.url, NO_PROXY: '' });
+    try {
+      const modelFetch = createModelFetch();
+      const response = await modelFetch('http://model.invalid/v1/chat/completions', {
+        method: 'POST',
+        body: '{}',
+      });
+      expect(await response.text()).toBe('via proxy');
+      expect(proxied).toEqual(['POST http://model.invalid/v1/chat/completions']);
+    } finally {
+      for (const name of ['NODE_USE_ENV_PROXY', 'HTTP_PROXY', 'NO_PROXY']) {
+        if (saved[name] === undefined) delete process.env[name];
+        else process.env[name] = saved[name];
+      }
+    }
+  });
 });

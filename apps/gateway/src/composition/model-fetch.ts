@@ -24,10 +24,13 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
  * reached the server.
  */
 export function createModelFetch(): typeof globalThis.fetch {
-  const agents = {
-    'http:': new http.Agent({ keepAlive: true }),
-    'https:': new https.Agent({ keepAlive: true }),
-  };
+  // As for the global fetch: HTTP_PROXY, HTTPS_PROXY and NO_PROXY count when Node is told to use them.
+  const useEnvProxy =
+    process.env.NODE_USE_ENV_PROXY === '1' ||
+    process.execArgv.includes('--use-env-proxy') ||
+    (process.env.NODE_OPTIONS ?? '').split(/\s+/u).includes('--use-env-proxy');
+  const options = { keepAlive: true, ...(useEnvProxy ? { proxyEnv: process.env } : {}) };
+  const agents = { 'http:': new http.Agent(options), 'https:': new https.Agent(options) };
   const modelFetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = typeof input === 'string' ? URL.parse(input) : input instanceof URL ? input : null;
     const body = init?.body ?? undefined;
