@@ -137,10 +137,15 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
         }
       }),
     );
-    // Committed: before any read can run (a read flushes first, synchronously).
-    queued.forEach(({ committed }, index) => {
-      if (!(outcomes[index] instanceof Error)) committed?.();
-    });
+    // Committed: before any read can run (a read flushes first, synchronously). The writes are
+    // in the file whatever happens here, so a failure only costs the cache.
+    try {
+      queued.forEach(({ committed }, index) => {
+        if (!(outcomes[index] instanceof Error)) committed?.();
+      });
+    } catch {
+      recent.clear();
+    }
     return outcomes;
   });
   const write = <R>(operation: () => R, conversationKey?: string, committed?: () => void): Promise<R> =>
