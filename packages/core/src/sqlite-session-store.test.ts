@@ -111,6 +111,55 @@ describe('sqlite session store', () => {
     expect(() => createSqliteSessionStore({ path })).toThrow(/newer Nexus/);
   });
 
+  it('serves history again after its own writes exactly as a read of the file would', async () => {
+    const path = temporaryFile();
+    const store = createSqliteSessionStore({ path });
+    const read = async (limit: number) => store.history({ conversationKey: 'web:c1', limit });
+    await store.appendTurn(turn(1, { tokenCount: 7 }));
+    expect(await read(3)).toEqual([turn(1, { tokenCount: 7 })]);
+    // Stored after the read: appended to what was read, the oldest leaving past the limit.
+    for (let index = 2; index <= 4; index++) await store.appendTurn(turn(index));
+    // A repeated intent keeps its first turn, in history too.
+    await store.appendTurn(turn(4, { replyText: 'second copy' }));
+    // A failing write stores nothing.
+    await store.appendTurn(turn(5, { outcome: 'bogus' as StoredTurn['outcome'] })).catch(() => {});
+    expect(await read(3)).toEqual([turn(2), turn(3), turn(4)]);
+    // Shorter and longer reads than the one kept.
+    expect((await read(2)).map((stored) => stored.intentId)).toEqual(['intent-3', 'intent-4']);
+    expect((await read(10)).map((stored) => stored.intentId)).toEqual([
+      'intent-1',
+      'intent-2',
+      'intent-3',
+      'intent-4',
+    ]);
+    // What a fresh connection reads from the file is the same.
+    const reopened = createSqliteSessionStore({ path });
+    expect(await reopened.history({ conversationKey: 'web:c1', limit: 3 })).toEqual(await read(3));
+    await reopened.close();
+    await store.close();
+  });
+
+  it('reads history from the file again once another connection changed it', async () => {
+    const path = temporaryFile();
+    const gateway = createSqliteSessionStore({ path });
+    await gateway.appendTurn(turn(1));
+    await gateway.appendTurn(turn(2, { userId: 'web:u2' }));
+    expect(await gateway.history({ conversationKey: 'web:c1', limit: 5 })).toHaveLength(2);
+    // `nexus users forget` runs in its own process, on its own connection to the same file.
+    const command = createSqliteSessionStore({ path });
+    expect(await command.forgetPeople?.({ userIds: ['web:u1'] })).toBe(1);
+    await command.close();
+    expect(
+      (await gateway.history({ conversationKey: 'web:c1', limit: 5 })).map((stored) => stored.intentId),
+    ).toEqual(['intent-2']);
+    // A raw write counts too.
+    const raw = new DatabaseSync(path);
+    raw.prepare("UPDATE turns SET reply_text = 'changed' WHERE intent_id = 'intent-2'").run();
+    raw.close();
+    expect((await gateway.history({ conversationKey: 'web:c1', limit: 5 }))[0]?.replyText).toBe('changed');
+    await gateway.close();
+  });
+
   it('fails clearly after close', async () => {
     const store = createSqliteSessionStore({ path: ':memory:' });
     await store.close();

@@ -1,6 +1,7 @@
 import { NexusError } from '@nexus/protocol';
 import { checkpointAndTruncate, GroupCommit, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
-import type { AppendTurnOptions, SessionStore } from './session-store.ts';
+import { RecentTurnsCache } from './history/recent-turns-cache.ts';
+import type { AppendTurnOptions, SessionStore, StoredTurn } from './session-store.ts';
 import { createSqliteIntentInbox, INBOX_MIGRATION } from './sqlite-intent-inbox.ts';
 import { createSqliteTurnRevisions, REVISIONS_MIGRATION } from './sqlite-turn-revisions.ts';
 import { TURN_COLUMNS, type TurnRow, toStoredTurn } from './sqlite-turn-row.ts';
@@ -10,13 +11,20 @@ export interface SqliteSessionStoreOptions {
   path: string;
   /** How long a write waits for another connection's lock before failing. */
   busyTimeoutMs?: number;
+  /** Characters of turn text the recent-history cache may hold (see RecentTurnsCache). */
+  historyCacheSize?: number;
 }
 
 interface QueuedWrite {
   operation: () => unknown;
   /** Set for a stored turn: a history read of that conversation must commit it first. */
   conversationKey: string | undefined;
+  /** Runs once the write is committed (not when it failed or its transaction did). */
+  committed: (() => void) | undefined;
 }
+
+/** 4M characters: a few MB at most, history for thousands of short conversations. */
+const DEFAULT_HISTORY_CACHE_SIZE = 4_000_000;
 
 /** Each entry moves the schema one version up; `PRAGMA user_version` records how far a file is. */
 const MIGRATIONS: readonly string[] = [
@@ -82,7 +90,8 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   const revisions = createSqliteTurnRevisions(database);
   const isAnswered = (key: { channel: string; intentId: string }) =>
     hasIntentStatement.get(key.channel, key.intentId) !== undefined || revisions.isKnown(key);
-  const insertTurn = (turn: AppendTurnOptions, note?: { kind: 'note'; revises: string }) => {
+  /** Returns whether the turn was stored (an intent stored before keeps its first turn). */
+  const insertTurn = (turn: AppendTurnOptions, note?: { kind: 'note'; revises: string }): boolean =>
     insertStatement.run(
       turn.channel,
       turn.intentId,
@@ -95,14 +104,24 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
       turn.createdAt,
       note ? 'note' : 'turn',
       note ? note.revises : null,
-    );
+    ).changes !== 0;
+  // History reads are served from here while nothing but this store's own commits changed the
+  // file: `PRAGMA data_version` moves when another connection (`nexus users forget`, another
+  // process) commits, and then the cache is emptied.
+  const recent = new RecentTurnsCache(options.historyCacheSize ?? DEFAULT_HISTORY_CACHE_SIZE);
+  const dataVersionStatement = database.prepare('PRAGMA data_version');
+  let dataVersion: unknown;
+  const checkOthersWrites = () => {
+    const version = (dataVersionStatement.get() as { data_version: number }).data_version;
+    if (version !== dataVersion) recent.clear();
+    dataVersion = version;
   };
   let closed = false;
   const savepoint = database.prepare('SAVEPOINT session_write');
   const release = database.prepare('RELEASE session_write');
   const rollbackTo = database.prepare('ROLLBACK TO session_write');
-  const writes = new GroupCommit<QueuedWrite, unknown>((queued) =>
-    inTransaction(database, () =>
+  const writes = new GroupCommit<QueuedWrite, unknown>((queued) => {
+    const outcomes = inTransaction(database, () =>
       queued.map(({ operation }) => {
         savepoint.run();
         try {
@@ -117,10 +136,20 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
             : new NexusError({ code: 'internal', message: String(error) });
         }
       }),
-    ),
-  );
-  const write = <R>(operation: () => R, conversationKey?: string): Promise<R> =>
-    writes.add({ operation, conversationKey }) as Promise<R>;
+    );
+    // Committed: before any read can run (a read flushes first, synchronously). The writes are
+    // in the file whatever happens here, so a failure only costs the cache.
+    try {
+      queued.forEach(({ committed }, index) => {
+        if (!(outcomes[index] instanceof Error)) committed?.();
+      });
+    } catch {
+      recent.clear();
+    }
+    return outcomes;
+  });
+  const write = <R>(operation: () => R, conversationKey?: string, committed?: () => void): Promise<R> =>
+    writes.add({ operation, conversationKey, committed }) as Promise<R>;
 
   function ensureOpen(): void {
     if (closed) throw new NexusError({ code: 'internal', message: 'The session store is closed.' });
@@ -139,10 +168,17 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     },
     async appendTurn(turn: AppendTurnOptions) {
       ensureOpen();
-      await write(() => {
-        insertTurn(turn);
-        inbox.finish(turn);
-      }, turn.conversationKey);
+      let stored = false;
+      await write(
+        () => {
+          stored = insertTurn(turn);
+          inbox.finish(turn);
+        },
+        turn.conversationKey,
+        () => {
+          if (stored) recent.appended(asRead(turn));
+        },
+      );
     },
     async admitIntent(entry) {
       ensureOpen();
@@ -170,19 +206,31 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     },
     async applyRevision(options) {
       settled();
-      revisions.apply(options, insertTurn, inbox.finish);
+      // Edits and deletes reach into history anywhere: read it again afterwards.
+      try {
+        revisions.apply(options, insertTurn, inbox.finish);
+      } finally {
+        recent.clear();
+      }
     },
     async history({ conversationKey, limit }) {
       ensureOpen();
       // Only this conversation's queued turns matter here; other turns' writes stay batched.
       if (writes.pending((queued) => queued.conversationKey === conversationKey)) writes.flush();
       if (limit <= 0) return [];
-      const rows = historyStatement.all(conversationKey, Math.floor(limit)) as unknown as TurnRow[];
-      return rows.reverse().map(toStoredTurn);
+      const newest = Math.floor(limit);
+      checkOthersWrites();
+      const cached = recent.get(conversationKey, newest);
+      if (cached) return cached;
+      const rows = historyStatement.all(conversationKey, newest) as unknown as TurnRow[];
+      const turns = rows.reverse().map(toStoredTurn);
+      recent.set(conversationKey, newest, turns);
+      return turns.slice();
     },
     async forgetPeople({ userIds }) {
       settled();
       // Turns, and the intake inbox's entries of theirs not answered yet (they are not answered now).
+      recent.clear();
       const deleted = inTransaction(database, () => {
         // The record of their edits and deletes goes too (ids only, but theirs).
         for (const userId of userIds) revisions.forgetPerson(userId);
@@ -199,6 +247,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     },
     async forgetConversation({ conversationKey, userIds }) {
       ensureOpen();
+      recent.clear();
       const deleted = inTransaction(database, () =>
         userIds.reduce(
           (sum, userId) =>
@@ -213,7 +262,23 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
       if (closed) return;
       writes.flush();
       closed = true;
+      recent.clear();
       database.close();
     },
+  };
+}
+
+/** A stored turn as a read of its row returns it (the same fields, no others). */
+function asRead(turn: AppendTurnOptions): StoredTurn {
+  return {
+    conversationKey: turn.conversationKey,
+    channel: turn.channel,
+    userId: turn.userId,
+    intentId: turn.intentId,
+    userText: turn.userText,
+    replyText: turn.replyText,
+    outcome: turn.outcome,
+    createdAt: turn.createdAt,
+    ...(turn.tokenCount === undefined || turn.tokenCount === null ? {} : { tokenCount: turn.tokenCount }),
   };
 }

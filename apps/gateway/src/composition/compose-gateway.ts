@@ -20,6 +20,7 @@ import { createGatewayMemory } from './create-gateway-memory.ts';
 import { createGatewayWebChannel } from './create-gateway-web-channel.ts';
 import { createPlatformChannels } from './create-platform-channels.ts';
 import type { GatewayParts } from './gateway-parts.ts';
+import { createModelFetch } from './model-fetch.ts';
 import { prepareDataDir } from './prepare-data-dir.ts';
 
 export interface ComposeGatewayOptions {
@@ -41,7 +42,9 @@ export async function composeGateway(options: ComposeGatewayOptions): Promise<Ga
   const startedAt = now();
   await prepareDataDir(config.dataDir, logger);
   const token = await loadOrCreateWebToken(config.dataDir, config.web.token);
-  const { model, agent } = await createConfiguredAgent(config, logger);
+  // One keep-alive client for every model request of this process (chat, extraction, embeddings).
+  const modelFetch = createModelFetch();
+  const { model, agent } = await createConfiguredAgent(config, logger, { fetch: modelFetch });
   const metrics = new GatewayMetrics();
   const sessionStore = createSqliteSessionStore({
     path: privateFilePath(join(config.dataDir, 'sessions.sqlite')),
@@ -57,6 +60,7 @@ export async function composeGateway(options: ComposeGatewayOptions): Promise<Ga
     config,
     logger,
     model,
+    fetch: modelFetch,
     metrics: new MemoryMetrics(metrics.registry),
     // A memory service every process reaches: its jobs go through Redis, so workers extract.
     ...(distributed?.memoryQueue ? { jobQueue: distributed.memoryQueue } : {}),

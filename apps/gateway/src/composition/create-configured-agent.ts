@@ -11,8 +11,9 @@ import { createLanguageModel, NOT_CONFIGURED_MESSAGE } from './create-language-m
 export async function createConfiguredAgent(
   config: GatewayConfig,
   logger: Logger,
+  options: { fetch?: typeof globalThis.fetch } = {},
 ): Promise<{ model: LanguageModel | undefined; agent: Agent }> {
-  const model = await createLanguageModel(config.model);
+  const model = await createLanguageModel(config.model, options);
   if (!model) logger.warn({ setup: NOT_CONFIGURED_MESSAGE }, 'no model provider configured');
   else
     logger.info({ provider: config.model.provider, model: config.model.name }, 'model provider configured');

@@ -118,3 +118,48 @@ describe('error logging through the gateway logger', () => {
     expect(line?.err?.stack).toContain('ranking exploded');
   });
 });
+
+describe('child loggers of the gateway logger', () => {
+  it('write their bindings, nested, pseudonymised, once they log; a child that writes nothing costs no pseudonym', () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const pseudonymised: unknown[] = [];
+    const logger = createLogger({ level: 'info', pretty: false }, destination, (value) => {
+      pseudonymised.push(value);
+      return `id:${String(value).length}`;
+    });
+    const bindings = { conversationId: 'web:c1', component: 'turn' };
+    const turn = logger.child(bindings);
+    const step = turn.child({ intentId: 'i-7' });
+    // Below the level: nothing written, no child made, nothing pseudonymised.
+    step.debug({ detail: 1 }, 'quiet');
+    expect(lines).toEqual([]);
+    expect(pseudonymised).toEqual([]);
+    // What was bound when the child was made counts, not a later change to the object.
+    bindings.component = 'changed';
+    step.warn({ userId: 'web:user1' }, 'slow step');
+    step.info({ n: 2 });
+    turn.error({}, 'failed');
+    expect(lines.map(({ time: _time, pid: _pid, hostname: _hostname, ...line }) => line)).toEqual([
+      {
+        level: 40,
+        service: 'nexus',
+        conversationId: 'id:6',
+        component: 'turn',
+        intentId: 'id:3',
+        userId: 'id:9',
+        msg: 'slow step',
+      },
+      { level: 30, service: 'nexus', conversationId: 'id:6', component: 'turn', intentId: 'id:3', n: 2 },
+      { level: 50, service: 'nexus', conversationId: 'id:6', component: 'turn', msg: 'failed' },
+    ]);
+    // Each child's bindings were pseudonymised once, when it first wrote.
+    expect(pseudonymised.filter((value) => value === 'web:c1')).toHaveLength(1);
+    expect(pseudonymised.filter((value) => value === 'i-7')).toHaveLength(1);
+  });
+});

@@ -2,6 +2,7 @@ import type { Logger } from '@nexus/protocol';
 import { pino } from 'pino';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { PLATFORM_ID_FIELDS } from '../data-dir/platform-id-pseudonym.ts';
+import { withLazyChildren } from './lazy-child-logger.ts';
 
 const SECRET_PATHS = ['*.apiKey', '*.token', '*.raw', 'apiKey', 'token', 'raw', 'headers.authorization'];
 const SECRET_FIELDS = new Set(['apiKey', 'token', 'raw', 'authorization']);
@@ -38,7 +39,7 @@ function withoutPayload(value: unknown, depth: number): unknown {
  * Secrets and raw platform payloads are redacted wherever they appear in a log object; with
  * `pseudonymise` (platformIdPseudonymiser of the data directory), platform ids and people in
  * the fields PLATFORM_ID_FIELDS names (top level or one object down) are logged as their
- * keyed pseudonyms.
+ * keyed pseudonyms. Children are made when they first write (see withLazyChildren).
  */
 export function createLogger(
   config: GatewayConfig['log'],
@@ -64,12 +65,14 @@ export function createLogger(
     },
   };
   if (pretty) {
-    return pino({
-      ...options,
-      transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'HH:MM:ss' } },
-    });
+    return withLazyChildren(
+      pino({
+        ...options,
+        transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'HH:MM:ss' } },
+      }),
+    );
   }
-  return destination ? pino(options, destination as pino.DestinationStream) : pino(options);
+  return withLazyChildren(destination ? pino(options, destination as pino.DestinationStream) : pino(options));
 }
 
 /**

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { type AgentRunWorkerHost, createRedisClient, startAgentRunWorkerHost } from '@nexus/agent-redis';
 import { type Logger, silentLogger } from '@nexus/protocol';
 import { createConfiguredAgent } from '../composition/create-configured-agent.ts';
+import { createModelFetch } from '../composition/model-fetch.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { createHttpHandler, type Readiness } from '../http/http-handler.ts';
 import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
@@ -38,7 +39,9 @@ export async function startWorker(options: {
   assertRoleConfig(config);
   const redisUrl = config.redis.url as string;
   const startedAt = now();
-  const { model, agent } = await createConfiguredAgent(config, logger);
+  // One keep-alive client for every model request of this process (agent runs, extraction).
+  const modelFetch = createModelFetch();
+  const { model, agent } = await createConfiguredAgent(config, logger, { fetch: modelFetch });
   const metrics = new WorkerMetrics();
   const queue = await createAgentRunQueue(config, logger, options.tracing);
   const probe = createRedisClient({ url: redisUrl, name: 'nexus-worker-probe', logger });
@@ -64,6 +67,7 @@ export async function startWorker(options: {
     config,
     queue,
     model,
+    fetch: modelFetch,
     logger,
     onExtracted: () => metrics.observeExtraction(),
   });

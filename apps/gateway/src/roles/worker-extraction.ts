@@ -19,6 +19,8 @@ export async function startWorkerExtraction(options: {
   config: GatewayConfig;
   queue: JobQueue;
   model: LanguageModel | undefined;
+  /** The process's model client (see createModelFetch), for a separate extraction model too. */
+  fetch?: typeof globalThis.fetch;
   logger: Logger;
   onExtracted?: (report: ExtractionReport) => void;
 }): Promise<JobProcessor | undefined> {
@@ -31,7 +33,10 @@ export async function startWorkerExtraction(options: {
     return undefined;
   }
   const extractionModel = config.memory.extractionModel
-    ? ((await createLanguageModel({ ...config.model, name: config.memory.extractionModel })) ?? options.model)
+    ? ((await createLanguageModel(
+        { ...config.model, name: config.memory.extractionModel },
+        options.fetch ? { fetch: options.fetch } : {},
+      )) ?? options.model)
     : options.model;
   logger.info({ memoryUrl: config.memory.url }, 'taking memory extraction jobs from Redis');
   return startMemoryExtractionWorker({

@@ -24,6 +24,20 @@ describe('zoned time', () => {
     expect(formatZonedTime(Date.parse('2026-11-26T14:00:00Z'), 'America/New_York')).toBe(
       '2026-11-26 09:00 (Thursday)',
     );
+    // Seconds later in the same minute, the next minute, another zone, and back: each as Intl says.
+    const at = Date.parse('2026-03-29T00:59:10Z'); // Lisbon moves to summer time at 01:00 UTC
+    expect(formatZonedTime(at, 'Europe/Lisbon')).toBe('2026-03-29 00:59 (Sunday)');
+    expect(formatZonedTime(at + 49_000, 'Europe/Lisbon')).toBe('2026-03-29 00:59 (Sunday)');
+    expect(formatZonedTime(at + 50_000, 'Europe/Lisbon')).toBe('2026-03-29 02:00 (Sunday)');
+    expect(formatZonedTime(at + 50_000, 'Asia/Kathmandu')).toBe('2026-03-29 06:45 (Sunday)');
+    expect(formatZonedTime(at, 'Europe/Lisbon')).toBe('2026-03-29 00:59 (Sunday)');
+    // Before whole-minute offsets everywhere: Monrovia in 1970 was UTC-0:44:30.
+    expect(formatZonedTime(Date.parse('1970-06-01T12:00:00Z'), 'Africa/Monrovia')).toBe(
+      '1970-06-01 11:15 (Monday)',
+    );
+    expect(formatZonedTime(Date.parse('1970-06-01T12:00:40Z'), 'Africa/Monrovia')).toBe(
+      '1970-06-01 11:16 (Monday)',
+    );
     expect(isValidTimeZone('Europe/Lisbon')).toBe(true);
     expect(isValidTimeZone('Mars/Olympus')).toBe(false);
     expect(isValidTimeZone('')).toBe(false);

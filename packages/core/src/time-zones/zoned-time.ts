@@ -74,12 +74,31 @@ export function parseZonedTime(text: string, zone: string): number | undefined {
   return utc;
 }
 
+/**
+ * The last text made per zone and the UTC minute it is for: a turn formats "now" twice (the
+ * schedule tool's description, extraction's "today"), ~25 µs each through Intl. Within one UTC
+ * minute the text is the same wherever every offset is whole minutes, true of every zone since
+ * 1972 (Monrovia's -0:44:30 was the last), so only times after that are kept.
+ */
+const lastFormatted = new Map<string, { minute: number; text: string }>();
+const WHOLE_MINUTE_OFFSETS_SINCE = Date.UTC(1973, 0, 1);
+
 /** "2026-11-26 09:00 (Thursday)" as a person in `zone` reads it. */
 export function formatZonedTime(at: number, zone: string): string {
+  const minute = Math.floor(at / 60_000);
+  const keep = at >= WHOLE_MINUTE_OFFSETS_SINCE;
+  const last = keep ? lastFormatted.get(zone) : undefined;
+  if (last?.minute === minute) return last.text;
   const p = parts(at, zone);
   const pad = (value: number | undefined) => String(value).padStart(2, '0');
   const weekday = formattersOf(zone).weekday.format(at);
-  return `${p.year}-${pad(p.month)}-${pad(p.day)} ${pad(p.hour)}:${pad(p.minute)} (${weekday})`;
+  const text = `${p.year}-${pad(p.month)}-${pad(p.day)} ${pad(p.hour)}:${pad(p.minute)} (${weekday})`;
+  if (keep) {
+    if (!lastFormatted.has(zone) && lastFormatted.size >= FORMATTER_ZONES)
+      lastFormatted.delete(lastFormatted.keys().next().value as string);
+    lastFormatted.set(zone, { minute, text });
+  }
+  return text;
 }
 
 /** "2026-11-22 (Sunday)": the calendar date in `zone`, for "today" in prompts. */

@@ -1,0 +1,187 @@
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { freePort } from '@nexus/testkit';
+import { startScriptedModelServer } from '@nexus/testkit/llm';
+import { streamText } from 'ai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createModelFetch } from './model-fetch.ts';
+
+const servers: http.Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+async function serve(handler: http.RequestListener): Promise<{ url: string; sockets: Set<Socket> }> {
+  const server = http.createServer(handler);
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => sockets.add(socket));
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, sockets };
+}
+
+function bodyOf(request: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    request.on('end', () => resolve(text));
+  });
+}
+
+describe('the model fetch', () => {
+  it('carries a streamed AI SDK turn against the scripted model server', async () => {
+    const model = await startScriptedModelServer();
+    try {
+      model.setResponder(() => ({ chunks: ['Hello ', 'there ', 'friend'] }));
+      const provider = createOpenAICompatible({
+        name: 'scripted',
+        baseURL: model.baseUrl,
+        includeUsage: true,
+        fetch: createModelFetch(),
+      });
+      for (const turn of [1, 2]) {
+        const result = streamText({ model: provider('scripted'), prompt: `turn ${turn}` });
+        expect(await result.text).toBe('Hello there friend');
+      }
+      expect(model.chatRequests()).toHaveLength(2);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('sends the body and headers, keeps the connection alive, and hands back status and headers', async () => {
+    const seen: Array<{ method: string; headers: http.IncomingHttpHeaders; body: string }> = [];
+    const { url, sockets } = await serve(async (request, response) => {
+      seen.push({ method: request.method ?? '', headers: request.headers, body: await bodyOf(request) });
+      response.writeHead(201, 'Made', { 'x-answer': '42', 'content-type': 'application/json' });
+      response.end('{"ok":true}');
+    });
+    const modelFetch = createModelFetch();
+    for (const body of ['{"a":"é"}', '{"b":2}']) {
+      const response = await modelFetch(`${url}/v1/thing`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', authorization: 'Bearer k' },
+        body,
+      });
+      expect(response.status).toBe(201);
+      expect(response.statusText).toBe('Made');
+      expect(response.ok).toBe(true);
+      expect(response.headers.get('x-answer')).toBe('42');
+      expect(await response.json()).toEqual({ ok: true });
+    }
+    expect(seen.map((request) => request.body)).toEqual(['{"a":"é"}', '{"b":2}']);
+    expect(seen[0]?.method).toBe('POST');
+    expect(seen[0]?.headers['content-type']).toBe('application/json');
+    expect(seen[0]?.headers.authorization).toBe('Bearer k');
+    expect(seen[0]?.headers['content-length']).toBe(String(Buffer.byteLength('{"a":"é"}')));
+    // One connection for both requests.
+    expect(sockets.size).toBe(1);
+  });
+
+  it('fails a request that reaches nobody as fetch does: TypeError "fetch failed", the socket error as cause', async () => {
+    const port = await freePort();
+    const failure = await createModelFetch()(`http://127.0.0.1:${port}/v1/chat/completions`, {
+      method: 'POST',
+      body: '{}',
+    }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TypeError);
+    expect((failure as TypeError).message).toBe('fetch failed');
+    expect(((failure as TypeError).cause as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
+  });
+
+  it('rejects with the signal’s reason when aborted before the response or while the body is read', async () => {
+    let release: (() => void) | undefined;
+    const { url } = await serve((request, response) => {
+      if (request.url === '/slow') return; // never answers
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('data: first\n\n');
+      release = () => response.end();
+    });
+    const modelFetch = createModelFetch();
+    const before = new AbortController();
+    const pending = modelFetch(`${url}/slow`, { method: 'POST', body: '{}', signal: before.signal });
+    const reason = new DOMException('took too long', 'TimeoutError');
+    setTimeout(() => before.abort(reason), 20);
+    await expect(pending).rejects.toBe(reason);
+
+    const during = new AbortController();
+    const response = await modelFetch(`${url}/stream`, { method: 'POST', body: '{}', signal: during.signal });
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
+    const stopped = new Error('shutting down');
+    during.abort(stopped);
+    await expect(reader.read()).rejects.toBe(stopped);
+    release?.();
+  });
+
+  it('decodes a gzip body and follows a redirect', async () => {
+    const { url } = await serve((request, response) => {
+      if (request.url === '/old') {
+        response.writeHead(307, { location: '/new' });
+        response.end();
+        return;
+      }
+      response.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'application/json' });
+      response.end(
+        gzipSync(JSON.stringify({ at: request.url, encodings: request.headers['accept-encoding'] })),
+      );
+    });
+    const modelFetch = createModelFetch();
+    expect(await (await modelFetch(`${url}/new`, { method: 'POST', body: '{}' })).json()).toEqual({
+      at: '/new',
+      encodings: 'gzip, deflate',
+    });
+    const redirected = await modelFetch(`${url}/old`, { method: 'POST', body: '{}' });
+    expect(((await redirected.json()) as { at: string }).at).toBe('/new');
+  });
+
+  it('sends a request again on a fresh connection when the server closed the kept-alive one', async () => {
+    let requests = 0;
+    const { url, sockets } = await serve(async (request, response) => {
+      requests += 1;
+      await bodyOf(request);
+      // The second request arrives on the kept-alive socket just as the server drops it.
+      if (requests === 2) {
+        request.socket.destroy();
+        return;
+      }
+      response.end(`answer ${requests}`);
+    });
+    const modelFetch = createModelFetch();
+    expect(await (await modelFetch(url, { method: 'POST', body: 'one' })).text()).toBe('answer 1');
+    expect(await (await modelFetch(url, { method: 'POST', body: 'two' })).text()).toBe('answer 3');
+    expect(sockets.size).toBe(2);
+  });
+
+  it('goes through HTTP_PROXY when Node is told to use the environment’s proxy, as fetch does', async () => {
+    const proxied: string[] = [];
+    const proxy = await serve((request, response) => {
+      proxied.push(`${request.method} ${request.url}`);
+      response.end('via proxy');
+    });
+    const saved = { ...process.env };
+    Object.assign(process.env, { NODE_USE_ENV_PROXY: '1', HTTP_PROXY: proxy.url, NO_PROXY: '' });
+    try {
+      const modelFetch = createModelFetch();
+      const response = await modelFetch('http://model.invalid/v1/chat/completions', {
+        method: 'POST',
+        body: '{}',
+      });
+      expect(await response.text()).toBe('via proxy');
+      expect(proxied).toEqual(['POST http://model.invalid/v1/chat/completions']);
+    } finally {
+      for (const name of ['NODE_USE_ENV_PROXY', 'HTTP_PROXY', 'NO_PROXY']) {
+        if (saved[name] === undefined) delete process.env[name];
+        else process.env[name] = saved[name];
+      }
+    }
+  });
+});
