@@ -40,16 +40,9 @@ export async function checkMemorySearch(
       message: 'lexical (BM25): NEXUS_EMBEDDING_AUTO is off',
       fix: lexicalFix,
     };
-  if (config.memory.qdrantUrl)
-    return {
-      status: 'warn',
-      subject,
-      message: 'lexical (BM25): provider detection is for the embedded store only',
-      fix: 'set NEXUS_EMBEDDING_MODEL and NEXUS_EMBEDDING_DIMENSIONS',
-    };
   const detected = await detectProviderEmbedder(config, fetchFunction);
   if (detected.embedder)
-    return checkStoreIndex(
+    return (config.memory.qdrantUrl ? checkQdrantIndex : checkStoreIndex)(
       config,
       {
         embedderId: detected.embedder.id,

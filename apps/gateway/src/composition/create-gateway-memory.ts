@@ -273,11 +273,11 @@ export async function openLocalMemoryService(options: {
 }
 
 /**
- * The configured embedder; else, on the embedded store with `NEXUS_EMBEDDING_AUTO` on, the one the
- * model provider serves (`detectProviderEmbedder`). Either is used when the store is empty or
- * already indexed with it; a store with memories indexed otherwise is lexical until it is moved:
- * in the background (`reindexTo`) with `autoReindex`, else by `nexus memory reindex`, so no memory
- * silently loses its place in search.
+ * The configured embedder; else, with `NEXUS_EMBEDDING_AUTO` on, the one the model provider
+ * serves (`detectProviderEmbedder`), on the embedded store and on Qdrant alike. Either is used
+ * when the store is empty (a Qdrant collection: not created yet) or already indexed with it; a
+ * store indexed otherwise is lexical until it is moved: in the background (`reindexTo`) with
+ * `autoReindex`, else by `nexus memory reindex`, so no memory silently loses its place in search.
  */
 async function chooseEmbedderAndStore(
   config: GatewayConfig,
@@ -286,7 +286,7 @@ async function chooseEmbedderAndStore(
 ): Promise<{ embedder: Embedder | undefined; store: MemoryStore; reason: string; reindexTo?: Embedder }> {
   const configured = await createGatewayEmbedder(config, fetch);
   if (configured && autoReindex && config.memory.qdrantUrl)
-    return fitQdrantCollection(config, configured, 'NEXUS_EMBEDDING_MODEL is set');
+    return fitQdrantCollection(config, configured, 'NEXUS_EMBEDDING_MODEL is set', true);
   if (configured && autoReindex) return fitStore(config, configured, 'NEXUS_EMBEDDING_MODEL is set', true);
   if (configured) {
     const store = await openMemoryStore(config, {
@@ -301,16 +301,28 @@ async function chooseEmbedderAndStore(
       store: await openMemoryStore(config, undefined),
       reason: 'NEXUS_EMBEDDING_MODEL is unset and NEXUS_EMBEDDING_AUTO is off',
     };
-  if (config.memory.qdrantUrl)
-    return {
-      embedder: undefined,
-      store: await openMemoryStore(config, undefined),
-      reason: 'NEXUS_EMBEDDING_MODEL is unset (provider detection is for the embedded store only)',
-    };
   const detected = await detectProviderEmbedder(config, fetch);
   if (!detected.embedder)
     return { embedder: undefined, store: await openMemoryStore(config, undefined), reason: detected.reason };
+  if (config.memory.qdrantUrl)
+    return fitQdrantCollection(config, detected.embedder, detected.reason, autoReindex);
   return fitStore(config, detected.embedder, detected.reason, autoReindex);
+}
+
+/**
+ * Why a store holding memories indexed otherwise stays lexical when nothing here re-indexes it,
+ * with the command that moves it to the detected embedder (only detection gets here: a configured
+ * embedder without the background re-index opens as configured, or refuses a mismatch).
+ */
+function lexicalUntilReindexed(
+  config: GatewayConfig,
+  embedder: Embedder,
+  reason: string,
+  total: number,
+  indexed: string,
+): string {
+  const model = DEFAULT_EMBEDDING_MODELS[config.model.provider === 'openai' ? 'openai' : 'openai-compatible'];
+  return `${reason}, but the store's ${total} memories are ${indexed}: run \`NEXUS_EMBEDDING_MODEL=${model} NEXUS_EMBEDDING_DIMENSIONS=${embedder.dimensions} nexus memory reindex\` to switch`;
 }
 
 /** `embedder` on the embedded store when it is empty or indexed with it; else lexical, and why. */
@@ -349,22 +361,24 @@ async function fitStore(
   return {
     embedder: undefined,
     store,
-    reason: `${reason}, but the store's ${totalMemories} memories are ${indexed}: run \`NEXUS_EMBEDDING_MODEL=${DEFAULT_EMBEDDING_MODELS[config.model.provider === 'openai' ? 'openai' : 'openai-compatible']} NEXUS_EMBEDDING_DIMENSIONS=${wanted.dimensions} nexus memory reindex\` to switch`,
+    reason: lexicalUntilReindexed(config, embedder, reason, totalMemories, indexed),
   };
 }
 
 /**
  * `embedder` on the Qdrant collection when it does not exist yet or is indexed with it; else
- * lexical on the collection as it is, re-indexed in the background (`reindexTo`). Any other
- * vector space counts, even with no points: Qdrant cannot give a collection a dense vector it
- * lacks, and the re-index of an empty one is over in a few requests. A switch interrupted between
- * deleting the original and creating the alias is finished first: opening would otherwise create
- * an empty collection under the configured name.
+ * lexical on the collection as it is, re-indexed in the background (`reindexTo`) with
+ * `autoReindex`, or left for `nexus memory reindex` (the reason names it). Any other vector space
+ * counts, even with no points: Qdrant cannot give a collection a dense vector it lacks, and the
+ * re-index of an empty one is over in a few requests. A switch interrupted between deleting the
+ * original and creating the alias is finished first, whatever `autoReindex` says: opening would
+ * otherwise create an empty collection under the configured name, and the copy is complete.
  */
 async function fitQdrantCollection(
   config: GatewayConfig,
   embedder: Embedder,
   reason: string,
+  autoReindex: boolean,
 ): Promise<{ embedder: Embedder | undefined; store: MemoryStore; reason: string; reindexTo?: Embedder }> {
   const { inspectQdrantCollection, reindexQdrantStore } = await import('@nexus/memory-qdrant');
   const { qdrantUrl, qdrantApiKey, qdrantCollection } = config.memory;
@@ -377,9 +391,16 @@ async function fitQdrantCollection(
   const same = stored?.embedderId === wanted.embedderId && stored.dimensions === wanted.dimensions;
   if (!state.exists || same) return { embedder, store: await openMemoryStore(config, wanted), reason };
   const indexed = stored ? `indexed with ${stored.embedderId}` : 'lexical';
+  const store = await openMemoryStore(config, undefined);
+  if (!autoReindex)
+    return {
+      embedder: undefined,
+      store,
+      reason: lexicalUntilReindexed(config, embedder, reason, state.total, indexed),
+    };
   return {
     embedder: undefined,
-    store: await openMemoryStore(config, undefined),
+    store,
     reason: `${reason}; the store's ${state.total} memories are ${indexed}`,
     reindexTo: embedder,
   };

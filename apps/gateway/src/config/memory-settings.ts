@@ -67,7 +67,7 @@ export const MEMORY_SETTINGS = [
     schema: booleanText,
     defaultValue: true,
     description:
-      'With `NEXUS_EMBEDDING_MODEL` unset, ask the chat model’s provider at start for embeddings (`openai`: `text-embedding-3-small`; `openai-compatible`: `nomic-embed-text`, Ollama’s) and, when it answers, search memory semantically (hybrid with BM25) on an empty store or one already indexed with that model; a store indexed otherwise is re-indexed in the background (`NEXUS_MEMORY_AUTO_REINDEX`), or, with that off, stays as it is and the log says how to `nexus memory reindex`. The log, `/health` and `nexus doctor` say which search is on and why. Embedded store only. `false`: lexical unless `NEXUS_EMBEDDING_MODEL` is set.',
+      'With `NEXUS_EMBEDDING_MODEL` unset, ask the chat model’s provider at start for embeddings (`openai`: `text-embedding-3-small`; `openai-compatible`: `nomic-embed-text`, Ollama’s) and, when it answers, search memory semantically (hybrid with BM25) on an empty store (on Qdrant: a collection not created yet) or one already indexed with that model; a store indexed otherwise is re-indexed in the background (`NEXUS_MEMORY_AUTO_REINDEX`), or, with that off, stays as it is and the log says how to `nexus memory reindex`. The log, `/health` and `nexus doctor` say which search is on and why. Embedded store and Qdrant alike. `false`: lexical unless `NEXUS_EMBEDDING_MODEL` is set.',
     hint: 'use true or false',
   },
   {
