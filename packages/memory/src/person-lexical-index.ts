@@ -32,6 +32,16 @@ export function indexTokens(text: string): string[] {
   return words.map(stem);
 }
 
+/** Empties the stem cache: after a person is forgotten, none of their words stays in it. */
+export function forgetRememberedStems(): void {
+  stems.clear();
+}
+
+/** How many words the stem cache holds. */
+export function rememberedStemCount(): number {
+  return stems.size;
+}
+
 function stem(word: string): string {
   let stemmed = stems.get(word);
   if (stemmed === undefined) {

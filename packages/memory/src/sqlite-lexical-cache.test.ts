@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { contentHash } from './content-hash.ts';
 import type { Memory } from './memory.ts';
+import { rememberedStemCount } from './person-lexical-index.ts';
 import { createSqliteMemoryStore, type SqliteMemoryStore } from './sqlite-memory-store.ts';
 
 function memory(userId: string, content: string, id: string = randomUUID()): Memory {
@@ -152,6 +153,15 @@ describe('the in-process lexical index of the SQLite store', () => {
     }
     // The first search starts the build; each later one reads a slice of 10: ready at the 6th.
     expect(seen).toEqual([0, 0, 0, 0, 0, 1]);
+  });
+
+  it('forgets a person’s words from the process’s stem cache too', async () => {
+    const store = open(':memory:');
+    await store.insert({ memory: memory('cy', 'Grows heirloom tomatoes') });
+    expect(await found(store, 'cy', 'tomatoes')).toEqual(['Grows heirloom tomatoes']);
+    expect(rememberedStemCount()).toBeGreaterThan(0);
+    await store.reset({ userId: 'cy' });
+    expect(rememberedStemCount()).toBe(0);
   });
 
   it('keeps all indexes under the byte budget, the least recently searched evicted first', async () => {

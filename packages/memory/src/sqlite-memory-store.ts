@@ -14,6 +14,7 @@ import type {
   StoreWriteOptions,
   VectorSpace,
 } from './memory-store.ts';
+import { forgetRememberedStems } from './person-lexical-index.ts';
 import { fuseRankings } from './rank-fusion.ts';
 import {
   type LexicalCacheOptions,
@@ -413,7 +414,10 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
       this.#statement('DELETE FROM person_versions WHERE user_id = ?').run(options.userId);
       return rows.length;
     });
-    if (deleted > 0) this.#eraseFreedText();
+    if (deleted > 0) {
+      this.#eraseFreedText();
+      forgetRememberedStems();
+    }
     return deleted;
   }
 
