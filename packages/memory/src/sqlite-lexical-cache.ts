@@ -1,4 +1,5 @@
 import type { StatementSync } from 'node:sqlite';
+import { PendingChanges } from './pending-changes.ts';
 import { PersonLexicalIndex } from './person-lexical-index.ts';
 
 export interface LexicalCacheOptions {
@@ -68,7 +69,7 @@ export class SqliteLexicalCache {
   /** Map order is recency of use: the first entry is evicted first. */
   readonly #entries = new Map<string, Entry>();
   readonly #building = new Map<string, Build>();
-  #pending: Array<() => void> = [];
+  readonly #pending = new PendingChanges();
   /** People whose ready index the current transaction changed. */
   #written = new Set<string>();
   #builds = 0;
@@ -138,27 +139,25 @@ export class SqliteLexicalCache {
 
   /** A memory written (added or changed) inside the current transaction. */
   written(userId: string, rowid: number, scope: string, content: string): void {
-    this.#pending.push(() => this.#apply(userId, (index) => index.upsert(rowid, scope, content)));
+    this.#pending.add(() => this.#apply(userId, (index) => index.upsert(rowid, scope, content)));
   }
 
   /** A memory deleted inside the current transaction. */
   removed(userId: string, rowid: number): void {
-    this.#pending.push(() => this.#apply(userId, (index) => index.remove(rowid)));
+    this.#pending.add(() => this.#apply(userId, (index) => index.remove(rowid)));
   }
 
   /** How far the current transaction got, for `rollbackTo` when a savepoint is undone. */
   mark(): number {
-    return this.#pending.length;
+    return this.#pending.mark();
   }
 
   rollbackTo(mark: number): void {
-    this.#pending.length = mark;
+    this.#pending.rollbackTo(mark);
   }
 
   committed(): void {
-    const pending = this.#pending;
-    this.#pending = [];
-    for (const apply of pending) apply();
+    this.#pending.apply();
     const written = this.#written;
     this.#written = new Set();
     // The indexes now hold this connection's changes. If no other connection committed in the
@@ -177,14 +176,14 @@ export class SqliteLexicalCache {
   }
 
   rolledBack(): void {
-    this.#pending = [];
+    this.#pending.clear();
     this.#written = new Set();
   }
 
   clear(): void {
     this.#entries.clear();
     this.#cancelBuilds();
-    this.#pending = [];
+    this.#pending.clear();
     this.#written = new Set();
   }
 

@@ -1,5 +1,6 @@
 import type { StatementSync } from 'node:sqlite';
 import { int8DotProductsAvailable } from './int8-dot-products.ts';
+import { PendingChanges } from './pending-changes.ts';
 import { QuantisedVectorIndex } from './quantised-vector-index.ts';
 import { floats, VectorIndexBuild } from './vector-index-build.ts';
 
@@ -54,7 +55,7 @@ export class SqliteVectorCache {
   /** Map order is recency of use: the first entry is evicted first. */
   readonly #entries = new Map<string, QuantisedVectorIndex>();
   readonly #building = new Map<string, VectorIndexBuild>();
-  #pending: Array<() => void> = [];
+  readonly #pending = new PendingChanges();
   #dataVersion: number | undefined;
   #closed = false;
 
@@ -124,14 +125,14 @@ export class SqliteVectorCache {
 
   /** A vector written inside the current transaction. */
   written(userId: string, rowid: number, scope: string, unit: Uint8Array): void {
-    this.#pending.push(() =>
+    this.#pending.add(() =>
       (this.#entries.get(userId) ?? this.#building.get(userId)?.index)?.upsert(rowid, scope, floats(unit)),
     );
   }
 
   /** A vector deleted inside the current transaction. */
   removed(rowid: number): void {
-    this.#pending.push(() => {
+    this.#pending.add(() => {
       for (const entry of this.#entries.values()) entry.remove(rowid);
       for (const build of this.#building.values()) build.index.remove(rowid);
     });
@@ -139,17 +140,15 @@ export class SqliteVectorCache {
 
   /** How far the current transaction got, for `rollbackTo` when a savepoint is undone. */
   mark(): number {
-    return this.#pending.length;
+    return this.#pending.mark();
   }
 
   rollbackTo(mark: number): void {
-    this.#pending.length = mark;
+    this.#pending.rollbackTo(mark);
   }
 
   committed(): void {
-    const pending = this.#pending;
-    this.#pending = [];
-    for (const apply of pending) apply();
+    this.#pending.apply();
     // Removed slots are still scanned: rebuild a person's index once half of it is gone.
     for (const [userId, entry] of this.#entries) {
       if (entry.size < entry.slots / 2) this.#entries.delete(userId);
@@ -159,7 +158,7 @@ export class SqliteVectorCache {
   }
 
   rolledBack(): void {
-    this.#pending = [];
+    this.#pending.clear();
   }
 
   /**

@@ -7,6 +7,7 @@ import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testk
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkMemorySearch } from '../cli/doctor-search-check.ts';
 import { loadConfig } from '../config/load-config.ts';
+import { healthMemoryLine, scriptedProviderEnv } from '../testing/memory-test-support.ts';
 import { startTestGateway } from '../testing/test-gateway.ts';
 import { openLocalMemoryService } from './create-gateway-memory.ts';
 
@@ -28,10 +29,7 @@ afterEach(async () => {
 const configFor = (baseUrl: string, extra: Record<string, string> = {}) =>
   loadConfig({
     env: {
-      NEXUS_DATA_DIR: dataDir,
-      NEXUS_MODEL_PROVIDER: 'openai-compatible',
-      NEXUS_MODEL_BASE_URL: baseUrl,
-      NEXUS_MODEL: 'scripted-model',
+      ...scriptedProviderEnv(dataDir, baseUrl),
       ...extra,
     },
   });
@@ -173,12 +171,7 @@ describe('a change of embedder re-indexes in the background', () => {
     server = await startScriptedModelServer({ embeddingDimensions: 32, latencyMs: 400 });
     const gateway = await startTestGateway({ dataDir, modelBaseUrl: server.baseUrl });
     opened.push({ close: () => gateway.dispose() });
-    const memoryLine = async () => {
-      const body = (await (await fetch(`${gateway.url}/health`)).json()) as {
-        memory?: { search: string; reason?: string };
-      };
-      return body.memory ? `${body.memory.search}: ${body.memory.reason}` : 'unknown';
-    };
+    const memoryLine = () => healthMemoryLine(gateway.url);
     await expect
       .poll(memoryLine, { timeout: 10_000, interval: 50 })
       .toMatch(/^lexical: re-indexing for .*nomic-embed-text \(32 dimensions\)/u);

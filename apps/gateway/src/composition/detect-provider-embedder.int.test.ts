@@ -5,6 +5,7 @@ import { silentLogger } from '@nexus/protocol';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/load-config.ts';
+import { scriptedProviderEnv } from '../testing/memory-test-support.ts';
 import { openLocalMemoryService } from './create-gateway-memory.ts';
 import { detectProviderEmbedder } from './detect-provider-embedder.ts';
 
@@ -22,10 +23,7 @@ afterEach(async () => {
 const configFor = (baseUrl: string, extra: Record<string, string> = {}) =>
   loadConfig({
     env: {
-      NEXUS_DATA_DIR: dataDir,
-      NEXUS_MODEL_PROVIDER: 'openai-compatible',
-      NEXUS_MODEL_BASE_URL: baseUrl,
-      NEXUS_MODEL: 'scripted-model',
+      ...scriptedProviderEnv(dataDir, baseUrl),
       ...extra,
     },
   });

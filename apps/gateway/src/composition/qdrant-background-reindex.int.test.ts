@@ -8,6 +8,7 @@ import { type QdrantStandIn, startQdrantStandIn } from '@nexus/testkit/qdrant';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkMemorySearch } from '../cli/doctor-search-check.ts';
 import { loadConfig } from '../config/load-config.ts';
+import { healthMemoryLine, scriptedProviderEnv } from '../testing/memory-test-support.ts';
 import { startTestGateway } from '../testing/test-gateway.ts';
 import { openLocalMemoryService } from './create-gateway-memory.ts';
 
@@ -34,10 +35,7 @@ const embedderEnv = { NEXUS_EMBEDDING_MODEL: 'nomic-embed-text', NEXUS_EMBEDDING
 const configFor = (baseUrl: string, extra: Record<string, string> = {}) =>
   loadConfig({
     env: {
-      NEXUS_DATA_DIR: dataDir,
-      NEXUS_MODEL_PROVIDER: 'openai-compatible',
-      NEXUS_MODEL_BASE_URL: baseUrl,
-      NEXUS_MODEL: 'scripted-model',
+      ...scriptedProviderEnv(dataDir, baseUrl),
       ...qdrantEnv(),
       ...extra,
     },
@@ -211,12 +209,7 @@ describe('a change of embedder re-indexes a Qdrant collection in the background'
       env: { ...qdrantEnv(), ...embedderEnv },
     });
     opened.push({ close: () => gateway.dispose() });
-    const memoryLine = async () => {
-      const body = (await (await fetch(`${gateway.url}/health`)).json()) as {
-        memory?: { search: string; reason?: string };
-      };
-      return body.memory ? `${body.memory.search}: ${body.memory.reason}` : 'unknown';
-    };
+    const memoryLine = () => healthMemoryLine(gateway.url);
     await expect
       .poll(memoryLine, { timeout: 10_000, interval: 50 })
       .toMatch(/^lexical: re-indexing for .*nomic-embed-text \(32 dimensions\)/u);

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { doctorCommand } from '../cli/doctor-command.ts';
 import { checkMemorySearch } from '../cli/doctor-search-check.ts';
 import { loadConfig } from '../config/load-config.ts';
+import { healthMemoryLine, scriptedProviderEnv } from '../testing/memory-test-support.ts';
 import { startTestGateway } from '../testing/test-gateway.ts';
 import { openLocalMemoryService } from './create-gateway-memory.ts';
 
@@ -34,10 +35,7 @@ afterEach(async () => {
 const qdrantEnv = () => ({ NEXUS_QDRANT_URL: qdrant.url, NEXUS_QDRANT_COLLECTION: 'nexus' });
 /** The environment of a start (gateway, `nexus memory`, `nexus doctor`) in this test. */
 const envFor = (baseUrl: string, extra: Record<string, string> = {}) => ({
-  NEXUS_DATA_DIR: dataDir,
-  NEXUS_MODEL_PROVIDER: 'openai-compatible',
-  NEXUS_MODEL_BASE_URL: baseUrl,
-  NEXUS_MODEL: 'scripted-model',
+  ...scriptedProviderEnv(dataDir, baseUrl),
   ...qdrantEnv(),
   ...extra,
 });
@@ -201,12 +199,7 @@ describe('provider embeddings detected on Qdrant', () => {
     server = await startScriptedModelServer({ embeddingDimensions: 32, latencyMs: 300 });
     const gateway = await startTestGateway({ dataDir, modelBaseUrl: server.baseUrl, env: qdrantEnv() });
     opened.push({ close: () => gateway.dispose() });
-    const memoryLine = async () => {
-      const body = (await (await fetch(`${gateway.url}/health`)).json()) as {
-        memory?: { search: string; reason?: string };
-      };
-      return body.memory ? `${body.memory.search}: ${body.memory.reason}` : 'unknown';
-    };
+    const memoryLine = () => healthMemoryLine(gateway.url);
     await expect
       .poll(memoryLine, { timeout: 10_000, interval: 50 })
       .toMatch(/^lexical: re-indexing for openai-compatible:nomic-embed-text \(32 dimensions\)/u);

@@ -190,3 +190,21 @@ export function withOverrides(service: MemoryApi, overrides: Partial<MemoryApi>)
     ...overrides,
   };
 }
+
+/** The environment of a start whose model provider is the scripted server at `baseUrl`. */
+export function scriptedProviderEnv(dataDir: string, baseUrl: string): Record<string, string> {
+  return {
+    NEXUS_DATA_DIR: dataDir,
+    NEXUS_MODEL_PROVIDER: 'openai-compatible',
+    NEXUS_MODEL_BASE_URL: baseUrl,
+    NEXUS_MODEL: 'scripted-model',
+  };
+}
+
+/** The gateway's `/health` memory line as `<search>: <reason>` (`unknown` when it has none). */
+export async function healthMemoryLine(gatewayUrl: string): Promise<string> {
+  const body = (await (await fetch(`${gatewayUrl}/health`)).json()) as {
+    memory?: { search: string; reason?: string };
+  };
+  return body.memory ? `${body.memory.search}: ${body.memory.reason}` : 'unknown';
+}
