@@ -4,17 +4,19 @@ import {
   type LanguageModel,
   type ModelMessage,
   experimental_streamTextLowMemory as streamTextSingleConsumer,
+  type TextStreamPart,
   type ToolSet,
   wrapLanguageModel,
 } from 'ai';
 import { budgetMiddleware } from './cost/budget-middleware.ts';
 import { type BudgetStopReason, budgetStopOf, type TurnBudget, type TurnSpend } from './cost/turn-budget.ts';
+import { type ModelStepPart, runModelSteps } from './model-steps.ts';
 import {
   MAX_REPLY_MEDIA_PER_TURN,
   replyMediaOfGeneratedFile,
   replyMediaOfToolOutput,
 } from './reply-media/reply-media-of.ts';
-import { modelCallTelemetry } from './tracing/model-call-telemetry.ts';
+import { modelCallsTraced, modelCallTelemetry } from './tracing/model-call-telemetry.ts';
 
 export type AgentPart =
   | { type: 'text-delta'; text: string }
@@ -130,25 +132,38 @@ export function createAgent(options: CreateAgentOptions): Agent {
           budget && typeof model !== 'string'
             ? wrapLanguageModel({ model, middleware: budgetMiddleware(budget, spend) })
             : model;
-        // The single-consumer variant: the same engine as streamText without keeping a replayable
-        // copy of every part, which costs about a quarter of the CPU per turn we never read twice.
-        const result = streamTextSingleConsumer({
-          model: guarded,
-          instructions: runOptions.systemContext ? `${base}\n\n${runOptions.systemContext}` : base,
-          messages: [...runOptions.history, userMessage(runOptions)],
-          ...(tools && Object.keys(tools).length > 0 ? { tools } : {}),
-          // With a budget, the loop also ends after a step once the message's allowance is used up,
-          // so no request is even attempted; a parallel subagent may still use it up mid-step,
-          // and then the refused claim ends the run (below).
-          stopWhen: budget
-            ? [isStepCount(maxSteps), async () => (await budget.exhausted()) !== undefined]
-            : isStepCount(maxSteps),
-          maxRetries,
-          telemetry: modelCallTelemetry(),
-          abortSignal: controller.signal,
-          // Errors arrive as stream parts and are reported by the caller; keep the SDK off the console.
-          onError: () => {},
-        });
+        const instructions = runOptions.systemContext ? `${base}\n\n${runOptions.systemContext}` : base;
+        const messages = [...runOptions.history, userMessage(runOptions)];
+        const withTools = tools && Object.keys(tools).length > 0 ? tools : undefined;
+        // With a budget, the loop also ends after a step once the message's allowance is used up,
+        // so no request is even attempted; a parallel subagent may still use it up mid-step,
+        // and then the refused claim ends the run (below).
+        const budgetUsedUp = budget ? async () => (await budget.exhausted()) !== undefined : undefined;
+        const parts: AsyncIterable<ModelStepPart | TextStreamPart<ToolSet>> = modelCallsTraced()
+          ? // Tracing on: streamText, whose spans (invoke_agent, chat, execute_tool) the traces
+            // show. Its single-consumer variant keeps no replayable copy of every part.
+            streamTextSingleConsumer({
+              model: guarded,
+              instructions,
+              messages,
+              ...(withTools ? { tools: withTools } : {}),
+              stopWhen: budgetUsedUp ? [isStepCount(maxSteps), budgetUsedUp] : isStepCount(maxSteps),
+              maxRetries,
+              telemetry: modelCallTelemetry(),
+              abortSignal: controller.signal,
+              // Errors arrive as stream parts and are reported below; keep the SDK off the console.
+              onError: () => {},
+            }).stream
+          : runModelSteps({
+              model: guarded,
+              instructions,
+              messages,
+              tools: withTools,
+              maxSteps,
+              ...(budgetUsedUp ? { stopAfterStep: budgetUsedUp } : {}),
+              maxRetries,
+              abortSignal: controller.signal,
+            });
         let text = '';
         let usage: AgentUsage | undefined;
         let stopped: BudgetStopReason | undefined;
@@ -162,7 +177,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
           return found.slice(0, room);
         };
         try {
-          for await (const part of result.stream) {
+          for await (const part of parts) {
             if (part.type === 'text-delta') {
               if (part.text.length === 0) continue;
               text += part.text;

@@ -22,3 +22,8 @@ export function enableModelCallTelemetry(): void {
 export function modelCallTelemetry(): typeof RECORDED | typeof OFF {
   return tracing ? RECORDED : OFF;
 }
+
+/** Whether model calls are traced (OpenTelemetry registered with the AI SDK). */
+export function modelCallsTraced(): boolean {
+  return tracing;
+}

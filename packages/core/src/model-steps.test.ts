@@ -1,0 +1,99 @@
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
+import { tool } from 'ai';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { type AgentPart, createAgent } from './agent.ts';
+
+let server: ScriptedModelServer;
+beforeEach(async () => {
+  server = await startScriptedModelServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+const model = () => createOpenAICompatible({ baseURL: server.baseUrl, name: 'scripted', apiKey: 'key' })('m');
+const calls: unknown[] = [];
+const tools = {
+  note: tool({
+    description: 'Notes a fact.',
+    inputSchema: z.object({ fact: z.string() }),
+    execute: async ({ fact }) => {
+      calls.push(fact);
+      if (fact === 'boom') throw new Error('the notebook is full');
+      return { noted: fact };
+    },
+  }),
+};
+
+async function run(maxSteps = 5, maxRetries = 0): Promise<AgentPart[]> {
+  const parts: AgentPart[] = [];
+  for await (const part of createAgent({ model: model(), tools, maxSteps, maxRetries }).run({
+    history: [],
+    userText: 'hi',
+  }))
+    parts.push(part);
+  return parts;
+}
+
+/** The tool messages of the n-th chat request, as the model server received them. */
+function toolMessages(request: number) {
+  const body = server.chatRequests()[request]?.body as { messages: { role: string; content: string }[] };
+  return body.messages.filter((message) => message.role === 'tool');
+}
+
+describe('the model step loop', () => {
+  it('runs the tool the model asked for and sends its result back in the next request', async () => {
+    calls.length = 0;
+    server.enqueue(
+      { toolCalls: [{ id: 'c1', name: 'note', arguments: { fact: 'likes tea' } }] },
+      { text: 'Noted.' },
+    );
+    const parts = await run();
+    expect(calls).toEqual(['likes tea']);
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', text: 'Noted.' });
+    expect(server.chatRequests()).toHaveLength(2);
+    expect(toolMessages(1)).toEqual([
+      expect.objectContaining({ tool_call_id: 'c1', content: JSON.stringify({ noted: 'likes tea' }) }),
+    ]);
+  });
+
+  it('sends a failing tool, an unknown tool and input against the schema back as errors, and still answers', async () => {
+    calls.length = 0;
+    server.enqueue(
+      {
+        toolCalls: [
+          { id: 'c1', name: 'note', arguments: { fact: 'boom' } },
+          { id: 'c2', name: 'missing_tool', arguments: {} },
+          { id: 'c3', name: 'note', arguments: { wrong: 1 } },
+        ],
+      },
+      { text: 'Sorry, that did not work.' },
+    );
+    const parts = await run();
+    expect(calls).toEqual(['boom']);
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', text: 'Sorry, that did not work.' });
+    const answers = toolMessages(1);
+    expect(
+      answers.map((message) => (message as unknown as { tool_call_id: string }).tool_call_id).sort(),
+    ).toEqual(['c1', 'c2', 'c3']);
+    expect(answers.find((message) => JSON.stringify(message).includes('c1'))?.content).toContain(
+      'the notebook is full',
+    );
+  });
+
+  it('stops at the step limit while the model still asks for tools', async () => {
+    server.setResponder(() => ({ toolCalls: [{ name: 'note', arguments: { fact: 'again' } }] }));
+    const parts = await run(2);
+    expect(server.chatRequests()).toHaveLength(2);
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', text: '' });
+  });
+
+  it('retries a failed call once before any output, as the SDK retries', async () => {
+    server.enqueue({ status: 503 }, { text: 'Back.' });
+    const parts = await run(5, 1);
+    expect(server.chatRequests()).toHaveLength(2);
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', text: 'Back.' });
+  });
+});

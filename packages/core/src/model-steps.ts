@@ -1,0 +1,190 @@
+import {
+  type LanguageModel,
+  type LanguageModelStreamPart,
+  type LanguageModelUsage,
+  type ModelMessage,
+  type ProviderMetadata,
+  experimental_streamLanguageModelCall as streamModelCall,
+  type ToolSet,
+} from 'ai';
+import {
+  addLanguageModelUsage,
+  createNullLanguageModelUsage,
+  prepareRetries,
+  toResponseMessages,
+} from 'ai/internal';
+
+/** The parts of a run the agent reads: the same shapes as the AI SDK's streamText parts. */
+export type ModelStepPart =
+  | Extract<LanguageModelStreamPart, { type: 'text-delta' | 'file' | 'tool-error' | 'error' }>
+  | { type: 'tool-result'; toolCallId: string; toolName: string; input: unknown; output: unknown }
+  | { type: 'finish'; finishReason: string; totalUsage: LanguageModelUsage };
+
+export interface ModelStepsOptions {
+  model: LanguageModel;
+  instructions: string;
+  messages: ModelMessage[];
+  tools: ToolSet | undefined;
+  /** Model calls at most, tool rounds included. */
+  maxSteps: number;
+  /** Asked after a step whose tool results the model would read next: true ends the run there. */
+  stopAfterStep?: () => Promise<boolean>;
+  maxRetries: number;
+  abortSignal: AbortSignal;
+}
+
+type StepContent = Parameters<typeof toResponseMessages>[0]['content'];
+type OpenText = { type: 'text' | 'reasoning'; text: string; providerMetadata?: ProviderMetadata | undefined };
+
+/**
+ * The model-and-tools loop of one agent run, over the AI SDK's single-call primitive: each step is
+ * one model call (prompt conversion, tool schemas and tool-call parsing by the SDK), the tools it
+ * asked for run, their results go back as the SDK's own response messages, until the model stops
+ * asking, the step limit or `stopAfterStep` ends it.
+ *
+ * Why not streamText: it is the same loop, plus an event processor, step and output transforms
+ * and callback plumbing that a run we read once never uses. Under bench:gateway that machinery
+ * was about 0.6 ms of CPU and a fifth of the heap allocated per turn. streamText stays where its
+ * extras are wanted (tracing: its spans; see agent.ts).
+ *
+ * What is kept: a failed call is retried as streamText retries it (the SDK's retry policy, before
+ * any output); a stream error surfaces as an `error` part; a tool call the SDK could not parse
+ * (unknown tool, input against its schema) becomes a `tool-error` the model reads next step, as
+ * does a tool that throws; a streaming tool's last output is its result.
+ */
+export async function* runModelSteps(options: ModelStepsOptions): AsyncGenerator<ModelStepPart> {
+  const { retry } = prepareRetries({ maxRetries: options.maxRetries, abortSignal: options.abortSignal });
+  const messages = [...options.messages];
+  let totalUsage: LanguageModelUsage | undefined;
+  for (let step = 1; ; step += 1) {
+    const call = await retry(() =>
+      streamModelCall({
+        model: options.model,
+        instructions: options.instructions,
+        messages,
+        ...(options.tools ? { tools: options.tools } : {}),
+        abortSignal: options.abortSignal,
+      }),
+    );
+    const content: StepContent = [];
+    // Text and reasoning being streamed, by id: their whole text goes back in the next step's prompt.
+    const openText = new Map<string, OpenText>();
+    const toolCalls: Extract<LanguageModelStreamPart, { type: 'tool-call' }>[] = [];
+    let toolErrors = 0;
+    let finishReason = 'other';
+    for await (const part of call.stream) {
+      switch (part.type) {
+        case 'text-start':
+        case 'reasoning-start': {
+          const kind = part.type === 'text-start' ? 'text' : 'reasoning';
+          const entry: OpenText = { type: kind, text: '', providerMetadata: part.providerMetadata };
+          openText.set(`${kind}:${part.id}`, entry);
+          content.push(entry as StepContent[number]);
+          break;
+        }
+        case 'text-delta':
+        case 'reasoning-delta': {
+          const entry = openText.get(`${part.type === 'text-delta' ? 'text' : 'reasoning'}:${part.id}`);
+          if (entry) {
+            entry.text += part.text;
+            entry.providerMetadata = part.providerMetadata ?? entry.providerMetadata;
+          }
+          if (part.type === 'text-delta') yield part;
+          break;
+        }
+        case 'text-end':
+        case 'reasoning-end': {
+          const key = `${part.type === 'text-end' ? 'text' : 'reasoning'}:${part.id}`;
+          const entry = openText.get(key);
+          if (entry) entry.providerMetadata = part.providerMetadata ?? entry.providerMetadata;
+          openText.delete(key);
+          break;
+        }
+        case 'file':
+          content.push({
+            type: 'file',
+            file: part.file,
+            ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}),
+          });
+          yield part;
+          break;
+        case 'tool-call':
+          content.push(part);
+          if (!part.invalid && part.providerExecuted !== true) toolCalls.push(part);
+          break;
+        case 'tool-error':
+          // A call the SDK could not parse; its error goes back to the model like a failed tool's.
+          content.push(part);
+          toolErrors += 1;
+          yield part;
+          break;
+        case 'error':
+          yield part;
+          break;
+        case 'model-call-end':
+          finishReason = part.finishReason;
+          totalUsage = totalUsage ? addLanguageModelUsage(totalUsage, part.usage) : part.usage;
+          break;
+      }
+    }
+    const runsTools = finishReason === 'stop' || finishReason === 'tool-calls';
+    if (runsTools && toolCalls.length > 0) {
+      const outcomes = await Promise.all(toolCalls.map((toolCall) => runTool(toolCall, options, messages)));
+      for (const outcome of outcomes) {
+        content.push(outcome);
+        yield outcome;
+      }
+    }
+    const answered = runsTools ? toolCalls.length + toolErrors : 0;
+    const more = answered > 0 && step < options.maxSteps && !(await options.stopAfterStep?.());
+    if (!more) {
+      yield { type: 'finish', finishReason, totalUsage: totalUsage ?? createNullLanguageModelUsage() };
+      return;
+    }
+    messages.push(...(await toResponseMessages({ content, tools: options.tools })));
+  }
+}
+
+/** Runs one tool call; what it returns (or the last value a streaming tool yields) or throws. */
+async function runTool(
+  toolCall: Extract<LanguageModelStreamPart, { type: 'tool-call' }>,
+  options: ModelStepsOptions,
+  messages: ModelMessage[],
+): Promise<Extract<StepContent[number], { type: 'tool-result' | 'tool-error' }>> {
+  const { toolCallId, toolName, input } = toolCall;
+  const tool = options.tools?.[toolName];
+  try {
+    let output: unknown = await tool?.execute?.(input as never, {
+      toolCallId,
+      messages,
+      abortSignal: options.abortSignal,
+      context: undefined as never,
+    });
+    if (isAsyncIterable(output)) {
+      let last: unknown;
+      for await (const value of output) last = value;
+      output = last;
+    }
+    return {
+      type: 'tool-result',
+      toolCallId,
+      toolName,
+      input,
+      output,
+      dynamic: tool?.type === 'dynamic',
+    } as never;
+  } catch (error) {
+    return {
+      type: 'tool-error',
+      toolCallId,
+      toolName,
+      input,
+      error,
+      dynamic: tool?.type === 'dynamic',
+    } as never;
+  }
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
