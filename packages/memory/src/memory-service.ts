@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sharedTokenCounter, type TokenCounter } from '@nexus/limits-kit';
 import { type Logger, silentLogger } from '@nexus/protocol';
+import { coalescingEmbedder } from './coalescing-embedder.ts';
 import { contentHash } from './content-hash.ts';
 import { packContext } from './context-block.ts';
 import { type ContextScopeRunner, runContextScopes } from './context-scopes.ts';
@@ -69,6 +70,8 @@ type Ranked = MemorySearchResult & { memory: Memory };
 export class MemoryService implements MemoryApi {
   readonly #store: MemoryStore;
   readonly #embedder: Embedder | undefined;
+  /** The embedder as this service's own embeds use it: concurrent small requests go together. */
+  readonly #coalescedEmbedder: Embedder | undefined;
   readonly #scoring: ScoringOptions;
   readonly #searchReason: string | undefined;
   readonly #duplicateThreshold: number;
@@ -83,6 +86,7 @@ export class MemoryService implements MemoryApi {
   constructor(options: MemoryServiceOptions) {
     this.#store = options.store;
     this.#embedder = options.embedder;
+    this.#coalescedEmbedder = options.embedder ? coalescingEmbedder(options.embedder) : undefined;
     this.#scoring = options.scoring ?? {};
     this.#searchReason = options.searchReason;
     this.#duplicateThreshold = options.duplicateThreshold ?? 0.92;
@@ -428,8 +432,11 @@ export class MemoryService implements MemoryApi {
   }
 
   async #embed(text: string, abortSignal: AbortSignal | undefined): Promise<Float32Array | undefined> {
-    if (!this.#embedder || text.trim() === '') return undefined;
-    const [vector] = await this.#embedder.embed({ texts: [text], abortSignal });
+    if (!this.#coalescedEmbedder || text.trim() === '') return undefined;
+    const [vector] = await this.#coalescedEmbedder.embed({
+      texts: [text],
+      ...(abortSignal ? { abortSignal } : {}),
+    });
     return vector;
   }
 }

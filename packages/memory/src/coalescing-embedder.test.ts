@@ -1,0 +1,62 @@
+import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { coalescingEmbedder } from './coalescing-embedder.ts';
+import { createOpenAICompatibleEmbedder } from './openai-compatible-embedder.ts';
+
+let server: ScriptedModelServer;
+beforeEach(async () => {
+  server = await startScriptedModelServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+const embeddingRequests = () => server.requests.filter((request) => request.path === '/v1/embeddings');
+const inner = () =>
+  createOpenAICompatibleEmbedder({ baseUrl: server.baseUrl, model: 'hashed', dimensions: 64 });
+
+describe('the coalescing embedder', () => {
+  it('sends a lone request at once, and what comes while the requests are out as one', async () => {
+    const direct = inner();
+    const embedder = coalescingEmbedder(direct, { maxInFlight: 1 });
+    const texts = Array.from({ length: 6 }, (_, index) => `message number ${index}`);
+    const vectors = await Promise.all(texts.map((text) => embedder.embed({ texts: [text] })));
+    // The first goes alone; the five that came while it was out go together.
+    expect(embeddingRequests().map((request) => (request.body as { input: string[] }).input.length)).toEqual([
+      1, 5,
+    ]);
+    // Each caller gets its own text's vector, the one the endpoint gives that text alone.
+    const alone = await direct.embed({ texts });
+    expect(vectors.map(([vector]) => Array.from(vector!))).toEqual(alone.map((vector) => Array.from(vector)));
+  });
+
+  it('lets an aborted caller go without failing the others in its batch', async () => {
+    const embedder = coalescingEmbedder(inner(), { maxInFlight: 1 });
+    const first = embedder.embed({ texts: ['first'] });
+    const controller = new AbortController();
+    const aborted = embedder.embed({ texts: ['second'], abortSignal: controller.signal });
+    const third = embedder.embed({ texts: ['third'] });
+    controller.abort(new Error('the turn was cancelled'));
+    await expect(aborted).rejects.toThrow('the turn was cancelled');
+    expect(await first).toHaveLength(1);
+    expect(await third).toHaveLength(1);
+    expect(embeddingRequests().map((request) => (request.body as { input: string[] }).input)).toEqual([
+      ['first'],
+      ['third'],
+    ]);
+  });
+
+  it('fails every caller of a failed request with the endpoint’s error, and recovers', async () => {
+    const embedder = coalescingEmbedder(inner(), { maxInFlight: 1 });
+    server.setEmbeddingFailure(503);
+    const failed = await Promise.allSettled([
+      embedder.embed({ texts: ['a'] }),
+      embedder.embed({ texts: ['b'] }),
+      embedder.embed({ texts: ['c'] }),
+    ]);
+    expect(failed.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(String((failed[1] as PromiseRejectedResult).reason)).toContain('503');
+    server.setEmbeddingFailure(undefined);
+    expect(await embedder.embed({ texts: ['d'] })).toHaveLength(1);
+  });
+});
