@@ -40,13 +40,22 @@ export function budgetMiddleware(budget: TurnBudget, run: TurnSpend): LanguageMo
     wrapStream: async ({ params, model }) => {
       const allowed = await claim();
       const result = await model.doStream({ ...params, maxOutputTokens: capped(params, allowed) });
-      const charged = new TransformStream<typeof result.stream extends ReadableStream<infer P> ? P : never>({
-        async transform(part, controller) {
-          if (part.type === 'finish') await charge(part.usage, params.prompt);
-          controller.enqueue(part);
+      // A pull-through stream rather than pipeThrough(TransformStream): the same parts, without the
+      // writable side and pipe loop a transform adds per part (the turn's hot path).
+      const parts = result.stream.getReader();
+      const charged = new ReadableStream<typeof result.stream extends ReadableStream<infer P> ? P : never>({
+        async pull(controller) {
+          const next = await parts.read();
+          if (next.done) {
+            controller.close();
+            return;
+          }
+          if (next.value.type === 'finish') await charge(next.value.usage, params.prompt);
+          controller.enqueue(next.value);
         },
+        cancel: (reason) => parts.cancel(reason),
       });
-      return { ...result, stream: result.stream.pipeThrough(charged) };
+      return { ...result, stream: charged };
     },
   };
 }
