@@ -68,7 +68,7 @@ export async function* runModelSteps(options: ModelStepsOptions): AsyncGenerator
     );
     const content: StepContent = [];
     // Text and reasoning being streamed, by id: their whole text goes back in the next step's prompt.
-    const openText = new Map<string, OpenText>();
+    const openText = { text: new Map<string, OpenText>(), reasoning: new Map<string, OpenText>() };
     const toolCalls: Extract<LanguageModelStreamPart, { type: 'tool-call' }>[] = [];
     let toolErrors = 0;
     let finishReason = 'other';
@@ -78,13 +78,13 @@ export async function* runModelSteps(options: ModelStepsOptions): AsyncGenerator
         case 'reasoning-start': {
           const kind = part.type === 'text-start' ? 'text' : 'reasoning';
           const entry: OpenText = { type: kind, text: '', providerMetadata: part.providerMetadata };
-          openText.set(`${kind}:${part.id}`, entry);
+          openText[kind].set(part.id, entry);
           content.push(entry as StepContent[number]);
           break;
         }
         case 'text-delta':
         case 'reasoning-delta': {
-          const entry = openText.get(`${part.type === 'text-delta' ? 'text' : 'reasoning'}:${part.id}`);
+          const entry = openText[part.type === 'text-delta' ? 'text' : 'reasoning'].get(part.id);
           if (entry) {
             entry.text += part.text;
             entry.providerMetadata = part.providerMetadata ?? entry.providerMetadata;
@@ -94,10 +94,10 @@ export async function* runModelSteps(options: ModelStepsOptions): AsyncGenerator
         }
         case 'text-end':
         case 'reasoning-end': {
-          const key = `${part.type === 'text-end' ? 'text' : 'reasoning'}:${part.id}`;
-          const entry = openText.get(key);
+          const open = openText[part.type === 'text-end' ? 'text' : 'reasoning'];
+          const entry = open.get(part.id);
           if (entry) entry.providerMetadata = part.providerMetadata ?? entry.providerMetadata;
-          openText.delete(key);
+          open.delete(part.id);
           break;
         }
         case 'file':
