@@ -59,4 +59,32 @@ describe('the coalescing embedder', () => {
     server.setEmbeddingFailure(undefined);
     expect(await embedder.embed({ texts: ['d'] })).toHaveLength(1);
   });
+
+  it('aborts a combined request once every caller in it gave up, freeing its slot', async () => {
+    // An endpoint that never answers until the request is aborted.
+    const seen: AbortSignal[] = [];
+    const hanging = {
+      id: 'hanging',
+      dimensions: 2,
+      embed: ({ texts, abortSignal }: { texts: readonly string[]; abortSignal?: AbortSignal }) =>
+        new Promise<Float32Array[]>((resolve, reject) => {
+          if (texts[0] === 'answer') return resolve(texts.map(() => new Float32Array(2)));
+          seen.push(abortSignal!);
+          abortSignal!.addEventListener('abort', () => reject(abortSignal!.reason));
+        }),
+    };
+    const embedder = coalescingEmbedder(hanging, { maxInFlight: 1 });
+    const first = new AbortController();
+    const second = new AbortController();
+    const stuck = embedder.embed({ texts: ['stuck'], abortSignal: first.signal });
+    const queued = embedder.embed({ texts: ['queued'], abortSignal: second.signal });
+    second.abort(new Error('budget over'));
+    await expect(queued).rejects.toThrow('budget over');
+    expect(seen[0]?.aborted).toBe(false);
+    first.abort(new Error('budget over'));
+    await expect(stuck).rejects.toThrow('budget over');
+    expect(seen[0]?.aborted).toBe(true);
+    // The slot is free again: the next call goes out at once.
+    expect(await embedder.embed({ texts: ['answer'] })).toHaveLength(1);
+  });
 });

@@ -12,6 +12,14 @@ interface Waiting {
   resolve: (vectors: Float32Array[]) => void;
   reject: (error: unknown) => void;
   onAbort: () => void;
+  /** Set once sent: the combined request it is in. */
+  batch?: Batch;
+}
+
+interface Batch {
+  /** Callers still waiting for it; at 0 the request is aborted. */
+  waiting: number;
+  controller: AbortController;
 }
 
 /**
@@ -21,8 +29,9 @@ interface Waiting {
  * trip and one model call (Ollama and local models embed a batch in about the time of one text).
  *
  * Each caller keeps its own abort: an aborted caller leaves the queue, or stops waiting for a
- * combined request already out, which goes on for the others. A failed combined request fails
- * every caller in it, with the embedder's error.
+ * combined request already out, which goes on for the others and is aborted once nobody waits
+ * for it (so a hanging endpoint does not hold the slots). A failed combined request fails every
+ * caller in it, with the embedder's error.
  */
 export function coalescingEmbedder(inner: Embedder, options: CoalescingEmbedderOptions = {}): Embedder {
   const maxInFlight = options.maxInFlight ?? 2;
@@ -46,8 +55,10 @@ export function coalescingEmbedder(inner: Embedder, options: CoalescingEmbedderO
   function send(batch: Waiting[]): void {
     inFlight += 1;
     const texts = batch.length === 1 ? batch[0]!.texts : batch.flatMap((waiting) => waiting.texts);
+    const sent: Batch = { waiting: batch.length, controller: new AbortController() };
+    for (const waiting of batch) waiting.batch = sent;
     inner
-      .embed({ texts })
+      .embed({ texts, abortSignal: sent.controller.signal })
       .then(
         (vectors) => {
           let start = 0;
@@ -85,11 +96,13 @@ export function coalescingEmbedder(inner: Embedder, options: CoalescingEmbedderO
             settled();
             reject(error);
           },
-          // Queued: it leaves the queue. Already out: the request goes on for the others.
+          // Queued: it leaves the queue. Sent: the request goes on for the others, if any.
           onAbort: () => {
             const index = queue.indexOf(waiting);
             if (index !== -1) queue.splice(index, 1);
-            reject(abortSignal?.reason);
+            if (waiting.batch && --waiting.batch.waiting === 0)
+              waiting.batch.controller.abort(abortSignal?.reason);
+            waiting.reject(abortSignal?.reason);
           },
         };
         abortSignal?.addEventListener('abort', waiting.onAbort, { once: true });
