@@ -100,6 +100,16 @@ export function createAgent(options: CreateAgentOptions): Agent {
   const systemPrompt = options.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
   const notConfiguredMessage = options.notConfiguredMessage ?? DEFAULT_NOT_CONFIGURED_MESSAGE;
   const logger = options.logger ?? silentLogger;
+  // Each distinct provider warning once per process: the same setting is warned about every call.
+  const warned = new Set<string>();
+  const warnOnce = (warnings: readonly unknown[]) => {
+    for (const warning of warnings) {
+      const key = JSON.stringify(warning);
+      if (warned.has(key) || warned.size >= 100) continue;
+      warned.add(key);
+      logger.warn({ warning }, 'the model provider warned about a call');
+    }
+  };
 
   if (model === undefined) {
     return {
@@ -163,6 +173,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
               ...(budgetUsedUp ? { stopAfterStep: budgetUsedUp } : {}),
               maxRetries,
               abortSignal: controller.signal,
+              onWarnings: warnOnce,
             });
         let text = '';
         let usage: AgentUsage | undefined;

@@ -1,9 +1,11 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { tool } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type AgentPart, createAgent } from './agent.ts';
+import { createRecordingLogger } from './testing/recording-channel.ts';
 
 let server: ScriptedModelServer;
 beforeEach(async () => {
@@ -95,5 +97,37 @@ describe('the model step loop', () => {
     const parts = await run(5, 1);
     expect(server.chatRequests()).toHaveLength(2);
     expect(parts.at(-1)).toMatchObject({ type: 'finish', text: 'Back.' });
+  });
+
+  it('logs each distinct warning the provider gives about a call, once', async () => {
+    const warning = { type: 'unsupported' as const, feature: 'topK' };
+    const model = new MockLanguageModelV3({
+      doStream: async () => ({
+        stream: new ReadableStream({
+          start(controller) {
+            controller.enqueue({ type: 'stream-start', warnings: [warning] });
+            controller.enqueue({ type: 'text-start', id: '0' });
+            controller.enqueue({ type: 'text-delta', id: '0', delta: 'Hi.' });
+            controller.enqueue({ type: 'text-end', id: '0' });
+            controller.enqueue({
+              type: 'finish',
+              finishReason: { unified: 'stop', raw: 'stop' },
+              usage: {
+                inputTokens: { total: 3, noCache: 3, cacheRead: 0, cacheWrite: 0 },
+                outputTokens: { total: 1, text: 1, reasoning: 0 },
+              },
+            });
+            controller.close();
+          },
+        }),
+      }),
+    });
+    const logger = createRecordingLogger();
+    const agent = createAgent({ model, logger });
+    for (let run = 0; run < 2; run += 1)
+      for await (const part of agent.run({ history: [], userText: 'hi' }))
+        if (part.type === 'finish') expect(part.text).toBe('Hi.');
+    const warned = logger.lines.filter((line) => line.level === 'warn');
+    expect(warned).toEqual([expect.objectContaining({ object: { warning } })]);
   });
 });

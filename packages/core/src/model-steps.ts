@@ -31,6 +31,8 @@ export interface ModelStepsOptions {
   stopAfterStep?: () => Promise<boolean>;
   maxRetries: number;
   abortSignal: AbortSignal;
+  /** What the provider warned about a call (an unsupported setting…); streamText printed these. */
+  onWarnings?: (warnings: readonly unknown[]) => void;
 }
 
 type StepContent = Parameters<typeof toResponseMessages>[0]['content'];
@@ -120,6 +122,9 @@ export async function* runModelSteps(options: ModelStepsOptions): AsyncGenerator
           break;
         case 'error':
           yield part;
+          break;
+        case 'model-call-start':
+          if (part.warnings.length > 0) options.onWarnings?.(part.warnings);
           break;
         case 'model-call-end':
           finishReason = part.finishReason;
