@@ -27,6 +27,16 @@ export interface LexicalCacheStats {
 
 type Statements = (sql: string) => StatementSync;
 
+/** The store's connection as its caches use it: prepared statements and `PRAGMA data_version`. */
+export interface CacheConnection {
+  statements: Statements;
+  /**
+   * The connection's `PRAGMA data_version` (moves when another connection commits). The store
+   * reads it once per search and hands both caches the same value.
+   */
+  dataVersion: () => number;
+}
+
 /** A person's index and the `person_versions` change number it reflects. */
 interface Entry {
   index: PersonLexicalIndex;
@@ -63,6 +73,7 @@ interface Build {
  */
 export class SqliteLexicalCache {
   readonly #statements: Statements;
+  readonly #dataVersionNow: () => number;
   readonly #maxBytes: number;
   readonly #inlineBuildMax: number;
   readonly #sliceRows: number;
@@ -75,8 +86,9 @@ export class SqliteLexicalCache {
   #builds = 0;
   #dataVersion: number | undefined;
 
-  constructor(statements: Statements, options: LexicalCacheOptions = {}) {
-    this.#statements = statements;
+  constructor(connection: CacheConnection, options: LexicalCacheOptions = {}) {
+    this.#statements = connection.statements;
+    this.#dataVersionNow = connection.dataVersion;
     this.#maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
     this.#inlineBuildMax = options.inlineBuildMax ?? 5_000;
     this.#sliceRows = options.buildSliceRows ?? 2_000;
@@ -280,7 +292,7 @@ export class SqliteLexicalCache {
    * with their person's change number on their next search, builds start over. True if it moved.
    */
   #checkDataVersion(): boolean {
-    const version = (this.#statements('PRAGMA data_version').get() as { data_version: number }).data_version;
+    const version = this.#dataVersionNow();
     if (version === this.#dataVersion) return false;
     const first = this.#dataVersion === undefined;
     this.#dataVersion = version;

@@ -91,6 +91,8 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     this.#transaction(() => items.map((item) => this.#insertSavepoint(item.memory, item.embedding))),
   );
   #closed = false;
+  /** `PRAGMA data_version` as read at the start of the search under way (see `#pinDataVersion`). */
+  #pinnedDataVersion: number | undefined;
 
   constructor(options: SqliteMemoryStoreOptions) {
     try {
@@ -145,14 +147,14 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
         .run(JSON.stringify(this.vectorSpace));
     }
     this.#hasVectorTable = this.vectorSpace !== undefined;
-    this.#lexicalCache = new SqliteLexicalCache((sql) => this.#statement(sql), options.lexicalCache);
+    const connection = {
+      statements: (sql: string) => this.#statement(sql),
+      dataVersion: () => this.#dataVersion(),
+    };
+    this.#lexicalCache = new SqliteLexicalCache(connection, options.lexicalCache);
     this.#vectorCache =
       this.vectorSpace && options.vectorCache !== false && SqliteVectorCache.available()
-        ? new SqliteVectorCache(
-            (sql) => this.#statement(sql),
-            this.vectorSpace.dimensions,
-            options.vectorCache || {},
-          )
+        ? new SqliteVectorCache(connection, this.vectorSpace.dimensions, options.vectorCache || {})
         : undefined;
     if (this.#vectorCache && options.vectorCache !== false && options.vectorCache?.warmOnOpen !== false) {
       const cache = this.#vectorCache;
@@ -284,17 +286,21 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     this.#check(options.abortSignal);
     this.#settle(options.userId);
     if (options.scopes?.length === 0) return [];
+    return this.#pinDataVersion(() => this.#search(options));
+  }
+
+  #search(options: StoreSearchOptions): StoreSearchHit[] {
     const candidates = Math.min(MAX_KNN, Math.max(options.limit * 4, 40));
     const partition = { userId: options.userId, scopes: options.scopes, sessionId: options.sessionId };
     const statements = (sql: string) => this.#statement(sql);
     const rankings: RowRanking[] = [];
     const parts = lexicalQueryParts(options.text, options.contextText);
+    // A person's or scope's memories are ranked by the in-process index in one pass over the
+    // parts' postings (message words, its stop words, the turns' words, each at its weight).
+    // A session's few linked memories, and a large person's while their index is built, are
+    // found by FTS5, one BM25 query per part, summed by weight.
+    const index = options.sessionId === undefined ? this.#lexicalCache.index(options.userId) : undefined;
     if (parts.length > 0) {
-      // A person's or scope's memories are ranked by the in-process index in one pass over the
-      // parts' postings (message words, its stop words, the turns' words, each at its weight).
-      // A session's few linked memories, and a large person's while their index is built, are
-      // found by FTS5, one BM25 query per part, summed by weight.
-      const index = options.sessionId === undefined ? this.#lexicalCache.index(options.userId) : undefined;
       const lexical = index
         ? index.rank(parts, candidates, options.scopes)
         : sumWeightedRankings(
@@ -307,8 +313,10 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     }
     const query = options.embedding && this.#hasVectorTable ? unitVectorBytes(options.embedding) : undefined;
     if (query) {
-      const index = options.sessionId === undefined ? this.#vectorCache?.index(options.userId) : undefined;
-      rankings.push(denseRanking(statements, partition, query, candidates, index));
+      // The lexical index knows how many memories the person has: no count for the vector cache.
+      const vectors =
+        options.sessionId === undefined ? this.#vectorCache?.index(options.userId, index?.size) : undefined;
+      rankings.push(denseRanking(statements, partition, query, candidates, vectors));
     }
     const channels = rankings.map((ranking) =>
       ranking.map((entry) => ({ id: String(entry.rowid), score: entry.score })),
@@ -590,6 +598,28 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     ).all(JSON.stringify(rowids), filter.userId, ...filters.values) as unknown as MemoryRow[];
     for (const row of rows) result.set(row.rowid, memoryFromRow(row));
     return result;
+  }
+
+  /**
+   * Runs `work` (synchronous) with one `PRAGMA data_version` read for both caches: each used to
+   * read it on its own, twice a search. No other connection's commit can be told apart from
+   * one made a moment later, and the rows a search returns are read from SQL, not the caches.
+   */
+  #pinDataVersion<T>(work: () => T): T {
+    this.#pinnedDataVersion = this.#readDataVersion();
+    try {
+      return work();
+    } finally {
+      this.#pinnedDataVersion = undefined;
+    }
+  }
+
+  #dataVersion(): number {
+    return this.#pinnedDataVersion ?? this.#readDataVersion();
+  }
+
+  #readDataVersion(): number {
+    return (this.#statement('PRAGMA data_version').get() as { data_version: number }).data_version;
   }
 
   /** A read of one person first commits that person's queued inserts, so it sees them. */
