@@ -111,6 +111,37 @@ describe('the in-process lexical index of the SQLite store', () => {
     );
   });
 
+  it('answers a person with no memories from the index, and sees their first memory from anywhere', async () => {
+    directory = mkdtempSync(join(tmpdir(), 'nexus-lexical-'));
+    const path = join(directory, 'memory.db');
+    const gateway = open(path);
+    const other = open(path);
+    // The reads that only look at the index come first: a person search would refresh it.
+    const everything = async (userId: string) => ({
+      standing: (await gateway.standing({ userId, limit: 10, order: () => 0 })).length,
+      listed: (await gateway.list({ userId, limit: 10, offset: 0 })).length,
+      session: (await gateway.search({ userId, text: 'pottery', sessionId: 'web:1', limit: 10 })).length,
+      found: await found(gateway, userId, 'pottery'),
+    });
+    const none = { found: [], session: 0, listed: 0, standing: 0 };
+    await found(gateway, 'ada', 'pottery');
+    expect(await everything('ada')).toEqual(none);
+    expect(gateway.lexicalCacheStats().people).toMatchObject([{ userId: 'ada', memories: 0 }]);
+
+    // Another connection (the worker's extraction, say) gives Ada her first memory, in a session.
+    await other.insert({ memory: { ...memory('ada', 'Took up pottery'), sessionId: 'web:1' } });
+    const one = { found: ['Took up pottery'], session: 1, listed: 1, standing: 1 };
+    expect(await everything('ada')).toEqual(one);
+    // Forgotten there, and nothing of hers is left here either.
+    await other.reset({ userId: 'ada' });
+    expect(await everything('ada')).toEqual(none);
+    // The store's own first memory for a person is seen as well, even while its insert is queued.
+    await gateway.search({ userId: 'bob', text: 'pottery', limit: 10 });
+    const queued = gateway.insert({ memory: { ...memory('bob', 'Took up pottery'), sessionId: 'web:1' } });
+    expect(await everything('bob')).toEqual(one);
+    await queued;
+  });
+
   it('builds a large person’s index in slices, searching with FTS5 meanwhile and missing no write', async () => {
     const store = open(':memory:', {
       path: ':memory:',

@@ -124,6 +124,21 @@ export class SqliteLexicalCache {
   }
 
   /**
+   * How many memories the person has, when their index is ready and up to date (compared with
+   * their change number after another connection committed); undefined otherwise. Never builds.
+   */
+  knownSize(userId: string): number | undefined {
+    this.#checkDataVersion();
+    const cached = this.#entries.get(userId);
+    if (!cached) return undefined;
+    if (!cached.verified) {
+      if (this.#version(userId) !== cached.version) return undefined;
+      cached.verified = true;
+    }
+    return cached.index.size;
+  }
+
+  /**
    * Resolves true once the person's index is ready (starting its build like a search would),
    * false if the build was dropped (the store closed, or another connection committed).
    */

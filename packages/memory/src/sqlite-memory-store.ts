@@ -14,7 +14,7 @@ import type {
   StoreWriteOptions,
   VectorSpace,
 } from './memory-store.ts';
-import { forgetRememberedStems } from './person-lexical-index.ts';
+import { forgetRememberedStems, type PersonLexicalIndex } from './person-lexical-index.ts';
 import { fuseRankings } from './rank-fusion.ts';
 import {
   type LexicalCacheOptions,
@@ -300,6 +300,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     // A session's few linked memories, and a large person's while their index is built, are
     // found by FTS5, one BM25 query per part, summed by weight.
     const index = options.sessionId === undefined ? this.#lexicalCache.index(options.userId) : undefined;
+    if (this.#knownEmpty(options.userId, index)) return [];
     if (parts.length > 0) {
       const lexical = index
         ? index.rank(parts, candidates, options.scopes)
@@ -358,6 +359,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
   async list(options: StoreListOptions): Promise<Memory[]> {
     this.#check(options.abortSignal);
     this.#settle(options.userId);
+    if (this.#knownEmpty(options.userId)) return [];
     const filters = filterSql(options.scopes, options.sessionId);
     const rows = this.#statement(
       `SELECT ${MEMORY_COLUMNS} FROM memories WHERE user_id = ?${filters.sql('scope', 'rowid')}
@@ -369,6 +371,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
   async standing(options: StoreStandingOptions): Promise<Memory[]> {
     this.#check(options.abortSignal);
     this.#settle(options.userId);
+    if (this.#knownEmpty(options.userId)) return [];
     // One statement per kind (a statement steps one cursor at a time), each walking the
     // `memories_standing` index newest first; rows are read only as the merge asks for them.
     const cursors = STANDING_KINDS.map(({ category, source }) =>
@@ -620,6 +623,16 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
 
   #readDataVersion(): number {
     return (this.#statement('PRAGMA data_version').get() as { data_version: number }).data_version;
+  }
+
+  /**
+   * True when the person's lexical index (`index`, or the one the cache holds) is ready, up to
+   * date and empty: no memory of theirs to read, so nothing is asked of SQL. A store with no
+   * global memories (most) answers the global scope of every turn this way, and a new person's
+   * first turns too. Call after `#settle`, so the person's queued inserts are counted.
+   */
+  #knownEmpty(userId: string, index?: PersonLexicalIndex): boolean {
+    return (index ? index.size : this.#lexicalCache.knownSize(userId)) === 0;
   }
 
   /** A read of one person first commits that person's queued inserts, so it sees them. */
