@@ -135,6 +135,13 @@ describe('the in-process lexical index of the SQLite store', () => {
     // Forgotten there, and nothing of hers is left here either.
     await other.reset({ userId: 'ada' });
     expect(await everything('ada')).toEqual(none);
+    // A commit made while the gateway's reads of one run of code are under way (here from the
+    // same process, which production never does) is seen by the next run's reads at the latest.
+    await other.insert({ memory: memory('ada', 'Took up pottery') });
+    const during = gateway.list({ userId: 'ada', limit: 10, offset: 0 });
+    const forgotten = other.reset({ userId: 'ada' });
+    await Promise.all([during, forgotten]);
+    expect(await everything('ada')).toEqual(none);
     // The store's own first memory for a person is seen as well, even while its insert is queued.
     await gateway.search({ userId: 'bob', text: 'pottery', limit: 10 });
     const queued = gateway.insert({ memory: { ...memory('bob', 'Took up pottery'), sessionId: 'web:1' } });

@@ -91,7 +91,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     this.#transaction(() => items.map((item) => this.#insertSavepoint(item.memory, item.embedding))),
   );
   #closed = false;
-  /** `PRAGMA data_version` as read at the start of the search under way (see `#pinDataVersion`). */
+  /** `PRAGMA data_version` as read in the current synchronous run of code (see `#dataVersion`). */
   #pinnedDataVersion: number | undefined;
 
   constructor(options: SqliteMemoryStoreOptions) {
@@ -286,10 +286,6 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     this.#check(options.abortSignal);
     this.#settle(options.userId);
     if (options.scopes?.length === 0) return [];
-    return this.#pinDataVersion(() => this.#search(options));
-  }
-
-  #search(options: StoreSearchOptions): StoreSearchHit[] {
     const candidates = Math.min(MAX_KNN, Math.max(options.limit * 4, 40));
     const partition = { userId: options.userId, scopes: options.scopes, sessionId: options.sessionId };
     const statements = (sql: string) => this.#statement(sql);
@@ -604,25 +600,20 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
   }
 
   /**
-   * Runs `work` (synchronous) with one `PRAGMA data_version` read for both caches: each used to
-   * read it on its own, twice a search. No other connection's commit can be told apart from
-   * one made a moment later, and the rows a search returns are read from SQL, not the caches.
+   * `PRAGMA data_version` for both caches, read once per synchronous run of code: the scopes of
+   * a turn's memory context (global search and listing, person, session) are read in one such
+   * run, and each cache used to read it on its own, twice a search. Nothing else runs in this
+   * process meanwhile; another connection's commit during the run cannot be told apart from
+   * one made right after it, and the rows returned are read from SQL, never from the caches.
    */
-  #pinDataVersion<T>(work: () => T): T {
-    this.#pinnedDataVersion = this.#readDataVersion();
-    try {
-      return work();
-    } finally {
-      this.#pinnedDataVersion = undefined;
-    }
-  }
-
   #dataVersion(): number {
-    return this.#pinnedDataVersion ?? this.#readDataVersion();
-  }
-
-  #readDataVersion(): number {
-    return (this.#statement('PRAGMA data_version').get() as { data_version: number }).data_version;
+    if (this.#pinnedDataVersion !== undefined) return this.#pinnedDataVersion;
+    const version = (this.#statement('PRAGMA data_version').get() as { data_version: number }).data_version;
+    this.#pinnedDataVersion = version;
+    queueMicrotask(() => {
+      this.#pinnedDataVersion = undefined;
+    });
+    return version;
   }
 
   /**
