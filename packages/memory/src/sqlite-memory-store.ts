@@ -31,7 +31,7 @@ import {
   similarityFromDistance,
   unitVectorBytes,
 } from './sqlite-schema.ts';
-import { denseRanking, lexicalRanking, MAX_KNN, type RowRanking } from './sqlite-search.ts';
+import { denseRanking, lexicalRanking, MAX_KNN, type RowRanking, sessionLinks } from './sqlite-search.ts';
 import { SqliteVectorCache, type VectorCacheOptions, type VectorCacheStats } from './sqlite-vector-cache.ts';
 import { mergeStandingKinds, STANDING_KINDS } from './standing-kinds.ts';
 
@@ -297,6 +297,10 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     // found by FTS5, one BM25 query per part, summed by weight.
     const index = options.sessionId === undefined ? this.#lexicalCache.index(options.userId) : undefined;
     if (this.#knownEmpty(options.userId, index)) return [];
+    // A session's links are read first (one indexed read, which the dense channel's candidates
+    // are anyway): a conversation nothing has been linked to yet costs no FTS5 query.
+    const linked = options.sessionId === undefined ? undefined : sessionLinks(statements, partition);
+    if (linked?.length === 0) return [];
     if (parts.length > 0) {
       const lexical = index
         ? index.rank(parts, candidates, options.scopes)
@@ -313,7 +317,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
       // The lexical index knows how many memories the person has: no count for the vector cache.
       const vectors =
         options.sessionId === undefined ? this.#vectorCache?.index(options.userId, index?.size) : undefined;
-      rankings.push(denseRanking(statements, partition, query, candidates, vectors));
+      rankings.push(denseRanking(statements, partition, query, candidates, vectors, linked));
     }
     const channels = rankings.map((ranking) =>
       ranking.map((entry) => ({ id: String(entry.rowid), score: entry.score })),
