@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { GroupCommit, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
+import { GroupCommit, inSavepoint, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
 import { getLoadablePath } from 'sqlite-vec';
 import { lexicalQueryParts, sumWeightedRankings } from './conversation-query.ts';
 import type { Memory, MemoryScope, MemoryStats } from './memory.ts';
@@ -184,20 +184,16 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
 
   /** One queued insert inside the group's transaction; a failure undoes and rejects it alone. */
   #insertSavepoint(memory: Memory, embedding: Float32Array | undefined): unknown {
-    this.#database.exec('SAVEPOINT memory_insert');
     const mark = this.#vectorCache?.mark() ?? 0;
     const lexicalMark = this.#lexicalCache.mark();
-    try {
-      this.#insert(memory, embedding);
-      this.#database.exec('RELEASE memory_insert');
-      return undefined;
-    } catch (error) {
-      this.#database.exec('ROLLBACK TO memory_insert');
-      this.#database.exec('RELEASE memory_insert');
-      this.#vectorCache?.rollbackTo(mark);
-      this.#lexicalCache.rollbackTo(lexicalMark);
-      return error instanceof Error ? error : new MemoryStoreError({ message: String(error) });
-    }
+    return inSavepoint(
+      this.#database,
+      () => this.#insert(memory, embedding),
+      () => {
+        this.#vectorCache?.rollbackTo(mark);
+        this.#lexicalCache.rollbackTo(lexicalMark);
+      },
+    );
   }
 
   #insert(memory: Memory, embedding: Float32Array | undefined): void {

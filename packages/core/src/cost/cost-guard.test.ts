@@ -250,12 +250,18 @@ describe('daily token budget store', () => {
     expect(other.check('web:a', day).spent).toBe(70);
     await budget.charge('web:a', 40, day);
     expect(other.check('web:a', day)).toMatchObject({ allowed: false, spent: 110 });
+    // A charge that fails (no number of tokens) is undone alone; the one beside it is kept.
+    const [failed, kept] = await Promise.allSettled([
+      budget.charge('web:b', Number.NaN, day),
+      budget.charge('web:b', 1, day),
+    ]);
+    expect([failed?.status, kept?.status]).toEqual(['rejected', 'fulfilled']);
     // A charge still queued when the budget closes is committed by the close.
     const last = budget.charge('web:b', 7, day);
     budget.close();
     await last;
     const reopened = createSqliteDailyTokenBudget({ path, tokensPerDay: 100 });
-    expect(reopened.check('web:b', day).spent).toBe(12);
+    expect(reopened.check('web:b', day).spent).toBe(13);
     reopened.close();
     other.close();
   });

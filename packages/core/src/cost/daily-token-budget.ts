@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { GroupCommit, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
+import { GroupCommit, inSavepoint, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
 
 /** Whose allowance: a person's (over all their channels) or a group conversation's (all members). */
 export type BudgetSubject = 'person' | 'group';
@@ -81,29 +81,19 @@ export function createSqliteDailyTokenBudget(options: {
   const remove: StatementSync = database.prepare('DELETE FROM token_spend WHERE user_id = ?');
   const prune: StatementSync = database.prepare('DELETE FROM token_spend WHERE day < ?');
   let prunedDay = '';
-  const savepoint = database.prepare('SAVEPOINT charge');
-  const release = database.prepare('RELEASE charge');
-  const rollbackTo = database.prepare('ROLLBACK TO charge');
   // Each charge was a transaction of its own (an autocommit upsert, the budget's one cost per
   // turn); concurrent turns' charges now share one, and a failing charge is undone alone.
   const charges = new GroupCommit<{ subjectId: string; day: string; tokens: number }>((queued) =>
     inTransaction(database, () =>
-      queued.map(({ subjectId, day, tokens }) => {
-        savepoint.run();
-        try {
+      queued.map(({ subjectId, day, tokens }) =>
+        inSavepoint(database, () => {
           if (day !== prunedDay) {
             prune.run(dayOf(Date.parse(day) - KEPT_DAYS * DAY_MS));
             prunedDay = day;
           }
           add.run(subjectId, day, tokens);
-          release.run();
-          return undefined;
-        } catch (error) {
-          rollbackTo.run();
-          release.run();
-          return error instanceof Error ? error : new Error(String(error));
-        }
-      }),
+        }),
+      ),
     ),
   );
 
