@@ -233,36 +233,4 @@ describe('daily token budget store', () => {
     expect(budget.check('web:a', day)).toMatchObject({ allowed: true, spent: 0 });
     budget.close();
   });
-
-  it('commits charges made together in one transaction, seen at once by a check, another process and a restart', async () => {
-    const path = join(directory, 'token-budget.db');
-    const day = Date.parse('2026-03-01T12:00:00Z');
-    const budget = createSqliteDailyTokenBudget({ path, tokensPerDay: 100 });
-    const other = createSqliteDailyTokenBudget({ path, tokensPerDay: 100 });
-    const charged = Promise.all([
-      budget.charge('web:a', 30, day),
-      budget.charge('web:a', 40, day),
-      budget.charge('web:b', 5, day),
-    ]);
-    // Still queued: the check commits them before it reads.
-    expect(budget.check('web:a', day).spent).toBe(70);
-    await charged;
-    expect(other.check('web:a', day).spent).toBe(70);
-    await budget.charge('web:a', 40, day);
-    expect(other.check('web:a', day)).toMatchObject({ allowed: false, spent: 110 });
-    // A charge that fails (no number of tokens) is undone alone; the one beside it is kept.
-    const [failed, kept] = await Promise.allSettled([
-      budget.charge('web:b', Number.NaN, day),
-      budget.charge('web:b', 1, day),
-    ]);
-    expect([failed?.status, kept?.status]).toEqual(['rejected', 'fulfilled']);
-    // A charge still queued when the budget closes is committed by the close.
-    const last = budget.charge('web:b', 7, day);
-    budget.close();
-    await last;
-    const reopened = createSqliteDailyTokenBudget({ path, tokensPerDay: 100 });
-    expect(reopened.check('web:b', day).spent).toBe(13);
-    reopened.close();
-    other.close();
-  });
 });

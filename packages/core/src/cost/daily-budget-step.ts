@@ -43,21 +43,17 @@ export function checkDailyBudget(
   return undefined;
 }
 
-/** Charges the turn's spend to each allowance it counts against; settles once it is stored. Never throws. */
-export async function chargeDailyBudget(
+export function chargeDailyBudget(
   budget: DailyTokenBudget | undefined,
   intent: BudgetedIntent,
   spend: TurnSpend,
   now: number,
   logger: Logger,
-): Promise<void> {
+): void {
   if (!budget) return;
-  const tokens = spend.inputTokens + spend.outputTokens;
-  const outcomes = await Promise.allSettled(
-    subjectsOf(intent).map(({ id }) => budget.charge(id, tokens, now)),
-  );
-  for (const outcome of outcomes) {
-    if (outcome.status === 'rejected')
-      logger.error({ err: outcome.reason }, 'could not charge the daily token budget');
+  try {
+    for (const { id } of subjectsOf(intent)) budget.charge(id, spend.inputTokens + spend.outputTokens, now);
+  } catch (error) {
+    logger.error({ err: error }, 'could not charge the daily token budget');
   }
 }

@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { GroupCommit, inSavepoint, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
+import { openSqliteDatabase } from '@nexus/sqlite-kit';
 
 /** Whose allowance: a person's (over all their channels) or a group conversation's (all members). */
 export type BudgetSubject = 'person' | 'group';
@@ -26,11 +26,7 @@ export interface DailyTokenBudget {
   /** Per group conversation; undefined when off. */
   readonly tokensPerGroupPerDay: number | undefined;
   check(subjectId: string, now: number): DailyAllowance;
-  /**
-   * Settles once the spend is committed. Charges made in one event-loop turn share a transaction;
-   * `check` and `forget` commit what is queued before they read.
-   */
-  charge(subjectId: string, tokens: number, now: number): Promise<void>;
+  charge(subjectId: string, tokens: number, now: number): void;
   /** Removes every day's spend of a person (for `/forget-me`); returns the rows removed. */
   forget(userId: string): number;
   close(): void;
@@ -81,44 +77,30 @@ export function createSqliteDailyTokenBudget(options: {
   const remove: StatementSync = database.prepare('DELETE FROM token_spend WHERE user_id = ?');
   const prune: StatementSync = database.prepare('DELETE FROM token_spend WHERE day < ?');
   let prunedDay = '';
-  // Each charge was a transaction of its own (an autocommit upsert, the budget's one cost per
-  // turn); concurrent turns' charges now share one, and a failing charge is undone alone.
-  const charges = new GroupCommit<{ subjectId: string; day: string; tokens: number }>((queued) =>
-    inTransaction(database, () =>
-      queued.map(({ subjectId, day, tokens }) =>
-        inSavepoint(database, () => {
-          if (day !== prunedDay) {
-            prune.run(dayOf(Date.parse(day) - KEPT_DAYS * DAY_MS));
-            prunedDay = day;
-          }
-          add.run(subjectId, day, tokens);
-        }),
-      ),
-    ),
-  );
 
   return {
     tokensPerDay: options.tokensPerDay,
     tokensPerGroupPerDay: options.tokensPerGroupPerDay,
     check(subjectId, now) {
-      charges.flush();
       const limit = limitOf(subjectId);
       const row = read.get(subjectId, dayOf(now)) as { tokens: number } | undefined;
       const spent = row?.tokens ?? 0;
       return { allowed: spent < limit, spent, limit, resetsAt: nextDayStart(now) };
     },
-    async charge(subjectId, tokens, now) {
-      if (limitOf(subjectId) === Number.POSITIVE_INFINITY || tokens <= 0) return;
-      await charges.add({ subjectId, day: dayOf(now), tokens: Math.round(tokens) });
+    charge(subjectId, tokens, now) {
+      if (limitOf(subjectId) === Number.POSITIVE_INFINITY) return;
+      const day = dayOf(now);
+      if (day !== prunedDay) {
+        prune.run(dayOf(now - KEPT_DAYS * DAY_MS));
+        prunedDay = day;
+      }
+      if (tokens > 0) add.run(subjectId, day, Math.round(tokens));
     },
     forget(userId) {
-      charges.flush();
       return Number(remove.run(userId).changes);
     },
     close() {
-      if (!database.isOpen) return;
-      charges.flush();
-      database.close();
+      if (database.isOpen) database.close();
     },
   };
 }

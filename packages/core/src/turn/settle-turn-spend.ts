@@ -19,6 +19,6 @@ export async function settleTurnSpend(options: {
     logger.warn({ err: error }, 'could not read what the message spent');
     return { modelCalls: 0, inputTokens: 0, outputTokens: 0 };
   });
-  await chargeDailyBudget(options.dailyBudget, options.intent, spend, options.finishedAt, logger);
+  chargeDailyBudget(options.dailyBudget, options.intent, spend, options.finishedAt, logger);
   return spend;
 }
