@@ -149,6 +149,25 @@ describe('the in-process lexical index of the SQLite store', () => {
     await queued;
   });
 
+  it('does not take another connection’s change as its own when it commits in the same run of code', async () => {
+    directory = mkdtempSync(join(tmpdir(), 'nexus-lexical-'));
+    const path = join(directory, 'memory.db');
+    const gateway = open(path);
+    const other = open(path);
+    const kept = memory('ada', 'Runs marathons');
+    await gateway.insert({ memory: kept });
+    expect(await found(gateway, 'ada', 'marathons')).toEqual(['Runs marathons']);
+    // One synchronous run: the gateway reads (data_version taken), the other connection commits a
+    // memory for Ada, then the gateway commits an edit of hers. Its index must not claim her new
+    // change number without holding the other connection's memory.
+    const read = gateway.list({ userId: 'ada', limit: 10, offset: 0 });
+    const added = other.insertMany({ items: [{ memory: memory('ada', 'Sings in a choir') }] });
+    const edited = gateway.update({ memory: { ...kept, content: 'Runs ultramarathons' } });
+    await Promise.all([read, added, edited]);
+    expect(await found(gateway, 'ada', 'choir')).toEqual(['Sings in a choir']);
+    expect(await found(gateway, 'ada', 'ultramarathons')).toEqual(['Runs ultramarathons']);
+  });
+
   it('builds a large person’s index in slices, searching with FTS5 meanwhile and missing no write', async () => {
     const store = open(':memory:', {
       path: ':memory:',

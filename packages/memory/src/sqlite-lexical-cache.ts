@@ -32,9 +32,9 @@ export interface CacheConnection {
   statements: Statements;
   /**
    * The connection's `PRAGMA data_version` (moves when another connection commits). The store
-   * reads it once per search and hands both caches the same value.
+   * reads it once per synchronous run of code for both caches; `fresh` reads it now.
    */
-  dataVersion: () => number;
+  dataVersion: (options?: { fresh: boolean }) => number;
 }
 
 /** A person's index and the `person_versions` change number it reflects. */
@@ -73,7 +73,7 @@ interface Build {
  */
 export class SqliteLexicalCache {
   readonly #statements: Statements;
-  readonly #dataVersionNow: () => number;
+  readonly #dataVersionNow: CacheConnection['dataVersion'];
   readonly #maxBytes: number;
   readonly #inlineBuildMax: number;
   readonly #sliceRows: number;
@@ -190,7 +190,7 @@ export class SqliteLexicalCache {
     // The indexes now hold this connection's changes. If no other connection committed in the
     // meantime, the change numbers the triggers just wrote are this commit's own: take them.
     // Otherwise `#checkDataVersion` has left the entries to be compared on their next search.
-    if (!this.#checkDataVersion()) {
+    if (!this.#checkDataVersion({ fresh: true })) {
       for (const userId of written) {
         const entry = this.#entries.get(userId);
         if (entry) entry.version = this.#version(userId);
@@ -241,6 +241,9 @@ export class SqliteLexicalCache {
       if (!build.timer) this.#scheduleSlice(userId, build);
       return false;
     }
+    // The index is about to claim the person's current change number: read data_version anew,
+    // so another connection's commit since the earlier slices drops the build instead.
+    if (this.#checkDataVersion({ fresh: true })) return false;
     if (build.timer) clearImmediate(build.timer);
     this.#building.delete(userId);
     this.#ready(userId, build.index);
@@ -306,8 +309,8 @@ export class SqliteLexicalCache {
    * After another connection's commit (`PRAGMA data_version` moved): ready indexes are compared
    * with their person's change number on their next search, builds start over. True if it moved.
    */
-  #checkDataVersion(): boolean {
-    const version = this.#dataVersionNow();
+  #checkDataVersion(options?: { fresh: boolean }): boolean {
+    const version = this.#dataVersionNow(options);
     if (version === this.#dataVersion) return false;
     const first = this.#dataVersion === undefined;
     this.#dataVersion = version;

@@ -149,7 +149,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     this.#hasVectorTable = this.vectorSpace !== undefined;
     const connection = {
       statements: (sql: string) => this.#statement(sql),
-      dataVersion: () => this.#dataVersion(),
+      dataVersion: (options?: { fresh: boolean }) => this.#dataVersion(options),
     };
     this.#lexicalCache = new SqliteLexicalCache(connection, options.lexicalCache);
     this.#vectorCache =
@@ -606,13 +606,14 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
    * process meanwhile; another connection's commit during the run cannot be told apart from
    * one made right after it, and the rows returned are read from SQL, never from the caches.
    */
-  #dataVersion(): number {
-    if (this.#pinnedDataVersion !== undefined) return this.#pinnedDataVersion;
+  #dataVersion(options?: { fresh: boolean }): number {
+    if (this.#pinnedDataVersion !== undefined && !options?.fresh) return this.#pinnedDataVersion;
     const version = (this.#statement('PRAGMA data_version').get() as { data_version: number }).data_version;
+    if (this.#pinnedDataVersion === undefined)
+      queueMicrotask(() => {
+        this.#pinnedDataVersion = undefined;
+      });
     this.#pinnedDataVersion = version;
-    queueMicrotask(() => {
-      this.#pinnedDataVersion = undefined;
-    });
     return version;
   }
 
