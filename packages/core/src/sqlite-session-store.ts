@@ -1,5 +1,11 @@
 import { NexusError } from '@nexus/protocol';
-import { checkpointAndTruncate, GroupCommit, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
+import {
+  checkpointAndTruncate,
+  GroupCommit,
+  inSavepoint,
+  inTransaction,
+  openSqliteDatabase,
+} from '@nexus/sqlite-kit';
 import { RecentTurnsCache } from './history/recent-turns-cache.ts';
 import type { AppendTurnOptions, SessionStore, StoredTurn } from './session-store.ts';
 import { createSqliteIntentInbox, INBOX_MIGRATION } from './sqlite-intent-inbox.ts';
@@ -117,25 +123,9 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     dataVersion = version;
   };
   let closed = false;
-  const savepoint = database.prepare('SAVEPOINT session_write');
-  const release = database.prepare('RELEASE session_write');
-  const rollbackTo = database.prepare('ROLLBACK TO session_write');
   const writes = new GroupCommit<QueuedWrite, unknown>((queued) => {
     const outcomes = inTransaction(database, () =>
-      queued.map(({ operation }) => {
-        savepoint.run();
-        try {
-          const result = operation();
-          release.run();
-          return result;
-        } catch (error) {
-          rollbackTo.run();
-          release.run();
-          return error instanceof Error
-            ? error
-            : new NexusError({ code: 'internal', message: String(error) });
-        }
-      }),
+      queued.map(({ operation }) => inSavepoint(database, operation)),
     );
     // Committed: before any read can run (a read flushes first, synchronously). The writes are
     // in the file whatever happens here, so a failure only costs the cache.

@@ -111,6 +111,63 @@ describe('the in-process lexical index of the SQLite store', () => {
     );
   });
 
+  it('answers a person with no memories from the index, and sees their first memory from anywhere', async () => {
+    directory = mkdtempSync(join(tmpdir(), 'nexus-lexical-'));
+    const path = join(directory, 'memory.db');
+    const gateway = open(path);
+    const other = open(path);
+    // The reads that only look at the index come first: a person search would refresh it.
+    const everything = async (userId: string) => ({
+      standing: (await gateway.standing({ userId, limit: 10, order: () => 0 })).length,
+      listed: (await gateway.list({ userId, limit: 10, offset: 0 })).length,
+      session: (await gateway.search({ userId, text: 'pottery', sessionId: 'web:1', limit: 10 })).length,
+      found: await found(gateway, userId, 'pottery'),
+    });
+    const none = { found: [], session: 0, listed: 0, standing: 0 };
+    await found(gateway, 'ada', 'pottery');
+    expect(await everything('ada')).toEqual(none);
+    expect(gateway.lexicalCacheStats().people).toMatchObject([{ userId: 'ada', memories: 0 }]);
+
+    // Another connection (the worker's extraction, say) gives Ada her first memory, in a session.
+    await other.insert({ memory: { ...memory('ada', 'Took up pottery'), sessionId: 'web:1' } });
+    const one = { found: ['Took up pottery'], session: 1, listed: 1, standing: 1 };
+    expect(await everything('ada')).toEqual(one);
+    // Forgotten there, and nothing of hers is left here either.
+    await other.reset({ userId: 'ada' });
+    expect(await everything('ada')).toEqual(none);
+    // A commit made while the gateway's reads of one run of code are under way (here from the
+    // same process, which production never does) is seen by the next run's reads at the latest.
+    await other.insert({ memory: memory('ada', 'Took up pottery') });
+    const during = gateway.list({ userId: 'ada', limit: 10, offset: 0 });
+    const forgotten = other.reset({ userId: 'ada' });
+    await Promise.all([during, forgotten]);
+    expect(await everything('ada')).toEqual(none);
+    // The store's own first memory for a person is seen as well, even while its insert is queued.
+    await gateway.search({ userId: 'bob', text: 'pottery', limit: 10 });
+    const queued = gateway.insert({ memory: { ...memory('bob', 'Took up pottery'), sessionId: 'web:1' } });
+    expect(await everything('bob')).toEqual(one);
+    await queued;
+  });
+
+  it('does not take another connection’s change as its own when it commits in the same run of code', async () => {
+    directory = mkdtempSync(join(tmpdir(), 'nexus-lexical-'));
+    const path = join(directory, 'memory.db');
+    const gateway = open(path);
+    const other = open(path);
+    const kept = memory('ada', 'Runs marathons');
+    await gateway.insert({ memory: kept });
+    expect(await found(gateway, 'ada', 'marathons')).toEqual(['Runs marathons']);
+    // One synchronous run: the gateway reads (data_version taken), the other connection commits a
+    // memory for Ada, then the gateway commits an edit of hers. Its index must not claim her new
+    // change number without holding the other connection's memory.
+    const read = gateway.list({ userId: 'ada', limit: 10, offset: 0 });
+    const added = other.insertMany({ items: [{ memory: memory('ada', 'Sings in a choir') }] });
+    const edited = gateway.update({ memory: { ...kept, content: 'Runs ultramarathons' } });
+    await Promise.all([read, added, edited]);
+    expect(await found(gateway, 'ada', 'choir')).toEqual(['Sings in a choir']);
+    expect(await found(gateway, 'ada', 'ultramarathons')).toEqual(['Runs ultramarathons']);
+  });
+
   it('builds a large person’s index in slices, searching with FTS5 meanwhile and missing no write', async () => {
     const store = open(':memory:', {
       path: ':memory:',

@@ -27,6 +27,16 @@ export interface LexicalCacheStats {
 
 type Statements = (sql: string) => StatementSync;
 
+/** The store's connection as its caches use it: prepared statements and `PRAGMA data_version`. */
+export interface CacheConnection {
+  statements: Statements;
+  /**
+   * The connection's `PRAGMA data_version` (moves when another connection commits). The store
+   * reads it once per synchronous run of code for both caches; `fresh` reads it now.
+   */
+  dataVersion: (options?: { fresh: boolean }) => number;
+}
+
 /** A person's index and the `person_versions` change number it reflects. */
 interface Entry {
   index: PersonLexicalIndex;
@@ -63,6 +73,7 @@ interface Build {
  */
 export class SqliteLexicalCache {
   readonly #statements: Statements;
+  readonly #dataVersionNow: CacheConnection['dataVersion'];
   readonly #maxBytes: number;
   readonly #inlineBuildMax: number;
   readonly #sliceRows: number;
@@ -75,8 +86,9 @@ export class SqliteLexicalCache {
   #builds = 0;
   #dataVersion: number | undefined;
 
-  constructor(statements: Statements, options: LexicalCacheOptions = {}) {
-    this.#statements = statements;
+  constructor(connection: CacheConnection, options: LexicalCacheOptions = {}) {
+    this.#statements = connection.statements;
+    this.#dataVersionNow = connection.dataVersion;
     this.#maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
     this.#inlineBuildMax = options.inlineBuildMax ?? 5_000;
     this.#sliceRows = options.buildSliceRows ?? 2_000;
@@ -109,6 +121,21 @@ export class SqliteLexicalCache {
     this.#building.set(userId, build);
     this.#scheduleSlice(userId, build);
     return undefined;
+  }
+
+  /**
+   * How many memories the person has, when their index is ready and up to date (compared with
+   * their change number after another connection committed); undefined otherwise. Never builds.
+   */
+  knownSize(userId: string): number | undefined {
+    this.#checkDataVersion();
+    const cached = this.#entries.get(userId);
+    if (!cached) return undefined;
+    if (!cached.verified) {
+      if (this.#version(userId) !== cached.version) return undefined;
+      cached.verified = true;
+    }
+    return cached.index.size;
   }
 
   /**
@@ -163,7 +190,7 @@ export class SqliteLexicalCache {
     // The indexes now hold this connection's changes. If no other connection committed in the
     // meantime, the change numbers the triggers just wrote are this commit's own: take them.
     // Otherwise `#checkDataVersion` has left the entries to be compared on their next search.
-    if (!this.#checkDataVersion()) {
+    if (!this.#checkDataVersion({ fresh: true })) {
       for (const userId of written) {
         const entry = this.#entries.get(userId);
         if (entry) entry.version = this.#version(userId);
@@ -214,6 +241,9 @@ export class SqliteLexicalCache {
       if (!build.timer) this.#scheduleSlice(userId, build);
       return false;
     }
+    // The index is about to claim the person's current change number: read data_version anew,
+    // so another connection's commit since the earlier slices drops the build instead.
+    if (this.#checkDataVersion({ fresh: true })) return false;
     if (build.timer) clearImmediate(build.timer);
     this.#building.delete(userId);
     this.#ready(userId, build.index);
@@ -279,8 +309,8 @@ export class SqliteLexicalCache {
    * After another connection's commit (`PRAGMA data_version` moved): ready indexes are compared
    * with their person's change number on their next search, builds start over. True if it moved.
    */
-  #checkDataVersion(): boolean {
-    const version = (this.#statements('PRAGMA data_version').get() as { data_version: number }).data_version;
+  #checkDataVersion(options?: { fresh: boolean }): boolean {
+    const version = this.#dataVersionNow(options);
     if (version === this.#dataVersion) return false;
     const first = this.#dataVersion === undefined;
     this.#dataVersion = version;

@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { GroupCommit, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
+import { GroupCommit, inSavepoint, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
 import { getLoadablePath } from 'sqlite-vec';
 import { lexicalQueryParts, sumWeightedRankings } from './conversation-query.ts';
 import type { Memory, MemoryScope, MemoryStats } from './memory.ts';
@@ -14,7 +14,7 @@ import type {
   StoreWriteOptions,
   VectorSpace,
 } from './memory-store.ts';
-import { forgetRememberedStems } from './person-lexical-index.ts';
+import { forgetRememberedStems, type PersonLexicalIndex } from './person-lexical-index.ts';
 import { fuseRankings } from './rank-fusion.ts';
 import {
   type LexicalCacheOptions,
@@ -31,7 +31,7 @@ import {
   similarityFromDistance,
   unitVectorBytes,
 } from './sqlite-schema.ts';
-import { denseRanking, lexicalRanking, MAX_KNN, type RowRanking } from './sqlite-search.ts';
+import { denseRanking, lexicalRanking, MAX_KNN, type RowRanking, sessionLinks } from './sqlite-search.ts';
 import { SqliteVectorCache, type VectorCacheOptions, type VectorCacheStats } from './sqlite-vector-cache.ts';
 import { mergeStandingKinds, STANDING_KINDS } from './standing-kinds.ts';
 
@@ -91,6 +91,8 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     this.#transaction(() => items.map((item) => this.#insertSavepoint(item.memory, item.embedding))),
   );
   #closed = false;
+  /** `PRAGMA data_version` as read in the current synchronous run of code (see `#dataVersion`). */
+  #pinnedDataVersion: number | undefined;
 
   constructor(options: SqliteMemoryStoreOptions) {
     try {
@@ -145,14 +147,14 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
         .run(JSON.stringify(this.vectorSpace));
     }
     this.#hasVectorTable = this.vectorSpace !== undefined;
-    this.#lexicalCache = new SqliteLexicalCache((sql) => this.#statement(sql), options.lexicalCache);
+    const connection = {
+      statements: (sql: string) => this.#statement(sql),
+      dataVersion: (options?: { fresh: boolean }) => this.#dataVersion(options),
+    };
+    this.#lexicalCache = new SqliteLexicalCache(connection, options.lexicalCache);
     this.#vectorCache =
       this.vectorSpace && options.vectorCache !== false && SqliteVectorCache.available()
-        ? new SqliteVectorCache(
-            (sql) => this.#statement(sql),
-            this.vectorSpace.dimensions,
-            options.vectorCache || {},
-          )
+        ? new SqliteVectorCache(connection, this.vectorSpace.dimensions, options.vectorCache || {})
         : undefined;
     if (this.#vectorCache && options.vectorCache !== false && options.vectorCache?.warmOnOpen !== false) {
       const cache = this.#vectorCache;
@@ -182,20 +184,16 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
 
   /** One queued insert inside the group's transaction; a failure undoes and rejects it alone. */
   #insertSavepoint(memory: Memory, embedding: Float32Array | undefined): unknown {
-    this.#database.exec('SAVEPOINT memory_insert');
     const mark = this.#vectorCache?.mark() ?? 0;
     const lexicalMark = this.#lexicalCache.mark();
-    try {
-      this.#insert(memory, embedding);
-      this.#database.exec('RELEASE memory_insert');
-      return undefined;
-    } catch (error) {
-      this.#database.exec('ROLLBACK TO memory_insert');
-      this.#database.exec('RELEASE memory_insert');
-      this.#vectorCache?.rollbackTo(mark);
-      this.#lexicalCache.rollbackTo(lexicalMark);
-      return error instanceof Error ? error : new MemoryStoreError({ message: String(error) });
-    }
+    return inSavepoint(
+      this.#database,
+      () => this.#insert(memory, embedding),
+      () => {
+        this.#vectorCache?.rollbackTo(mark);
+        this.#lexicalCache.rollbackTo(lexicalMark);
+      },
+    );
   }
 
   #insert(memory: Memory, embedding: Float32Array | undefined): void {
@@ -289,12 +287,17 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     const statements = (sql: string) => this.#statement(sql);
     const rankings: RowRanking[] = [];
     const parts = lexicalQueryParts(options.text, options.contextText);
+    // A person's or scope's memories are ranked by the in-process index in one pass over the
+    // parts' postings (message words, its stop words, the turns' words, each at its weight).
+    // A session's few linked memories, and a large person's while their index is built, are
+    // found by FTS5, one BM25 query per part, summed by weight.
+    const index = options.sessionId === undefined ? this.#lexicalCache.index(options.userId) : undefined;
+    if (this.#knownEmpty(options.userId, index)) return [];
+    // A session's links are read first (one indexed read, which the dense channel's candidates
+    // are anyway): a conversation nothing has been linked to yet costs no FTS5 query.
+    const linked = options.sessionId === undefined ? undefined : sessionLinks(statements, partition);
+    if (linked?.length === 0) return [];
     if (parts.length > 0) {
-      // A person's or scope's memories are ranked by the in-process index in one pass over the
-      // parts' postings (message words, its stop words, the turns' words, each at its weight).
-      // A session's few linked memories, and a large person's while their index is built, are
-      // found by FTS5, one BM25 query per part, summed by weight.
-      const index = options.sessionId === undefined ? this.#lexicalCache.index(options.userId) : undefined;
       const lexical = index
         ? index.rank(parts, candidates, options.scopes)
         : sumWeightedRankings(
@@ -307,8 +310,10 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     }
     const query = options.embedding && this.#hasVectorTable ? unitVectorBytes(options.embedding) : undefined;
     if (query) {
-      const index = options.sessionId === undefined ? this.#vectorCache?.index(options.userId) : undefined;
-      rankings.push(denseRanking(statements, partition, query, candidates, index));
+      // The lexical index knows how many memories the person has: no count for the vector cache.
+      const vectors =
+        options.sessionId === undefined ? this.#vectorCache?.index(options.userId, index?.size) : undefined;
+      rankings.push(denseRanking(statements, partition, query, candidates, vectors, linked));
     }
     const channels = rankings.map((ranking) =>
       ranking.map((entry) => ({ id: String(entry.rowid), score: entry.score })),
@@ -350,6 +355,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
   async list(options: StoreListOptions): Promise<Memory[]> {
     this.#check(options.abortSignal);
     this.#settle(options.userId);
+    if (this.#knownEmpty(options.userId)) return [];
     const filters = filterSql(options.scopes, options.sessionId);
     const rows = this.#statement(
       `SELECT ${MEMORY_COLUMNS} FROM memories WHERE user_id = ?${filters.sql('scope', 'rowid')}
@@ -361,6 +367,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
   async standing(options: StoreStandingOptions): Promise<Memory[]> {
     this.#check(options.abortSignal);
     this.#settle(options.userId);
+    if (this.#knownEmpty(options.userId)) return [];
     // One statement per kind (a statement steps one cursor at a time), each walking the
     // `memories_standing` index newest first; rows are read only as the merge asks for them.
     const cursors = STANDING_KINDS.map(({ category, source }) =>
@@ -590,6 +597,34 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     ).all(JSON.stringify(rowids), filter.userId, ...filters.values) as unknown as MemoryRow[];
     for (const row of rows) result.set(row.rowid, memoryFromRow(row));
     return result;
+  }
+
+  /**
+   * `PRAGMA data_version` for both caches, read once per synchronous run of code: the scopes of
+   * a turn's memory context (global search and listing, person, session) are read in one such
+   * run, and each cache used to read it on its own, twice a search. Nothing else runs in this
+   * process meanwhile; another connection's commit during the run cannot be told apart from
+   * one made right after it, and the rows returned are read from SQL, never from the caches.
+   */
+  #dataVersion(options?: { fresh: boolean }): number {
+    if (this.#pinnedDataVersion !== undefined && !options?.fresh) return this.#pinnedDataVersion;
+    const version = (this.#statement('PRAGMA data_version').get() as { data_version: number }).data_version;
+    if (this.#pinnedDataVersion === undefined)
+      queueMicrotask(() => {
+        this.#pinnedDataVersion = undefined;
+      });
+    this.#pinnedDataVersion = version;
+    return version;
+  }
+
+  /**
+   * True when the person's lexical index (`index`, or the one the cache holds) is ready, up to
+   * date and empty: no memory of theirs to read, so nothing is asked of SQL. A store with no
+   * global memories (most) answers the global scope of every turn this way, and a new person's
+   * first turns too. Call after `#settle`, so the person's queued inserts are counted.
+   */
+  #knownEmpty(userId: string, index?: PersonLexicalIndex): boolean {
+    return (index ? index.size : this.#lexicalCache.knownSize(userId)) === 0;
   }
 
   /** A read of one person first commits that person's queued inserts, so it sees them. */

@@ -59,8 +59,11 @@ export function denseRanking(
   query: Uint8Array,
   limit: number,
   index?: QuantisedVectorIndex,
+  /** A session's linked memories (`sessionLinks`), when the caller has read them already. */
+  linked?: readonly number[],
 ): RowRanking {
-  if (partition.sessionId !== undefined) return sessionDenseRanking(statements, partition, query, limit);
+  if (partition.sessionId !== undefined)
+    return sessionDenseRanking(statements, linked ?? sessionLinks(statements, partition), query, limit);
   if (index) return quantisedDenseRanking(statements, partition, query, limit, index);
   return exactDenseRanking(statements, partition, query, limit);
 }
@@ -153,23 +156,28 @@ function exactRanking(
     .map((entry) => ({ rowid: entry.rowid, score: similarityFromDistance(entry.distance) }));
 }
 
-function sessionDenseRanking(
-  statements: Statements,
-  partition: SearchPartition,
-  query: Uint8Array,
-  limit: number,
-): RowRanking {
+/** The rowids of the person's memories linked to the session (and in `scopes`, when given). */
+export function sessionLinks(statements: Statements, partition: SearchPartition): number[] {
   const scopes = partition.scopes;
   const scopeSql = scopes ? ` AND m.scope IN (${scopes.map(() => '?').join(', ')})` : '';
-  const linked = statements(
+  const rows = statements(
     `SELECT l.memory_rowid AS rowid FROM session_links l JOIN memories m ON m.rowid = l.memory_rowid
      WHERE l.session_id = ? AND l.user_id = ? AND m.user_id = l.user_id${scopeSql}`,
   ).all(partition.sessionId ?? '', partition.userId, ...(scopes ?? [])) as Array<{ rowid: number }>;
+  return rows.map((row) => row.rowid);
+}
+
+function sessionDenseRanking(
+  statements: Statements,
+  linked: readonly number[],
+  query: Uint8Array,
+  limit: number,
+): RowRanking {
   const distanceOf = statements(
     'SELECT vec_distance_l2(embedding, ?) AS distance FROM memories_vec WHERE rowid = ?',
   );
   const ranking: RowRanking = [];
-  for (const { rowid } of linked) {
+  for (const rowid of linked) {
     const row = distanceOf.get(query, BigInt(rowid)) as { distance: number } | undefined;
     if (row) ranking.push({ rowid, score: similarityFromDistance(row.distance) });
   }

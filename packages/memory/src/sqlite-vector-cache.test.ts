@@ -98,4 +98,37 @@ describe('SQLite memory store: the quantised vector cache stays in step with the
     await exact.reset({ userId: 'ada' });
     expect(await dense(cached, 'tea jazz')).toEqual([]);
   });
+
+  it('indexes a person once they reach minVectors, by its own writes or another connection’s', async () => {
+    const path = join(directory, 'growing.sqlite');
+    const store = createSqliteMemoryStore({
+      path,
+      vectors,
+      vectorCache: { minVectors: 3, buildInBackground: false },
+    });
+    const other = createSqliteMemoryStore({ path, vectors, vectorCache: false });
+    const add = async (target: MemoryStore, content: string) =>
+      target.insert({ memory: memoryOf(content), embedding: await embed(content) });
+    const indexed = () => store.vectorCacheStats()?.people.map((person) => person.vectors);
+    try {
+      await add(store, 'tea jazz');
+      await add(store, 'kyoto piano');
+      await dense(store, 'tea');
+      expect(indexed()).toEqual([]);
+      await add(store, 'harbour garden');
+      await dense(store, 'tea');
+      expect(indexed()).toEqual([3]);
+      await other.reset({ userId: 'ada' });
+      await add(other, 'dog cat');
+      await dense(store, 'dog');
+      expect(indexed()).toEqual([]);
+      await add(other, 'bicycle sushi');
+      await add(other, 'winter books');
+      expect(await dense(store, 'dog')).toEqual(await dense(other, 'dog'));
+      expect(indexed()).toEqual([3]);
+    } finally {
+      await store.close();
+      await other.close();
+    }
+  });
 });

@@ -1,7 +1,7 @@
-import type { StatementSync } from 'node:sqlite';
 import { int8DotProductsAvailable } from './int8-dot-products.ts';
 import { PendingChanges } from './pending-changes.ts';
 import { QuantisedVectorIndex } from './quantised-vector-index.ts';
+import type { CacheConnection } from './sqlite-lexical-cache.ts';
 import { floats, VectorIndexBuild } from './vector-index-build.ts';
 
 export interface VectorCacheOptions {
@@ -33,8 +33,6 @@ export interface VectorCacheStats {
   building: string[];
 }
 
-type Statements = (sql: string) => StatementSync;
-
 /**
  * In-process `QuantisedVectorIndex` per person, built from the plain vector table when a large
  * person is first searched. Until it is ready that person's searches take the exact sqlite-vec
@@ -46,7 +44,8 @@ type Statements = (sql: string) => StatementSync;
  * evicted first.
  */
 export class SqliteVectorCache {
-  readonly #statements: Statements;
+  readonly #statements: CacheConnection['statements'];
+  readonly #dataVersionNow: () => number;
   readonly #dimensions: number;
   readonly #minVectors: number;
   readonly #maxBytes: number;
@@ -59,8 +58,9 @@ export class SqliteVectorCache {
   #dataVersion: number | undefined;
   #closed = false;
 
-  constructor(statements: Statements, dimensions: number, options: VectorCacheOptions = {}) {
-    this.#statements = statements;
+  constructor(connection: CacheConnection, dimensions: number, options: VectorCacheOptions = {}) {
+    this.#statements = connection.statements;
+    this.#dataVersionNow = connection.dataVersion;
     this.#dimensions = dimensions;
     this.#minVectors = options.minVectors ?? 2_000;
     this.#maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
@@ -94,9 +94,10 @@ export class SqliteVectorCache {
 
   /**
    * The person's index when it is ready. Otherwise undefined (search exactly), and a build is
-   * started if the person is large enough and fits the budget.
+   * started if the person is large enough and fits the budget. `memories` is the person's count
+   * when the caller already knows it (from their lexical index); otherwise it is counted.
    */
-  index(userId: string): QuantisedVectorIndex | undefined {
+  index(userId: string, memories?: number): QuantisedVectorIndex | undefined {
     this.#checkDataVersion();
     const cached = this.#entries.get(userId);
     if (cached) {
@@ -104,6 +105,7 @@ export class SqliteVectorCache {
       this.#entries.set(userId, cached);
       return cached;
     }
+    if (memories !== undefined && memories < this.#minVectors) return undefined;
     const build = this.#building.get(userId) ?? this.#startBuild(userId, { evict: true });
     if (build && !this.#background) build.runToEnd();
     return this.#entries.get(userId);
@@ -190,7 +192,7 @@ export class SqliteVectorCache {
   }
 
   #checkDataVersion(): void {
-    const version = (this.#statements('PRAGMA data_version').get() as { data_version: number }).data_version;
+    const version = this.#dataVersionNow();
     if (version !== this.#dataVersion) {
       this.clear();
       this.#dataVersion = version;

@@ -3,5 +3,6 @@
 export { checkpointAndTruncate } from './checkpoint-and-truncate.ts';
 export { createPrivateFile } from './create-private-file.ts';
 export { GroupCommit } from './group-commit.ts';
+export { inSavepoint } from './in-savepoint.ts';
 export { inTransaction } from './in-transaction.ts';
 export { migrate, type OpenSqliteDatabaseOptions, openSqliteDatabase } from './open-sqlite-database.ts';
