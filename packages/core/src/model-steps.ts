@@ -112,7 +112,9 @@ export async function* runModelSteps(options: ModelStepsOptions): AsyncGenerator
           break;
         case 'tool-call':
           content.push(part);
-          if (!part.invalid && part.providerExecuted !== true) toolCalls.push(part);
+          // As streamText: only tools with an `execute` of ours run here.
+          if (!part.invalid && part.providerExecuted !== true && options.tools?.[part.toolName]?.execute)
+            toolCalls.push(part);
           break;
         case 'tool-error':
           // A call the SDK could not parse; its error goes back to the model like a failed tool's.
@@ -157,9 +159,9 @@ async function runTool(
   messages: ModelMessage[],
 ): Promise<Extract<StepContent[number], { type: 'tool-result' | 'tool-error' }>> {
   const { toolCallId, toolName, input } = toolCall;
-  const tool = options.tools?.[toolName];
+  const tool = options.tools![toolName]!;
   try {
-    let output: unknown = await tool?.execute?.(input as never, {
+    let output: unknown = await tool.execute!(input as never, {
       toolCallId,
       messages,
       abortSignal: options.abortSignal,
@@ -176,7 +178,7 @@ async function runTool(
       toolName,
       input,
       output,
-      dynamic: tool?.type === 'dynamic',
+      dynamic: tool.type === 'dynamic',
     } as never;
   } catch (error) {
     return {
@@ -185,7 +187,7 @@ async function runTool(
       toolName,
       input,
       error,
-      dynamic: tool?.type === 'dynamic',
+      dynamic: tool.type === 'dynamic',
     } as never;
   }
 }

@@ -69,9 +69,8 @@ type Ranked = MemorySearchResult & { memory: Memory };
 /** Per-person memory: dedupe on add, hybrid search, token-budgeted context. */
 export class MemoryService implements MemoryApi {
   readonly #store: MemoryStore;
+  /** Wrapped so that the small embeds of concurrent calls go to the endpoint together. */
   readonly #embedder: Embedder | undefined;
-  /** The embedder as this service's own embeds use it: concurrent small requests go together. */
-  readonly #coalescedEmbedder: Embedder | undefined;
   readonly #scoring: ScoringOptions;
   readonly #searchReason: string | undefined;
   readonly #duplicateThreshold: number;
@@ -85,8 +84,7 @@ export class MemoryService implements MemoryApi {
 
   constructor(options: MemoryServiceOptions) {
     this.#store = options.store;
-    this.#embedder = options.embedder;
-    this.#coalescedEmbedder = options.embedder ? coalescingEmbedder(options.embedder) : undefined;
+    this.#embedder = options.embedder ? coalescingEmbedder(options.embedder) : undefined;
     this.#scoring = options.scoring ?? {};
     this.#searchReason = options.searchReason;
     this.#duplicateThreshold = options.duplicateThreshold ?? 0.92;
@@ -432,8 +430,8 @@ export class MemoryService implements MemoryApi {
   }
 
   async #embed(text: string, abortSignal: AbortSignal | undefined): Promise<Float32Array | undefined> {
-    if (!this.#coalescedEmbedder || text.trim() === '') return undefined;
-    const [vector] = await this.#coalescedEmbedder.embed({
+    if (!this.#embedder || text.trim() === '') return undefined;
+    const [vector] = await this.#embedder.embed({
       texts: [text],
       ...(abortSignal ? { abortSignal } : {}),
     });

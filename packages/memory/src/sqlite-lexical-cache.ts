@@ -99,10 +99,8 @@ export class SqliteLexicalCache {
    * built in the background (search with FTS5 meanwhile). Call outside a write transaction.
    */
   index(userId: string): PersonLexicalIndex | undefined {
-    this.#checkDataVersion();
-    const cached = this.#entries.get(userId);
-    if (cached && (cached.verified || this.#version(userId) === cached.version)) {
-      cached.verified = true;
+    const cached = this.#upToDate(userId);
+    if (cached) {
       this.#entries.delete(userId);
       this.#entries.set(userId, cached);
       return cached.index;
@@ -128,14 +126,19 @@ export class SqliteLexicalCache {
    * their change number after another connection committed); undefined otherwise. Never builds.
    */
   knownSize(userId: string): number | undefined {
+    return this.#upToDate(userId)?.index.size;
+  }
+
+  /**
+   * The person's ready entry if it reflects their current change number (compared once after
+   * another connection committed, then trusted until the next such commit); undefined otherwise.
+   */
+  #upToDate(userId: string): Entry | undefined {
     this.#checkDataVersion();
     const cached = this.#entries.get(userId);
-    if (!cached) return undefined;
-    if (!cached.verified) {
-      if (this.#version(userId) !== cached.version) return undefined;
-      cached.verified = true;
-    }
-    return cached.index.size;
+    if (!cached || !(cached.verified || this.#version(userId) === cached.version)) return undefined;
+    cached.verified = true;
+    return cached;
   }
 
   /**
