@@ -65,6 +65,8 @@ export function composeCore(
             path: privateFilePath(join(config.dataDir, 'token-budget.sqlite')),
             tokensPerDay: config.cost.dailyTokensPerPerson ?? undefined,
             tokensPerGroupPerDay: config.cost.dailyTokensPerGroup ?? undefined,
+            onWriteError: (error) =>
+              logger.error({ err: error }, 'could not write the daily token spend; it is kept and retried'),
           }),
         }
       : {}),

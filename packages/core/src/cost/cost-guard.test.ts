@@ -233,4 +233,23 @@ describe('daily token budget store', () => {
     expect(budget.check('web:a', day)).toMatchObject({ allowed: true, spent: 0 });
     budget.close();
   });
+
+  it('writes the charges of one event-loop turn together, counting them before they are written', async () => {
+    const path = join(directory, 'token-budget.db');
+    const day = Date.parse('2026-03-01T12:00:00Z');
+    const budget = createSqliteDailyTokenBudget({ path, tokensPerDay: 100 });
+    const otherProcess = createSqliteDailyTokenBudget({ path, tokensPerDay: 100 });
+    budget.charge('web:a', 60, day);
+    budget.charge('web:a', 50, day);
+    // Queued: this budget already refuses, another connection does not see the spend yet.
+    expect(budget.check('web:a', day)).toMatchObject({ allowed: false, spent: 110 });
+    expect(otherProcess.check('web:a', day).spent).toBe(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(otherProcess.check('web:a', day)).toMatchObject({ allowed: false, spent: 110 });
+    // Closing writes what is still queued.
+    budget.charge('web:b', 7, day);
+    budget.close();
+    expect(otherProcess.check('web:b', day).spent).toBe(7);
+    otherProcess.close();
+  });
 });

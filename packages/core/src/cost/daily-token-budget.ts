@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { openSqliteDatabase } from '@nexus/sqlite-kit';
+import { inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
 
 /** Whose allowance: a person's (over all their channels) or a group conversation's (all members). */
 export type BudgetSubject = 'person' | 'group';
@@ -53,6 +53,8 @@ export function createSqliteDailyTokenBudget(options: {
   tokensPerDay?: number | undefined;
   /** Per group conversation; omit for no group limit. */
   tokensPerGroupPerDay?: number | undefined;
+  /** Told when queued charges could not be written; they stay queued and are written with the next. */
+  onWriteError?: (error: unknown) => void;
 }): DailyTokenBudget {
   for (const key of ['tokensPerDay', 'tokensPerGroupPerDay'] as const) {
     const value = options[key];
@@ -77,14 +79,35 @@ export function createSqliteDailyTokenBudget(options: {
   const remove: StatementSync = database.prepare('DELETE FROM token_spend WHERE user_id = ?');
   const prune: StatementSync = database.prepare('DELETE FROM token_spend WHERE day < ?');
   let prunedDay = '';
+  // Charges of one event-loop turn are written together after it, in one transaction: under load
+  // that is one commit for many turns instead of one each. `check` adds what is still queued, so
+  // a refusal never misses a charge; a crash can lose at most that one event-loop turn's charges.
+  const queued = new Map<string, { subjectId: string; day: string; tokens: number }>();
+  let writeScheduled: NodeJS.Immediate | undefined;
+  const keyOf = (subjectId: string, day: string) => `${day} ${subjectId}`;
+  const writeQueued = (): void => {
+    if (writeScheduled) clearImmediate(writeScheduled);
+    writeScheduled = undefined;
+    if (queued.size === 0) return;
+    const charges = [...queued.values()];
+    try {
+      inTransaction(database, () => {
+        for (const { subjectId, day, tokens } of charges) add.run(subjectId, day, tokens);
+      });
+      queued.clear();
+    } catch (error) {
+      options.onWriteError?.(error);
+    }
+  };
 
   return {
     tokensPerDay: options.tokensPerDay,
     tokensPerGroupPerDay: options.tokensPerGroupPerDay,
     check(subjectId, now) {
       const limit = limitOf(subjectId);
-      const row = read.get(subjectId, dayOf(now)) as { tokens: number } | undefined;
-      const spent = row?.tokens ?? 0;
+      const day = dayOf(now);
+      const row = read.get(subjectId, day) as { tokens: number } | undefined;
+      const spent = (row?.tokens ?? 0) + (queued.get(keyOf(subjectId, day))?.tokens ?? 0);
       return { allowed: spent < limit, spent, limit, resetsAt: nextDayStart(now) };
     },
     charge(subjectId, tokens, now) {
@@ -94,12 +117,20 @@ export function createSqliteDailyTokenBudget(options: {
         prune.run(dayOf(now - KEPT_DAYS * DAY_MS));
         prunedDay = day;
       }
-      if (tokens > 0) add.run(subjectId, day, Math.round(tokens));
+      if (tokens <= 0) return;
+      const key = keyOf(subjectId, day);
+      const charge = queued.get(key);
+      if (charge) charge.tokens += Math.round(tokens);
+      else queued.set(key, { subjectId, day, tokens: Math.round(tokens) });
+      writeScheduled ??= setImmediate(writeQueued);
     },
     forget(userId) {
+      writeQueued();
+      for (const [key, charge] of queued) if (charge.subjectId === userId) queued.delete(key);
       return Number(remove.run(userId).changes);
     },
     close() {
+      writeQueued();
       if (database.isOpen) database.close();
     },
   };
