@@ -61,7 +61,8 @@ const MIGRATIONS: readonly string[] = [
  * power cut may lose the last commits. Writes of concurrent turns (admit, reply, stored turn,
  * finish) queued in one event-loop turn share one transaction (group commit), each in its own
  * savepoint so a failing write undoes only itself; each promise settles after that commit, and
- * every read first commits what is queued, so nothing reads around a pending write.
+ * every read (but intake's early de-dupe check, `hasIntent`) first commits what is queued, so
+ * nothing reads around a pending write.
  */
 export function createSqliteSessionStore(options: SqliteSessionStoreOptions): SessionStore {
   const database = openSqliteDatabase({
@@ -153,7 +154,11 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
 
   return {
     async hasIntent({ channel, intentId }) {
-      settled();
+      // Committed state only, without committing what is queued: this is intake's early
+      // de-dupe, and a write still queued for an intent (its admission, its stored turn) is
+      // covered by intake's in-process claim on that intent; `admitIntent` decides for good
+      // inside the write transaction. Flushing here would cut the group commit short per message.
+      ensureOpen();
       return isAnswered({ channel, intentId }) || inbox.isWaiting({ channel, intentId });
     },
     async appendTurn(turn: AppendTurnOptions) {
