@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import type { Embedder } from './embedder.ts';
+import { embeddingVectorsOf } from './embeddings-response.ts';
 import { MemoryStoreError } from './memory-errors.ts';
 
 export interface OpenAICompatibleEmbedderOptions {
@@ -15,10 +15,6 @@ export interface OpenAICompatibleEmbedderOptions {
   batchSize?: number;
   fetch?: typeof globalThis.fetch;
 }
-
-const embeddingsResponseSchema = z.object({
-  data: z.array(z.object({ index: z.number().int().nonnegative(), embedding: z.array(z.number()) })),
-});
 
 /** An embedder over any OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, Ollama, vLLM). */
 export function createOpenAICompatibleEmbedder(options: OpenAICompatibleEmbedderOptions): Embedder {
@@ -55,22 +51,18 @@ export function createOpenAICompatibleEmbedder(options: OpenAICompatibleEmbedder
         retryable,
       });
     }
-    const parsed = embeddingsResponseSchema.safeParse(safeJson(text));
-    if (!parsed.success || parsed.data.data.length !== texts.length) {
+    const vectors = embeddingVectorsOf(safeJson(text), {
+      texts: texts.length,
+      dimensions: options.dimensions,
+    });
+    if ('problem' in vectors) {
       throw new MemoryStoreError({
         code: 'model_rejected',
-        message: 'Embedding endpoint returned a malformed body.',
+        message:
+          vectors.problem === 'dimensions'
+            ? `Model ${options.model} returned ${vectors.got} dimensions, expected ${options.dimensions}.`
+            : 'Embedding endpoint returned a malformed body.',
       });
-    }
-    const vectors = new Array<Float32Array>(texts.length);
-    for (const item of parsed.data.data) {
-      if (item.embedding.length !== options.dimensions) {
-        throw new MemoryStoreError({
-          code: 'model_rejected',
-          message: `Model ${options.model} returned ${item.embedding.length} dimensions, expected ${options.dimensions}.`,
-        });
-      }
-      vectors[item.index] = Float32Array.from(item.embedding);
     }
     return vectors;
   }
