@@ -17,11 +17,11 @@ import { percentile, printTable, round } from './bench-stats.ts';
 import { processCpuMs } from './process-cpu-ms.ts';
 
 /**
- * The production start path's Node flags (the Dockerfile's NODE_OPTIONS, `pnpm start`): a 2 MB
+ * The production start path's Node flags (the Dockerfile's NODE_OPTIONS, `pnpm start`): an 8 MB
  * young generation and a 192 MB old-space limit, under which V8 sizes the heap far more tightly.
  * See docs/deployment.md ("Memory") for the measurements behind them.
  */
-const PRODUCTION_NODE_FLAGS = '--max-semi-space-size=2 --max-old-space-size=192';
+const PRODUCTION_NODE_FLAGS = '--max-semi-space-size=8 --max-old-space-size=192';
 /**
  * The production start path's environment beyond the flags (the Dockerfile's ENV, `pnpm start`):
  * two glibc malloc arenas, so V8's background threads do not each keep freed memory.

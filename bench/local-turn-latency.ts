@@ -27,7 +27,7 @@ const gateway = await startGatewayProcess(
     NEXUS_MODEL: 'scripted',
     MALLOC_ARENA_MAX: '2',
   },
-  { nodeArgs: ['--max-semi-space-size=2', '--max-old-space-size=192'] },
+  { nodeArgs: ['--max-semi-space-size=8', '--max-old-space-size=192'] },
 );
 const client = await WebChatClient.connect({ url: gateway.url, token: TOKEN, clientId: 'ann' });
 try {
