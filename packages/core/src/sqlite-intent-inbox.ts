@@ -18,6 +18,10 @@ export const INBOX_MIGRATION = `CREATE TABLE inbox (
      UNIQUE (channel, intent_id)
    );`;
 
+/** True when an intent is in the inbox under `:channel` and `:intentId` (see `REVISION_KNOWN_SQL`). */
+export const INBOX_WAITING_SQL =
+  'EXISTS (SELECT 1 FROM inbox WHERE channel = :channel AND intent_id = :intentId)';
+
 interface InboxRow {
   channel: string;
   intent_id: string;
@@ -31,8 +35,8 @@ interface InboxRow {
 }
 
 export interface SqliteIntentInbox {
-  isWaiting(key: IntentKey): boolean;
-  admit(entry: AdmitIntentOptions, isAnswered: (key: IntentKey) => boolean): 'admitted' | 'duplicate';
+  /** Writes the entry unless `isSeen` (answered, revised, deleted or already waiting) says otherwise. */
+  admit(entry: AdmitIntentOptions, isSeen: (key: IntentKey) => boolean): 'admitted' | 'duplicate';
   recordReply(key: IntentKey, replyText: string): void;
   finish(key: IntentKey): void;
   countReplay(key: IntentKey): void;
@@ -41,7 +45,6 @@ export interface SqliteIntentInbox {
 
 /** The inbox statements over the session store's connection; callers own the transactions. */
 export function createSqliteIntentInbox(database: DatabaseSync): SqliteIntentInbox {
-  const waiting = database.prepare('SELECT 1 AS found FROM inbox WHERE channel = ? AND intent_id = ?');
   const insert = database.prepare(
     `INSERT INTO inbox (channel, intent_id, conversation_key, kind, intent_json, decided_json, accepted_at)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -55,12 +58,10 @@ export function createSqliteIntentInbox(database: DatabaseSync): SqliteIntentInb
     `SELECT channel, intent_id, conversation_key, kind, intent_json, decided_json, reply_text, accepted_at, replays
      FROM inbox ORDER BY seq`,
   );
-  const isWaiting = (key: IntentKey) => waiting.get(key.channel, key.intentId) !== undefined;
   return {
-    isWaiting,
-    admit(entry, isAnswered) {
+    admit(entry, isSeen) {
       return inTransaction(database, () => {
-        if (isAnswered(entry) || isWaiting(entry)) return 'duplicate';
+        if (isSeen(entry)) return 'duplicate';
         insert.run(
           entry.channel,
           entry.intentId,

@@ -8,8 +8,12 @@ import {
 } from '@nexus/sqlite-kit';
 import { RecentTurnsCache } from './history/recent-turns-cache.ts';
 import type { AppendTurnOptions, SessionStore, StoredTurn } from './session-store.ts';
-import { createSqliteIntentInbox, INBOX_MIGRATION } from './sqlite-intent-inbox.ts';
-import { createSqliteTurnRevisions, REVISIONS_MIGRATION } from './sqlite-turn-revisions.ts';
+import { createSqliteIntentInbox, INBOX_MIGRATION, INBOX_WAITING_SQL } from './sqlite-intent-inbox.ts';
+import {
+  createSqliteTurnRevisions,
+  REVISION_KNOWN_SQL,
+  REVISIONS_MIGRATION,
+} from './sqlite-turn-revisions.ts';
 import { TURN_COLUMNS, type TurnRow, toStoredTurn } from './sqlite-turn-row.ts';
 
 export interface SqliteSessionStoreOptions {
@@ -72,8 +76,11 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     storeName: 'session store',
   });
 
-  const hasIntentStatement = database.prepare(
-    'SELECT 1 AS found FROM turns WHERE channel = ? AND intent_id = ?',
+  // Answered, revised, deleted or waiting, in one statement: intake asks it of every message
+  // twice (the early de-dupe, then inside the transaction that admits it).
+  const seenStatement = database.prepare(
+    `SELECT (EXISTS (SELECT 1 FROM turns WHERE channel = :channel AND intent_id = :intentId)
+       OR ${REVISION_KNOWN_SQL} OR ${INBOX_WAITING_SQL}) AS seen`,
   );
   const insertStatement = database.prepare(
     `INSERT INTO turns (channel, intent_id, conversation_key, user_id, user_text, reply_text, outcome, token_count, created_at, kind, revises_intent_id)
@@ -95,8 +102,8 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   );
   const inbox = createSqliteIntentInbox(database);
   const revisions = createSqliteTurnRevisions(database);
-  const isAnswered = (key: { channel: string; intentId: string }) =>
-    hasIntentStatement.get(key.channel, key.intentId) !== undefined || revisions.isKnown(key);
+  const isSeen = ({ channel, intentId }: { channel: string; intentId: string }) =>
+    (seenStatement.get({ channel, intentId }) as { seen: number }).seen === 1;
   /** Returns whether the turn was stored (an intent stored before keeps its first turn). */
   const insertTurn = (turn: AppendTurnOptions, note?: { kind: 'note'; revises: string }): boolean =>
     insertStatement.run(
@@ -159,7 +166,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
       // covered by intake's in-process claim on that intent; `admitIntent` decides for good
       // inside the write transaction. Flushing here would cut the group commit short per message.
       ensureOpen();
-      return isAnswered({ channel, intentId }) || inbox.isWaiting({ channel, intentId });
+      return isSeen({ channel, intentId });
     },
     async appendTurn(turn: AppendTurnOptions) {
       ensureOpen();
@@ -177,7 +184,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     },
     async admitIntent(entry) {
       ensureOpen();
-      return write(() => inbox.admit(entry, isAnswered));
+      return write(() => inbox.admit(entry, isSeen));
     },
     async recordReply({ replyText, ...key }) {
       ensureOpen();

@@ -25,9 +25,15 @@ export const REVISIONS_MIGRATION = `ALTER TABLE turns ADD COLUMN kind TEXT NOT N
    );
    CREATE INDEX revisions_by_target ON revisions (channel, target_intent_id, kind);`;
 
+/**
+ * True when a revision was applied, or a message deleted, under `:channel` and `:intentId`: for
+ * the session store's one-statement "seen" check over turns, revisions and inbox.
+ */
+export const REVISION_KNOWN_SQL = `(EXISTS (SELECT 1 FROM revisions WHERE channel = :channel AND intent_id = :intentId)
+  OR EXISTS (SELECT 1 FROM revisions WHERE channel = :channel AND target_intent_id = :intentId
+    AND kind = 'delete' AND change = 'delete'))`;
+
 export interface SqliteTurnRevisions {
-  /** A revision applied, or a message deleted, under this id. */
-  isKnown(key: IntentKey): boolean;
   lookUp(key: IntentKey): MessageLookup;
   /** Applies one revision; `insertTurn` and `finish` are the store's own, run in the same transaction. */
   apply(
@@ -39,7 +45,6 @@ export interface SqliteTurnRevisions {
 }
 
 export function createSqliteTurnRevisions(database: DatabaseSync): SqliteTurnRevisions {
-  const recorded = database.prepare('SELECT 1 AS found FROM revisions WHERE channel = ? AND intent_id = ?');
   const deleted = database.prepare(
     `SELECT 1 AS found FROM revisions WHERE channel = ? AND target_intent_id = ? AND kind = 'delete' AND change = 'delete'`,
   );
@@ -67,12 +72,6 @@ export function createSqliteTurnRevisions(database: DatabaseSync): SqliteTurnRev
   const forget = database.prepare('DELETE FROM revisions WHERE user_id = ?');
 
   return {
-    isKnown(key) {
-      return (
-        recorded.get(key.channel, key.intentId) !== undefined ||
-        deleted.get(key.channel, key.intentId) !== undefined
-      );
-    },
     lookUp(key) {
       const row = findTurn.get(key.channel, key.intentId) as (TurnRow & { seq: number }) | undefined;
       if (row) {
