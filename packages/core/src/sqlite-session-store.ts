@@ -5,6 +5,7 @@ import {
   inSavepoint,
   inTransaction,
   openSqliteDatabase,
+  statementsPerLimit,
 } from '@nexus/sqlite-kit';
 import { RecentTurnsCache } from './history/recent-turns-cache.ts';
 import type { AppendTurnOptions, SessionStore, StoredTurn } from './session-store.ts';
@@ -87,8 +88,10 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (channel, intent_id) DO NOTHING`,
   );
-  const historyStatement = database.prepare(
-    `SELECT ${TURN_COLUMNS} FROM turns WHERE conversation_key = ? ORDER BY seq DESC LIMIT ?`,
+  const historyStatement = statementsPerLimit(
+    database,
+    (limit) =>
+      `SELECT ${TURN_COLUMNS} FROM turns WHERE conversation_key = ? ORDER BY seq DESC LIMIT ${limit}`,
   );
   const forgetStatement = database.prepare('DELETE FROM turns WHERE user_id = ?');
   // The conversation's key, or a later generation of it (`<key>#<n>`, after `/new`).
@@ -224,7 +227,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
       checkOthersWrites();
       const cached = recent.get(conversationKey, newest);
       if (cached) return cached;
-      const rows = historyStatement.all(conversationKey, newest) as unknown as TurnRow[];
+      const rows = historyStatement(newest).all(conversationKey) as unknown as TurnRow[];
       const turns = rows.reverse().map(toStoredTurn);
       recent.set(conversationKey, newest, turns);
       return turns.slice();

@@ -1,6 +1,11 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { JobBackoff, JobCounts, ParkedJob } from '@nexus/protocol';
-import { checkpointAndTruncate, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
+import {
+  checkpointAndTruncate,
+  inTransaction,
+  openSqliteDatabase,
+  statementsPerLimit,
+} from '@nexus/sqlite-kit';
 
 /** Each entry moves the schema one version up; `PRAGMA user_version` records how far a file is. */
 const MIGRATIONS: readonly string[] = [
@@ -95,6 +100,8 @@ interface ParkedRow {
 export class SqliteJobStore {
   readonly #database: DatabaseSync;
   readonly #statements;
+  /** The claim per number of jobs taken (its limit a literal: see `statementsPerLimit`). */
+  readonly #claimStatement: (limit: number) => StatementSync;
 
   constructor(options: { path: string; busyTimeoutMs: number }) {
     const database = openSqliteDatabase({
@@ -104,6 +111,17 @@ export class SqliteJobStore {
       storeName: 'job queue',
     });
     this.#database = database;
+    this.#claimStatement = statementsPerLimit(
+      database,
+      (limit) =>
+        `UPDATE jobs SET status = 'active', attempts_started = attempts_started + 1,
+           lease_token = :token, lease_until = :leaseUntil
+         WHERE seq IN (
+           SELECT seq FROM jobs WHERE name = :name AND status = 'waiting' AND run_at <= :now
+           ORDER BY run_at, seq LIMIT ${limit})
+         RETURNING seq, id, name, payload, run_at, attempts_started, attempts_failed, max_attempts,
+           backoff_type, backoff_delay_ms, traceparent`,
+    );
     this.#statements = {
       insert: database.prepare(
         `INSERT INTO jobs (name, id, payload, status, run_at, max_attempts, backoff_type, backoff_delay_ms, created_at, traceparent)
@@ -120,15 +138,6 @@ export class SqliteJobStore {
            lease_token = NULL, lease_until = NULL
          WHERE name = :name AND status = 'active' AND lease_until <= :now
          RETURNING id, status`,
-      ),
-      claim: database.prepare(
-        `UPDATE jobs SET status = 'active', attempts_started = attempts_started + 1,
-           lease_token = :token, lease_until = :leaseUntil
-         WHERE seq IN (
-           SELECT seq FROM jobs WHERE name = :name AND status = 'waiting' AND run_at <= :now
-           ORDER BY run_at, seq LIMIT :limit)
-         RETURNING seq, id, name, payload, run_at, attempts_started, attempts_failed, max_attempts,
-           backoff_type, backoff_delay_ms, traceparent`,
       ),
       renew: database.prepare(
         `UPDATE jobs SET lease_until = ? WHERE seq = ? AND lease_token = ? AND status = 'active'`,
@@ -230,10 +239,9 @@ export class SqliteJobStore {
         maxLeaseExpiries: options.maxLeaseExpiries,
         reason: LEASE_LOST_REASON,
       }) as unknown as { id: string; status: string }[];
-      const rows = this.#statements.claim.all({
+      const rows = this.#claimStatement(options.limit).all({
         name: options.name,
         now: options.now,
-        limit: options.limit,
         token: options.token,
         leaseUntil: options.leaseUntil,
       }) as unknown as ClaimRow[];

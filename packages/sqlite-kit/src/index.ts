@@ -6,3 +6,4 @@ export { GroupCommit } from './group-commit.ts';
 export { inSavepoint } from './in-savepoint.ts';
 export { inTransaction } from './in-transaction.ts';
 export { migrate, type OpenSqliteDatabaseOptions, openSqliteDatabase } from './open-sqlite-database.ts';
+export { statementsPerLimit } from './statements-per-limit.ts';
