@@ -36,6 +36,15 @@ export interface SqliteJobProcessor extends JobProcessor {
 
 type Outcome = JobRunOutcome;
 
+/** A job whose handler finished; `kept`/`error` say what writing its outcome did. */
+interface FinishedJob {
+  job: ClaimedJob;
+  outcome: Exclude<Outcome, { kind: 'abandoned' }>;
+  at: number;
+  kept?: boolean;
+  error?: Error;
+}
+
 interface Execution {
   job: ClaimedJob;
   settled: Promise<void>;
@@ -51,6 +60,12 @@ interface Execution {
 export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): SqliteJobProcessor {
   const { store, name, logger, now } = options;
   const executions = new Map<number, Execution>();
+  /**
+   * Jobs whose handler finished, written by the next pump in the transaction that also leases
+   * the next jobs (one commit for both, not one each): at most one event-loop turn later, so a
+   * crash in between only runs the job again, as a crash during the handler would.
+   */
+  const finished: FinishedJob[] = [];
   let pollTimer: NodeJS.Timeout | undefined;
   let pumpScheduled = false;
   let stopping = false;
@@ -67,14 +82,25 @@ export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): Sql
 
   function pump(): void {
     pumpScheduled = false;
-    if (stopping) return;
+    if (stopping) {
+      writeFinished();
+      return;
+    }
     clearTimeout(pollTimer);
     let delay = options.pollIntervalMs;
+    const outcomes = finished.splice(0);
+    const free = options.concurrency - executions.size;
+    if (outcomes.length === 0 && free <= 0) {
+      pollTimer = setTimeout(pump, delay);
+      return;
+    }
+    const time = now();
+    let leased: ReturnType<SqliteJobStore['claim']>;
     try {
-      const free = options.concurrency - executions.size;
-      if (free > 0) {
-        const time = now();
-        const { claimed, recovered } = store.claim({
+      leased = store.batch(() => {
+        recordAll(outcomes);
+        if (free <= 0) return { claimed: [], recovered: [] };
+        return store.claim({
           name,
           limit: free,
           token: options.generateToken(),
@@ -82,22 +108,47 @@ export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): Sql
           leaseUntil: time + options.leaseMs,
           maxLeaseExpiries: options.maxLeaseExpiries,
         });
-        for (const job of recovered) {
-          if (job.parked) logger.error({ jobId: job.id }, 'job parked: its lease expired too often');
-          else logger.warn({ jobId: job.id }, 'job lease expired (worker lost); it will run again');
-        }
-        for (const job of claimed) start(job);
-        if (claimed.length === free) {
-          schedule();
-          return;
-        }
-        const next = store.nextRunAt(name);
-        if (next !== undefined) delay = Math.min(delay, Math.max(1, next - now()));
+      });
+    } catch (error) {
+      // Nothing of the transaction was kept: the outcomes go with the next one.
+      finished.unshift(...outcomes);
+      logger.error({ err: error }, 'job queue poll failed; retrying at the next interval');
+      pollTimer = setTimeout(pump, delay);
+      return;
+    }
+    reportRecorded(outcomes);
+    if (free <= 0) {
+      pollTimer = setTimeout(pump, delay);
+      return;
+    }
+    try {
+      for (const job of leased.recovered) {
+        if (job.parked) logger.error({ jobId: job.id }, 'job parked: its lease expired too often');
+        else logger.warn({ jobId: job.id }, 'job lease expired (worker lost); it will run again');
       }
+      for (const job of leased.claimed) start(job);
+      if (leased.claimed.length === free) {
+        schedule();
+        return;
+      }
+      const next = store.nextRunAt(name);
+      if (next !== undefined) delay = Math.min(delay, Math.max(1, next - now()));
     } catch (error) {
       logger.error({ err: error }, 'job queue poll failed; retrying at the next interval');
     }
     pollTimer = setTimeout(pump, delay);
+  }
+
+  /** Writes the finished jobs' outcomes on their own (shutting down: no pump will run). */
+  function writeFinished(): void {
+    const outcomes = finished.splice(0);
+    if (outcomes.length === 0) return;
+    try {
+      store.batch(() => recordAll(outcomes));
+      reportRecorded(outcomes);
+    } catch (error) {
+      logger.error({ err: error }, 'job queue write failed; the leases will expire and the jobs run again');
+    }
   }
 
   function start(job: ClaimedJob): void {
@@ -141,25 +192,60 @@ export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): Sql
   }
 
   function record(job: ClaimedJob, outcome: Outcome): void {
-    const jobLogger = logger.child({ jobId: job.id, attempt: job.attemptsStarted });
     if (outcome.kind === 'abandoned') return;
-    const time = now();
-    let kept: boolean;
-    if (outcome.kind === 'done') {
-      kept = tryStore(() => store.complete(job, time));
-    } else {
-      const reason = jobFailureReason(outcome.error);
+    finished.push({ job, outcome, at: now() });
+    if (stopping) writeFinished();
+  }
+
+  /** Inside the pump's transaction: each outcome in its own savepoint, so one failure undoes only itself. */
+  function recordAll(outcomes: FinishedJob[]): void {
+    for (const entry of outcomes) {
+      const written = store.inSavepoint(() => writeOutcome(entry.job, entry.outcome, entry.at));
+      entry.kept = written === true;
+      if (written instanceof Error) entry.error = written;
+    }
+  }
+
+  function writeOutcome(
+    job: ClaimedJob,
+    outcome: Exclude<Outcome, { kind: 'abandoned' }>,
+    time: number,
+  ): boolean {
+    if (outcome.kind === 'done') return store.complete(job, time);
+    const failures = job.attemptsFailed + 1;
+    if (isPermanentJobError(outcome.error) || failures >= job.maxAttempts)
+      return store.park(job, time, jobFailureReason(outcome.error));
+    return store.retryLater(
+      job,
+      time + jobBackoffDelayMs(job.backoff, failures),
+      jobFailureReason(outcome.error),
+    );
+  }
+
+  /** After the commit: what happened to each outcome, in the log. */
+  function reportRecorded(outcomes: FinishedJob[]): void {
+    for (const { job, outcome, at, kept, error } of outcomes) {
+      const jobLogger = logger.child({ jobId: job.id, attempt: job.attemptsStarted });
+      if (error) {
+        jobLogger.error(
+          { err: error },
+          'job queue write failed; the lease will expire and the job run again',
+        );
+        continue;
+      }
+      if (!kept) {
+        jobLogger.warn({ outcome: outcome.kind }, 'job lease lost before its outcome was stored');
+        continue;
+      }
+      if (outcome.kind === 'done') continue;
       const failures = job.attemptsFailed + 1;
       if (isPermanentJobError(outcome.error) || failures >= job.maxAttempts) {
-        kept = tryStore(() => store.park(job, time, reason));
-        if (kept) jobLogger.error({ err: outcome.error, failures }, 'job parked');
+        jobLogger.error({ err: outcome.error, failures }, 'job parked');
       } else {
-        const runAt = time + jobBackoffDelayMs(job.backoff, failures);
-        kept = tryStore(() => store.retryLater(job, runAt, reason));
-        if (kept) jobLogger.warn({ err: outcome.error, failures, runAt }, 'job failed; will retry');
+        const runAt = at + jobBackoffDelayMs(job.backoff, failures);
+        jobLogger.warn({ err: outcome.error, failures, runAt }, 'job failed; will retry');
       }
     }
-    if (!kept) jobLogger.warn({ outcome: outcome.kind }, 'job lease lost before its outcome was stored');
   }
 
   function tryStore(write: () => boolean): boolean {
@@ -191,6 +277,8 @@ export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): Sql
   async function stop(stopOptions?: { timeoutMs?: number }): Promise<void> {
     stopping = true;
     clearTimeout(pollTimer);
+    // Outcomes a pump was about to write with its next claim: written now, before the store closes.
+    writeFinished();
     stopped ??= (async () => {
       const pending = [...executions.values()].map((execution) => execution.settled);
       if (pending.length > 0 && !(await settlesWithin(Promise.all(pending), timeoutOf(stopOptions)))) {

@@ -62,6 +62,32 @@ describe('SQLite job queue specifics', () => {
     });
   });
 
+  it('writes the outcomes of jobs that finished just before close, though the next claim never came', async () => {
+    // Outcomes are written with the pump's next claim; closing right after the last handler
+    // returned must still write them (close writes what is left), or the jobs would run again.
+    const path = freshPath();
+    const queue = open({ path });
+    let calls = 0;
+    let lastDone: (() => void) | undefined;
+    const allDone = new Promise<void>((resolve) => {
+      lastDone = resolve;
+    });
+    queue.process({
+      name: 'work',
+      concurrency: 4,
+      handler: async () => {
+        calls += 1;
+        if (calls === 20) lastDone?.();
+      },
+    });
+    await Promise.all(Array.from({ length: 20 }, () => queue.enqueue({ name: 'work', payload: {} })));
+    await allDone;
+    await queue.close({ timeoutMs: 5_000 });
+    const reopened = open({ path });
+    expect(await countsOf(reopened)).toMatchObject({ completed: 20, waiting: 0, active: 0 });
+    expect(calls).toBe(20);
+  });
+
   it('aborts a handler whose lease another worker took, and ignores its outcome', async () => {
     const path = freshPath();
     const slow = open({ path });

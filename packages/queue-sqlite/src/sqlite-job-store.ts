@@ -2,6 +2,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { JobBackoff, JobCounts, ParkedJob } from '@nexus/protocol';
 import {
   checkpointAndTruncate,
+  inSavepoint,
   inTransaction,
   openSqliteDatabase,
   statementsPerLimit,
@@ -263,6 +264,20 @@ export class SqliteJobStore {
         leaseToken: options.token,
       })),
     };
+  }
+
+  /**
+   * Runs `work` (outcome writes, a claim) in one write transaction: a processor records the jobs
+   * that finished and leases the next ones with one commit instead of one each. Each write in
+   * `work` should be its own savepoint (`inSavepoint`) so a failing one undoes only itself.
+   */
+  batch<T>(work: () => T): T {
+    return inTransaction(this.#database, work);
+  }
+
+  /** Runs one write of a `batch` in its own savepoint; an Error comes back instead of being thrown. */
+  inSavepoint(work: () => boolean): boolean | Error {
+    return inSavepoint(this.#database, work) as boolean | Error;
   }
 
   /** Each method below returns false when the lease was lost (another worker holds the job now). */
