@@ -81,8 +81,8 @@ export async function openStreamInbox(options: StreamInboxOptions): Promise<Stre
         continue;
       }
       for (const [, entries] of batches ?? []) {
-        if (entries.length > 0 && !stopped) {
-          trimTimer ??= setTimeout(trimRead, trimAfterMs);
+        if (entries.length > 0 && !stopped && !trimTimer) {
+          trimTimer = setTimeout(trimRead, trimAfterMs);
           trimTimer.unref();
         }
         for (const [id, fields] of entries) {

@@ -2,6 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { embeddingVectorsOf } from './embeddings-response.ts';
 
 const expected = { texts: 2, dimensions: 3 };
+/** An embeddings body with these `[index, embedding]` items. */
+const body = (...items: [unknown, unknown][]) => ({
+  data: items.map(([index, embedding]) => ({ index, embedding })),
+});
 
 describe('embeddingVectorsOf', () => {
   it('puts each vector where its index says, as float32', () => {
@@ -24,69 +28,22 @@ describe('embeddingVectorsOf', () => {
   });
 
   it('names a vector of the wrong length apart from other malformed bodies', () => {
-    expect(
-      embeddingVectorsOf(
-        {
-          data: [
-            { index: 0, embedding: [1, 2] },
-            { index: 1, embedding: [1, 2, 3] },
-          ],
-        },
-        expected,
-      ),
-    ).toEqual({ problem: 'dimensions', got: 2 });
+    expect(embeddingVectorsOf(body([0, [1, 2]], [1, [1, 2, 3]]), expected)).toEqual({
+      problem: 'dimensions',
+      got: 2,
+    });
   });
 
   it.each([
     ['no body', undefined],
     ['no data', { object: 'list' }],
-    ['one vector for two texts', { data: [{ index: 0, embedding: [1, 2, 3] }] }],
-    [
-      'an index twice',
-      {
-        data: [
-          { index: 0, embedding: [1, 2, 3] },
-          { index: 0, embedding: [1, 2, 3] },
-        ],
-      },
-    ],
-    [
-      'an index out of range',
-      {
-        data: [
-          { index: 0, embedding: [1, 2, 3] },
-          { index: 2, embedding: [1, 2, 3] },
-        ],
-      },
-    ],
-    [
-      'a fractional index',
-      {
-        data: [
-          { index: 0, embedding: [1, 2, 3] },
-          { index: 0.5, embedding: [1, 2, 3] },
-        ],
-      },
-    ],
-    [
-      'a string in a vector',
-      {
-        data: [
-          { index: 0, embedding: [1, '2', 3] },
-          { index: 1, embedding: [1, 2, 3] },
-        ],
-      },
-    ],
+    ['one vector for two texts', body([0, [1, 2, 3]])],
+    ['an index twice', body([0, [1, 2, 3]], [0, [1, 2, 3]])],
+    ['an index out of range', body([0, [1, 2, 3]], [2, [1, 2, 3]])],
+    ['a fractional index', body([0, [1, 2, 3]], [0.5, [1, 2, 3]])],
+    ['a string in a vector', body([0, [1, '2', 3]], [1, [1, 2, 3]])],
     ['a null item', { data: [null, { index: 1, embedding: [1, 2, 3] }] }],
-    [
-      'base64 vectors',
-      {
-        data: [
-          { index: 0, embedding: 'AAAA' },
-          { index: 1, embedding: 'AAAA' },
-        ],
-      },
-    ],
+    ['base64 vectors', body([0, 'AAAA'], [1, 'AAAA'])],
   ])('refuses %s', (_name, body) => {
     expect(embeddingVectorsOf(body, expected)).toEqual({ problem: 'malformed' });
   });

@@ -36,11 +36,16 @@ export interface SqliteJobProcessor extends JobProcessor {
 
 type Outcome = JobRunOutcome;
 
-/** A job whose handler finished; `kept`/`error` say what writing its outcome did. */
+/**
+ * A job whose handler finished, with what is to be stored for it, decided once when it finished;
+ * `kept`/`error` say what writing it did.
+ */
 interface FinishedJob {
   job: ClaimedJob;
-  outcome: Exclude<Outcome, { kind: 'abandoned' }>;
-  at: number;
+  next:
+    | { kind: 'complete'; at: number }
+    | { kind: 'park'; at: number; error: unknown; failures: number }
+    | { kind: 'retry'; runAt: number; error: unknown; failures: number };
   kept?: boolean;
   error?: Error;
 }
@@ -83,23 +88,39 @@ export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): Sql
   function pump(): void {
     pumpScheduled = false;
     if (stopping) {
-      writeFinished();
+      commitFinishedOnStop();
       return;
     }
     clearTimeout(pollTimer);
     let delay = options.pollIntervalMs;
-    const outcomes = finished.splice(0);
     const free = options.concurrency - executions.size;
-    if (outcomes.length === 0 && free <= 0) {
-      pollTimer = setTimeout(pump, delay);
-      return;
+    try {
+      const leased = commitFinished(free);
+      if (free > 0 && leased === free) {
+        schedule();
+        return;
+      }
+      const next = free > 0 ? store.nextRunAt(name) : undefined;
+      if (next !== undefined) delay = Math.min(delay, Math.max(1, next - now()));
+    } catch (error) {
+      logger.error({ err: error }, 'job queue poll failed; retrying at the next interval');
     }
+    pollTimer = setTimeout(pump, delay);
+  }
+
+  /**
+   * Writes the finished jobs' outcomes and leases up to `free` ready jobs, in one transaction;
+   * returns how many it leased. When it throws nothing was kept, and the outcomes wait for the next.
+   */
+  function commitFinished(free: number): number {
+    const outcomes = finished.splice(0);
+    if (outcomes.length === 0 && free <= 0) return 0;
     const time = now();
-    let leased: ReturnType<SqliteJobStore['claim']>;
+    let leased: ReturnType<SqliteJobStore['claim']> | undefined;
     try {
       leased = store.batch(() => {
-        recordAll(outcomes);
-        if (free <= 0) return { claimed: [], recovered: [] };
+        writeOutcomes(outcomes);
+        if (free <= 0) return undefined;
         return store.claim({
           name,
           limit: free,
@@ -110,42 +131,22 @@ export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): Sql
         });
       });
     } catch (error) {
-      // Nothing of the transaction was kept: the outcomes go with the next one.
       finished.unshift(...outcomes);
-      logger.error({ err: error }, 'job queue poll failed; retrying at the next interval');
-      pollTimer = setTimeout(pump, delay);
-      return;
+      throw error;
     }
-    reportRecorded(outcomes);
-    if (free <= 0) {
-      pollTimer = setTimeout(pump, delay);
-      return;
+    reportOutcomes(outcomes);
+    for (const job of leased?.recovered ?? []) {
+      if (job.parked) logger.error({ jobId: job.id }, 'job parked: its lease expired too often');
+      else logger.warn({ jobId: job.id }, 'job lease expired (worker lost); it will run again');
     }
-    try {
-      for (const job of leased.recovered) {
-        if (job.parked) logger.error({ jobId: job.id }, 'job parked: its lease expired too often');
-        else logger.warn({ jobId: job.id }, 'job lease expired (worker lost); it will run again');
-      }
-      for (const job of leased.claimed) start(job);
-      if (leased.claimed.length === free) {
-        schedule();
-        return;
-      }
-      const next = store.nextRunAt(name);
-      if (next !== undefined) delay = Math.min(delay, Math.max(1, next - now()));
-    } catch (error) {
-      logger.error({ err: error }, 'job queue poll failed; retrying at the next interval');
-    }
-    pollTimer = setTimeout(pump, delay);
+    for (const job of leased?.claimed ?? []) start(job);
+    return leased?.claimed.length ?? 0;
   }
 
-  /** Writes the finished jobs' outcomes on their own (shutting down: no pump will run). */
-  function writeFinished(): void {
-    const outcomes = finished.splice(0);
-    if (outcomes.length === 0) return;
+  /** Shutting down, no pump will run: the finished jobs' outcomes are written now. */
+  function commitFinishedOnStop(): void {
     try {
-      store.batch(() => recordAll(outcomes));
-      reportRecorded(outcomes);
+      commitFinished(0);
     } catch (error) {
       logger.error({ err: error }, 'job queue write failed; the leases will expire and the jobs run again');
     }
@@ -193,57 +194,62 @@ export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): Sql
 
   function record(job: ClaimedJob, outcome: Outcome): void {
     if (outcome.kind === 'abandoned') return;
-    finished.push({ job, outcome, at: now() });
-    if (stopping) writeFinished();
+    const at = now();
+    const failures = job.attemptsFailed + 1;
+    finished.push({
+      job,
+      next:
+        outcome.kind === 'done'
+          ? { kind: 'complete', at }
+          : isPermanentJobError(outcome.error) || failures >= job.maxAttempts
+            ? { kind: 'park', at, error: outcome.error, failures }
+            : {
+                kind: 'retry',
+                runAt: at + jobBackoffDelayMs(job.backoff, failures),
+                error: outcome.error,
+                failures,
+              },
+    });
+    if (stopping) commitFinishedOnStop();
   }
 
-  /** Inside the pump's transaction: each outcome in its own savepoint, so one failure undoes only itself. */
-  function recordAll(outcomes: FinishedJob[]): void {
+  /** Inside the commit's transaction: each outcome in its own savepoint, so one failure undoes only itself. */
+  function writeOutcomes(outcomes: FinishedJob[]): void {
     for (const entry of outcomes) {
-      const written = store.inSavepoint(() => writeOutcome(entry.job, entry.outcome, entry.at));
+      const { job, next } = entry;
+      const written = store.inSavepoint(() =>
+        next.kind === 'complete'
+          ? store.complete(job, next.at)
+          : next.kind === 'park'
+            ? store.park(job, next.at, jobFailureReason(next.error))
+            : store.retryLater(job, next.runAt, jobFailureReason(next.error)),
+      );
       entry.kept = written === true;
       if (written instanceof Error) entry.error = written;
     }
   }
 
-  function writeOutcome(
-    job: ClaimedJob,
-    outcome: Exclude<Outcome, { kind: 'abandoned' }>,
-    time: number,
-  ): boolean {
-    if (outcome.kind === 'done') return store.complete(job, time);
-    const failures = job.attemptsFailed + 1;
-    if (isPermanentJobError(outcome.error) || failures >= job.maxAttempts)
-      return store.park(job, time, jobFailureReason(outcome.error));
-    return store.retryLater(
-      job,
-      time + jobBackoffDelayMs(job.backoff, failures),
-      jobFailureReason(outcome.error),
-    );
-  }
-
   /** After the commit: what happened to each outcome, in the log. */
-  function reportRecorded(outcomes: FinishedJob[]): void {
-    for (const { job, outcome, at, kept, error } of outcomes) {
+  function reportOutcomes(outcomes: FinishedJob[]): void {
+    for (const { job, next, kept, error } of outcomes) {
       const jobLogger = logger.child({ jobId: job.id, attempt: job.attemptsStarted });
       if (error) {
         jobLogger.error(
           { err: error },
           'job queue write failed; the lease will expire and the job run again',
         );
-        continue;
-      }
-      if (!kept) {
-        jobLogger.warn({ outcome: outcome.kind }, 'job lease lost before its outcome was stored');
-        continue;
-      }
-      if (outcome.kind === 'done') continue;
-      const failures = job.attemptsFailed + 1;
-      if (isPermanentJobError(outcome.error) || failures >= job.maxAttempts) {
-        jobLogger.error({ err: outcome.error, failures }, 'job parked');
-      } else {
-        const runAt = at + jobBackoffDelayMs(job.backoff, failures);
-        jobLogger.warn({ err: outcome.error, failures, runAt }, 'job failed; will retry');
+      } else if (!kept) {
+        jobLogger.warn(
+          { outcome: next.kind === 'complete' ? 'done' : 'failed' },
+          'job lease lost before its outcome was stored',
+        );
+      } else if (next.kind === 'park') {
+        jobLogger.error({ err: next.error, failures: next.failures }, 'job parked');
+      } else if (next.kind === 'retry') {
+        jobLogger.warn(
+          { err: next.error, failures: next.failures, runAt: next.runAt },
+          'job failed; will retry',
+        );
       }
     }
   }
@@ -278,7 +284,7 @@ export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): Sql
     stopping = true;
     clearTimeout(pollTimer);
     // Outcomes a pump was about to write with its next claim: written now, before the store closes.
-    writeFinished();
+    commitFinishedOnStop();
     stopped ??= (async () => {
       const pending = [...executions.values()].map((execution) => execution.settled);
       if (pending.length > 0 && !(await settlesWithin(Promise.all(pending), timeoutOf(stopOptions)))) {
