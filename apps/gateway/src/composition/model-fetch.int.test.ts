@@ -36,6 +36,14 @@ function bodyOf(request: http.IncomingMessage): Promise<string> {
   });
 }
 
+/**
+ * undici hands over a response's last bytes a moment before it counts the connection as free
+ * again; a request sent in that very continuation opens another one. Any real gap reuses it.
+ */
+function connectionFreed(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 describe('the model fetch', () => {
   it('carries a streamed AI SDK turn against the scripted model server', async () => {
     const model = await startScriptedModelServer();
@@ -76,6 +84,7 @@ describe('the model fetch', () => {
       expect(response.ok).toBe(true);
       expect(response.headers.get('x-answer')).toBe('42');
       expect(await response.json()).toEqual({ ok: true });
+      await connectionFreed();
     }
     expect(seen.map((request) => request.body)).toEqual(['{"a":"é"}', '{"b":2}']);
     expect(seen[0]?.method).toBe('POST');
@@ -122,6 +131,22 @@ describe('the model fetch', () => {
     release?.();
   });
 
+  it('lets a caller drop the body of an answer it does not want, and serves the next request', async () => {
+    const { url } = await serve((request, response) => {
+      response.writeHead(request.url === '/missing' ? 404 : 200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ at: request.url, padding: 'x'.repeat(64 * 1024) }));
+    });
+    const modelFetch = createModelFetch();
+    const missing = await modelFetch(`${url}/missing`, { method: 'POST', body: '{}' });
+    expect(missing.status).toBe(404);
+    // As the embedding-model probe does with a 404: the body is never read. A chunk still on its
+    // way must not throw from inside the stream (vitest fails the run on an uncaught error).
+    await missing.body?.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const next = await modelFetch(`${url}/found`, { method: 'POST', body: '{}' });
+    expect(((await next.json()) as { at: string }).at).toBe('/found');
+  });
+
   it('decodes a gzip body and follows a redirect', async () => {
     const { url } = await serve((request, response) => {
       if (request.url === '/old') {
@@ -157,6 +182,7 @@ describe('the model fetch', () => {
     });
     const modelFetch = createModelFetch();
     expect(await (await modelFetch(url, { method: 'POST', body: 'one' })).text()).toBe('answer 1');
+    await connectionFreed();
     expect(await (await modelFetch(url, { method: 'POST', body: 'two' })).text()).toBe('answer 3');
     expect(sockets.size).toBe(2);
   });
