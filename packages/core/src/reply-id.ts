@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Intent } from '@nexus/protocol';
 
 /**
@@ -7,5 +7,5 @@ import type { Intent } from '@nexus/protocol';
  * reply replaces it instead of showing a second one.
  */
 export function replyIdFor(intent: Pick<Intent, 'channel' | 'id'>): string {
-  return `r-${createHash('sha256').update(`${intent.channel}\u0000${intent.id}`).digest('base64url').slice(0, 22)}`;
+  return `r-${hash('sha256', `${intent.channel}\u0000${intent.id}`, 'base64url').slice(0, 22)}`;
 }

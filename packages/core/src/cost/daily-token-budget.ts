@@ -136,8 +136,13 @@ export function createSqliteDailyTokenBudget(options: {
   };
 }
 
+/** The UTC day of `now` as YYYY-MM-DD; the last one is kept, as every charge and check asks. */
+let lastDay = { number: Number.NaN, text: '' };
 function dayOf(now: number): string {
-  return new Date(now).toISOString().slice(0, 10);
+  const number = Math.floor(now / DAY_MS);
+  if (number !== lastDay.number)
+    lastDay = { number, text: new Date(number * DAY_MS).toISOString().slice(0, 10) };
+  return lastDay.text;
 }
 
 function nextDayStart(now: number): number {

@@ -34,13 +34,32 @@ export function createConversationGenerations(
   );
   // Owners already written, so a busy conversation costs one write, not one per message.
   const known = new Map<string, string>();
+  // Generations read lately: a turn asks twice (history, stored turn), and they change only here
+  // or through another connection (`nexus users forget`), whose commit moves `PRAGMA data_version`.
+  const generations = new Map<string, number>();
+  const committedVersion = committedVersionReader(database);
+  let cachedAtVersion: number | undefined;
+  const remember = (conversationKey: string, generation: number): number => {
+    if (generations.size >= 10_000) generations.clear();
+    generations.set(conversationKey, generation);
+    return generation;
+  };
 
   return {
     generation(conversationKey) {
-      return (get.get(conversationKey) as { generation: number } | undefined)?.generation ?? 0;
+      const version = committedVersion();
+      if (version !== cachedAtVersion) {
+        generations.clear();
+        cachedAtVersion = version;
+      }
+      const cached = generations.get(conversationKey);
+      if (cached !== undefined) return cached;
+      const row = get.get(conversationKey) as { generation: number } | undefined;
+      return remember(conversationKey, row?.generation ?? 0);
     },
     startNew(conversationKey) {
-      return (bump.get(conversationKey, now()) as { generation: number }).generation;
+      const generation = (bump.get(conversationKey, now()) as { generation: number }).generation;
+      return remember(conversationKey, generation);
     },
     rememberOwner({ conversationKey, userId }) {
       if (known.get(conversationKey) === userId) return;
@@ -49,7 +68,28 @@ export function createConversationGenerations(
       known.set(conversationKey, userId);
     },
     startNewForPerson(userId) {
-      return Number(bumpPerson.run(now(), userId).changes);
+      const changed = Number(bumpPerson.run(now(), userId).changes);
+      // Which conversations were the person's is in the file, not here: read them afresh.
+      if (changed > 0) generations.clear();
+      return changed;
     },
+  };
+}
+
+/**
+ * `PRAGMA data_version` of the file (it moves when another connection commits), read at most
+ * once per pass of the event loop: under load one pass serves many turns. A commit by another
+ * process is seen from the next pass on, as if it had landed a moment later.
+ */
+function committedVersionReader(database: DatabaseSync): () => number {
+  const statement = database.prepare('PRAGMA data_version');
+  let pinned: number | undefined;
+  return () => {
+    if (pinned !== undefined) return pinned;
+    pinned = (statement.get() as { data_version: number }).data_version;
+    setImmediate(() => {
+      pinned = undefined;
+    });
+    return pinned;
   };
 }
