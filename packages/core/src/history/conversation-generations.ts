@@ -1,4 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { committedVersionReader } from '@nexus/sqlite-kit';
 
 /**
  * Which generation each conversation is in. `/new` moves a conversation to the next generation,
@@ -73,23 +74,5 @@ export function createConversationGenerations(
       if (changed > 0) generations.clear();
       return changed;
     },
-  };
-}
-
-/**
- * `PRAGMA data_version` of the file (it moves when another connection commits), read at most
- * once per pass of the event loop: under load one pass serves many turns. A commit by another
- * process is seen from the next pass on, as if it had landed a moment later.
- */
-function committedVersionReader(database: DatabaseSync): () => number {
-  const statement = database.prepare('PRAGMA data_version');
-  let pinned: number | undefined;
-  return () => {
-    if (pinned !== undefined) return pinned;
-    pinned = (statement.get() as { data_version: number }).data_version;
-    setImmediate(() => {
-      pinned = undefined;
-    });
-    return pinned;
   };
 }

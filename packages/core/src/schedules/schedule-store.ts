@@ -122,7 +122,7 @@ export function createSqliteScheduleStore(options: {
     'UPDATE schedules SET next_run_at = NULL, cancelled_at = ? WHERE user_id = ? AND next_run_at IS NOT NULL',
   );
   const deleteAll = database.prepare('DELETE FROM schedules WHERE user_id = ?');
-  const deleteZone = database.prepare('DELETE FROM time_zones WHERE user_id = ?');
+  const timeZones = createTimeZoneStore({ database, defaultZone: options.defaultTimeZone, now: options.now });
   return {
     add(schedule) {
       const { conversation } = schedule;
@@ -163,11 +163,11 @@ export function createSqliteScheduleStore(options: {
     cancelAllOf: (userId) => Number(cancelAll.run(options.now(), userId).changes),
     forget(userId) {
       const deleted = Number(deleteAll.run(userId).changes);
-      deleteZone.run(userId);
+      timeZones.forget(userId);
       database.exec('PRAGMA wal_checkpoint(TRUNCATE)');
       return deleted;
     },
-    timeZones: createTimeZoneStore({ database, defaultZone: options.defaultTimeZone, now: options.now }),
+    timeZones,
     close: () => database.close(),
   };
 }

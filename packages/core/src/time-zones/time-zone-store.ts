@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { NexusError } from '@nexus/protocol';
+import { committedVersionReader } from '@nexus/sqlite-kit';
 import { isValidTimeZone } from './zoned-time.ts';
 
 /** Each person's time zone, as they set it with `/timezone`; everyone else has the default. */
@@ -9,6 +10,8 @@ export interface TimeZoneStore {
   /** Undefined when the person never set one. */
   storedZoneOf(userId: string): string | undefined;
   set(userId: string, zone: string): void;
+  /** Deletes the person's zone (they asked to be forgotten). */
+  forget(userId: string): void;
   readonly defaultZone: string;
 }
 
@@ -32,8 +35,25 @@ export function createTimeZoneStore(options: {
     `INSERT INTO time_zones (user_id, time_zone, updated_at) VALUES (?, ?, ?)
      ON CONFLICT (user_id) DO UPDATE SET time_zone = excluded.time_zone, updated_at = excluded.updated_at`,
   );
-  const storedZoneOf = (userId: string) =>
-    (select.get(userId) as { time_zone: string } | undefined)?.time_zone;
+  const remove = options.database.prepare('DELETE FROM time_zones WHERE user_id = ?');
+  // Zones read lately (null: none set), as every turn asks: they change only here, or through
+  // another connection, whose commit moves `PRAGMA data_version`.
+  const zones = new Map<string, string | null>();
+  const committedVersion = committedVersionReader(options.database);
+  let cachedAtVersion: number | undefined;
+  const storedZoneOf = (userId: string): string | undefined => {
+    const version = committedVersion();
+    if (version !== cachedAtVersion) {
+      zones.clear();
+      cachedAtVersion = version;
+    }
+    const cached = zones.get(userId);
+    if (cached !== undefined) return cached ?? undefined;
+    const zone = (select.get(userId) as { time_zone: string } | undefined)?.time_zone;
+    if (zones.size >= 10_000) zones.clear();
+    zones.set(userId, zone ?? null);
+    return zone;
+  };
   return {
     defaultZone: options.defaultZone,
     storedZoneOf,
@@ -43,11 +63,13 @@ export function createTimeZoneStore(options: {
         throw new NexusError({ code: 'invalid_intent', message: `Unknown time zone '${zone}'.` });
       }
       // Stored as Intl names it (`europe/lisbon` → `Europe/Lisbon`).
-      upsert.run(
-        userId,
-        new Intl.DateTimeFormat('en-GB', { timeZone: zone }).resolvedOptions().timeZone,
-        options.now(),
-      );
+      const named = new Intl.DateTimeFormat('en-GB', { timeZone: zone }).resolvedOptions().timeZone;
+      upsert.run(userId, named, options.now());
+      zones.set(userId, named);
+    },
+    forget(userId) {
+      remove.run(userId);
+      zones.delete(userId);
     },
   };
 }

@@ -1,0 +1,21 @@
+import type { DatabaseSync } from 'node:sqlite';
+
+/**
+ * `PRAGMA data_version` of the file, read at most once per pass of the event loop: it moves when
+ * another connection (the owner's CLI, another process) commits, so an in-memory copy of rows is
+ * still good while it stays the same. Under load one pass serves many turns, so one read covers
+ * them all. A commit by another process is seen from the next pass on, as if it had landed a
+ * moment later. This connection's own commits never move it: whoever caches must follow those.
+ */
+export function committedVersionReader(database: DatabaseSync): () => number {
+  const statement = database.prepare('PRAGMA data_version');
+  let pinned: number | undefined;
+  return () => {
+    if (pinned !== undefined) return pinned;
+    pinned = (statement.get() as { data_version: number }).data_version;
+    setImmediate(() => {
+      pinned = undefined;
+    });
+    return pinned;
+  };
+}
