@@ -252,4 +252,28 @@ describe('daily token budget store', () => {
     expect(otherProcess.check('web:b', day).spent).toBe(7);
     otherProcess.close();
   });
+
+  it("keeps the committed spend between checks, in step with its own writes and with another process's from the next pass", async () => {
+    const path = join(directory, 'token-budget.db');
+    const day = Date.parse('2026-03-01T12:00:00Z');
+    const nextPass = () => new Promise((resolve) => setImmediate(resolve));
+    const budget = createSqliteDailyTokenBudget({ path, tokensPerDay: 100 });
+    const otherProcess = createSqliteDailyTokenBudget({ path, tokensPerDay: 100 });
+    budget.charge('web:a', 30, day);
+    await nextPass();
+    expect(budget.check('web:a', day).spent).toBe(30);
+    budget.charge('web:a', 20, day);
+    await nextPass();
+    expect(budget.check('web:a', day).spent).toBe(50);
+    otherProcess.charge('web:a', 25, day);
+    await nextPass();
+    expect(budget.check('web:a', day)).toMatchObject({ allowed: true, spent: 75 });
+    otherProcess.charge('web:a', 25, day);
+    await nextPass();
+    expect(budget.check('web:a', day)).toMatchObject({ allowed: false, spent: 100 });
+    expect(budget.forget('web:a')).toBe(1);
+    expect(budget.check('web:a', day).spent).toBe(0);
+    otherProcess.close();
+    budget.close();
+  });
 });

@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
+import { committedVersionReader, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
 
 /** Whose allowance: a person's (over all their channels) or a group conversation's (all members). */
 export type BudgetSubject = 'person' | 'group';
@@ -85,6 +85,26 @@ export function createSqliteDailyTokenBudget(options: {
   const queued = new Map<string, { subjectId: string; day: string; tokens: number }>();
   let writeScheduled: NodeJS.Immediate | undefined;
   const keyOf = (subjectId: string, day: string) => `${day} ${subjectId}`;
+  // Spend as committed, by day and subject, since every message checks it: it changes only
+  // through the writes below (which keep it in step) or another process's, which move
+  // `PRAGMA data_version` and so empty it.
+  const committed = new Map<string, number>();
+  const committedVersion = committedVersionReader(database);
+  let cachedAtVersion: number | undefined;
+  const committedSpend = (subjectId: string, day: string): number => {
+    const version = committedVersion();
+    if (version !== cachedAtVersion) {
+      committed.clear();
+      cachedAtVersion = version;
+    }
+    const key = keyOf(subjectId, day);
+    const cached = committed.get(key);
+    if (cached !== undefined) return cached;
+    const tokens = (read.get(subjectId, day) as { tokens: number } | undefined)?.tokens ?? 0;
+    if (committed.size >= 10_000) committed.clear();
+    committed.set(key, tokens);
+    return tokens;
+  };
   const writeQueued = (): void => {
     if (writeScheduled) clearImmediate(writeScheduled);
     writeScheduled = undefined;
@@ -97,6 +117,12 @@ export function createSqliteDailyTokenBudget(options: {
       queued.clear();
     } catch (error) {
       options.onWriteError?.(error);
+      return;
+    }
+    for (const { subjectId, day, tokens } of charges) {
+      const key = keyOf(subjectId, day);
+      const before = committed.get(key);
+      if (before !== undefined) committed.set(key, before + tokens);
     }
   };
 
@@ -106,8 +132,7 @@ export function createSqliteDailyTokenBudget(options: {
     check(subjectId, now) {
       const limit = limitOf(subjectId);
       const day = dayOf(now);
-      const row = read.get(subjectId, day) as { tokens: number } | undefined;
-      const spent = (row?.tokens ?? 0) + (queued.get(keyOf(subjectId, day))?.tokens ?? 0);
+      const spent = committedSpend(subjectId, day) + (queued.get(keyOf(subjectId, day))?.tokens ?? 0);
       return { allowed: spent < limit, spent, limit, resetsAt: nextDayStart(now) };
     },
     charge(subjectId, tokens, now) {
@@ -115,6 +140,7 @@ export function createSqliteDailyTokenBudget(options: {
       const day = dayOf(now);
       if (day !== prunedDay) {
         prune.run(dayOf(now - KEPT_DAYS * DAY_MS));
+        committed.clear();
         prunedDay = day;
       }
       if (tokens <= 0) return;
@@ -127,6 +153,7 @@ export function createSqliteDailyTokenBudget(options: {
     forget(userId) {
       writeQueued();
       for (const [key, charge] of queued) if (charge.subjectId === userId) queued.delete(key);
+      committed.clear();
       return Number(remove.run(userId).changes);
     },
     close() {
