@@ -32,7 +32,7 @@ export interface CacheConnection {
   statements: Statements;
   /**
    * The connection's `PRAGMA data_version` (moves when another connection commits). The store
-   * reads it once per synchronous run of code for both caches; `fresh` reads it now.
+   * reads it once per pass of the event loop for both caches; `fresh` reads it now.
    */
   dataVersion: (options?: { fresh: boolean }) => number;
 }

@@ -91,7 +91,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     this.#transaction(() => items.map((item) => this.#insertSavepoint(item.memory, item.embedding))),
   );
   #closed = false;
-  /** `PRAGMA data_version` as read in the current synchronous run of code (see `#dataVersion`). */
+  /** `PRAGMA data_version` as read in the current pass of the event loop (see `#dataVersion`). */
   #pinnedDataVersion: number | undefined;
 
   constructor(options: SqliteMemoryStoreOptions) {
@@ -600,17 +600,17 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
   }
 
   /**
-   * `PRAGMA data_version` for both caches, read once per synchronous run of code: the scopes of
-   * a turn's memory context (global search and listing, person, session) are read in one such
-   * run, and each cache used to read it on its own, twice a search. Nothing else runs in this
-   * process meanwhile; another connection's commit during the run cannot be told apart from
-   * one made right after it, and the rows returned are read from SQL, never from the caches.
+   * `PRAGMA data_version` for both caches, read once per pass of the event loop: the scopes of a
+   * turn's memory context (global search and listing, person, session) are read in one pass, and
+   * under load one pass serves many turns; each cache used to read it on its own, twice a search.
+   * Another connection's commit is seen from the next pass on, as if it had landed a moment
+   * later; the rows returned are read from SQL, never from the caches. `fresh` reads it now.
    */
   #dataVersion(options?: { fresh: boolean }): number {
     if (this.#pinnedDataVersion !== undefined && !options?.fresh) return this.#pinnedDataVersion;
     const version = (this.#statement('PRAGMA data_version').get() as { data_version: number }).data_version;
     if (this.#pinnedDataVersion === undefined)
-      queueMicrotask(() => {
+      setImmediate(() => {
         this.#pinnedDataVersion = undefined;
       });
     this.#pinnedDataVersion = version;
