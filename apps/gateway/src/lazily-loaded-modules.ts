@@ -22,4 +22,5 @@ export const LAZILY_LOADED_MODULES = [
   '@nexus/channel-telegram',
   '@nexus/channel-discord',
   '@nexus/channel-whatsapp',
+  'undici',
 ] as const;

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { Agent, type Dispatcher, EnvHttpProxyAgent, request } from 'undici';
+import type { Dispatcher } from 'undici';
 
 /** What the model client waits at most for response headers, and between body bytes, before failing. */
 const IDLE_LIMIT_MS = 300_000;
@@ -31,10 +31,19 @@ export function createModelFetch(): typeof globalThis.fetch {
     process.env.NODE_USE_ENV_PROXY === '1' ||
     process.execArgv.includes('--use-env-proxy') ||
     (process.env.NODE_OPTIONS ?? '').split(/\s+/u).includes('--use-env-proxy');
-  const limits = { headersTimeout: IDLE_LIMIT_MS, bodyTimeout: IDLE_LIMIT_MS };
-  const dispatcher: Dispatcher = useEnvProxy
-    ? new EnvHttpProxyAgent({ ...limits, proxyTunnel: false })
-    : new Agent(limits);
+  // Loaded at the first model request, not at start: an idle gateway does not carry undici
+  // (about 3 MB of heap and 60 ms of start-up).
+  let client: Promise<ModelClient> | undefined;
+  const loadClient = async (): Promise<ModelClient> => {
+    const undici = await import('undici');
+    const limits = { headersTimeout: IDLE_LIMIT_MS, bodyTimeout: IDLE_LIMIT_MS };
+    return {
+      request: undici.request,
+      dispatcher: useEnvProxy
+        ? new undici.EnvHttpProxyAgent({ ...limits, proxyTunnel: false })
+        : new undici.Agent(limits),
+    };
+  };
   const modelFetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = typeof input === 'string' ? URL.parse(input) : input instanceof URL ? input : null;
     const body = init?.body ?? undefined;
@@ -45,16 +54,23 @@ export function createModelFetch(): typeof globalThis.fetch {
       (init?.redirect !== undefined && init.redirect !== 'follow')
     )
       return globalThis.fetch(input, init);
-    return send(url, body, init, dispatcher, () => globalThis.fetch(input, init));
+    client ??= loadClient();
+    return client.then((loaded) => send(url, body, init, loaded, () => globalThis.fetch(input, init)));
   };
   return modelFetch as typeof globalThis.fetch;
+}
+
+/** undici's `request` and the keep-alive dispatcher it sends through. */
+interface ModelClient {
+  request: typeof import('undici').request;
+  dispatcher: Dispatcher;
 }
 
 async function send(
   url: URL,
   body: string | undefined,
   init: RequestInit | undefined,
-  dispatcher: Dispatcher,
+  { request, dispatcher }: ModelClient,
   viaFetch: () => Promise<Response>,
 ): Promise<Response> {
   const signal = init?.signal ?? undefined;
