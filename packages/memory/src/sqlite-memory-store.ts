@@ -1,5 +1,11 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { GroupCommit, inSavepoint, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
+import {
+  committedVersionReader,
+  GroupCommit,
+  inSavepoint,
+  inTransaction,
+  openSqliteDatabase,
+} from '@nexus/sqlite-kit';
 import { getLoadablePath } from 'sqlite-vec';
 import { lexicalQueryParts, sumWeightedRankings } from './conversation-query.ts';
 import type { Memory, MemoryScope, MemoryStats } from './memory.ts';
@@ -91,8 +97,6 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     this.#transaction(() => items.map((item) => this.#insertSavepoint(item.memory, item.embedding))),
   );
   #closed = false;
-  /** `PRAGMA data_version` as read in the current pass of the event loop (see `#dataVersion`). */
-  #pinnedDataVersion: number | undefined;
 
   constructor(options: SqliteMemoryStoreOptions) {
     try {
@@ -149,7 +153,11 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     this.#hasVectorTable = this.vectorSpace !== undefined;
     const connection = {
       statements: (sql: string) => this.#statement(sql),
-      dataVersion: (options?: { fresh: boolean }) => this.#dataVersion(options),
+      // Read once per pass of the event loop for both caches: a turn's memory context (global
+      // search and listing, person, session) is read in one pass, and under load one pass serves
+      // many turns; each cache used to read it on its own, twice a search. The rows returned are
+      // read from SQL, never from the caches.
+      dataVersion: committedVersionReader(this.#database),
     };
     this.#lexicalCache = new SqliteLexicalCache(connection, options.lexicalCache);
     this.#vectorCache =
@@ -597,24 +605,6 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     ).all(JSON.stringify(rowids), filter.userId, ...filters.values) as unknown as MemoryRow[];
     for (const row of rows) result.set(row.rowid, memoryFromRow(row));
     return result;
-  }
-
-  /**
-   * `PRAGMA data_version` for both caches, read once per pass of the event loop: the scopes of a
-   * turn's memory context (global search and listing, person, session) are read in one pass, and
-   * under load one pass serves many turns; each cache used to read it on its own, twice a search.
-   * Another connection's commit is seen from the next pass on, as if it had landed a moment
-   * later; the rows returned are read from SQL, never from the caches. `fresh` reads it now.
-   */
-  #dataVersion(options?: { fresh: boolean }): number {
-    if (this.#pinnedDataVersion !== undefined && !options?.fresh) return this.#pinnedDataVersion;
-    const version = (this.#statement('PRAGMA data_version').get() as { data_version: number }).data_version;
-    if (this.#pinnedDataVersion === undefined)
-      setImmediate(() => {
-        this.#pinnedDataVersion = undefined;
-      });
-    this.#pinnedDataVersion = version;
-    return version;
   }
 
   /**

@@ -5,17 +5,19 @@ import type { DatabaseSync } from 'node:sqlite';
  * another connection (the owner's CLI, another process) commits, so an in-memory copy of rows is
  * still good while it stays the same. Under load one pass serves many turns, so one read covers
  * them all. A commit by another process is seen from the next pass on, as if it had landed a
- * moment later. This connection's own commits never move it: whoever caches must follow those.
+ * moment later; `fresh` reads it now (and keeps that for the rest of the pass). This
+ * connection's own commits never move it: whoever caches must follow those.
  */
-export function committedVersionReader(database: DatabaseSync): () => number {
+export function committedVersionReader(database: DatabaseSync): (options?: { fresh: boolean }) => number {
   const statement = database.prepare('PRAGMA data_version');
   let pinned: number | undefined;
-  return () => {
-    if (pinned !== undefined) return pinned;
+  return (options) => {
+    if (pinned !== undefined && !options?.fresh) return pinned;
+    if (pinned === undefined)
+      setImmediate(() => {
+        pinned = undefined;
+      });
     pinned = (statement.get() as { data_version: number }).data_version;
-    setImmediate(() => {
-      pinned = undefined;
-    });
     return pinned;
   };
 }

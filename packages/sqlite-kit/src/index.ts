@@ -1,6 +1,7 @@
 // The one way Nexus opens SQLite (node:sqlite): pragmas, owner-only files, numbered migrations
 // that refuse a newer file, and write transactions taken at once (BEGIN IMMEDIATE).
 export { checkpointAndTruncate } from './checkpoint-and-truncate.ts';
+export { CommittedCache } from './committed-cache.ts';
 export { committedVersionReader } from './committed-version.ts';
 export { createPrivateFile } from './create-private-file.ts';
 export { GroupCommit } from './group-commit.ts';

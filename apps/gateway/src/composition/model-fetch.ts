@@ -6,8 +6,6 @@ import type { Dispatcher } from 'undici';
 const IDLE_LIMIT_MS = 300_000;
 /** Statuses whose Response has no body (the Response constructor refuses one). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
-/** Socket failures of a request on a kept-alive connection that the server closed meanwhile. */
-const DROPPED_CONNECTION_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 
 /**
  * The `fetch` the model providers and the embedder are given: the same contract as the global
@@ -111,12 +109,10 @@ async function send(
  * closed a kept-alive connection as the request went out, so it never reached the server.
  */
 function wasKeptAliveConnectionDropped(error: unknown): boolean {
+  // undici reports it as its SocketError, with the socket's byte counts (a raw ECONNRESET or
+  // EPIPE comes without them, so whether the connection was reused cannot be told).
   const failure = error as { code?: unknown; socket?: { bytesRead?: number } } | null;
-  return (
-    typeof failure?.code === 'string' &&
-    DROPPED_CONNECTION_CODES.has(failure.code) &&
-    (failure.socket?.bytesRead ?? 0) > 0
-  );
+  return failure?.code === 'UND_ERR_SOCKET' && (failure.socket?.bytesRead ?? 0) > 0;
 }
 
 /** The caller's headers as a plain object, with what fetch would add when they are missing. */

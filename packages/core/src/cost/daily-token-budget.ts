@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { committedVersionReader, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
+import { CommittedCache, inTransaction, openSqliteDatabase } from '@nexus/sqlite-kit';
 
 /** Whose allowance: a person's (over all their channels) or a group conversation's (all members). */
 export type BudgetSubject = 'person' | 'group';
@@ -86,25 +86,13 @@ export function createSqliteDailyTokenBudget(options: {
   let writeScheduled: NodeJS.Immediate | undefined;
   const keyOf = (subjectId: string, day: string) => `${day} ${subjectId}`;
   // Spend as committed, by day and subject, since every message checks it: it changes only
-  // through the writes below (which keep it in step) or another process's, which move
-  // `PRAGMA data_version` and so empty it.
-  const committed = new Map<string, number>();
-  const committedVersion = committedVersionReader(database);
-  let cachedAtVersion: number | undefined;
-  const committedSpend = (subjectId: string, day: string): number => {
-    const version = committedVersion();
-    if (version !== cachedAtVersion) {
-      committed.clear();
-      cachedAtVersion = version;
-    }
-    const key = keyOf(subjectId, day);
-    const cached = committed.get(key);
-    if (cached !== undefined) return cached;
-    const tokens = (read.get(subjectId, day) as { tokens: number } | undefined)?.tokens ?? 0;
-    if (committed.size >= 10_000) committed.clear();
-    committed.set(key, tokens);
-    return tokens;
-  };
+  // through the writes below (which keep it in step) or another process's, which empties it.
+  const committed = new CommittedCache<number>(database);
+  const committedSpend = (subjectId: string, day: string): number =>
+    committed.get(
+      keyOf(subjectId, day),
+      () => (read.get(subjectId, day) as { tokens: number } | undefined)?.tokens ?? 0,
+    );
   const writeQueued = (): void => {
     if (writeScheduled) clearImmediate(writeScheduled);
     writeScheduled = undefined;
@@ -119,11 +107,8 @@ export function createSqliteDailyTokenBudget(options: {
       options.onWriteError?.(error);
       return;
     }
-    for (const { subjectId, day, tokens } of charges) {
-      const key = keyOf(subjectId, day);
-      const before = committed.get(key);
-      if (before !== undefined) committed.set(key, before + tokens);
-    }
+    for (const { subjectId, day, tokens } of charges)
+      committed.update(keyOf(subjectId, day), (before) => before + tokens);
   };
 
   return {

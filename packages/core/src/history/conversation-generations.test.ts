@@ -1,28 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type AccessStore, createAccessStore } from '../access/access-store.ts';
-
-const stores: AccessStore[] = [];
-const directories: string[] = [];
-afterEach(() => {
-  for (const store of stores.splice(0)) store.close();
-  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
-});
+import { describe, expect, it } from 'vitest';
+import { createAccessStore } from '../access/access-store.ts';
+import { nextPassOfTheEventLoop, twoConnections } from '../testing/two-connections.ts';
 
 /** Two connections to one access file: the gateway's and, say, the owner's CLI. */
-function gatewayAndCli(): { gateway: AccessStore; cli: AccessStore } {
-  const directory = mkdtempSync(join(tmpdir(), 'nexus-generations-'));
-  directories.push(directory);
-  const path = join(directory, 'access.sqlite');
-  const gateway = createAccessStore({ path });
-  const cli = createAccessStore({ path });
-  stores.push(gateway, cli);
+function gatewayAndCli() {
+  const [gateway, cli] = twoConnections('access.sqlite', (path) => createAccessStore({ path }));
   return { gateway, cli };
 }
-
-const nextPassOfTheEventLoop = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('conversation generations', () => {
   it('follows /new in this process at once, though reads are kept between turns', () => {

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { committedVersionReader } from '@nexus/sqlite-kit';
+import { CommittedCache } from '@nexus/sqlite-kit';
 
 /**
  * Which generation each conversation is in. `/new` moves a conversation to the next generation,
@@ -36,31 +36,21 @@ export function createConversationGenerations(
   // Owners already written, so a busy conversation costs one write, not one per message.
   const known = new Map<string, string>();
   // Generations read lately: a turn asks twice (history, stored turn), and they change only here
-  // or through another connection (`nexus users forget`), whose commit moves `PRAGMA data_version`.
-  const generations = new Map<string, number>();
-  const committedVersion = committedVersionReader(database);
-  let cachedAtVersion: number | undefined;
-  const remember = (conversationKey: string, generation: number): number => {
-    if (generations.size >= 10_000) generations.clear();
-    generations.set(conversationKey, generation);
-    return generation;
-  };
+  // or through another connection (`nexus users forget`), whose commit empties the copy.
+  const generations = new CommittedCache<number>(database);
 
   return {
     generation(conversationKey) {
-      const version = committedVersion();
-      if (version !== cachedAtVersion) {
-        generations.clear();
-        cachedAtVersion = version;
-      }
-      const cached = generations.get(conversationKey);
-      if (cached !== undefined) return cached;
-      const row = get.get(conversationKey) as { generation: number } | undefined;
-      return remember(conversationKey, row?.generation ?? 0);
+      return generations.get(
+        conversationKey,
+        () => (get.get(conversationKey) as { generation: number } | undefined)?.generation ?? 0,
+      );
     },
     startNew(conversationKey) {
-      const generation = (bump.get(conversationKey, now()) as { generation: number }).generation;
-      return remember(conversationKey, generation);
+      return generations.set(
+        conversationKey,
+        (bump.get(conversationKey, now()) as { generation: number }).generation,
+      );
     },
     rememberOwner({ conversationKey, userId }) {
       if (known.get(conversationKey) === userId) return;

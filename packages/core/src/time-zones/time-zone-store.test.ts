@@ -1,29 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createSqliteScheduleStore, type ScheduleStore } from '../schedules/schedule-store.ts';
-
-const stores: ScheduleStore[] = [];
-const directories: string[] = [];
-afterEach(() => {
-  for (const store of stores.splice(0)) store.close();
-  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
-});
+import { describe, expect, it } from 'vitest';
+import { createSqliteScheduleStore } from '../schedules/schedule-store.ts';
+import { nextPassOfTheEventLoop, twoConnections } from '../testing/two-connections.ts';
 
 /** Two connections to one schedules file: the gateway's and another process's. */
-function gatewayAndOther(): { gateway: ScheduleStore; other: ScheduleStore } {
-  const directory = mkdtempSync(join(tmpdir(), 'nexus-zones-'));
-  directories.push(directory);
-  const path = join(directory, 'schedules.sqlite');
-  const open = () => createSqliteScheduleStore({ path, defaultTimeZone: 'UTC', now: () => 1_000 });
-  const gateway = open();
-  const other = open();
-  stores.push(gateway, other);
+function gatewayAndOther() {
+  const [gateway, other] = twoConnections('schedules.sqlite', (path) =>
+    createSqliteScheduleStore({ path, defaultTimeZone: 'UTC', now: () => 1_000 }),
+  );
   return { gateway, other };
 }
-
-const nextPassOfTheEventLoop = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('time zones', () => {
   it('answers a zone set or forgotten in this process at once, though reads are kept between turns', () => {

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { NexusError } from '@nexus/protocol';
-import { committedVersionReader } from '@nexus/sqlite-kit';
+import { CommittedCache } from '@nexus/sqlite-kit';
 import { isValidTimeZone } from './zoned-time.ts';
 
 /** Each person's time zone, as they set it with `/timezone`; everyone else has the default. */
@@ -37,23 +37,11 @@ export function createTimeZoneStore(options: {
   );
   const remove = options.database.prepare('DELETE FROM time_zones WHERE user_id = ?');
   // Zones read lately (null: none set), as every turn asks: they change only here, or through
-  // another connection, whose commit moves `PRAGMA data_version`.
-  const zones = new Map<string, string | null>();
-  const committedVersion = committedVersionReader(options.database);
-  let cachedAtVersion: number | undefined;
-  const storedZoneOf = (userId: string): string | undefined => {
-    const version = committedVersion();
-    if (version !== cachedAtVersion) {
-      zones.clear();
-      cachedAtVersion = version;
-    }
-    const cached = zones.get(userId);
-    if (cached !== undefined) return cached ?? undefined;
-    const zone = (select.get(userId) as { time_zone: string } | undefined)?.time_zone;
-    if (zones.size >= 10_000) zones.clear();
-    zones.set(userId, zone ?? null);
-    return zone;
-  };
+  // another connection, whose commit empties the copy.
+  const zones = new CommittedCache<string | null>(options.database);
+  const storedZoneOf = (userId: string): string | undefined =>
+    zones.get(userId, () => (select.get(userId) as { time_zone: string } | undefined)?.time_zone ?? null) ??
+    undefined;
   return {
     defaultZone: options.defaultZone,
     storedZoneOf,
