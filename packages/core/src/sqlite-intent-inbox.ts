@@ -1,6 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { type Intent, intentSchema } from '@nexus/protocol';
-import { inTransaction } from '@nexus/sqlite-kit';
 import type { AdmitIntentOptions, InboxEntry, InboxEntryKind, IntentKey } from './session-store.ts';
 
 /** Schema step of the session store: the inbox lives in the same file as the turns it de-dupes against. */
@@ -35,19 +34,24 @@ interface InboxRow {
 }
 
 export interface SqliteIntentInbox {
-  /** Writes the entry unless `isSeen` (answered, revised, deleted or already waiting) says otherwise. */
-  admit(entry: AdmitIntentOptions, isSeen: (key: IntentKey) => boolean): 'admitted' | 'duplicate';
+  /** Writes the entry unless the intent was seen (answered, revised, deleted or already waiting). */
+  admit(entry: AdmitIntentOptions): 'admitted' | 'duplicate';
   recordReply(key: IntentKey, replyText: string): void;
   finish(key: IntentKey): void;
   countReplay(key: IntentKey): void;
   unfinished(): InboxEntry[];
 }
 
-/** The inbox statements over the session store's connection; callers own the transactions. */
-export function createSqliteIntentInbox(database: DatabaseSync): SqliteIntentInbox {
+/**
+ * The inbox statements over the session store's connection; callers own the transactions.
+ * `seenSql` is the store's condition (over `:channel` and `:intentId`) for an intent it has seen:
+ * the admission checks it and writes the entry in one statement.
+ */
+export function createSqliteIntentInbox(database: DatabaseSync, seenSql: string): SqliteIntentInbox {
   const insert = database.prepare(
     `INSERT INTO inbox (channel, intent_id, conversation_key, kind, intent_json, decided_json, accepted_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+     SELECT :channel, :intentId, :conversationKey, :kind, :intentJson, :decidedJson, :acceptedAt
+     WHERE NOT ${seenSql}`,
   );
   const reply = database.prepare('UPDATE inbox SET reply_text = ? WHERE channel = ? AND intent_id = ?');
   const remove = database.prepare('DELETE FROM inbox WHERE channel = ? AND intent_id = ?');
@@ -59,20 +63,17 @@ export function createSqliteIntentInbox(database: DatabaseSync): SqliteIntentInb
      FROM inbox ORDER BY seq`,
   );
   return {
-    admit(entry, isSeen) {
-      return inTransaction(database, () => {
-        if (isSeen(entry)) return 'duplicate';
-        insert.run(
-          entry.channel,
-          entry.intentId,
-          entry.conversationKey,
-          entry.kind,
-          JSON.stringify(entry.intent),
-          JSON.stringify(entry.decided),
-          entry.acceptedAt,
-        );
-        return 'admitted';
+    admit(entry) {
+      const { changes } = insert.run({
+        channel: entry.channel,
+        intentId: entry.intentId,
+        conversationKey: entry.conversationKey,
+        kind: entry.kind,
+        intentJson: JSON.stringify(entry.intent),
+        decidedJson: JSON.stringify(entry.decided),
+        acceptedAt: entry.acceptedAt,
       });
+      return changes === 0 ? 'duplicate' : 'admitted';
     },
     recordReply(key, replyText) {
       reply.run(replyText, key.channel, key.intentId);

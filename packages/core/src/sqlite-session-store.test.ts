@@ -5,6 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoredTurn } from './session-store.ts';
 import { createSqliteSessionStore } from './sqlite-session-store.ts';
+import { nextPassOfTheEventLoop } from './testing/two-connections.ts';
 
 const directories: string[] = [];
 function temporaryFile(): string {
@@ -149,6 +150,9 @@ describe('sqlite session store', () => {
     const command = createSqliteSessionStore({ path });
     expect(await command.forgetPeople?.({ userIds: ['web:u1'] })).toBe(1);
     await command.close();
+    // Another connection's commit is seen from the next pass of the event loop (the store reads
+    // the file's version once per pass).
+    await nextPassOfTheEventLoop();
     expect(
       (await gateway.history({ conversationKey: 'web:c1', limit: 5 })).map((stored) => stored.intentId),
     ).toEqual(['intent-2']);
@@ -156,6 +160,7 @@ describe('sqlite session store', () => {
     const raw = new DatabaseSync(path);
     raw.prepare("UPDATE turns SET reply_text = 'changed' WHERE intent_id = 'intent-2'").run();
     raw.close();
+    await nextPassOfTheEventLoop();
     expect((await gateway.history({ conversationKey: 'web:c1', limit: 5 }))[0]?.replyText).toBe('changed');
     await gateway.close();
   });

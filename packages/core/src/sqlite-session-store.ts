@@ -1,6 +1,7 @@
 import { NexusError } from '@nexus/protocol';
 import {
   checkpointAndTruncate,
+  committedVersionReader,
   GroupCommit,
   inSavepoint,
   inTransaction,
@@ -77,12 +78,11 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     storeName: 'session store',
   });
 
-  // Answered, revised, deleted or waiting, in one statement: intake asks it of every message
-  // twice (the early de-dupe, then inside the transaction that admits it).
-  const seenStatement = database.prepare(
-    `SELECT (EXISTS (SELECT 1 FROM turns WHERE channel = :channel AND intent_id = :intentId)
-       OR ${REVISION_KNOWN_SQL} OR ${INBOX_WAITING_SQL}) AS seen`,
-  );
+  // Answered, revised, deleted or waiting: intake asks it of every message twice (the early
+  // de-dupe here, then inside the inbox's admitting insert, which writes only when it is false).
+  const seenSql = `(EXISTS (SELECT 1 FROM turns WHERE channel = :channel AND intent_id = :intentId)
+       OR ${REVISION_KNOWN_SQL} OR ${INBOX_WAITING_SQL})`;
+  const seenStatement = database.prepare(`SELECT ${seenSql} AS seen`);
   const insertStatement = database.prepare(
     `INSERT INTO turns (channel, intent_id, conversation_key, user_id, user_text, reply_text, outcome, token_count, created_at, kind, revises_intent_id)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -103,7 +103,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   const forgetInboxStatement = database.prepare(
     'DELETE FROM inbox WHERE instr(intent_json, ?1) > 0 OR instr(decided_json, ?1) > 0',
   );
-  const inbox = createSqliteIntentInbox(database);
+  const inbox = createSqliteIntentInbox(database, seenSql);
   const revisions = createSqliteTurnRevisions(database);
   const isSeen = ({ channel, intentId }: { channel: string; intentId: string }) =>
     (seenStatement.get({ channel, intentId }) as { seen: number }).seen === 1;
@@ -124,12 +124,12 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     ).changes !== 0;
   // History reads are served from here while nothing but this store's own commits changed the
   // file: `PRAGMA data_version` moves when another connection (`nexus users forget`, another
-  // process) commits, and then the cache is emptied.
+  // process) commits, and then the cache is emptied. Read once per pass of the event loop.
   const recent = new RecentTurnsCache(options.historyCacheSize ?? DEFAULT_HISTORY_CACHE_SIZE);
-  const dataVersionStatement = database.prepare('PRAGMA data_version');
+  const committedVersion = committedVersionReader(database);
   let dataVersion: unknown;
   const checkOthersWrites = () => {
-    const version = (dataVersionStatement.get() as { data_version: number }).data_version;
+    const version = committedVersion();
     if (version !== dataVersion) recent.clear();
     dataVersion = version;
   };
@@ -187,7 +187,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     },
     async admitIntent(entry) {
       ensureOpen();
-      return write(() => inbox.admit(entry, isSeen));
+      return write(() => inbox.admit(entry));
     },
     async recordReply({ replyText, ...key }) {
       ensureOpen();
