@@ -54,8 +54,8 @@ export function sumWeightedRankings<Id>(
 
 /** One lexical sub-query: its terms are OR-ed, and its BM25 scores count `weight` times. */
 export interface WeightedTerms {
-  terms: string[];
-  weight: number;
+  readonly terms: readonly string[];
+  readonly weight: number;
 }
 
 /**
@@ -63,7 +63,18 @@ export interface WeightedTerms {
  * (`STOP_WORD_WEIGHT`) and the recent turns' other content words (`CONTEXT_WEIGHT`); the turns'
  * stop words are left out. Empty parts are dropped.
  */
-export function lexicalQueryParts(text: string, contextText = ''): WeightedTerms[] {
+export function lexicalQueryParts(text: string, contextText = ''): readonly WeightedTerms[] {
+  // A turn's context searches each scope (global, person, conversation) with the same texts:
+  // the last plan is kept, so the words are split once per turn, not once per scope.
+  if (lastPlan && lastPlan.text === text && lastPlan.contextText === contextText) return lastPlan.parts;
+  const parts = planLexicalQuery(text, contextText);
+  lastPlan = { text, contextText, parts };
+  return parts;
+}
+
+let lastPlan: { text: string; contextText: string; parts: readonly WeightedTerms[] } | undefined;
+
+function planLexicalQuery(text: string, contextText: string): readonly WeightedTerms[] {
   const message = queryTermGroups(text);
   const seen = new Set([...message.content, ...message.stop]);
   const context = queryTermGroups(contextText).content.filter((term) => !seen.has(term));

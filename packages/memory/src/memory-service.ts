@@ -406,6 +406,7 @@ export class MemoryService implements MemoryApi {
       sessionId: options.sessionId,
       abortSignal: options.abortSignal,
     });
+    if (hits.length === 0) return [];
     const now = this.#now();
     // The message's own time words first; a follow-up ("how did it go?") takes the turns'.
     const said = queryTime(options.query, now);

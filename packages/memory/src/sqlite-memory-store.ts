@@ -294,7 +294,6 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     const partition = { userId: options.userId, scopes: options.scopes, sessionId: options.sessionId };
     const statements = (sql: string) => this.#statement(sql);
     const rankings: RowRanking[] = [];
-    const parts = lexicalQueryParts(options.text, options.contextText);
     // A person's or scope's memories are ranked by the in-process index in one pass over the
     // parts' postings (message words, its stop words, the turns' words, each at its weight).
     // A session's few linked memories, and a large person's while their index is built, are
@@ -305,6 +304,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     // are anyway): a conversation nothing has been linked to yet costs no FTS5 query.
     const linked = options.sessionId === undefined ? undefined : sessionLinks(statements, partition);
     if (linked?.length === 0) return [];
+    const parts = lexicalQueryParts(options.text, options.contextText);
     if (parts.length > 0) {
       const lexical = index
         ? index.rank(parts, candidates, options.scopes)
