@@ -1,4 +1,4 @@
-import { eng as ENGLISH_STOP_WORDS } from 'stopword/src/stopwords_eng.js';
+import { ENGLISH_STOP_WORDS } from './english-stop-words.ts';
 
 const STOP_WORDS = new Set<string>(ENGLISH_STOP_WORDS);
 const WORD_PATTERN = /[\p{L}\p{N}]+/gu;

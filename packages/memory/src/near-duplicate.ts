@@ -1,5 +1,5 @@
 import { stemmer } from 'stemmer';
-import { eng as ENGLISH_STOP_WORDS } from 'stopword/src/stopwords_eng.js';
+import { ENGLISH_STOP_WORDS } from './english-stop-words.ts';
 import type { Memory } from './memory.ts';
 import type { MemoryStore } from './memory-store.ts';
 
