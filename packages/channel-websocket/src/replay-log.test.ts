@@ -34,6 +34,31 @@ describe('ReplayLog', () => {
     expect(log.replay('a', seqs[0]!)).toMatchObject({ frames: ['a#2:x', 'a#3:x'], complete: true });
   });
 
+  it('keeps an ended reply as its start and end: the deltas go once the end (the full text) is stored', () => {
+    const log = createLog();
+    const frame = (text: string) => (seq: number) => `a#${seq}:${text}`;
+    const start = log.append('a', 'alice', frame('start r1')).seq;
+    const firstDelta = log.append('a', 'alice', frame('Hel'), { deltaOf: 'r1' }).seq;
+    log.append('a', 'alice', frame('lo'), { deltaOf: 'r1' });
+    // Another reply still streaming in the same conversation keeps its deltas.
+    log.append('a', 'alice', frame('Wor'), { deltaOf: 'r2' });
+    const bytesBefore = log.totalBytes;
+    log.append('a', 'alice', frame('end r1 Hello'), { endOf: 'r1' });
+    expect(log.replay('a', 0)).toEqual({
+      frames: ['a#1:start r1', 'a#4:Wor', 'a#5:end r1 Hello'],
+      complete: true,
+      lastSeq: 5,
+    });
+    // A client that saw part of the reply gets its end, which carries the whole text.
+    expect(log.replay('a', firstDelta)).toEqual({
+      frames: ['a#4:Wor', 'a#5:end r1 Hello'],
+      complete: true,
+      lastSeq: 5,
+    });
+    expect(log.replay('a', start).complete).toBe(true);
+    expect(log.totalBytes).toBe(bytesBefore - 'a#2:Hel'.length - 'a#3:lo'.length + 'a#5:end r1 Hello'.length);
+  });
+
   it('binds a conversation to its first client', () => {
     const log = createLog();
     expect(log.claim('a', 'alice')).toBe('claimed');

@@ -21,7 +21,12 @@ export interface ReplayResult {
 interface StoredEvent {
   seq: number;
   frame: string;
+  /** Set on a `reply.delta`: the reply it belongs to, whose `reply.end` supersedes it. */
+  deltaOf?: string;
 }
+
+/** What an appended event is to its reply, for the log to keep only what a resume still needs. */
+export type ReplyPart = { deltaOf: string } | { endOf: string };
 
 interface ConversationEntry {
   ownerClientId: string;
@@ -89,12 +94,25 @@ export class ReplayLog {
     return true;
   }
 
-  /** Issues the next seq, stores the frame `build` makes for it, and returns both. */
-  append(conversationId: string, ownerClientId: string, build: (seq: number) => string): StoredEvent {
+  /**
+   * Issues the next seq, stores the frame `build` makes for it, and returns both. A reply's end
+   * carries its full text, so once it is stored the reply's deltas are dropped: a resume from
+   * before or inside the reply gets its start and its end, which repair the text, and the log
+   * holds two or three frames per answered reply instead of one per streamed token. That is not a
+   * gap (`complete` stays true); seq numbers may skip anyway.
+   */
+  append(
+    conversationId: string,
+    ownerClientId: string,
+    build: (seq: number) => string,
+    part?: ReplyPart,
+  ): StoredEvent {
     const entry = this.#entries.get(conversationId) ?? this.#create(conversationId, ownerClientId);
     this.#touch(conversationId, entry);
+    if (part && 'endOf' in part) this.#dropDeltas(entry, part.endOf);
     this.#lastIssuedSeq += 1;
-    const stored = { seq: this.#lastIssuedSeq, frame: build(this.#lastIssuedSeq) };
+    const stored: StoredEvent = { seq: this.#lastIssuedSeq, frame: build(this.#lastIssuedSeq) };
+    if (part && 'deltaOf' in part) stored.deltaOf = part.deltaOf;
     entry.events.push(stored);
     entry.lastSeq = stored.seq;
     entry.bytes += stored.frame.length;
@@ -148,6 +166,17 @@ export class ReplayLog {
     this.#totalBytes -= entry.bytes;
     this.#entries.delete(conversationId);
     if (this.#mostRecent === conversationId) this.#mostRecent = undefined;
+  }
+
+  #dropDeltas(entry: ConversationEntry, replyId: string): void {
+    let dropped = 0;
+    entry.events = entry.events.filter((stored) => {
+      if (stored.deltaOf !== replyId) return true;
+      dropped += stored.frame.length;
+      return false;
+    });
+    entry.bytes -= dropped;
+    this.#totalBytes -= dropped;
   }
 
   #dropOldest(entry: ConversationEntry): void {

@@ -161,7 +161,7 @@ describe('delivery, seq and resume', () => {
     expect(stranger.eventFrames()).toHaveLength(0);
   });
 
-  it('replays exactly the missed events after a disconnect mid-reply', async () => {
+  it('replays exactly the missed events after a disconnect mid-reply, and an ended reply as its end', async () => {
     harness = await startHarness();
     const first = await greeted('browser-1');
     await sendMessage(first, 'm-1', 'conv-1');
@@ -174,27 +174,35 @@ describe('delivery, seq and resume', () => {
     const seen = first.eventFrames('conv-1');
     const lastSeq = seen.at(-1)!.seq;
     await first.close();
-    // Delivered while nobody is connected: only logged for replay.
-    await harness.deliver(intent, events.slice(3));
+    // Delivered while nobody is connected: only logged for replay. The reply is still streaming.
+    await harness.deliver(intent, events.slice(3, -1));
 
     const second = await greeted('browser-1', { resume: { conversationId: 'conv-1', lastSeq } });
     const resumed = await second.next((frame) => frame.type === 'resumed');
     const replayed = second.eventFrames('conv-1');
-    expect(replayed.map((frame) => frame.event)).toEqual(events.slice(3));
+    expect(replayed.map((frame) => frame.event)).toEqual(events.slice(3, -1));
     expect(replayed.every((frame) => frame.seq > lastSeq)).toBe(true);
     expect(resumed).toEqual({
       type: 'resumed',
       conversationId: 'conv-1',
-      replayed: events.length - 3,
+      replayed: events.length - 4,
       complete: true,
       lastSeq: replayed.at(-1)!.seq,
     });
     // The rest of the reply arrives live, once.
     const tail: ReplyEvent = { type: 'status', text: 'done' };
-    await harness.deliver(intent, [tail]);
+    await harness.deliver(intent, [events.at(-1)!, tail]);
     await second.next((frame) => frame.type === 'event' && frame.event.type === 'status');
     const all = second.eventFrames('conv-1').map((frame) => frame.seq);
     expect(new Set(all).size).toBe(all.length);
+    await second.close();
+
+    // Once the reply has ended, the log keeps its end (the whole text) in place of its deltas: a
+    // client that saw only the first ones is repaired by it.
+    const third = await greeted('browser-1', { resume: { conversationId: 'conv-1', lastSeq } });
+    const afterEnd = await third.next((frame) => frame.type === 'resumed');
+    expect(third.eventFrames('conv-1').map((frame) => frame.event)).toEqual([events.at(-1), tail]);
+    expect(afterEnd).toMatchObject({ replayed: 2, complete: true });
   });
 
   it('resumes via a resume frame and reports complete:false when the log no longer reaches back', async () => {
@@ -205,15 +213,17 @@ describe('delivery, seq and resume', () => {
     await client.next((frame) => frame.type === 'event' && frame.event.type === 'reply.end');
     const seqs = client.eventFrames('conv-1').map((frame) => frame.seq);
 
+    // The log kept the last three events while the deltas streamed (the start and the first two
+    // deltas went), then the end replaced the deltas: it holds the end alone.
     client.send({ type: 'resume', conversationId: 'conv-1', lastSeq: seqs[0]! });
     const partial = await client.next<Extract<ServerFrame, { type: 'resumed' }>>(
       (frame) => frame.type === 'resumed',
     );
-    expect(partial).toMatchObject({ replayed: 3, complete: false, lastSeq: seqs.at(-1) });
+    expect(partial).toMatchObject({ replayed: 1, complete: false, lastSeq: seqs.at(-1) });
 
     client.send({ type: 'resume', conversationId: 'conv-1', lastSeq: seqs.at(-3)! });
     expect(await client.next((frame) => frame.type === 'resumed')).toMatchObject({
-      replayed: 2,
+      replayed: 1,
       complete: true,
     });
 

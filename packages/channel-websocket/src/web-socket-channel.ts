@@ -10,6 +10,7 @@ import type {
   FetchedAttachment,
   IntentSink,
   Logger,
+  ReplyEvent,
 } from '@nexus/protocol';
 import { NexusError, WEB_SOCKET_SUBPROTOCOL } from '@nexus/protocol';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -18,7 +19,7 @@ import { webSocketCapabilities } from './capabilities.ts';
 import { ClientConnection } from './client-connection.ts';
 import { ClientFrameHandler } from './client-frame-handler.ts';
 import { ConnectionRegistry } from './connection-registry.ts';
-import { ReplayLog } from './replay-log.ts';
+import { ReplayLog, type ReplyPart } from './replay-log.ts';
 import { replyMediaFrames } from './reply-media-frames.ts';
 import { parseUploadFileId } from './to-intent.ts';
 import {
@@ -61,6 +62,13 @@ const STATUS_TEXT: Record<number, string> = {
 /** Length of `bytes` bytes once base64-encoded. */
 function base64Chars(bytes: number): number {
   return Math.ceil(bytes / 3) * 4;
+}
+
+/** What the replay log needs to know of an event: a reply's delta, or the end that supersedes them. */
+function replyPartOf(event: ReplyEvent): ReplyPart | undefined {
+  if (event.type === 'reply.delta') return { deltaOf: event.replyId };
+  if (event.type === 'reply.end') return { endOf: event.replyId };
+  return undefined;
 }
 
 /** Events handed to sockets between forced yields, so a fast producer cannot starve other clients. */
@@ -200,26 +208,31 @@ class WebSocketChannelAdapter implements WebSocketChannel {
     for await (const event of events) {
       if (abortSignal?.aborted) break;
       let live: string | undefined;
-      const stored = this.#replayLog.append(conversationId, conversation.senderPlatformId, (seq) => {
-        if (event.type !== 'reply.media')
-          return JSON.stringify({ type: 'event', conversationId, seq, event });
-        const frames = replyMediaFrames({
-          conversationId,
-          seq,
-          event,
-          replayMaxChars: base64Chars(this.#options.replayMediaMaxBytes),
-          // Half the peer's buffer cap: a bigger frame would get the client disconnected (4413).
-          liveMaxChars: Math.floor(this.#options.maxBufferedBytes / 2),
-        });
-        if (frames.omittedLive) {
-          this.#logger.warn(
-            { conversationId, name: event.media.name, sizeBytes: event.media.sizeBytes },
-            'web-socket: reply file too large to send; the client is told',
-          );
-        }
-        live = frames.live;
-        return frames.replay;
-      });
+      const stored = this.#replayLog.append(
+        conversationId,
+        conversation.senderPlatformId,
+        (seq) => {
+          if (event.type !== 'reply.media')
+            return JSON.stringify({ type: 'event', conversationId, seq, event });
+          const frames = replyMediaFrames({
+            conversationId,
+            seq,
+            event,
+            replayMaxChars: base64Chars(this.#options.replayMediaMaxBytes),
+            // Half the peer's buffer cap: a bigger frame would get the client disconnected (4413).
+            liveMaxChars: Math.floor(this.#options.maxBufferedBytes / 2),
+          });
+          if (frames.omittedLive) {
+            this.#logger.warn(
+              { conversationId, name: event.media.name, sizeBytes: event.media.sizeBytes },
+              'web-socket: reply file too large to send; the client is told',
+            );
+          }
+          live = frames.live;
+          return frames.replay;
+        },
+        replyPartOf(event),
+      );
       const owner = this.#replayLog.owner(conversationId) ?? conversation.senderPlatformId;
       for (const connection of this.#registry.ofClient(owner)) {
         connection.outbound.sendEvent(conversationId, stored.seq, event, live ?? stored.frame);
