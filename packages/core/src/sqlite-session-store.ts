@@ -1,11 +1,11 @@
 import { NexusError } from '@nexus/protocol';
 import {
   checkpointAndTruncate,
-  committedVersionReader,
   GroupCommit,
   inSavepoint,
   inTransaction,
   openSqliteDatabase,
+  othersCommittedWatcher,
   statementsPerLimit,
 } from '@nexus/sqlite-kit';
 import { RecentTurnsCache } from './history/recent-turns-cache.ts';
@@ -126,13 +126,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   // file: `PRAGMA data_version` moves when another connection (`nexus users forget`, another
   // process) commits, and then the cache is emptied. Read once per pass of the event loop.
   const recent = new RecentTurnsCache(options.historyCacheSize ?? DEFAULT_HISTORY_CACHE_SIZE);
-  const committedVersion = committedVersionReader(database);
-  let dataVersion: unknown;
-  const checkOthersWrites = () => {
-    const version = committedVersion();
-    if (version !== dataVersion) recent.clear();
-    dataVersion = version;
-  };
+  const othersCommitted = othersCommittedWatcher(database);
   let closed = false;
   const writes = new GroupCommit<QueuedWrite, unknown>((queued) => {
     const outcomes = inTransaction(database, () =>
@@ -224,7 +218,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
       if (writes.pending((queued) => queued.conversationKey === conversationKey)) writes.flush();
       if (limit <= 0) return [];
       const newest = Math.floor(limit);
-      checkOthersWrites();
+      if (othersCommitted()) recent.clear();
       const cached = recent.get(conversationKey, newest);
       if (cached) return cached;
       const rows = historyStatement(newest).all(conversationKey) as unknown as TurnRow[];

@@ -58,6 +58,9 @@ export interface WeightedTerms {
   readonly weight: number;
 }
 
+/** The last plan `lexicalQueryParts` made, with the texts it was made of. */
+let lastPlan: { text: string; contextText: string; parts: readonly WeightedTerms[] } | undefined;
+
 /**
  * The lexical plan of a query: the message's content words (weight 1), its stop words
  * (`STOP_WORD_WEIGHT`) and the recent turns' other content words (`CONTEXT_WEIGHT`); the turns'
@@ -71,8 +74,6 @@ export function lexicalQueryParts(text: string, contextText = ''): readonly Weig
   lastPlan = { text, contextText, parts };
   return parts;
 }
-
-let lastPlan: { text: string; contextText: string; parts: readonly WeightedTerms[] } | undefined;
 
 function planLexicalQuery(text: string, contextText: string): readonly WeightedTerms[] {
   const message = queryTermGroups(text);

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { committedVersionReader } from './committed-version.ts';
+import { othersCommittedWatcher } from './committed-version.ts';
 
 /**
  * Rows of one file kept in memory while SQLite says they are still true: the copy is emptied when
@@ -10,22 +10,17 @@ import { committedVersionReader } from './committed-version.ts';
  */
 export class CommittedCache<V> {
   readonly #entries = new Map<string, V>();
-  readonly #committedVersion: () => number;
+  readonly #othersCommitted: () => boolean;
   readonly #maxEntries: number;
-  #cachedAtVersion: number | undefined;
 
   constructor(database: DatabaseSync, options: { maxEntries?: number } = {}) {
-    this.#committedVersion = committedVersionReader(database);
+    this.#othersCommitted = othersCommittedWatcher(database);
     this.#maxEntries = options.maxEntries ?? 10_000;
   }
 
   /** The kept value of `key`, or what `read` returns from the file (then kept). */
   get(key: string, read: () => V): V {
-    const version = this.#committedVersion();
-    if (version !== this.#cachedAtVersion) {
-      this.#entries.clear();
-      this.#cachedAtVersion = version;
-    }
+    if (this.#othersCommitted()) this.#entries.clear();
     if (this.#entries.has(key)) return this.#entries.get(key) as V;
     return this.set(key, read());
   }

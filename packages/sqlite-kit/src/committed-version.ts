@@ -21,3 +21,19 @@ export function committedVersionReader(database: DatabaseSync): (options?: { fre
     return pinned;
   };
 }
+
+/**
+ * Whether another connection committed to the file since the last call (true on the first): for
+ * an in-memory copy of rows that is dropped whole when that happens. Same reading as
+ * `committedVersionReader`: once per pass of the event loop.
+ */
+export function othersCommittedWatcher(database: DatabaseSync): () => boolean {
+  const committedVersion = committedVersionReader(database);
+  let seen: number | undefined;
+  return () => {
+    const version = committedVersion();
+    if (version === seen) return false;
+    seen = version;
+    return true;
+  };
+}

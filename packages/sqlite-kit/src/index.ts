@@ -2,7 +2,7 @@
 // that refuse a newer file, and write transactions taken at once (BEGIN IMMEDIATE).
 export { checkpointAndTruncate } from './checkpoint-and-truncate.ts';
 export { CommittedCache } from './committed-cache.ts';
-export { committedVersionReader } from './committed-version.ts';
+export { committedVersionReader, othersCommittedWatcher } from './committed-version.ts';
 export { createPrivateFile } from './create-private-file.ts';
 export { GroupCommit } from './group-commit.ts';
 export { inSavepoint } from './in-savepoint.ts';
