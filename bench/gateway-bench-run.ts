@@ -1,6 +1,7 @@
 // One run of bench:gateway (gateway-bench.ts): a fresh gateway process, its own scripted model and
 // data directory, the load, the figures, then everything stopped and removed.
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,6 +91,12 @@ export async function runGatewayBench(options: GatewayBenchOptions) {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
+  // A run that fails (a reply that is not the echo) must not leave the gateway running.
+  const stopOnExit = () => {
+    gateway.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  process.once('exit', stopOnExit);
   const gcTotals = new TraceGcTotals();
   gateway.stdout?.setEncoding('utf8');
   gateway.stdout?.on('data', (chunk: string) => process.stderr.write(gcTotals.feed(chunk)));
@@ -157,12 +164,19 @@ export async function runGatewayBench(options: GatewayBenchOptions) {
     }
   }
 
-  const warmupConversations = Math.min(options.warmupTurns, conversations);
-  await Promise.all(
-    Array.from({ length: warmupConversations }, (_, index) =>
-      runConversation('warmup', index, Math.ceil(options.warmupTurns / warmupConversations), false),
-    ),
-  );
+  // The warm-up takes the load's shape (up to `conversations` at once, up to `turnsPerConversation`
+  // turns each), in waves of new conversations: no conversation grows longer than the measured
+  // ones, so none reaches the per-person daily token budget.
+  for (let wave = 0, left = options.warmupTurns; left > 0; wave += 1) {
+    const waveConversations = Math.min(left, conversations);
+    const waveTurns = Math.min(turnsPerConversation, Math.ceil(left / waveConversations));
+    await Promise.all(
+      Array.from({ length: waveConversations }, (_, index) =>
+        runConversation(`warmup${wave}`, index, waveTurns, false),
+      ),
+    );
+    left -= waveConversations * waveTurns;
+  }
   model.reset();
   scriptResponses();
   // The machine's 1-minute load average as the load starts and ends (the issue's figures come
@@ -213,6 +227,7 @@ export async function runGatewayBench(options: GatewayBenchOptions) {
     gateway.kill('SIGUSR2');
     await new Promise((resolve) => setTimeout(resolve, 8000));
   }
+  process.off('exit', stopOnExit);
   gateway.kill('SIGTERM');
   await new Promise((resolve) => gateway.once('exit', resolve));
   await model.close();
