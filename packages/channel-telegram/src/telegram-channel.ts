@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { sequentialize } from '@grammyjs/runner';
-import { passesGroupGate, wasIntentTaken } from '@nexus/channel-kit';
+import { discardBody, passesGroupGate, wasIntentTaken } from '@nexus/channel-kit';
 import {
   type ChannelAdapter,
   type ChannelHealth,
@@ -157,7 +157,11 @@ class TelegramChannelAdapter implements ChannelAdapter {
       }
       if (error instanceof TelegramWebhookRequestError) {
         this.#logger.warn({ err: error }, 'telegram: webhook request refused');
-        if (!response.headersSent) response.writeHead(error.status, { connection: 'close' }).end();
+        // Answered once the rest of the body is read and dropped: sent while the sender is
+        // still writing, the answer would be lost to the connection's reset (discardBody).
+        void discardBody(request).then((ended) => {
+          if (ended && !response.headersSent) response.writeHead(error.status, { connection: 'close' }).end();
+        });
         return;
       }
       this.#logger.error({ err: error }, 'telegram: webhook request failed');

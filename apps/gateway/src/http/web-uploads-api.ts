@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { discardBody } from '@nexus/channel-kit';
 import type { WebUpload } from '@nexus/channel-websocket';
 import { formatMegabytes, sniffMediaType } from '@nexus/core';
 import type { Logger } from '@nexus/protocol';
@@ -39,10 +40,19 @@ export function createWebUploadsApi(options: WebUploadsApiOptions) {
   return (request: IncomingMessage, response: ServerResponse): boolean => {
     if (requestPath(request) !== WEB_UPLOADS_PATH) return false;
     const refuse = (status: number, code: string, message: string) => {
-      // The client may still be sending: close after answering rather than read what is refused.
-      if (!request.complete) response.setHeader('connection', 'close');
-      sendJson(response, status, { error: { code, message } });
-      request.resume();
+      const answer = () => sendJson(response, status, { error: { code, message } });
+      if (request.complete) {
+        answer();
+        return;
+      }
+      // The client may still be sending: the answer waits until the rest of the body is read and
+      // dropped (a browser reads it only then; closing earlier resets the connection and loses
+      // it), and the connection closes after it.
+      void discardBody(request).then((ended) => {
+        if (!ended || response.headersSent) return;
+        response.setHeader('connection', 'close');
+        answer();
+      });
     };
     if (!authorized(request.headers.authorization, expected)) {
       refuse(401, 'unauthorized', 'Send the gateway token as a Bearer token.');
