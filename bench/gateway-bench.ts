@@ -6,7 +6,7 @@
 // gateway each time) and prints each run, then the median and range of every figure: on a shared
 // 2-core machine one run of the same commit can be a third slower than the next.
 import { parseArgs } from 'node:util';
-import { printTable, round } from './bench-stats.ts';
+import { percentile, printTable, round } from './bench-stats.ts';
 import { type GatewayBenchResult, runGatewayBench } from './gateway-bench-run.ts';
 
 /**
@@ -120,19 +120,15 @@ function printMedians(all: GatewayBenchResult[]): void {
   const rows: [string, string][] = [];
   for (const name of names) {
     // NaN (no turn was sent after the load's first second) is left out, so a median stays one.
-    const sorted = all
-      .map((result) => result.figures[name])
-      .filter((value) => !Number.isNaN(value))
-      .sort((a, b) => a - b);
-    if (sorted.length === 0) {
+    const values = all.map((result) => result.figures[name]).filter((value) => !Number.isNaN(value));
+    if (values.length === 0) {
       rows.push([name, '—']);
       continue;
     }
-    const middle = Math.floor(sorted.length / 2);
-    const median =
-      sorted.length % 2 === 1 ? sorted[middle]! : round((sorted[middle - 1]! + sorted[middle]!) / 2);
+    // By nearest rank, as the bench's other percentiles: with an even number of runs, the lower middle.
+    const median = percentile(values, 50);
     medians[name] = median;
-    rows.push([name, `${median}  (${sorted[0]} – ${sorted.at(-1)})`]);
+    rows.push([name, `${median}  (${Math.min(...values)} – ${Math.max(...values)})`]);
   }
   process.stdout.write(`median (lowest – highest) of ${all.length} runs\n`);
   printTable(rows);

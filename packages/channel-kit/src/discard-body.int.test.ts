@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type DiscardBodyLimits, discardBody } from './discard-body.ts';
+import { type DiscardBodyLimits, discardBody, refuseAfterBody } from './discard-body.ts';
 
 const LIMIT = 1024;
 const BIG = Buffer.alloc(3 * 1024 * 1024, 0x61);
@@ -98,5 +98,34 @@ describe('discardBody', () => {
     });
     expect(await post(port, Buffer.alloc(4096))).toMatch(/^HTTP\/1\.1 413 /);
     expect(outcomes).toEqual([true]);
+  });
+
+  it('refuseAfterBody answers after the body with Connection: close, and not when another answer went first', async () => {
+    const port = await startRefusingServer((request, response) => {
+      // Another part of the server answers as the body ends, before the refusal's turn comes.
+      if (request.url === '/answered') request.once('end', () => response.writeHead(400).end());
+      refuseAfterBody(request, response, () => response.writeHead(413).end());
+    });
+    const refused = await post(port, BIG);
+    expect(refused).toMatch(/^HTTP\/1\.1 413 /);
+    expect(refused.toLowerCase()).toContain('connection: close');
+    const socketAnswer = await new Promise<string>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port });
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+      socket.on('error', () => resolve(Buffer.concat(chunks).toString('latin1')));
+      socket.end(
+        Buffer.concat([
+          Buffer.from(
+            `POST /answered HTTP/1.1\r\nHost: x\r\nContent-Length: ${BIG.length}\r\nConnection: close\r\n\r\n`,
+          ),
+          BIG,
+        ]),
+      );
+    });
+    // The 400 written first stands; the refusal after the body adds nothing.
+    expect(socketAnswer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(socketAnswer).not.toContain('413');
   });
 });

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** How long, and how much more of a refused body, is read and dropped before the sender is cut off. */
 const DISCARD_MS = 5_000;
@@ -46,5 +46,26 @@ export function discardBody(request: IncomingMessage, limits: DiscardBodyLimits 
     request.once('end', onEnd);
     request.once('close', onClose);
     request.resume();
+  });
+}
+
+/**
+ * Sends a refusal (`answer` writes it) to a request whose body may still be arriving: at once when
+ * the body was read already, otherwise after `discardBody`, with `Connection: close`, and not at
+ * all when the sender was cut off or something else answered meanwhile.
+ */
+export function refuseAfterBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  answer: () => void,
+): void {
+  if (request.complete) {
+    answer();
+    return;
+  }
+  void discardBody(request).then((ended) => {
+    if (!ended || response.headersSent) return;
+    response.setHeader('connection', 'close');
+    answer();
   });
 }

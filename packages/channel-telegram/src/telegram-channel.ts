@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { autoRetry } from '@grammyjs/auto-retry';
 import { sequentialize } from '@grammyjs/runner';
-import { discardBody, passesGroupGate, wasIntentTaken } from '@nexus/channel-kit';
+import { passesGroupGate, refuseAfterBody, wasIntentTaken } from '@nexus/channel-kit';
 import {
   type ChannelAdapter,
   type ChannelHealth,
@@ -158,10 +158,9 @@ class TelegramChannelAdapter implements ChannelAdapter {
       if (error instanceof TelegramWebhookRequestError) {
         this.#logger.warn({ err: error }, 'telegram: webhook request refused');
         // Answered once the rest of the body is read and dropped: sent while the sender is
-        // still writing, the answer would be lost to the connection's reset (discardBody).
-        void discardBody(request).then((ended) => {
-          if (ended && !response.headersSent) response.writeHead(error.status, { connection: 'close' }).end();
-        });
+        // still writing, the answer would be lost to the connection's reset.
+        if (!response.headersSent)
+          refuseAfterBody(request, response, () => response.writeHead(error.status).end());
         return;
       }
       this.#logger.error({ err: error }, 'telegram: webhook request failed');

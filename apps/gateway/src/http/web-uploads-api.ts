@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { discardBody } from '@nexus/channel-kit';
+import { refuseAfterBody } from '@nexus/channel-kit';
 import type { WebUpload } from '@nexus/channel-websocket';
 import { formatMegabytes, sniffMediaType } from '@nexus/core';
 import type { Logger } from '@nexus/protocol';
@@ -39,21 +39,10 @@ export function createWebUploadsApi(options: WebUploadsApiOptions) {
   const expected = digest(options.token);
   return (request: IncomingMessage, response: ServerResponse): boolean => {
     if (requestPath(request) !== WEB_UPLOADS_PATH) return false;
-    const refuse = (status: number, code: string, message: string) => {
-      const answer = () => sendJson(response, status, { error: { code, message } });
-      if (request.complete) {
-        answer();
-        return;
-      }
-      // The client may still be sending: the answer waits until the rest of the body is read and
-      // dropped (a browser reads it only then; closing earlier resets the connection and loses
-      // it), and the connection closes after it.
-      void discardBody(request).then((ended) => {
-        if (!ended || response.headersSent) return;
-        response.setHeader('connection', 'close');
-        answer();
-      });
-    };
+    // The client may still be sending: the answer waits until the rest of the body is read and
+    // dropped (a browser reads it only then; closing earlier resets the connection and loses it).
+    const refuse = (status: number, code: string, message: string) =>
+      refuseAfterBody(request, response, () => sendJson(response, status, { error: { code, message } }));
     if (!authorized(request.headers.authorization, expected)) {
       refuse(401, 'unauthorized', 'Send the gateway token as a Bearer token.');
       return true;
