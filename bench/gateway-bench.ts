@@ -88,6 +88,8 @@ function printRun({ figures: result, details }: GatewayBenchResult): void {
       '  main thread / other threads (V8 GC and compiler, libuv) (ms)',
       `${result.gateway_main_thread_cpu_ms_per_turn} / ${result.gateway_other_threads_cpu_ms_per_turn}`,
     ],
+    ['  with the memory extraction each turn queued (ms)', result.gateway_cpu_ms_per_turn_with_extraction],
+    ['  extraction backlog: run after the last reply (s)', result.extraction_backlog_s],
     ['bench process CPU per turn: model server + clients (ms)', result.bench_process_cpu_ms_per_turn],
     ['gateway heap allocated per turn (KB)', result.allocated_kb_per_turn],
     ['  GC pause per turn (ms)', result.gc_ms_per_turn],
@@ -100,7 +102,7 @@ function printRun({ figures: result, details }: GatewayBenchResult): void {
     ],
     ['  idle native: RSS - heap total (MB)', round(result.idle_rss_mb - details.idleHeap.heapTotal, 1)],
     ['    of which file-backed (node binary) (MB)', round(details.idleFileMb, 1)],
-    ['gateway peak RSS (MB)', result.peak_rss_mb],
+    ['gateway peak RSS, load and extraction backlog (MB)', result.peak_rss_mb],
     ['gateway RSS at end (MB)', round(details.endRssMb, 1)],
     [
       '  heap used / total at end (MB)',

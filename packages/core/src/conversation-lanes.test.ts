@@ -28,15 +28,19 @@ describe('conversation lanes', () => {
     lanes.enqueue('c', task('c1', gates.c1.opened));
     await Promise.resolve();
     expect(log).toEqual(['start a1', 'start b1']);
-    expect({ active: lanes.activeCount, queued: lanes.queuedCount, lanes: lanes.laneCount }).toEqual({
-      active: 2,
-      queued: 2,
-      lanes: 3,
-    });
+    // a2 waits behind a1 in its own lane; only c1 waits for a slot.
+    expect({
+      active: lanes.activeCount,
+      queued: lanes.queuedCount,
+      waitingForSlot: lanes.waitingForSlotCount,
+      lanes: lanes.laneCount,
+    }).toEqual({ active: 2, queued: 2, waitingForSlot: 1, lanes: 3 });
     gates.a1.open();
     await new Promise((resolve) => setTimeout(resolve, 0));
     // c1 asked for a slot before a2, so it goes first; a2 still waits behind a1 in its own lane.
     expect(log.slice(2)).toEqual(['end a1', 'start c1']);
+    // a2 now asks for the slot b1 holds.
+    expect(lanes.waitingForSlotCount).toBe(1);
     gates.b1.open();
     gates.c1.open();
     await lanes.whenIdle();

@@ -17,6 +17,8 @@ export interface ConversationLanes {
   hasRoom(key: string): boolean;
   readonly activeCount: number;
   readonly queuedCount: number;
+  /** Lanes whose next task waits for a global slot (all `maxConcurrent` taken). */
+  readonly waitingForSlotCount: number;
   readonly laneCount: number;
   /** Resolves once no lane holds work (running, queued or draining). */
   whenIdle(): Promise<void>;
@@ -90,6 +92,9 @@ export function createConversationLanes(options: {
     },
     get queuedCount() {
       return queued;
+    },
+    get waitingForSlotCount() {
+      return semaphore.waiting;
     },
     get laneCount() {
       return lanes.size;

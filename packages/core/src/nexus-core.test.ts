@@ -149,7 +149,7 @@ describe('nexus core turns', () => {
       expect(setup.channel.replyTextOf(`m${index}`)).toBe(`reply to conversation ${index}`);
     expect(mostActive).toBeGreaterThan(1);
     expect(mostActive).toBeLessThanOrEqual(8);
-    expect(setup.core.stats()).toEqual({ activeTurns: 0, queuedTurns: 0, lanes: 0 });
+    expect(setup.core.stats()).toEqual({ activeTurns: 0, queuedTurns: 0, turnsWaitingForSlot: 0, lanes: 0 });
   });
 
   it('answers an intent id once, also when it is redelivered after the store is reopened', async () => {

@@ -84,7 +84,10 @@ export { type InboxReplay, MAX_INBOX_REPLAYS } from './inbox-lane-tasks.ts';
 
 export interface NexusCoreStats {
   activeTurns: number;
+  /** Turns accepted and not started: behind their conversation's running turn, or for a slot. */
   queuedTurns: number;
+  /** Conversations whose next turn waits for a slot: every `maxConcurrentTurns` slot is taken. */
+  turnsWaitingForSlot: number;
   lanes: number;
 }
 
@@ -356,7 +359,12 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
   }
 
   function statsNow(): NexusCoreStats {
-    return { activeTurns: lanes.activeCount, queuedTurns: lanes.queuedCount, lanes: lanes.laneCount };
+    return {
+      activeTurns: lanes.activeCount,
+      queuedTurns: lanes.queuedCount,
+      turnsWaitingForSlot: lanes.waitingForSlotCount,
+      lanes: lanes.laneCount,
+    };
   }
 
   return {

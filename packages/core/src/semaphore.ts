@@ -2,6 +2,8 @@
 export interface Semaphore {
   acquire(): Promise<void>;
   release(): void;
+  /** Callers waiting for a permit now. */
+  readonly waiting: number;
 }
 
 export function createSemaphore(permits: number): Semaphore {
@@ -22,6 +24,9 @@ export function createSemaphore(permits: number): Semaphore {
       const next = waiters.shift();
       if (next) next();
       else available += 1;
+    },
+    get waiting() {
+      return waiters.length;
     },
   };
 }

@@ -88,7 +88,11 @@ export async function composeGateway(options: ComposeGatewayOptions): Promise<Ga
   };
   const built = { ...stores, tools, media, webUploads };
   const core = composeCore(built, { agent, notifier, tracing });
-  memory.startWorkers({ sessionStore, timeZoneOf: schedules.timeZoneOf });
+  memory.startWorkers({
+    sessionStore,
+    timeZoneOf: schedules.timeZoneOf,
+    turnsWaiting: () => core.stats().turnsWaitingForSlot,
+  });
   schedules.bindDelivery((outbound) => core.deliverOutbound(outbound));
   const modelConfigured = model !== undefined;
   const web = createGatewayWebChannel({

@@ -41,7 +41,12 @@ export interface GatewayMemory {
   jobQueue: JobQueue;
   /** Starts extraction (concurrency 2) and session summaries in this process. */
   /** `timeZoneOf`: the speaker's zone, for "today" in the extraction prompt. */
-  startWorkers(options: { sessionStore: SessionStore; timeZoneOf?: (userId: string) => string }): void;
+  startWorkers(options: {
+    sessionStore: SessionStore;
+    timeZoneOf?: (userId: string) => string;
+    /** Turns waiting for a slot in this process: extraction and summaries wait while there are any. */
+    turnsWaiting?: () => number;
+  }): void;
   /** Lets running memory jobs finish within a few seconds, or hands them back for the next start. */
   stopWorkers(): Promise<void>;
   /** Stops the workers, then closes the queue (when created here) and the store. */
@@ -143,7 +148,8 @@ export async function createGatewayMemory(options: {
       groupPersonalMemory,
       ...(options.metrics ? { onMemoryStep: (report) => options.metrics?.observeMemoryStep(report) } : {}),
     },
-    startWorkers({ sessionStore, timeZoneOf }) {
+    startWorkers({ sessionStore, timeZoneOf, turnsWaiting }) {
+      const repliesFirst = turnsWaiting ? { repliesFirst: { turnsWaiting } } : {};
       if (!extractionModel) {
         memoryLogger.warn({}, 'no model configured: no memory extraction, no conversation summaries');
         return;
@@ -156,6 +162,7 @@ export async function createGatewayMemory(options: {
             model: extractionModel,
             concurrency: 2,
             logger,
+            ...repliesFirst,
             ...(timeZoneOf ? { timeZoneOf } : {}),
             ...(options.metrics
               ? { onExtracted: (report) => options.metrics?.observeExtraction(report) }
@@ -170,6 +177,7 @@ export async function createGatewayMemory(options: {
             model: extractionModel,
             sessionStore,
             logger,
+            ...repliesFirst,
           }),
         );
       memoryLogger.info(

@@ -167,4 +167,72 @@ describe('memory extraction worker', () => {
     );
     expect(Math.max(...overlapping)).toBe(2);
   });
+  it('waits while turns wait for a turn slot, so the replies go first (replies-first)', async () => {
+    const memory = createInMemoryMemory();
+    server.setResponder((request): ScriptedResponse => {
+      if (systemOf(request).includes('You extract lasting facts')) return { text: '{"facts":[]}' };
+      return { text: 'Answered.', delayMs: 200 };
+    });
+    const channel = createRecordingChannel();
+    // One slot: while one conversation's turn runs, the others wait for it.
+    const core = createNexusCore({
+      sessionStore: createSqliteSessionStore({ path: ':memory:' }),
+      agent: createAgent({ model: modelNamed('chat-model') }),
+      memory: { port: memory.port, jobQueue: queue, summaryIdleMs: 0 },
+      maxConcurrentTurns: 1,
+    });
+    core.registerChannel(channel.adapter);
+    cores.push(core);
+    const extracted: string[] = [];
+    startMemoryExtractionWorker({
+      queue,
+      memory: memory.port,
+      model: modelNamed('cheap-model'),
+      repliesFirst: { turnsWaiting: () => core.stats().turnsWaitingForSlot, checkEveryMs: 10 },
+      onExtracted: (report) => extracted.push(report.jobId),
+    });
+
+    for (const id of ['a', 'b', 'c'])
+      await core.intake(testIntent({ id, conversationId: `conversation-${id}`, text: `hello ${id}` }));
+    expect(core.stats().turnsWaitingForSlot).toBe(2);
+    await core.whenIdle();
+    await until(() => extracted.length === 3, 'three extraction jobs');
+
+    // Turn a's extraction was queued when b took the slot and c still waited: it ran only once c
+    // had the slot, not between the turns.
+    const requests = server.chatRequests().map((request) => ({
+      model: (request.body as ChatCompletionRequest).model,
+      receivedAt: request.receivedAt,
+    }));
+    const lastChatStart = Math.max(
+      ...requests.filter((request) => request.model === 'chat-model').map((request) => request.receivedAt),
+    );
+    const firstExtraction = Math.min(
+      ...requests.filter((request) => request.model === 'cheap-model').map((request) => request.receivedAt),
+    );
+    expect(requests.filter((request) => request.model === 'chat-model')).toHaveLength(3);
+    expect(firstExtraction).toBeGreaterThanOrEqual(lastChatStart);
+  });
+
+  it('runs anyway once it has waited maxWaitMs, so extraction is delayed, never starved', async () => {
+    const memory = createInMemoryMemory();
+    server.setResponder(() => ({ text: '{"facts":[]}' }));
+    const done: number[] = [];
+    startMemoryExtractionWorker({
+      queue,
+      memory: memory.port,
+      model: modelNamed('cheap-model'),
+      // Turns always waiting: an overload that does not end.
+      repliesFirst: { turnsWaiting: () => 5, maxWaitMs: 150, checkEveryMs: 10 },
+      onExtracted: () => done.push(Date.now()),
+    });
+
+    const enqueuedAt = Date.now();
+    await enqueueMemoryExtraction({ queue, payload: payload(1) });
+    await until(() => done.length === 1, 'the extraction job');
+
+    const receivedAt = server.chatRequests()[0]?.receivedAt ?? 0;
+    expect(receivedAt - enqueuedAt).toBeGreaterThanOrEqual(140);
+    expect(await queue.counts({ name: MEMORY_EXTRACT_JOB })).toMatchObject({ completed: 1, parked: 0 });
+  });
 });

@@ -6,6 +6,7 @@ import {
   silentLogger,
 } from '@nexus/protocol';
 import type { LanguageModel } from 'ai';
+import { type RepliesFirst, waitWhileRepliesQueue } from '../background/replies-first.ts';
 import type { MemoryPort } from '../memory/memory-port.ts';
 import { type ExtractionReport, extractMemories } from './extract-memories.ts';
 import { MEMORY_EXTRACT_JOB, memoryExtractionPayloadSchema } from './memory-extraction-job.ts';
@@ -21,6 +22,11 @@ export interface MemoryExtractionWorkerOptions {
   /** The speaker's time zone, for "today" in the prompt; default UTC. */
   timeZoneOf?: (userId: string) => string;
   logger?: Logger;
+  /**
+   * In the process that runs the turns: each job first waits (a bounded time) while turns wait
+   * for a slot, so extraction does not slow the replies (`replies-first.ts`).
+   */
+  repliesFirst?: RepliesFirst;
   onExtracted?: (report: ExtractionReport & { jobId: string; attempt: number; durationMs: number }) => void;
 }
 
@@ -43,8 +49,10 @@ export function startMemoryExtractionWorker(options: MemoryExtractionWorkerOptio
           message: `memory.extract: invalid payload: ${parsed.error.issues[0]?.message ?? 'unknown shape'}`,
         });
       }
+      const deferredMs = await waitWhileRepliesQueue(options.repliesFirst, job.abortSignal);
       const startedAt = now();
       const jobLogger = logger.child({ jobId: job.id, conversationId: parsed.data.sessionId });
+      if (deferredMs > 0) jobLogger.debug({ deferredMs }, 'memory extraction waited for queued turns');
       try {
         const report = await extractMemories({
           payload: parsed.data,

@@ -6,6 +6,7 @@ import {
   silentLogger,
 } from '@nexus/protocol';
 import { generateText, type LanguageModel } from 'ai';
+import { type RepliesFirst, waitWhileRepliesQueue } from '../background/replies-first.ts';
 import type { MemoryPort } from '../memory/memory-port.ts';
 import { isSummary, SESSION_SUMMARY_KIND, summarySessionId } from '../memory/run-memory-step.ts';
 import type { SessionStore, StoredTurn } from '../session-store.ts';
@@ -21,6 +22,8 @@ export interface SessionSummaryWorkerOptions {
   /** Turns summarised at most (the newest). Default 30. */
   maxTurns?: number;
   logger?: Logger;
+  /** In the process that runs the turns: the model call waits while turns wait for a slot. */
+  repliesFirst?: RepliesFirst;
 }
 
 export const SESSION_SUMMARY_INSTRUCTIONS = `You write a short summary of a conversation between a person and an assistant, so the assistant can pick it up again later.
@@ -52,6 +55,8 @@ export function startSessionSummaryWorker(options: SessionSummaryWorkerOptions):
       const { userId, sessionId, lastIntentId } = parsed.data;
       const abortSignal = job.abortSignal;
       const jobLogger = logger.child({ jobId: job.id, conversationId: sessionId });
+      // Before reading the conversation, so a turn that comes in meanwhile makes this job stand down.
+      await waitWhileRepliesQueue(options.repliesFirst, abortSignal);
       const turns = await options.sessionStore.history({ conversationKey: sessionId, limit: maxTurns });
       if (turns.at(-1)?.intentId !== lastIntentId) {
         jobLogger.debug({}, 'conversation went on after this job was scheduled; a later job summarises it');
