@@ -197,6 +197,8 @@ describe('HTTP endpoints', () => {
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
     expect(metrics).toMatch(/nexus_turns_total\{channel="web",outcome="ok",error_code=""\} \d+/);
     expect(metrics).toContain('nexus_web_connections');
+    // Nothing is running now, so no turn waits for a slot.
+    expect(metrics).toMatch(/^nexus_turns_waiting_for_slot 0$/m);
   });
 });
 

@@ -39,6 +39,7 @@ export async function createGatewayServer(
       const stats = core.stats();
       metrics.activeTurns.set(stats.activeTurns);
       metrics.queuedTurns.set(stats.queuedTurns);
+      metrics.turnsWaitingForSlot.set(stats.turnsWaitingForSlot);
       metrics.webConnections.set(web.connectionCount());
       return { contentType: metrics.registry.contentType, body: await metrics.registry.metrics() };
     },

@@ -54,6 +54,11 @@ export class GatewayMetrics {
     help: 'Turns waiting in lanes.',
     registers: [this.registry],
   });
+  readonly turnsWaitingForSlot = new Gauge({
+    name: 'nexus_turns_waiting_for_slot',
+    help: 'Conversations whose next turn waits for a free turn slot (NEXUS_MAX_CONCURRENT_TURNS all taken); while above 0, memory extraction and summaries in this process wait.',
+    registers: [this.registry],
+  });
   readonly webConnections = new Gauge({
     name: 'nexus_web_connections',
     help: 'Open web-socket connections.',

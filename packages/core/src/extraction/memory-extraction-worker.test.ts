@@ -183,13 +183,13 @@ describe('memory extraction worker', () => {
     });
     core.registerChannel(channel.adapter);
     cores.push(core);
-    const extracted: string[] = [];
+    const extracted: { jobId: string; deferredMs: number }[] = [];
     startMemoryExtractionWorker({
       queue,
       memory: memory.port,
       model: modelNamed('cheap-model'),
       repliesFirst: { turnsWaiting: () => core.stats().turnsWaitingForSlot, checkEveryMs: 10 },
-      onExtracted: (report) => extracted.push(report.jobId),
+      onExtracted: (report) => extracted.push(report),
     });
 
     for (const id of ['a', 'b', 'c'])
@@ -212,6 +212,8 @@ describe('memory extraction worker', () => {
     );
     expect(requests.filter((request) => request.model === 'chat-model')).toHaveLength(3);
     expect(firstExtraction).toBeGreaterThanOrEqual(lastChatStart);
+    // Turn a's job reports the wait (about one turn: b's 200 ms).
+    expect(extracted.find((report) => report.jobId === 'test:a')?.deferredMs).toBeGreaterThan(100);
   });
 
   it('runs anyway once it has waited maxWaitMs, so extraction is delayed, never starved', async () => {
@@ -224,7 +226,7 @@ describe('memory extraction worker', () => {
       model: modelNamed('cheap-model'),
       // Turns always waiting: an overload that does not end.
       repliesFirst: { turnsWaiting: () => 5, maxWaitMs: 150, checkEveryMs: 10 },
-      onExtracted: () => done.push(Date.now()),
+      onExtracted: (report) => done.push(report.deferredMs),
     });
 
     const enqueuedAt = Date.now();
@@ -233,6 +235,7 @@ describe('memory extraction worker', () => {
 
     const receivedAt = server.chatRequests()[0]?.receivedAt ?? 0;
     expect(receivedAt - enqueuedAt).toBeGreaterThanOrEqual(140);
+    expect(done[0]).toBeGreaterThanOrEqual(140);
     expect(await queue.counts({ name: MEMORY_EXTRACT_JOB })).toMatchObject({ completed: 1, parked: 0 });
   });
 });

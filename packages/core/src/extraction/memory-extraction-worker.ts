@@ -27,7 +27,10 @@ export interface MemoryExtractionWorkerOptions {
    * for a slot, so extraction does not slow the replies (`replies-first.ts`).
    */
   repliesFirst?: RepliesFirst;
-  onExtracted?: (report: ExtractionReport & { jobId: string; attempt: number; durationMs: number }) => void;
+  /** `deferredMs`: how long the job waited for queued turns first (`repliesFirst`), not in `durationMs`. */
+  onExtracted?: (
+    report: ExtractionReport & { jobId: string; attempt: number; durationMs: number; deferredMs: number },
+  ) => void;
 }
 
 /**
@@ -52,7 +55,6 @@ export function startMemoryExtractionWorker(options: MemoryExtractionWorkerOptio
       const deferredMs = await waitWhileRepliesQueue(options.repliesFirst, job.abortSignal);
       const startedAt = now();
       const jobLogger = logger.child({ jobId: job.id, conversationId: parsed.data.sessionId });
-      if (deferredMs > 0) jobLogger.debug({ deferredMs }, 'memory extraction waited for queued turns');
       try {
         const report = await extractMemories({
           payload: parsed.data,
@@ -64,8 +66,8 @@ export function startMemoryExtractionWorker(options: MemoryExtractionWorkerOptio
           abortSignal: job.abortSignal,
         });
         const durationMs = now() - startedAt;
-        jobLogger.info({ ...report, attempt: job.attempt, durationMs }, 'memory extraction done');
-        options.onExtracted?.({ ...report, jobId: job.id, attempt: job.attempt, durationMs });
+        jobLogger.info({ ...report, attempt: job.attempt, durationMs, deferredMs }, 'memory extraction done');
+        options.onExtracted?.({ ...report, jobId: job.id, attempt: job.attempt, durationMs, deferredMs });
       } catch (error) {
         const level = error instanceof PermanentJobError ? 'error' : 'warn';
         jobLogger[level]({ attempt: job.attempt, err: error }, 'memory extraction failed');
