@@ -17,6 +17,7 @@ export function createGatewayWebChannel(options: {
     token: options.token,
     channelName: WEB_CHANNEL_NAME,
     maxPayloadBytes: config.web.maxPayloadBytes,
+    replayMaxBytes: config.web.replayMaxBytes,
     messagesPerMinute: config.web.messagesPerMinute,
     // Raw frames per second stay well above the message rate so a burst of legitimate messages is
     // answered (rate_limited) rather than dropped by the flood guard.

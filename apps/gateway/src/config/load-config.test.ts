@@ -25,6 +25,7 @@ describe('loadConfig', () => {
     expect(config.model.provider).toBeUndefined();
     expect(config.core.maxConcurrentTurns).toBe(32);
     expect(config.web.maxPayloadBytes).toBe(65_536);
+    expect(config.web.replayMaxBytes).toBe(64 * 1024 * 1024);
     expect(config.telegram).toEqual({});
     expect(config.whatsapp).toEqual({ enabled: false });
   });
@@ -36,6 +37,14 @@ describe('loadConfig', () => {
     expect(problems[0]).toContain('server.port');
     expect(problems[0]).toContain('"eighty"');
     expect(problems[0]).toContain('free TCP port');
+  });
+
+  it('refuses a web replay budget under 1 MiB, saying what to set', () => {
+    const problems = problemsOf(() => loadConfig({ env: { NEXUS_WEB_REPLAY_MAX_BYTES: '4096' } }));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('NEXUS_WEB_REPLAY_MAX_BYTES');
+    expect(problems[0]).toContain('web.replayMaxBytes');
+    expect(problems[0]).toContain('1048576 (1 MiB)');
   });
 
   it('reports every bad key at once', () => {

@@ -106,4 +106,17 @@ export const SERVER_SETTINGS = [
     description: 'Largest web-socket frame accepted; bigger frames close the connection with 1009.',
     hint: 'set it to a byte count between 1024 and 16777216',
   },
+  {
+    env: 'NEXUS_WEB_REPLAY_MAX_BYTES',
+    path: 'web.replayMaxBytes',
+    schema: z.coerce
+      .number()
+      .int()
+      .min(1024 * 1024)
+      .max(1024 * 1024 * 1024),
+    defaultValue: 64 * 1024 * 1024,
+    description:
+      'Bytes of recent reply frames kept across all web conversations, so a web client that was away gets what it missed when it reconnects (oldest dropped first). Lower it on a small machine that serves many web conversations.',
+    hint: 'set it to a byte count between 1048576 (1 MiB) and 1073741824 (1 GiB)',
+  },
 ] as const satisfies readonly SettingDefinition[];
