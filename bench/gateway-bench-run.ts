@@ -178,7 +178,8 @@ export async function runGatewayBench(options: GatewayBenchOptions) {
   // turns each), in waves of new conversations: no conversation grows longer than the measured
   // ones, so none reaches the per-person daily token budget.
   let warmupTurnsRun = 0;
-  for (let wave = 0, left = options.warmupTurns; left > 0; wave += 1) {
+  for (let wave = 0; warmupTurnsRun < options.warmupTurns; wave += 1) {
+    const left = options.warmupTurns - warmupTurnsRun;
     const waveConversations = Math.min(left, conversations);
     const waveTurns = Math.min(turnsPerConversation, Math.ceil(left / waveConversations));
     await Promise.all(
@@ -186,7 +187,6 @@ export async function runGatewayBench(options: GatewayBenchOptions) {
         runConversation(`warmup${wave}`, index, waveTurns, false),
       ),
     );
-    left -= waveConversations * waveTurns;
     warmupTurnsRun += waveConversations * waveTurns;
   }
   // The warm-up's extractions run before the load starts, as in a gateway that has been up a

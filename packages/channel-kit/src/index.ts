@@ -7,7 +7,7 @@ export {
 } from '@nexus/limits-kit';
 export { type CollectedReply, collectReply, type ReplyErrorEvent } from './collect-reply.ts';
 export { createEditStreamer, type EditStreamer, type EditStreamerOptions } from './create-edit-streamer.ts';
-export { type DiscardBodyLimits, discardBody, refuseAfterBody } from './discard-body.ts';
+export { refuseAfterBody } from './discard-body.ts';
 export { type FetchWithPolicyOptions, fetchWithPolicy } from './fetch-with-policy.ts';
 export { type GroupMessages, passesGroupGate, passesRevisionGate } from './group-gate.ts';
 export { hasBalancedFences } from './has-balanced-fences.ts';

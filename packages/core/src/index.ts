@@ -34,7 +34,7 @@ export {
   DEFAULT_NOT_CONFIGURED_MESSAGE,
   DEFAULT_SYSTEM_PROMPT,
 } from './agent.ts';
-export { type RepliesFirst, waitWhileRepliesQueue } from './background/replies-first.ts';
+export type { RepliesFirst } from './background/replies-first.ts';
 export type { ExtraCommand, ExtraCommands } from './commands/extra-commands.ts';
 export {
   createSqliteDailyTokenBudget,

@@ -40,9 +40,9 @@ export interface GatewayMemory {
   tokenCounter: TokenCounter;
   jobQueue: JobQueue;
   /** Starts extraction (concurrency 2) and session summaries in this process. */
-  /** `timeZoneOf`: the speaker's zone, for "today" in the extraction prompt. */
   startWorkers(options: {
     sessionStore: SessionStore;
+    /** The speaker's zone, for "today" in the extraction prompt. */
     timeZoneOf?: (userId: string) => string;
     /** Turns waiting for a slot in this process: extraction and summaries wait while there are any. */
     turnsWaiting?: () => number;

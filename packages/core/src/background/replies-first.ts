@@ -17,7 +17,7 @@ export interface RepliesFirst {
   checkEveryMs?: number;
 }
 
-export const DEFAULT_REPLIES_FIRST_MAX_WAIT_MS = 10_000;
+const DEFAULT_MAX_WAIT_MS = 10_000;
 
 /**
  * Resolves once no turn waits for a slot, or `maxWaitMs` has passed, or `signal` aborts (the job
@@ -29,7 +29,7 @@ export async function waitWhileRepliesQueue(
 ): Promise<number> {
   if (!gate || gate.turnsWaiting() === 0 || signal?.aborted) return 0;
   const startedAt = performance.now();
-  const deadline = startedAt + (gate.maxWaitMs ?? DEFAULT_REPLIES_FIRST_MAX_WAIT_MS);
+  const deadline = startedAt + (gate.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
   const checkEveryMs = gate.checkEveryMs ?? 50;
   while (gate.turnsWaiting() > 0 && !signal?.aborted) {
     const left = deadline - performance.now();

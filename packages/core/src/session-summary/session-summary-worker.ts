@@ -22,7 +22,7 @@ export interface SessionSummaryWorkerOptions {
   /** Turns summarised at most (the newest). Default 30. */
   maxTurns?: number;
   logger?: Logger;
-  /** In the process that runs the turns: the model call waits while turns wait for a slot. */
+  /** In the process that runs the turns: each job first waits (bounded) while turns wait for a slot. */
   repliesFirst?: RepliesFirst;
 }
 
