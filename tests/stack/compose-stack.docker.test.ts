@@ -63,6 +63,10 @@ beforeAll(async () => {
     NEXUS_WEB_MESSAGES_PER_MINUTE: '100000',
     NEXUS_RATE_LIMIT_PER_MINUTE: '100000',
     NEXUS_RATE_LIMIT_BURST: '1000',
+    // Runs each consumer (the gateway's role `all`, each worker) takes at once. At the default 16
+    // the gateway and one worker could hold a whole 16-message burst between them, and BullMQ hands
+    // jobs to whichever consumer claims first, so a worker sometimes got none (runs 9 / 0 once).
+    NEXUS_WORKER_CONCURRENCY: '4',
   });
   const started = performance.now();
   await project.compose(['up', '--detach', '--no-build']).catch(async (error: Error) => {
@@ -124,7 +128,8 @@ describe('the default docker-compose stack', () => {
     const before = await Promise.all(
       workers.map((worker) => metric(project, worker, 'nexus_agent_runs_total{outcome="ok"}')),
     );
-    // A slow model keeps every consumer busy, so the burst spreads over all of them.
+    // A slow model keeps every consumer busy: 16 runs of 400 ms against 4 slots each, more than
+    // the gateway and one worker hold, so the burst spreads over all of them.
     await setModelLatency(project, 400);
     const bob = await WebChatClient.connect({ url, token, clientId: 'bob' });
     try {
@@ -140,6 +145,7 @@ describe('the default docker-compose stack', () => {
       workers.map((worker) => metric(project, worker, 'nexus_agent_runs_total{outcome="ok"}')),
     );
     const ranByWorkers = after.map((count, index) => count - before[index]!);
+    figures['burst of 16 with two workers: runs per worker'] = ranByWorkers.join(' / ');
     expect(
       ranByWorkers.every((runs) => runs > 0),
       `runs per worker: ${ranByWorkers}`,
