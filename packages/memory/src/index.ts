@@ -1,5 +1,5 @@
 export { approximateTokenCounter, sharedTokenCounter, type TokenCounter } from '@nexus/limits-kit';
-export { contentHash, normaliseContent } from './content-hash.ts';
+export { contentHash, normaliseContent } from './model/content-hash.ts';
 export {
   CONTEXT_HEADER,
   factLine,
@@ -7,14 +7,14 @@ export {
   GLOBAL_CONTEXT_HEADER,
   type PackedContext,
   packContext,
-} from './context-block.ts';
+} from './context/context-block.ts';
 export {
   CONTEXT_WEIGHT,
   conversationQuery,
   lexicalQueryParts,
   STOP_WORD_WEIGHT,
-} from './conversation-query.ts';
-export { cosineSimilarity, type Embedder } from './embedder.ts';
+} from './ranking/conversation-query.ts';
+export { cosineSimilarity, type Embedder } from './embedders/embedder.ts';
 export { hostHeaderName, isLoopbackName } from './http/is-loopback-name.ts';
 export { createMemoryClient, type MemoryClientOptions } from './http/memory-http-client.ts';
 export {
@@ -27,7 +27,7 @@ export type { MemoryImport } from './import/memory-import-item.ts';
 export { parseMem0Export } from './import/parse-mem0-export.ts';
 export { parseMemoryJsonl } from './import/parse-memory-jsonl.ts';
 export { markdownFacts, readOpenClawMemory } from './import/read-openclaw-memory.ts';
-export { lexicalTerms, queryTermGroups, queryTerms } from './lexical-terms.ts';
+export { lexicalTerms, queryTermGroups, queryTerms } from './lexical/lexical-terms.ts';
 export {
   GLOBAL_USER_ID,
   MAX_MEMORY_CONTENT_CHARS,
@@ -47,7 +47,7 @@ export {
   memorySourceSchema,
   sessionIdSchema,
   userIdSchema,
-} from './memory.ts';
+} from './model/memory.ts';
 export {
   type AddMemoryOptions,
   type AddMemoryResult,
@@ -73,13 +73,13 @@ export {
   statsOptionsSchema,
   type UpdateMemoryOptions,
   updateMemoryOptionsSchema,
-} from './memory-api.ts';
+} from './model/memory-api.ts';
 export {
   EmbedderMismatchError,
   MemoryIdTakenError,
   MemoryInputError,
   MemoryStoreError,
-} from './memory-errors.ts';
+} from './model/memory-errors.ts';
 export {
   CATEGORY_ORDER,
   compareRanked,
@@ -89,8 +89,8 @@ export {
   memoryScore,
   type Rankable,
   type ScoringOptions,
-} from './memory-scoring.ts';
-export { MemoryService, type MemoryServiceOptions } from './memory-service.ts';
+} from './ranking/memory-scoring.ts';
+export { MemoryService, type MemoryServiceOptions } from './service/memory-service.ts';
 export type {
   MemoryStore,
   StoreListOptions,
@@ -99,25 +99,25 @@ export type {
   StoreStandingOptions,
   StoreWriteOptions,
   VectorSpace,
-} from './memory-store.ts';
+} from './model/memory-store.ts';
 export {
   createOpenAICompatibleEmbedder,
   type OpenAICompatibleEmbedderOptions,
-} from './openai-compatible-embedder.ts';
-export { type QueryTime, queryTime } from './query-time.ts';
-export { type ChannelRanking, fuseRankings, RRF_K } from './rank-fusion.ts';
-export { readStoreIndex, type StoreIndex } from './read-store-index.ts';
+} from './embedders/openai-compatible-embedder.ts';
+export { type QueryTime, queryTime } from './ranking/query-time.ts';
+export { type ChannelRanking, fuseRankings, RRF_K } from './ranking/rank-fusion.ts';
+export { readStoreIndex, type StoreIndex } from './model/read-store-index.ts';
 export {
   type ReindexProgress,
   type ReindexResult,
   type ReindexSqliteStoreOptions,
   reindexSqliteStore,
-} from './reindex-sqlite-store.ts';
+} from './sqlite/reindex-sqlite-store.ts';
 export {
   createSqliteMemoryStore,
   type SqliteMemoryStore,
   type SqliteMemoryStoreOptions,
-} from './sqlite-memory-store.ts';
-export type { VectorCacheOptions, VectorCacheStats } from './sqlite-vector-cache.ts';
-export { mergeStandingKinds, newestFirst, STANDING_KINDS } from './standing-kinds.ts';
-export { compareStanding } from './standing-order.ts';
+} from './sqlite/sqlite-memory-store.ts';
+export type { VectorCacheOptions, VectorCacheStats } from './sqlite/sqlite-vector-cache.ts';
+export { mergeStandingKinds, newestFirst, STANDING_KINDS } from './ranking/standing-kinds.ts';
+export { compareStanding } from './ranking/standing-order.ts';

@@ -33,7 +33,7 @@ export function factLine(
 }
 
 /**
- * The memory service's category order and prior (`packages/memory/src/memory-scoring.ts`), repeated
+ * The memory service's category order and prior (`packages/memory/src/ranking/memory-scoring.ts`), repeated
  * here because core does not depend on the memory package; tests/memory/memory-ranking.test.ts
  * ("core and memory agree on the category order and the prior") fails if the two drift apart.
  */

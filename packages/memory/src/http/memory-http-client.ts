@@ -1,13 +1,13 @@
 import { type ErrorCode, errorCodeSchema, NexusError } from '@nexus/protocol';
-import type { Memory, MemoryStats } from '../memory.ts';
+import type { Memory, MemoryStats } from '../model/memory.ts';
 import type {
   AddMemoryResult,
   MemoryApi,
   MemoryContext,
   MemoryHealth,
   MemorySearchResult,
-} from '../memory-api.ts';
-import { MemoryInputError, MemoryStoreError } from '../memory-errors.ts';
+} from '../model/memory-api.ts';
+import { MemoryInputError, MemoryStoreError } from '../model/memory-errors.ts';
 
 export interface MemoryClientOptions {
   /** e.g. `http://memory.internal:7400` */

@@ -2,8 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Logger, NexusError, silentLogger } from '@nexus/protocol';
-import type { MemoryApi } from '../memory-api.ts';
-import { MemoryInputError } from '../memory-errors.ts';
+import type { MemoryApi } from '../model/memory-api.ts';
+import { MemoryInputError } from '../model/memory-errors.ts';
 import { hostHeaderName, isLoopbackName } from './is-loopback-name.ts';
 import { decodePathSegment, parseRequestTarget } from './parse-request-target.ts';
 

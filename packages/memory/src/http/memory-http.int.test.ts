@@ -1,11 +1,11 @@
 import { connect } from 'node:net';
 import { approximateTokenCounter } from '@nexus/limits-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MemoryApi } from '../memory-api.ts';
-import { MemoryInputError } from '../memory-errors.ts';
-import { MemoryService } from '../memory-service.ts';
-import type { MemoryStore } from '../memory-store.ts';
-import { createSqliteMemoryStore } from '../sqlite-memory-store.ts';
+import type { MemoryApi } from '../model/memory-api.ts';
+import { MemoryInputError } from '../model/memory-errors.ts';
+import { MemoryService } from '../service/memory-service.ts';
+import type { MemoryStore } from '../model/memory-store.ts';
+import { createSqliteMemoryStore } from '../sqlite/sqlite-memory-store.ts';
 import { createMemoryClient } from './memory-http-client.ts';
 import { type MemoryHttpServer, startMemoryHttpServer } from './memory-http-server.ts';
 

@@ -1,5 +1,5 @@
-import { MAX_MEMORY_CONTENT_CHARS, type MemoryMetadata } from '../memory.ts';
-import type { AddMemoryOptions } from '../memory-api.ts';
+import { MAX_MEMORY_CONTENT_CHARS, type MemoryMetadata } from '../model/memory.ts';
+import type { AddMemoryOptions } from '../model/memory-api.ts';
 
 /** What an importer produced: memories to add, and what it could not use, with where it was. */
 export interface MemoryImport {

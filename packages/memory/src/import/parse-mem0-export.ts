@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AddMemoryOptions } from '../memory-api.ts';
+import type { AddMemoryOptions } from '../model/memory-api.ts';
 import { contentProblem, importedMetadata, importedTime, type MemoryImport } from './memory-import-item.ts';
 
 const mem0RecordSchema = z.looseObject({

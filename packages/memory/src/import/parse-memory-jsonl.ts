@@ -1,5 +1,5 @@
-import { memorySchema } from '../memory.ts';
-import type { AddMemoryOptions } from '../memory-api.ts';
+import { memorySchema } from '../model/memory.ts';
+import type { AddMemoryOptions } from '../model/memory-api.ts';
 import type { MemoryImport } from './memory-import-item.ts';
 
 const lineSchema = memorySchema.partial({ id: true, hash: true, createdAt: true, updatedAt: true });

@@ -1,6 +1,6 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { MemoryCategory } from '../memory.ts';
+import type { MemoryCategory } from '../model/memory.ts';
 import { contentProblem, importedMetadata, type MemoryImport } from './memory-import-item.ts';
 
 const DAILY_FILE = /^(\d{4})-(\d{2})-(\d{2})(?:-[\w.-]+)?\.md$/u;

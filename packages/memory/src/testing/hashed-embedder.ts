@@ -1,5 +1,5 @@
 import { hashedEmbedding } from '@nexus/testkit/llm';
-import type { Embedder } from '../embedder.ts';
+import type { Embedder } from '../embedders/embedder.ts';
 
 /**
  * A deterministic in-process embedder (hashed bag of words, the same vectors the scripted model

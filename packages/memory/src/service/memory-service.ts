@@ -1,0 +1,452 @@
+import { randomUUID } from 'node:crypto';
+import { sharedTokenCounter, type TokenCounter } from '@nexus/limits-kit';
+import { type Logger, silentLogger } from '@nexus/protocol';
+import { coalescingEmbedder } from '../embedders/coalescing-embedder.ts';
+import { contentHash } from '../model/content-hash.ts';
+import { packContext } from '../context/context-block.ts';
+import { type ContextScopeRunner, runContextScopes } from '../context/context-scopes.ts';
+import { conversationQuery } from '../ranking/conversation-query.ts';
+import type { Embedder } from '../embedders/embedder.ts';
+import { alwaysPresentGlobal } from '../context/global-context.ts';
+import { GLOBAL_USER_ID, type Memory, type MemoryStats } from '../model/memory.ts';
+import {
+  type AddMemoryOptions,
+  type AddMemoryResult,
+  addMemoryOptionsSchema,
+  type ListMemoriesOptions,
+  listMemoriesOptionsSchema,
+  type MemoryApi,
+  type MemoryContext,
+  type MemoryContextOptions,
+  type MemoryHealth,
+  type MemoryRefOptions,
+  type MemorySearchResult,
+  memoryContextOptionsSchema,
+  memoryRefOptionsSchema,
+  resetOptionsSchema,
+  type SearchMemoryOptions,
+  type StandingFactsOptions,
+  searchMemoryOptionsSchema,
+  sessionMemoriesOptionsSchema,
+  standingFactsOptionsSchema,
+  statsOptionsSchema,
+  type UpdateMemoryOptions,
+  updateMemoryOptionsSchema,
+} from '../model/memory-api.ts';
+import { EmbedderMismatchError, MemoryIdTakenError, MemoryInputError } from '../model/memory-errors.ts';
+import { compareRanked, DAY_MS, memoryScore, type ScoringOptions } from '../ranking/memory-scoring.ts';
+import type { MemoryStore } from '../model/memory-store.ts';
+import { findLexicalDuplicate, LEXICAL_DUPLICATE_THRESHOLD } from './near-duplicate.ts';
+import { parseInput } from '../model/parse-input.ts';
+import { queryTime, timeBonus } from '../ranking/query-time.ts';
+import { compareStanding } from '../ranking/standing-order.ts';
+import { updateMemory } from './update-memory.ts';
+
+export interface MemoryServiceOptions {
+  store: MemoryStore;
+  /** Omit for lexical-only search (announced once at start, never faked with made-up vectors). */
+  embedder?: Embedder;
+  scoring?: ScoringOptions;
+  /** Why search is hybrid or lexical here, for `health()` and the start log. */
+  searchReason?: string;
+  /** Cosine similarity at or above which a new memory updates an existing one (default 0.92). */
+  duplicateThreshold?: number;
+  /**
+   * With no embedder: token-set similarity (`tokenSetSimilarity`) at or above which a new memory
+   * updates an existing one (default `LEXICAL_DUPLICATE_THRESHOLD`, 0.8); above 1 turns it off.
+   */
+  lexicalDuplicateThreshold?: number;
+  /** Each context scope that takes longer is skipped (default 1,500 ms). */
+  scopeTimeoutMs?: number;
+  tokenCounter?: TokenCounter;
+  now?: () => number;
+  generateId?: () => string;
+  logger?: Logger;
+}
+
+type Ranked = MemorySearchResult & { memory: Memory };
+
+/** Per-person memory: dedupe on add, hybrid search, token-budgeted context. */
+export class MemoryService implements MemoryApi {
+  readonly #store: MemoryStore;
+  /** Wrapped so that the small embeds of concurrent calls go to the endpoint together. */
+  readonly #embedder: Embedder | undefined;
+  readonly #scoring: ScoringOptions;
+  readonly #searchReason: string | undefined;
+  readonly #duplicateThreshold: number;
+  readonly #lexicalDuplicateThreshold: number;
+  readonly #scopeTimeoutMs: number;
+  readonly #now: () => number;
+  readonly #generateId: () => string;
+  readonly #logger: Logger;
+  readonly #addLanes = new Map<string, Promise<unknown>>();
+  #tokenCounter: TokenCounter | Promise<TokenCounter>;
+
+  constructor(options: MemoryServiceOptions) {
+    this.#store = options.store;
+    this.#embedder = options.embedder ? coalescingEmbedder(options.embedder) : undefined;
+    this.#scoring = options.scoring ?? {};
+    this.#searchReason = options.searchReason;
+    this.#duplicateThreshold = options.duplicateThreshold ?? 0.92;
+    this.#lexicalDuplicateThreshold = options.lexicalDuplicateThreshold ?? LEXICAL_DUPLICATE_THRESHOLD;
+    this.#scopeTimeoutMs = options.scopeTimeoutMs ?? 1_500;
+    this.#now = options.now ?? Date.now;
+    this.#generateId = options.generateId ?? randomUUID;
+    this.#logger = options.logger ?? silentLogger;
+    this.#tokenCounter = options.tokenCounter ?? sharedTokenCounter();
+    const space = this.#store.vectorSpace;
+    if (this.#embedder && space && space.embedderId !== this.#embedder.id) {
+      throw new EmbedderMismatchError({ stored: space.embedderId, configured: this.#embedder.id });
+    }
+    if (this.#embedder && space?.dimensions !== this.#embedder.dimensions) {
+      throw new EmbedderMismatchError({
+        stored: space ? `${space.embedderId} (${space.dimensions} dimensions)` : 'no vectors',
+        configured: `${this.#embedder.id} (${this.#embedder.dimensions} dimensions)`,
+      });
+    }
+    if (!this.#embedder)
+      this.#logger.info(
+        { search: 'lexical', reason: this.#searchReason ?? 'no embedder configured' },
+        'memory: no embedder, search is lexical only',
+      );
+    else
+      this.#logger.info(
+        {
+          search: 'hybrid',
+          embedder: this.#embedder.id,
+          reason: this.#searchReason ?? 'embedder configured',
+        },
+        'memory: semantic search on (hybrid with lexical)',
+      );
+  }
+
+  async add(options: AddMemoryOptions): Promise<AddMemoryResult> {
+    const input = parseInput(addMemoryOptionsSchema, options);
+    const userId = input.scope === 'global' ? GLOBAL_USER_ID : input.userId;
+    if (userId === undefined)
+      throw new MemoryInputError({ field: 'userId', message: 'Invalid userId: required.' });
+    if (input.scope !== 'global' && userId === GLOBAL_USER_ID) {
+      throw new MemoryInputError({
+        field: 'userId',
+        message: `Invalid userId: "${GLOBAL_USER_ID}" is reserved for global memories.`,
+      });
+    }
+    if (input.scope === 'global' && input.userId !== undefined && input.userId !== GLOBAL_USER_ID) {
+      throw new MemoryInputError({
+        field: 'userId',
+        message: `Invalid userId: global memories belong to "${GLOBAL_USER_ID}".`,
+      });
+    }
+    if (input.scope === 'session' && input.sessionId === undefined) {
+      throw new MemoryInputError({
+        field: 'sessionId',
+        message: 'Invalid sessionId: required for scope "session".',
+      });
+    }
+    // One add at a time per person, so two concurrent copies of a fact cannot both be inserted.
+    return this.#inLane(userId, () => this.#addInLane(userId, input));
+  }
+
+  async update(options: UpdateMemoryOptions): Promise<Memory | undefined> {
+    const input = parseInput(updateMemoryOptionsSchema, options);
+    // In the person's add lane, so an add racing the edit cannot insert the edited text twice.
+    return this.#inLane(input.userId, () =>
+      updateMemory(
+        { store: this.#store, embed: (text, signal) => this.#embed(text, signal), now: this.#now },
+        input,
+      ),
+    );
+  }
+
+  async #inLane<T>(userId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.#addLanes.get(userId) ?? Promise.resolve();
+    const current = previous.catch(() => undefined).then(work);
+    this.#addLanes.set(userId, current);
+    try {
+      return await current;
+    } finally {
+      if (this.#addLanes.get(userId) === current) this.#addLanes.delete(userId);
+    }
+  }
+
+  async #addInLane(
+    userId: string,
+    input: ReturnType<typeof addMemoryOptionsSchema.parse>,
+  ): Promise<AddMemoryResult> {
+    const { abortSignal } = input;
+    const hash = contentHash(input.content);
+    // An import run twice finds its memories by id (even if edited since) or by content.
+    const known = input.id ? await this.#store.get({ userId, id: input.id, abortSignal }) : undefined;
+    const exact = known ?? (await this.#store.findByHash({ userId, hash, abortSignal }));
+    if (exact) {
+      if (input.sessionId)
+        await this.#store.linkSession({
+          userId,
+          memoryId: exact.id,
+          sessionId: input.sessionId,
+          abortSignal,
+        });
+      return { action: 'unchanged', deduplicated: true, memory: exact };
+    }
+    const now = this.#now();
+    const embedding = await this.#embed(input.content, abortSignal);
+    const duplicate = embedding
+      ? (await this.#store.nearest({ userId, embedding, limit: 1, abortSignal }))[0]
+      : this.#lexicalDuplicateThreshold <= 1
+        ? await findLexicalDuplicate({
+            store: this.#store,
+            userId,
+            content: input.content,
+            threshold: this.#lexicalDuplicateThreshold,
+            abortSignal,
+          })
+        : undefined;
+    const threshold = embedding ? this.#duplicateThreshold : this.#lexicalDuplicateThreshold;
+    if (duplicate && duplicate.similarity >= threshold) {
+      const previous = duplicate.memory;
+      const memory: Memory = {
+        ...previous,
+        content: input.content,
+        hash,
+        category: input.category,
+        // A restated fact keeps the strongest provenance it ever had.
+        source: previous.source === 'user_explicit' ? 'user_explicit' : input.source,
+        updatedAt: Math.max(previous.updatedAt, input.updatedAt ?? now),
+        metadata: { ...previous.metadata, ...input.metadata },
+      };
+      await this.#store.update({ memory, embedding, abortSignal });
+      if (input.sessionId)
+        await this.#store.linkSession({
+          userId,
+          memoryId: memory.id,
+          sessionId: input.sessionId,
+          abortSignal,
+        });
+      return { action: 'updated', deduplicated: true, memory, previousContent: previous.content };
+    }
+    const createdAt = input.createdAt ?? now;
+    const memory: Memory = {
+      id: input.id ?? this.#generateId(),
+      userId,
+      scope: input.scope,
+      content: input.content,
+      category: input.category,
+      source: input.source,
+      createdAt,
+      updatedAt: input.updatedAt ?? createdAt,
+      hash,
+      metadata: input.metadata,
+    };
+    if (input.sessionId) memory.sessionId = input.sessionId;
+    try {
+      await this.#store.insert({ memory, embedding, abortSignal });
+    } catch (error) {
+      // A given id that another person's memory already has: refused, that memory untouched.
+      if (
+        input.id &&
+        (error instanceof MemoryIdTakenError ||
+          (error instanceof Error && /UNIQUE constraint failed: memories\.id/u.test(error.message)))
+      )
+        throw new MemoryInputError({
+          field: 'id',
+          message: 'Invalid id: another memory already has it; import without the id.',
+          cause: error,
+        });
+      throw error;
+    }
+    return { action: 'inserted', deduplicated: false, memory };
+  }
+
+  async search(options: SearchMemoryOptions): Promise<MemorySearchResult[]> {
+    const input = parseInput(searchMemoryOptionsSchema, options);
+    const query = conversationQuery(input.query, input.recentTurns);
+    const embedding = await this.#embed(query.embeddingText, input.abortSignal);
+    const ranked = await this.#ranked({ ...input, contextText: query.contextText, embedding });
+    return ranked.slice(0, input.limit).map(({ memory: _memory, ...result }) => result);
+  }
+
+  async context(options: MemoryContextOptions): Promise<MemoryContext> {
+    const started = performance.now();
+    const input = parseInput(memoryContextOptionsSchema, options);
+    const counter = await this.#tokenCounter;
+    this.#tokenCounter = counter;
+    const query = conversationQuery(input.query, input.recentTurns);
+    const embedding = await this.#embed(query.embeddingText, input.abortSignal).catch((error: unknown) => {
+      this.#logger.warn({ err: error }, 'memory: embedding the query failed, context is lexical only');
+      return undefined;
+    });
+    const base = { query: input.query, contextText: query.contextText, limit: input.limit, embedding };
+    const always = new Map<string, Memory>();
+    const globalScope = async (abortSignal: AbortSignal) => {
+      const [matches, present] = await Promise.all([
+        this.#ranked({ ...base, userId: GLOBAL_USER_ID, abortSignal }),
+        alwaysPresentGlobal({
+          store: this.#store,
+          counter,
+          now: this.#now(),
+          tokenBudget: Math.min(input.globalTokenBudget, input.tokenBudget),
+          abortSignal,
+        }),
+      ]);
+      for (const memory of present) always.set(memory.id, memory);
+      return matches;
+    };
+    const runners: Record<'global' | 'user' | 'session', ContextScopeRunner<Ranked> | undefined> = {
+      global: globalScope,
+      user: (abortSignal) => this.#ranked({ ...base, userId: input.userId, scopes: ['user'], abortSignal }),
+      session: input.sessionId
+        ? (abortSignal) =>
+            this.#ranked({ ...base, userId: input.userId, sessionId: input.sessionId, abortSignal })
+        : undefined,
+    };
+    const { results, scopes } = await runContextScopes({
+      runners,
+      timeoutMs: this.#scopeTimeoutMs,
+      abortSignal: input.abortSignal,
+      logger: this.#logger,
+    });
+    const best = new Map<string, Ranked>();
+    for (const hit of results) {
+      const known = best.get(hit.id);
+      if (!known || hit.score > known.score) best.set(hit.id, hit);
+    }
+    // A late or failed global scope contributes nothing, not even what it found after its deadline.
+    if (scopes.global.status !== 'ok') always.clear();
+    // The always-present global memories first (they fit their own small budget), then the best.
+    const ranked = [...best.values()].filter((hit) => !always.has(hit.id)).sort(compareRanked);
+    const candidates = [...always.values(), ...ranked.map((hit) => hit.memory)].slice(0, input.limit);
+    const now = this.#now();
+    const packed = packContext({
+      candidates,
+      tokenBudget: input.tokenBudget,
+      counter,
+      now,
+    });
+    const memoryIds = packed.used.map((memory) => memory.id);
+    await this.#store.markUsed({ ids: memoryIds, at: now }).catch((error: unknown) => {
+      this.#logger.warn({ err: error }, 'memory: could not record lastUsedAt');
+    });
+    return {
+      context: packed.context,
+      memoriesUsed: packed.used.length,
+      memoryIds,
+      tokensUsed: packed.tokensUsed,
+      tokenBudget: input.tokenBudget,
+      truncated: packed.truncated,
+      scopes,
+      durationMs: performance.now() - started,
+      tokenizer: counter.name,
+    };
+  }
+
+  async list(options: ListMemoriesOptions): Promise<Memory[]> {
+    const input = parseInput(listMemoriesOptionsSchema, options);
+    return this.#store.list({ ...input, scopes: input.scope ? [input.scope] : undefined });
+  }
+
+  async standingFacts(options: StandingFactsOptions): Promise<Memory[]> {
+    const input = parseInput(standingFactsOptionsSchema, options);
+    return this.#store.standing({ ...input, order: compareStanding(this.#now(), this.#scoring) });
+  }
+
+  async get(options: MemoryRefOptions): Promise<Memory | undefined> {
+    return this.#store.get(parseInput(memoryRefOptionsSchema, options));
+  }
+
+  async delete(options: MemoryRefOptions): Promise<{ deleted: boolean }> {
+    return { deleted: await this.#store.delete(parseInput(memoryRefOptionsSchema, options)) };
+  }
+
+  async reset(options: { userId: string; abortSignal?: AbortSignal }): Promise<{ deleted: number }> {
+    return { deleted: await this.#store.reset(parseInput(resetOptionsSchema, options)) };
+  }
+
+  async sessionMemories(options: {
+    sessionId: string;
+    userId?: string;
+    abortSignal?: AbortSignal;
+  }): Promise<Memory[]> {
+    return this.#store.sessionMemories(parseInput(sessionMemoriesOptionsSchema, options));
+  }
+
+  async stats(options: { userId?: string; abortSignal?: AbortSignal } = {}): Promise<MemoryStats> {
+    return this.#store.stats(parseInput(statsOptionsSchema, options));
+  }
+
+  async health(): Promise<MemoryHealth> {
+    const counter = await this.#tokenCounter;
+    const health: MemoryHealth = {
+      status: 'ok',
+      search: this.#embedder ? 'hybrid' : 'lexical',
+      tokenizer: counter.name,
+    };
+    if (this.#embedder) health.embedder = this.#embedder.id;
+    if (this.#searchReason) health.reason = this.#searchReason;
+    return health;
+  }
+
+  async #ranked(options: {
+    userId: string;
+    query: string;
+    contextText: string;
+    limit: number;
+    embedding: Float32Array | undefined;
+    scopes?: ReadonlyArray<Memory['scope']>;
+    sessionId?: string;
+    abortSignal?: AbortSignal;
+  }): Promise<Ranked[]> {
+    const hits = await this.#store.search({
+      userId: options.userId,
+      text: options.query,
+      contextText: options.contextText,
+      embedding: options.embedding,
+      // Fetch more than asked so recency can lift a slightly less relevant, much newer memory.
+      limit: Math.min(400, Math.max(options.limit * 3, 30)),
+      scopes: options.scopes,
+      sessionId: options.sessionId,
+      abortSignal: options.abortSignal,
+    });
+    if (hits.length === 0) return [];
+    const now = this.#now();
+    // The message's own time words first; a follow-up ("how did it go?") takes the turns'.
+    const said = queryTime(options.query, now);
+    const time = said.window ? said : { ...queryTime(options.contextText, now), current: said.current };
+    const halfLifeMs = (this.#scoring.halfLifeDays ?? 30) * DAY_MS;
+    const ranked: Ranked[] = hits.map(({ memory, relevance }) => ({
+      id: memory.id,
+      content: memory.content,
+      score:
+        memoryScore(relevance, recencyAge(memory, now, halfLifeMs), this.#scoring, memory) +
+        timeBonus(time, memory, 0.5 ** (Math.max(0, now - memory.updatedAt) / halfLifeMs)),
+      relevance,
+      category: memory.category,
+      source: memory.source,
+      scope: memory.scope,
+      createdAt: memory.createdAt,
+      updatedAt: memory.updatedAt,
+      metadata: memory.metadata,
+      memory,
+    }));
+    return ranked.sort(compareRanked);
+  }
+
+  async #embed(text: string, abortSignal: AbortSignal | undefined): Promise<Float32Array | undefined> {
+    if (!this.#embedder || text.trim() === '') return undefined;
+    const [vector] = await this.#embedder.embed({
+      texts: [text],
+      ...(abortSignal ? { abortSignal } : {}),
+    });
+    return vector;
+  }
+}
+
+/**
+ * The age recency is scored on: since the memory was last told, or, when that is older, since it
+ * last went into a reply, counted at half the freshness (one more half-life), so a memory in use
+ * stays near the top without a single use making it look new.
+ */
+function recencyAge(memory: Memory, now: number, halfLifeMs: number): number {
+  const sinceTold = Math.max(0, now - memory.updatedAt);
+  if (memory.lastUsedAt === undefined) return sinceTold;
+  return Math.min(sinceTold, Math.max(0, now - memory.lastUsedAt) + halfLifeMs);
+}

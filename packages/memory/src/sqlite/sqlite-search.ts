@@ -1,0 +1,186 @@
+import type { StatementSync } from 'node:sqlite';
+import type { MemoryScope } from '../model/memory.ts';
+import type { QuantisedVectorIndex } from '../vectors/quantised-vector-index.ts';
+import { personToken, scopeToken, sessionToken, similarityFromDistance } from './sqlite-schema.ts';
+
+/** sqlite-vec answers at most this many neighbours per KNN query. */
+export const MAX_KNN = 4096;
+
+/** One channel's candidates, best first: a memory's rowid and its channel score (higher is better). */
+export type RowRanking = Array<{ rowid: number; score: number }>;
+
+export interface SearchPartition {
+  userId: string;
+  scopes?: readonly MemoryScope[];
+  sessionId?: string;
+}
+
+type Statements = (sql: string) => StatementSync;
+
+/**
+ * BM25 top `limit` in SQLite itself: FTS5 intersects the partition token with the words and the
+ * sort keeps only the best rows, so no memory row is read for the matches that are not kept.
+ * Ties are ordered by rowid so the cut is deterministic.
+ */
+export function lexicalRanking(
+  statements: Statements,
+  partition: SearchPartition,
+  terms: readonly string[],
+  limit: number,
+): RowRanking {
+  const match = `${partitionMatch(partition)} AND content : (${terms.map((term) => `"${term}"`).join(' OR ')})`;
+  const rows = statements(
+    `SELECT rowid, bm25(memories_fts, 0.0, 1.0) AS lexical FROM memories_fts
+     WHERE memories_fts MATCH ? ORDER BY lexical, rowid LIMIT ?`,
+  ).all(match, limit) as Array<{ rowid: number; lexical: number }>;
+  // FTS5's bm25() is lower-is-better; negate it so the ranking is higher-is-better.
+  return rows.map((row) => ({ rowid: row.rowid, score: -row.lexical }));
+}
+
+function partitionMatch(partition: SearchPartition): string {
+  const { userId, scopes, sessionId } = partition;
+  const anyOf = (tokens: string[]) => `(${tokens.map((token) => `"${token}"`).join(' OR ')})`;
+  const parts: string[] = [];
+  if (sessionId !== undefined) parts.push(`"${sessionToken(userId, sessionId)}"`);
+  if (scopes) parts.push(anyOf(scopes.map((scope) => scopeToken(userId, scope))));
+  if (parts.length === 0) parts.push(`"${personToken(userId)}"`);
+  return parts.map((part) => `partition_keys : ${part}`).join(' AND ');
+}
+
+/**
+ * Cosine top `limit`. A person's or scope's candidates come from sqlite-vec's KNN over the
+ * person's partition (exact: every vector of the person is compared). A session's come from
+ * its links: only the linked memories' vectors are read and compared, so an empty or small
+ * session costs next to nothing however many memories the person has.
+ */
+export function denseRanking(
+  statements: Statements,
+  partition: SearchPartition,
+  query: Uint8Array,
+  limit: number,
+  index?: QuantisedVectorIndex,
+  /** A session's linked memories (`sessionLinks`), when the caller has read them already. */
+  linked?: readonly number[],
+): RowRanking {
+  if (partition.sessionId !== undefined)
+    return sessionDenseRanking(statements, linked ?? sessionLinks(statements, partition), query, limit);
+  if (index) return quantisedDenseRanking(statements, partition, query, limit, index);
+  return exactDenseRanking(statements, partition, query, limit);
+}
+
+/**
+ * sqlite-vec's exact KNN, with a defined cut: when the `limit`-th place falls in a group of
+ * equally distant vectors, sqlite-vec keeps an arbitrary subset of it (it depends on the
+ * chunk layout); here the group is fetched whole and cut by rowid, like every other ranking in
+ * this store, so this and the quantised path return the same members, not just the same scores.
+ * One extra neighbour tells whether the cut splits such a group; only then is k widened.
+ */
+function exactDenseRanking(
+  statements: Statements,
+  partition: SearchPartition,
+  query: Uint8Array,
+  limit: number,
+): RowRanking {
+  const scopes = partition.scopes ?? [];
+  const scopeSql = partition.scopes ? ` AND scope IN (${scopes.map(() => '?').join(', ')})` : '';
+  const knn = statements(
+    `SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ? AND user_id = ?${scopeSql}`,
+  );
+  let k = Math.min(MAX_KNN, limit + 1);
+  let rows: Array<{ rowid: number; distance: number }>;
+  for (;;) {
+    rows = knn.all(query, k, partition.userId, ...scopes) as typeof rows;
+    const cut = rows[limit - 1]?.distance;
+    const groupClosed = rows.length < k || (k > limit && (rows.at(-1)?.distance ?? 0) > (cut ?? 0));
+    if (cut === undefined || groupClosed) break;
+    if (k === MAX_KNN) {
+      rows = tiesByScan(statements, partition, query, cut, limit);
+      break;
+    }
+    k = Math.min(MAX_KNN, k * 4);
+  }
+  rows.sort((left, right) => left.distance - right.distance || left.rowid - right.rowid);
+  return rows
+    .slice(0, limit)
+    .map((row) => ({ rowid: row.rowid, score: similarityFromDistance(row.distance) }));
+}
+
+/** More equally distant vectors at the cut than one KNN may return: every one up to `cut`, by scan. */
+function tiesByScan(
+  statements: Statements,
+  partition: SearchPartition,
+  query: Uint8Array,
+  cut: number,
+  limit: number,
+): Array<{ rowid: number; distance: number }> {
+  const scopes = partition.scopes ?? [];
+  const scopeSql = partition.scopes ? ` AND m.scope IN (${scopes.map(() => '?').join(', ')})` : '';
+  return statements(
+    `SELECT rowid, distance FROM (SELECT m.rowid AS rowid, vec_distance_l2(v.embedding, ?) AS distance
+       FROM memories m JOIN memory_vectors v ON v.rowid = m.rowid WHERE m.user_id = ?${scopeSql})
+     WHERE distance <= ? ORDER BY distance, rowid LIMIT ?`,
+  ).all(query, partition.userId, ...scopes, cut, limit) as Array<{ rowid: number; distance: number }>;
+}
+
+/**
+ * The same top `limit` as sqlite-vec's exact KNN, from the person's quantised index: the int8
+ * pass names every vector that can be in the top `limit` (see `QuantisedVectorIndex`), and only
+ * those are compared exactly, by sqlite-vec's own distance, so the scores are identical too.
+ */
+function quantisedDenseRanking(
+  statements: Statements,
+  partition: SearchPartition,
+  query: Uint8Array,
+  limit: number,
+  index: QuantisedVectorIndex,
+): RowRanking {
+  const floats = new Float32Array(query.buffer, query.byteOffset, query.byteLength / 4);
+  const candidates = index.candidates(floats, limit, partition.scopes);
+  return exactRanking(statements, candidates, query, limit);
+}
+
+/** Exact distances of the candidates, from the plain copy of the vectors, best `limit` kept. */
+function exactRanking(
+  statements: Statements,
+  rowids: readonly number[],
+  query: Uint8Array,
+  limit: number,
+): RowRanking {
+  const scored = statements(
+    `SELECT rowid, vec_distance_l2(embedding, ?) AS distance FROM memory_vectors
+     WHERE rowid IN (SELECT value FROM json_each(?))`,
+  ).all(query, JSON.stringify(rowids)) as Array<{ rowid: number; distance: number }>;
+  scored.sort((left, right) => left.distance - right.distance || left.rowid - right.rowid);
+  return scored
+    .slice(0, limit)
+    .map((entry) => ({ rowid: entry.rowid, score: similarityFromDistance(entry.distance) }));
+}
+
+/** The rowids of the person's memories linked to the session (and in `scopes`, when given). */
+export function sessionLinks(statements: Statements, partition: SearchPartition): number[] {
+  const scopes = partition.scopes;
+  const scopeSql = scopes ? ` AND m.scope IN (${scopes.map(() => '?').join(', ')})` : '';
+  const rows = statements(
+    `SELECT l.memory_rowid AS rowid FROM session_links l JOIN memories m ON m.rowid = l.memory_rowid
+     WHERE l.session_id = ? AND l.user_id = ? AND m.user_id = l.user_id${scopeSql}`,
+  ).all(partition.sessionId ?? '', partition.userId, ...(scopes ?? [])) as Array<{ rowid: number }>;
+  return rows.map((row) => row.rowid);
+}
+
+function sessionDenseRanking(
+  statements: Statements,
+  linked: readonly number[],
+  query: Uint8Array,
+  limit: number,
+): RowRanking {
+  const distanceOf = statements(
+    'SELECT vec_distance_l2(embedding, ?) AS distance FROM memories_vec WHERE rowid = ?',
+  );
+  const ranking: RowRanking = [];
+  for (const rowid of linked) {
+    const row = distanceOf.get(query, BigInt(rowid)) as { distance: number } | undefined;
+    if (row) ranking.push({ rowid, score: similarityFromDistance(row.distance) });
+  }
+  ranking.sort((left, right) => right.score - left.score || left.rowid - right.rowid);
+  return ranking.slice(0, limit);
+}
