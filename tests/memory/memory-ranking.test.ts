@@ -11,7 +11,7 @@ import {
   GLOBAL_FACTS_HEADER,
   STANDING_PRIOR,
 } from '../../packages/core/src/memory/fact-lines.ts';
-import { runMemoryStep } from '../../packages/core/src/memory/run-memory-step.ts';
+import { runMemoryStep } from '../../packages/core/src/memory/context/run-memory-step.ts';
 import { approximateTokenCounter } from '../../packages/limits-kit/src/token-counter.ts';
 import { silentLogger } from '../../packages/protocol/src/index.ts';
 

@@ -34,7 +34,7 @@ export {
   DEFAULT_NOT_CONFIGURED_MESSAGE,
   DEFAULT_SYSTEM_PROMPT,
 } from './agent.ts';
-export type { RepliesFirst } from './background/replies-first.ts';
+export type { RepliesFirst } from './memory/background/replies-first.ts';
 export type { ExtraCommand, ExtraCommands } from './commands/extra-commands.ts';
 export {
   createSqliteDailyTokenBudget,
@@ -56,19 +56,19 @@ export {
   type TurnLimits,
   type TurnSpend,
 } from './cost/turn-budget.ts';
-export { type ExtractionReport, extractMemories } from './extraction/extract-memories.ts';
+export { type ExtractionReport, extractMemories } from './memory/extraction/extract-memories.ts';
 export {
   enqueueMemoryExtraction,
   extractionJobId,
   MEMORY_EXTRACT_JOB,
   type MemoryExtractionPayload,
   memoryExtractionPayloadSchema,
-} from './extraction/memory-extraction-job.ts';
+} from './memory/extraction/memory-extraction-job.ts';
 export {
   type MemoryExtractionWorkerOptions,
   startMemoryExtractionWorker,
-} from './extraction/memory-extraction-worker.ts';
-export { parseModelJson } from './extraction/parse-model-json.ts';
+} from './memory/extraction/memory-extraction-worker.ts';
+export { parseModelJson } from './memory/extraction/parse-model-json.ts';
 export { type HistoryWithinBudget, historyWithinBudget } from './history-within-budget.ts';
 export {
   type ErasedItems,
@@ -120,11 +120,11 @@ export {
   type MemoryStepReport,
   type MemoryStepResult,
   runMemoryStep,
-} from './memory/run-memory-step.ts';
+} from './memory/context/run-memory-step.ts';
 export {
   DEFAULT_MEMORY_STATUS_TEXT,
   type TurnMemoryOptions,
-} from './memory/turn-memory.ts';
+} from './memory/context/turn-memory.ts';
 export { describeFailure, MODEL_ERROR_MESSAGES, toModelError } from './model-error.ts';
 export {
   createNexusCore,
@@ -151,11 +151,11 @@ export {
   SESSION_SUMMARY_JOB,
   type SessionSummaryPayload,
   scheduleSessionSummary,
-} from './session-summary/session-summary-job.ts';
+} from './memory/summaries/session-summary-job.ts';
 export {
   type SessionSummaryWorkerOptions,
   startSessionSummaryWorker,
-} from './session-summary/session-summary-worker.ts';
+} from './memory/summaries/session-summary-worker.ts';
 export { createSqliteSessionStore, type SqliteSessionStoreOptions } from './sqlite-session-store.ts';
 export {
   DEFAULT_SUBAGENT_SETTINGS,

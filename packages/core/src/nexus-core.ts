@@ -27,7 +27,7 @@ import {
 import { createIntakeOrder } from './intake-order.ts';
 import { createIntentDeduplicator } from './intent-deduplicator.ts';
 import type { MediaSettings } from './media/media-settings.ts';
-import { resolveTurnMemory, type TurnMemoryOptions } from './memory/turn-memory.ts';
+import { resolveTurnMemory, type TurnMemoryOptions } from './memory/context/turn-memory.ts';
 import { MODEL_ERROR_MESSAGES } from './model-error.ts';
 import { deliverOutbound } from './outbound/deliver-outbound.ts';
 import type { AdmitIntentOptions, SessionStore } from './session-store.ts';

@@ -15,9 +15,9 @@ import {
 } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../agent.ts';
-import type { ExtractionReport } from '../extraction/extract-memories.ts';
-import { FROM_EDITED_MESSAGE } from '../extraction/extraction-prompts.ts';
-import { startMemoryExtractionWorker } from '../extraction/memory-extraction-worker.ts';
+import type { ExtractionReport } from '../memory/extraction/extract-memories.ts';
+import { FROM_EDITED_MESSAGE } from '../memory/extraction/extraction-prompts.ts';
+import { startMemoryExtractionWorker } from '../memory/extraction/memory-extraction-worker.ts';
 import { createNexusCore, type NexusCore } from '../nexus-core.ts';
 import { createSqliteSessionStore } from '../sqlite-session-store.ts';
 

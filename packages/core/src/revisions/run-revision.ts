@@ -1,5 +1,5 @@
 import type { ChannelAdapter, Intent } from '@nexus/protocol';
-import { enqueueAfterTurn } from '../memory/turn-memory.ts';
+import { enqueueAfterTurn } from '../memory/context/turn-memory.ts';
 import type { MessageLookup, RevisionChange, StoredTurn } from '../session-store.ts';
 import { runTurn, type TurnDependencies, type TurnResult } from '../turn/run-turn.ts';
 import { correctionNote } from './correction-note.ts';

@@ -1,6 +1,6 @@
 import type { Intent } from '@nexus/protocol';
 import type { Tracer } from '@opentelemetry/api';
-import type { MemoryStepResult } from '../memory/run-memory-step.ts';
+import type { MemoryStepResult } from '../memory/context/run-memory-step.ts';
 import type { TurnResult } from '../turn/turn-types.ts';
 import { inSpan } from './in-span.ts';
 import { spanIdOf, type TurnTracing } from './turn-tracing.ts';

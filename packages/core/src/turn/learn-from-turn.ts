@@ -1,5 +1,5 @@
 import type { Logger } from '@nexus/protocol';
-import { enqueueAfterTurn } from '../memory/turn-memory.ts';
+import { enqueueAfterTurn } from '../memory/context/turn-memory.ts';
 import type { TurnSoFar } from './turn-so-far.ts';
 import type { TurnDependencies, TurnRevision } from './turn-types.ts';
 

@@ -1,7 +1,7 @@
 import type { TokenCounter } from '@nexus/limits-kit';
 import type { Intent, Logger } from '@nexus/protocol';
-import type { MemoryStepResult } from '../memory/run-memory-step.ts';
-import { loadTurnMemory } from '../memory/turn-memory.ts';
+import type { MemoryStepResult } from '../memory/context/run-memory-step.ts';
+import { loadTurnMemory } from '../memory/context/turn-memory.ts';
 import type { ReplyStream } from '../reply-stream.ts';
 import type { StoredTurn } from '../session-store.ts';
 import { traceMemoryStep } from '../tracing/turn-spans.ts';

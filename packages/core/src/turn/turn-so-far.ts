@@ -2,7 +2,7 @@ import type { TokenCounter } from '@nexus/limits-kit';
 import type { Intent, NexusError } from '@nexus/protocol';
 import type { BudgetStopReason } from '../cost/turn-budget.ts';
 import type { TurnMedia } from '../media/prepare-turn-media.ts';
-import type { MemoryStepReport } from '../memory/run-memory-step.ts';
+import type { MemoryStepReport } from '../memory/context/run-memory-step.ts';
 
 /**
  * The reply as it is produced. The agent stage fills it while text streams, so what was said

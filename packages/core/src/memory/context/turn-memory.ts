@@ -4,10 +4,10 @@ import {
   enqueueMemoryExtraction,
   type MemoryExtractionPayload,
 } from '../extraction/memory-extraction-job.ts';
-import type { StoredTurn } from '../session-store.ts';
-import { scheduleSessionSummary } from '../session-summary/session-summary-job.ts';
-import type { MemoryPort } from './memory-port.ts';
-import { GROUP_MEMORY_NOTE, type GroupPersonalMemoryEntry, memorySubjectOf } from './memory-subject.ts';
+import type { StoredTurn } from '../../session-store.ts';
+import { scheduleSessionSummary } from '../summaries/session-summary-job.ts';
+import type { MemoryPort } from '../memory-port.ts';
+import { GROUP_MEMORY_NOTE, type GroupPersonalMemoryEntry, memorySubjectOf } from '../memory-subject.ts';
 import { recentTurnTexts } from './recent-turn-texts.ts';
 import { type MemoryStepReport, type MemoryStepResult, runMemoryStep } from './run-memory-step.ts';
 

@@ -6,13 +6,13 @@ import {
   startScriptedModelServer,
 } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent } from '../agent.ts';
-import { createNexusCore, type NexusCore, type NexusCoreOptions } from '../nexus-core.ts';
-import { createSqliteSessionStore } from '../sqlite-session-store.ts';
-import { createRecordingChannel, createRecordingLogger, testIntent } from '../testing/recording-channel.ts';
-import type { TurnReport } from '../turn/run-turn.ts';
-import type { MemoryPort } from './memory-port.ts';
-import { createInMemoryMemory } from './testing/in-memory-memory.ts';
+import { createAgent } from '../../agent.ts';
+import { createNexusCore, type NexusCore, type NexusCoreOptions } from '../../nexus-core.ts';
+import { createSqliteSessionStore } from '../../sqlite-session-store.ts';
+import { createRecordingChannel, createRecordingLogger, testIntent } from '../../testing/recording-channel.ts';
+import type { TurnReport } from '../../turn/run-turn.ts';
+import type { MemoryPort } from '../memory-port.ts';
+import { createInMemoryMemory } from '../testing/in-memory-memory.ts';
 import { DEFAULT_MEMORY_STATUS_TEXT } from './turn-memory.ts';
 
 let server: ScriptedModelServer;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CATEGORY_ORDER } from '../memory/fact-lines.ts';
+import { CATEGORY_ORDER } from '../fact-lines.ts';
 
 export const MAX_FACTS_PER_TURN = 5;
 /** Longer answers are cut to the best `MAX_FACTS_PER_TURN`; beyond this the answer is nonsense. */

@@ -1,9 +1,9 @@
 import type { Logger } from '@nexus/protocol';
 import type { LanguageModel } from 'ai';
-import { factAge } from '../memory/fact-lines.ts';
-import type { MemoryMetadataValues, MemoryPort, MemorySearchHit } from '../memory/memory-port.ts';
-import { type MemorySubject, memorySubjectOf } from '../memory/memory-subject.ts';
-import { zonedCalendarDate } from '../time-zones/zoned-time.ts';
+import { factAge } from '../fact-lines.ts';
+import type { MemoryMetadataValues, MemoryPort, MemorySearchHit } from '../memory-port.ts';
+import { type MemorySubject, memorySubjectOf } from '../memory-subject.ts';
+import { zonedCalendarDate } from '../../time-zones/zoned-time.ts';
 import { askModelForJson } from './ask-model-for-json.ts';
 import {
   calendarDate,

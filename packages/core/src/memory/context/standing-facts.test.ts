@@ -4,8 +4,8 @@ import { contentHash, createSqliteMemoryStore, MemoryService } from '@nexus/memo
 import { silentLogger } from '@nexus/protocol';
 import { seededRandom } from '@nexus/testkit';
 import { expect, it } from 'vitest';
-import { standingOrder } from './fact-lines.ts';
-import type { MemoryPort, MemoryRecord } from './memory-port.ts';
+import { standingOrder } from '../fact-lines.ts';
+import type { MemoryPort, MemoryRecord } from '../memory-port.ts';
 import { runMemoryStep } from './run-memory-step.ts';
 
 const DAY_MS = 86_400_000;

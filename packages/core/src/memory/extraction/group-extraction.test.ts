@@ -6,7 +6,7 @@ import {
   startScriptedModelServer,
 } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createInMemoryMemory } from '../memory/testing/in-memory-memory.ts';
+import { createInMemoryMemory } from '../testing/in-memory-memory.ts';
 import { extractMemories } from './extract-memories.ts';
 import type { MemoryExtractionPayload } from './memory-extraction-job.ts';
 

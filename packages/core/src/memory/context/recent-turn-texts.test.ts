@@ -1,13 +1,13 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent } from '../agent.ts';
-import { createNexusCore, type NexusCore } from '../nexus-core.ts';
-import type { StoredTurn } from '../session-store.ts';
-import { createSqliteSessionStore } from '../sqlite-session-store.ts';
-import { createRecordingChannel, createRecordingLogger, testIntent } from '../testing/recording-channel.ts';
+import { createAgent } from '../../agent.ts';
+import { createNexusCore, type NexusCore } from '../../nexus-core.ts';
+import type { StoredTurn } from '../../session-store.ts';
+import { createSqliteSessionStore } from '../../sqlite-session-store.ts';
+import { createRecordingChannel, createRecordingLogger, testIntent } from '../../testing/recording-channel.ts';
 import { recentTurnTexts } from './recent-turn-texts.ts';
-import { createInMemoryMemory } from './testing/in-memory-memory.ts';
+import { createInMemoryMemory } from '../testing/in-memory-memory.ts';
 
 let server: ScriptedModelServer;
 let core: NexusCore | undefined;

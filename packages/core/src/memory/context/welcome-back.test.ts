@@ -5,11 +5,11 @@ import {
   startScriptedModelServer,
 } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent } from '../agent.ts';
-import { createNexusCore, type NexusCore } from '../nexus-core.ts';
-import { createSqliteSessionStore } from '../sqlite-session-store.ts';
-import { createRecordingChannel, testIntent } from '../testing/recording-channel.ts';
-import { createInMemoryMemory } from './testing/in-memory-memory.ts';
+import { createAgent } from '../../agent.ts';
+import { createNexusCore, type NexusCore } from '../../nexus-core.ts';
+import { createSqliteSessionStore } from '../../sqlite-session-store.ts';
+import { createRecordingChannel, testIntent } from '../../testing/recording-channel.ts';
+import { createInMemoryMemory } from '../testing/in-memory-memory.ts';
 
 const HOUR_MS = 3_600_000;
 let server: ScriptedModelServer;

@@ -8,11 +8,11 @@ import {
   startScriptedModelServer,
 } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent } from '../agent.ts';
-import { createInMemoryMemory } from '../memory/testing/in-memory-memory.ts';
-import { createNexusCore, type NexusCore } from '../nexus-core.ts';
-import { createSqliteSessionStore } from '../sqlite-session-store.ts';
-import { createRecordingChannel, testIntent } from '../testing/recording-channel.ts';
+import { createAgent } from '../../agent.ts';
+import { createInMemoryMemory } from '../testing/in-memory-memory.ts';
+import { createNexusCore, type NexusCore } from '../../nexus-core.ts';
+import { createSqliteSessionStore } from '../../sqlite-session-store.ts';
+import { createRecordingChannel, testIntent } from '../../testing/recording-channel.ts';
 import {
   enqueueMemoryExtraction,
   MEMORY_EXTRACT_JOB,

@@ -7,8 +7,8 @@ import {
   KNOWN_FACTS_HEADER,
   SESSION_SUMMARY_HEADER,
   standingOrder,
-} from './fact-lines.ts';
-import type { MemoryContextResult, MemoryPort, MemoryRecord } from './memory-port.ts';
+} from '../fact-lines.ts';
+import type { MemoryContextResult, MemoryPort, MemoryRecord } from '../memory-port.ts';
 
 /** What one memory step did, for logs and metrics. */
 export interface MemoryStepReport {

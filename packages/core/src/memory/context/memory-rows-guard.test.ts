@@ -4,11 +4,11 @@ import { contentHash, createSqliteMemoryStore, MemoryService, type MemoryStore }
 import { seededRandom } from '@nexus/testkit';
 import { startScriptedModelServer } from '@nexus/testkit/llm';
 import { expect, it } from 'vitest';
-import { createAgent } from '../agent.ts';
-import { createNexusCore } from '../nexus-core.ts';
-import { createSqliteSessionStore } from '../sqlite-session-store.ts';
-import { createRecordingChannel, testIntent } from '../testing/recording-channel.ts';
-import type { TurnReport } from '../turn/turn-types.ts';
+import { createAgent } from '../../agent.ts';
+import { createNexusCore } from '../../nexus-core.ts';
+import { createSqliteSessionStore } from '../../sqlite-session-store.ts';
+import { createRecordingChannel, testIntent } from '../../testing/recording-channel.ts';
+import type { TurnReport } from '../../turn/turn-types.ts';
 
 const PERSON = 'test:person-1';
 const MEMORIES = 10_000;

@@ -7,10 +7,10 @@ import {
 } from '@nexus/protocol';
 import { generateText, type LanguageModel } from 'ai';
 import { type RepliesFirst, waitWhileRepliesQueue } from '../background/replies-first.ts';
-import type { MemoryPort } from '../memory/memory-port.ts';
-import { isSummary, SESSION_SUMMARY_KIND, summarySessionId } from '../memory/run-memory-step.ts';
-import type { SessionStore, StoredTurn } from '../session-store.ts';
-import { modelCallTelemetry } from '../tracing/model-call-telemetry.ts';
+import type { MemoryPort } from '../memory-port.ts';
+import { isSummary, SESSION_SUMMARY_KIND, summarySessionId } from '../context/run-memory-step.ts';
+import type { SessionStore, StoredTurn } from '../../session-store.ts';
+import { modelCallTelemetry } from '../../tracing/model-call-telemetry.ts';
 import { SESSION_SUMMARY_JOB, sessionSummaryPayloadSchema } from './session-summary-job.ts';
 
 export interface SessionSummaryWorkerOptions {
