@@ -1,4 +1,4 @@
-import { detectProviderEmbedder } from '../composition/detect-provider-embedder.ts';
+import { detectProviderEmbedder } from '../composition/memory/detect-provider-embedder.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import type { DoctorLine } from './doctor-line.ts';
 import { checkQdrantIndex } from './doctor-qdrant-index.ts';

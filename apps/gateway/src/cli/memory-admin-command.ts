@@ -11,7 +11,7 @@ import {
   readOpenClawMemory,
 } from '@nexus/memory';
 import { NexusError, silentLogger } from '@nexus/protocol';
-import { openLocalMemoryService } from '../composition/create-gateway-memory.ts';
+import { openLocalMemoryService } from '../composition/memory/create-gateway-memory.ts';
 import type { LoadConfigOptions } from '../config/load-config.ts';
 import { type CommandOutput, formatTable } from './command-output.ts';
 import { MEMORY_ADMIN_USAGE } from './command-table.ts';

@@ -8,7 +8,7 @@ import {
 } from '@nexus/core';
 import { NexusError, silentLogger } from '@nexus/protocol';
 import { openGatewayMediaStore } from '../composition/create-gateway-media.ts';
-import { createGatewayMemory } from '../composition/create-gateway-memory.ts';
+import { createGatewayMemory } from '../composition/memory/create-gateway-memory.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { privateFilePath } from '../data-dir/private-path.ts';
 import { remindersEraser } from '../tools/reminders-eraser.ts';

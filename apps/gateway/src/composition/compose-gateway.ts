@@ -16,7 +16,7 @@ import { composeCore } from './compose-core.ts';
 import { createConfiguredAgent } from './create-configured-agent.ts';
 import { openAccessStore } from './create-gateway-access.ts';
 import { createGatewayMedia } from './create-gateway-media.ts';
-import { createGatewayMemory } from './create-gateway-memory.ts';
+import { createGatewayMemory } from './memory/create-gateway-memory.ts';
 import { createGatewayWebChannel } from './create-gateway-web-channel.ts';
 import { createPlatformChannels } from './create-platform-channels.ts';
 import type { GatewayParts } from './gateway-parts.ts';

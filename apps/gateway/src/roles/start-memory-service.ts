@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMemoryRequestHandler, isLoopbackName } from '@nexus/memory';
 import { type Logger, silentLogger } from '@nexus/protocol';
-import { openLocalMemoryService } from '../composition/create-gateway-memory.ts';
+import { openLocalMemoryService } from '../composition/memory/create-gateway-memory.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { ConfigError } from '../config/load-config.ts';
 import { applyConnectionLimit, httpServerOptions } from '../http/apply-http-limits.ts';

@@ -2,7 +2,7 @@ import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testk
 import { startQdrantStandIn } from '@nexus/testkit/qdrant';
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway } from './testing/test-gateway.ts';
+import { startTestGateway } from '../../testing/test-gateway.ts';
 
 let model: ScriptedModelServer;
 let qdrant: Awaited<ReturnType<typeof startQdrantStandIn>>;

@@ -1,5 +1,5 @@
 import type { Embedder } from '@nexus/memory';
-import { ConfigError } from '../config/load-config.ts';
+import { ConfigError } from '../../config/load-config.ts';
 
 /** The add-on that runs `NEXUS_EMBEDDING_PROVIDER=transformers`; not in the production closure. */
 export const TRANSFORMERS_ADDON = '@nexus/embedder-transformers';

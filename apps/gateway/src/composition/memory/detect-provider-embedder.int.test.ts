@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { silentLogger } from '@nexus/protocol';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../config/load-config.ts';
-import { scriptedProviderEnv } from '../testing/memory-test-support.ts';
+import { loadConfig } from '../../config/load-config.ts';
+import { scriptedProviderEnv } from '../../testing/memory-test-support.ts';
 import { openLocalMemoryService } from './create-gateway-memory.ts';
 import { detectProviderEmbedder } from './detect-provider-embedder.ts';
 

@@ -1,5 +1,5 @@
 import { createOpenAICompatibleEmbedder, type Embedder } from '@nexus/memory';
-import type { GatewayConfig } from '../config/gateway-config.ts';
+import type { GatewayConfig } from '../../config/gateway-config.ts';
 
 /**
  * The embedding model tried when none is configured: OpenAI's documented small model, and for an

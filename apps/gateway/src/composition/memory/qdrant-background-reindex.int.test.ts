@@ -6,10 +6,10 @@ import { silentLogger } from '@nexus/protocol';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { type QdrantStandIn, startQdrantStandIn } from '@nexus/testkit/qdrant';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkMemorySearch } from '../cli/doctor-search-check.ts';
-import { loadConfig } from '../config/load-config.ts';
-import { healthMemoryLine, scriptedProviderEnv } from '../testing/memory-test-support.ts';
-import { startTestGateway } from '../testing/test-gateway.ts';
+import { checkMemorySearch } from '../../cli/doctor-search-check.ts';
+import { loadConfig } from '../../config/load-config.ts';
+import { healthMemoryLine, scriptedProviderEnv } from '../../testing/memory-test-support.ts';
+import { startTestGateway } from '../../testing/test-gateway.ts';
 import { openLocalMemoryService } from './create-gateway-memory.ts';
 
 // A Qdrant collection filled while search was lexical, then a start with NEXUS_EMBEDDING_MODEL

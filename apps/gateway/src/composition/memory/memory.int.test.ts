@@ -21,7 +21,7 @@ import {
   memoryAwareResponder,
   startMemoryGateway,
   withOverrides,
-} from './testing/memory-test-support.ts';
+} from '../../testing/memory-test-support.ts';
 
 let model: ScriptedModelServer;
 const disposers: Array<() => Promise<void>> = [];

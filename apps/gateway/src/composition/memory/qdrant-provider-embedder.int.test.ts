@@ -6,11 +6,11 @@ import { silentLogger } from '@nexus/protocol';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { type QdrantStandIn, startQdrantStandIn } from '@nexus/testkit/qdrant';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { doctorCommand } from '../cli/doctor-command.ts';
-import { checkMemorySearch } from '../cli/doctor-search-check.ts';
-import { loadConfig } from '../config/load-config.ts';
-import { healthMemoryLine, scriptedProviderEnv } from '../testing/memory-test-support.ts';
-import { startTestGateway } from '../testing/test-gateway.ts';
+import { doctorCommand } from '../../cli/doctor-command.ts';
+import { checkMemorySearch } from '../../cli/doctor-search-check.ts';
+import { loadConfig } from '../../config/load-config.ts';
+import { healthMemoryLine, scriptedProviderEnv } from '../../testing/memory-test-support.ts';
+import { startTestGateway } from '../../testing/test-gateway.ts';
 import { openLocalMemoryService } from './create-gateway-memory.ts';
 
 // Qdrant (`NEXUS_QDRANT_URL`, the compose default) with NEXUS_EMBEDDING_MODEL unset: the embedder

@@ -5,10 +5,10 @@ import type { MemoryApi } from '@nexus/memory';
 import { silentLogger } from '@nexus/protocol';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkMemorySearch } from '../cli/doctor-search-check.ts';
-import { loadConfig } from '../config/load-config.ts';
-import { healthMemoryLine, scriptedProviderEnv } from '../testing/memory-test-support.ts';
-import { startTestGateway } from '../testing/test-gateway.ts';
+import { checkMemorySearch } from '../../cli/doctor-search-check.ts';
+import { loadConfig } from '../../config/load-config.ts';
+import { healthMemoryLine, scriptedProviderEnv } from '../../testing/memory-test-support.ts';
+import { startTestGateway } from '../../testing/test-gateway.ts';
 import { openLocalMemoryService } from './create-gateway-memory.ts';
 
 // A store filled while search was lexical, then a start with an embedder at the provider (the

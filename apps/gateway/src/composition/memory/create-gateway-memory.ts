@@ -20,12 +20,12 @@ import {
 } from '@nexus/memory';
 import type { JobProcessor, JobQueue, Logger } from '@nexus/protocol';
 import type { LanguageModel } from 'ai';
-import type { GatewayConfig } from '../config/gateway-config.ts';
-import { ensurePrivateDirectory, privateFilePath } from '../data-dir/private-path.ts';
-import type { MemoryMetrics } from '../metrics/memory-metrics.ts';
-import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
-import { createGatewayJobQueue } from './create-gateway-job-queue.ts';
-import { createLanguageModel } from './create-language-model.ts';
+import type { GatewayConfig } from '../../config/gateway-config.ts';
+import { ensurePrivateDirectory, privateFilePath } from '../../data-dir/private-path.ts';
+import type { MemoryMetrics } from '../../metrics/memory-metrics.ts';
+import type { GatewayTracing } from '../../tracing/gateway-tracing.ts';
+import { createGatewayJobQueue } from '../create-gateway-job-queue.ts';
+import { createLanguageModel } from '../create-language-model.ts';
 import { DEFAULT_EMBEDDING_MODELS, detectProviderEmbedder } from './detect-provider-embedder.ts';
 import { loadTransformersAddon } from './load-transformers-addon.ts';
 import { type ReindexTuning, reindexInBackground } from './reindex-in-background.ts';
