@@ -1,4 +1,5 @@
 export { type BackoffDelayOptions, backoffDelay } from './backoff-delay.ts';
+export { decodePathSegment, parseRequestTarget, requestPath } from './parse-request-target.ts';
 export { TokenBucket, type TokenBucketOptions } from './token-bucket.ts';
 export {
   approximateTokenCounter,

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { decodePathSegment, requestPath } from '@nexus/limits-kit';
 import type { ChannelAdapter, ChannelHealth, ChannelLinkState, Logger } from '@nexus/protocol';
 import type { McpServerStatus } from '@nexus/tools-mcp';
 import { authorized, digest, sendJson } from './pairing-api.ts';
-import { decodePathSegment, requestPath } from './parse-request-target.ts';
 
 export const CHANNELS_API_PATH = '/api/channels';
 

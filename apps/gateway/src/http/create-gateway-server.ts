@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { requestPath } from '@nexus/limits-kit';
 import { NexusError } from '@nexus/protocol';
 import type { GatewayParts, GatewayState } from '../composition/gateway-parts.ts';
 import { loadStaticFiles } from '../web/static-files.ts';
@@ -8,7 +9,6 @@ import { gatewayReadiness } from './gateway-readiness.ts';
 import { guardRequestListener } from './guard-request-listener.ts';
 import { createHttpHandler } from './http-handler.ts';
 import { createPairingApi } from './pairing-api.ts';
-import { requestPath } from './parse-request-target.ts';
 import { createPersonMemoryApi } from './person-memory-api.ts';
 import { refuseBadTarget } from './refuse-bad-target.ts';
 import { createWebConversationsApi } from './web-conversations-api.ts';

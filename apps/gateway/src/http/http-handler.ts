@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestPath } from '@nexus/limits-kit';
 import type { StaticFile } from '../web/static-files.ts';
 import { isTrustedObserver } from './is-trusted-observer.ts';
-import { requestPath } from './parse-request-target.ts';
 
 export interface Readiness {
   ready: boolean;

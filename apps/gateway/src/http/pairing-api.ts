@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AccessError, type AccessStore } from '@nexus/core';
+import { requestPath } from '@nexus/limits-kit';
 import type { Logger } from '@nexus/protocol';
-import { requestPath } from './parse-request-target.ts';
 import { readJsonBody } from './read-json-body.ts';
 
 export const PAIRING_API_PATH = '/api/pairing';

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseRequestTarget } from './parse-request-target.ts';
+import { parseRequestTarget } from '@nexus/limits-kit';
 
 const BODY = JSON.stringify({
   error: { code: 'bad_request', message: 'The request target is not a path this server serves.' },

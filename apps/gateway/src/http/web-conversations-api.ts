@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AccessStore, SessionStore } from '@nexus/core';
+import { requestPath } from '@nexus/limits-kit';
 import type { Logger } from '@nexus/protocol';
 import { z } from 'zod';
 import { digest, sendJson } from './pairing-api.ts';
-import { requestPath } from './parse-request-target.ts';
 import { webClientOf } from './web-client-request.ts';
 
 export const WEB_CONVERSATIONS_API_PATH = '/api/web/conversations';

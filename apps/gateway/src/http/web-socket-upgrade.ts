@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { requestPath } from '@nexus/limits-kit';
 import type { Logger } from '@nexus/protocol';
 import type { GatewayParts, GatewayState } from '../composition/gateway-parts.ts';
 import { isAllowedOrigin } from '../web/is-same-origin.ts';
 import { guardUpgradeListener } from './guard-request-listener.ts';
-import { requestPath } from './parse-request-target.ts';
 
 /** The server's `upgrade` listener: the web socket, or a plain refusal that closes the connection. */
 export function webSocketUpgrade(

@@ -2,10 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { refuseAfterBody } from '@nexus/channel-kit';
 import type { WebUpload } from '@nexus/channel-websocket';
 import { formatMegabytes, sniffMediaType } from '@nexus/core';
+import { requestPath } from '@nexus/limits-kit';
 import type { Logger } from '@nexus/protocol';
 import type { FileWebUploads } from '../web-uploads/file-web-uploads.ts';
 import { authorized, digest, sendJson } from './pairing-api.ts';
-import { requestPath } from './parse-request-target.ts';
 import { BodyTooLarge, readBody } from './read-body.ts';
 
 export const WEB_UPLOADS_PATH = '/api/web/uploads';

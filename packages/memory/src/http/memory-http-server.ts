@@ -1,11 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { decodePathSegment, parseRequestTarget } from '@nexus/limits-kit';
 import { type Logger, NexusError, silentLogger } from '@nexus/protocol';
 import type { MemoryApi } from '../model/memory-api.ts';
 import { MemoryInputError } from '../model/memory-errors.ts';
 import { hostHeaderName, isLoopbackName } from './is-loopback-name.ts';
-import { decodePathSegment, parseRequestTarget } from './parse-request-target.ts';
 
 export interface MemoryHttpHandlerOptions {
   service: MemoryApi;
