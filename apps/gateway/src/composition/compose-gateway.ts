@@ -16,10 +16,10 @@ import { composeCore } from './compose-core.ts';
 import { createConfiguredAgent } from './create-configured-agent.ts';
 import { openAccessStore } from './create-gateway-access.ts';
 import { createGatewayMedia } from './create-gateway-media.ts';
-import { createGatewayMemory } from './memory/create-gateway-memory.ts';
 import { createGatewayWebChannel } from './create-gateway-web-channel.ts';
 import { createPlatformChannels } from './create-platform-channels.ts';
 import type { GatewayParts } from './gateway-parts.ts';
+import { createGatewayMemory } from './memory/create-gateway-memory.ts';
 import { createModelFetch } from './model-fetch.ts';
 import { prepareDataDir } from './prepare-data-dir.ts';
 

@@ -10,8 +10,8 @@ import type { GatewayTools } from '../tools/create-gateway-tools.ts';
 import type { createGatewayWebUploads } from '../web-uploads/create-gateway-web-uploads.ts';
 import type { openAccessStore } from './create-gateway-access.ts';
 import type { createGatewayMedia } from './create-gateway-media.ts';
-import type { GatewayMemory } from './memory/create-gateway-memory.ts';
 import type { PlatformChannels } from './create-platform-channels.ts';
+import type { GatewayMemory } from './memory/create-gateway-memory.ts';
 
 /** Everything `composeGateway` built from the config, handed to the start and stop steps. */
 export interface GatewayParts {

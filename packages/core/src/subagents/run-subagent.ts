@@ -1,9 +1,9 @@
 import type { Logger } from '@nexus/protocol';
 import type { ToolSet } from 'ai';
 import type { AgentUsage } from '../agent.ts';
+import { runMemoryStep } from '../memory/context/run-memory-step.ts';
 import { failureMessage } from '../memory/extraction/failure-message.ts';
 import { GROUP_MEMORY_NOTE } from '../memory/memory-subject.ts';
-import { runMemoryStep } from '../memory/context/run-memory-step.ts';
 import type { TurnToolsContext } from '../tools/turn-tools-context.ts';
 import type { SubagentFanOut } from './subagent-fan-out.ts';
 

@@ -3,8 +3,8 @@ import type { Intent, Logger } from '@nexus/protocol';
 import type { ToolSet } from 'ai';
 import type { Agent } from '../agent.ts';
 import type { TurnBudget } from '../cost/turn-budget.ts';
-import { memorySubjectOf } from '../memory/memory-subject.ts';
 import type { TurnMemory } from '../memory/context/turn-memory.ts';
+import { memorySubjectOf } from '../memory/memory-subject.ts';
 import { createDelegateTool } from '../subagents/delegate-tool.ts';
 import { createSubagentFanOut, type SubagentFanOut } from '../subagents/subagent-fan-out.ts';
 import {

@@ -1,8 +1,8 @@
 import { sharedTokenCounter } from '@nexus/limits-kit';
 import { intentSchema } from '@nexus/protocol';
 import { describe, expect, it } from 'vitest';
-import { createInMemoryMemory } from '../memory/testing/in-memory-memory.ts';
 import { resolveTurnMemory } from '../memory/context/turn-memory.ts';
+import { createInMemoryMemory } from '../memory/testing/in-memory-memory.ts';
 import { createReplyStream } from '../reply-stream.ts';
 import type { StoredTurn } from '../session-store.ts';
 import { createSqliteSessionStore } from '../sqlite-session-store.ts';

@@ -5,8 +5,8 @@ import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testk
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../agent.ts';
 import { createTurnBudget } from '../cost/turn-budget.ts';
-import { createInMemoryMemory } from '../memory/testing/in-memory-memory.ts';
 import { resolveTurnMemory } from '../memory/context/turn-memory.ts';
+import { createInMemoryMemory } from '../memory/testing/in-memory-memory.ts';
 import { createReplyStream } from '../reply-stream.ts';
 import { createRecordingLogger, testIntent } from '../testing/recording-channel.ts';
 import { streamAgentReply } from './stream-agent-reply.ts';

@@ -1,10 +1,10 @@
 import { approximateTokenCounter } from '@nexus/limits-kit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GLOBAL_CONTEXT_HEADER } from './context-block.ts';
+import type { MemoryStore } from '../model/memory-store.ts';
 import { DAY_MS } from '../ranking/memory-scoring.ts';
 import { MemoryService } from '../service/memory-service.ts';
-import type { MemoryStore } from '../model/memory-store.ts';
 import { createSqliteMemoryStore } from '../sqlite/sqlite-memory-store.ts';
+import { GLOBAL_CONTEXT_HEADER } from './context-block.ts';
 
 const START = Date.UTC(2026, 0, 5);
 

@@ -1,8 +1,8 @@
 import type { TokenCounter } from '@nexus/limits-kit';
-import { packContext } from './context-block.ts';
 import { GLOBAL_USER_ID, type Memory } from '../model/memory.ts';
-import { CATEGORY_ORDER, memoryPrior } from '../ranking/memory-scoring.ts';
 import type { MemoryStore } from '../model/memory-store.ts';
+import { CATEGORY_ORDER, memoryPrior } from '../ranking/memory-scoring.ts';
+import { packContext } from './context-block.ts';
 
 /** Global memories considered for the always-present part: the newest this many. */
 const GLOBAL_CANDIDATES = 50;

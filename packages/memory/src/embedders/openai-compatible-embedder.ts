@@ -1,6 +1,6 @@
+import { MemoryStoreError } from '../model/memory-errors.ts';
 import type { Embedder } from './embedder.ts';
 import { embeddingVectorsOf } from './embeddings-response.ts';
-import { MemoryStoreError } from '../model/memory-errors.ts';
 
 export interface OpenAICompatibleEmbedderOptions {
   /** e.g. `https://api.openai.com/v1`, `http://localhost:11434/v1` (Ollama), a vLLM server. */

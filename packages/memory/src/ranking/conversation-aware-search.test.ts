@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DAY_MS } from './memory-scoring.ts';
-import { MemoryService } from '../service/memory-service.ts';
 import type { MemoryStore } from '../model/memory-store.ts';
+import { MemoryService } from '../service/memory-service.ts';
 import { createSqliteMemoryStore } from '../sqlite/sqlite-memory-store.ts';
+import { DAY_MS } from './memory-scoring.ts';
 
 const START = Date.UTC(2025, 0, 6);
 

@@ -1,14 +1,14 @@
 import { sharedTokenCounter } from '@nexus/limits-kit';
 import { startScriptedModelServer } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createOpenAICompatibleEmbedder } from '../embedders/openai-compatible-embedder.ts';
 import { GLOBAL_USER_ID } from '../model/memory.ts';
 import { EmbedderMismatchError, MemoryInputError } from '../model/memory-errors.ts';
-import { MemoryService } from './memory-service.ts';
 import type { MemoryStore } from '../model/memory-store.ts';
-import { createOpenAICompatibleEmbedder } from '../embedders/openai-compatible-embedder.ts';
 import { createSqliteMemoryStore } from '../sqlite/sqlite-memory-store.ts';
 import { createHashedEmbedder } from '../testing/hashed-embedder.ts';
 import { seededRandom } from '../testing/seeded-random.ts';
+import { MemoryService } from './memory-service.ts';
 
 const NOW = Date.UTC(2026, 2, 1);
 

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemoryService } from './memory-service.ts';
 import type { MemoryStore } from '../model/memory-store.ts';
-import { LEXICAL_DUPLICATE_THRESHOLD, tokenSetSimilarity } from './near-duplicate.ts';
 import { createSqliteMemoryStore } from '../sqlite/sqlite-memory-store.ts';
+import { MemoryService } from './memory-service.ts';
+import { LEXICAL_DUPLICATE_THRESHOLD, tokenSetSimilarity } from './near-duplicate.ts';
 
 /** The same fact in other words: each pair must count as one memory. */
 const PARAPHRASES: Array<[string, string]> = [

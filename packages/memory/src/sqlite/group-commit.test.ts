@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { contentHash } from '../model/content-hash.ts';
 import type { Memory } from '../model/memory.ts';
 import { MemoryStoreError } from '../model/memory-errors.ts';
-import { createSqliteMemoryStore } from './sqlite-memory-store.ts';
 import { createHashedEmbedder } from '../testing/hashed-embedder.ts';
+import { createSqliteMemoryStore } from './sqlite-memory-store.ts';
 
 describe('GroupCommit', () => {
   it('commits what was queued in one turn together and settles each item by its own outcome', async () => {

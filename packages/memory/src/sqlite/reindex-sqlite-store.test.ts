@@ -3,14 +3,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { contentHash } from '../model/content-hash.ts';
 import type { Embedder } from '../embedders/embedder.ts';
+import { contentHash } from '../model/content-hash.ts';
 import type { Memory } from '../model/memory.ts';
 import { EmbedderMismatchError } from '../model/memory-errors.ts';
 import { MemoryService } from '../service/memory-service.ts';
+import { createHashedEmbedder } from '../testing/hashed-embedder.ts';
 import { reindexSqliteStore } from './reindex-sqlite-store.ts';
 import { createSqliteMemoryStore } from './sqlite-memory-store.ts';
-import { createHashedEmbedder } from '../testing/hashed-embedder.ts';
 
 let directory: string;
 let path: string;

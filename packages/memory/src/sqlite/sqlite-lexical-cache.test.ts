@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { rememberedStemCount } from '../lexical/person-lexical-index.ts';
 import { contentHash } from '../model/content-hash.ts';
 import type { Memory } from '../model/memory.ts';
-import { rememberedStemCount } from '../lexical/person-lexical-index.ts';
 import { createSqliteMemoryStore, type SqliteMemoryStore } from './sqlite-memory-store.ts';
 
 function memory(userId: string, content: string, id: string = randomUUID()): Memory {

@@ -1,6 +1,6 @@
 import type { StatementSync } from 'node:sqlite';
-import { PendingChanges } from './pending-changes.ts';
 import { PersonLexicalIndex } from '../lexical/person-lexical-index.ts';
+import { PendingChanges } from './pending-changes.ts';
 
 export interface LexicalCacheOptions {
   /** Bytes all cached people may take together (least recently searched evicted first). Default 64 MiB. */

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSqliteMemoryStore } from './sqlite-memory-store.ts';
 import { describeMemoryStoreContract } from '../testing/memory-store-contract.ts';
+import { createSqliteMemoryStore } from './sqlite-memory-store.ts';
 
 describeMemoryStoreContract({
   name: 'embedded SQLite (node:sqlite + FTS5 + sqlite-vec)',

@@ -7,7 +7,7 @@ import {
   openSqliteDatabase,
 } from '@nexus/sqlite-kit';
 import { getLoadablePath } from 'sqlite-vec';
-import { lexicalQueryParts, sumWeightedRankings } from '../ranking/conversation-query.ts';
+import { forgetRememberedStems, type PersonLexicalIndex } from '../lexical/person-lexical-index.ts';
 import type { Memory, MemoryScope, MemoryStats } from '../model/memory.ts';
 import { GLOBAL_USER_ID } from '../model/memory.ts';
 import { EmbedderMismatchError, MemoryStoreError } from '../model/memory-errors.ts';
@@ -20,8 +20,9 @@ import type {
   StoreWriteOptions,
   VectorSpace,
 } from '../model/memory-store.ts';
-import { forgetRememberedStems, type PersonLexicalIndex } from '../lexical/person-lexical-index.ts';
+import { lexicalQueryParts, sumWeightedRankings } from '../ranking/conversation-query.ts';
 import { fuseRankings } from '../ranking/rank-fusion.ts';
+import { mergeStandingKinds, STANDING_KINDS } from '../ranking/standing-kinds.ts';
 import {
   type LexicalCacheOptions,
   type LexicalCacheStats,
@@ -39,7 +40,6 @@ import {
 } from './sqlite-schema.ts';
 import { denseRanking, lexicalRanking, MAX_KNN, type RowRanking, sessionLinks } from './sqlite-search.ts';
 import { SqliteVectorCache, type VectorCacheOptions, type VectorCacheStats } from './sqlite-vector-cache.ts';
-import { mergeStandingKinds, STANDING_KINDS } from '../ranking/standing-kinds.ts';
 
 export interface SqliteMemoryStoreOptions {
   /** File path, or `:memory:` for a throw-away store. */

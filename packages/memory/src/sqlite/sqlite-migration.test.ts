@@ -8,11 +8,11 @@ import { getLoadablePath } from 'sqlite-vec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { contentHash } from '../model/content-hash.ts';
 import { GLOBAL_USER_ID } from '../model/memory.ts';
-import { MemoryService } from '../service/memory-service.ts';
 import type { MemoryStore } from '../model/memory-store.ts';
+import { MemoryService } from '../service/memory-service.ts';
+import { createHashedEmbedder } from '../testing/hashed-embedder.ts';
 import { createSqliteMemoryStore } from './sqlite-memory-store.ts';
 import { SQLITE_TABLES } from './sqlite-schema.ts';
-import { createHashedEmbedder } from '../testing/hashed-embedder.ts';
 
 const embedder = createHashedEmbedder({ dimensions: 16 });
 const vectors = { embedderId: embedder.id, dimensions: 16 };

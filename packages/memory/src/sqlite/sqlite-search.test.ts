@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { contentHash } from '../model/content-hash.ts';
 import { cosineSimilarity } from '../embedders/embedder.ts';
+import { contentHash } from '../model/content-hash.ts';
 import type { Memory, MemoryScope } from '../model/memory.ts';
 import type { MemoryStore } from '../model/memory-store.ts';
-import { createSqliteMemoryStore } from './sqlite-memory-store.ts';
 import { createHashedEmbedder } from '../testing/hashed-embedder.ts';
 import { seededRandom } from '../testing/seeded-random.ts';
+import { createSqliteMemoryStore } from './sqlite-memory-store.ts';
 
 const embedder = createHashedEmbedder({ dimensions: 32 });
 const vectors = { embedderId: embedder.id, dimensions: 32 };

@@ -6,8 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { contentHash } from '../model/content-hash.ts';
 import type { Memory } from '../model/memory.ts';
 import type { MemoryStore } from '../model/memory-store.ts';
-import { createSqliteMemoryStore } from './sqlite-memory-store.ts';
 import { createHashedEmbedder } from '../testing/hashed-embedder.ts';
+import { createSqliteMemoryStore } from './sqlite-memory-store.ts';
 
 const embedder = createHashedEmbedder({ dimensions: 48 });
 const vectors = { embedderId: embedder.id, dimensions: 48 };

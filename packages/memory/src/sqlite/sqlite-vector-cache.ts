@@ -1,8 +1,8 @@
 import { int8DotProductsAvailable } from '../vectors/int8-dot-products.ts';
-import { PendingChanges } from './pending-changes.ts';
 import { QuantisedVectorIndex } from '../vectors/quantised-vector-index.ts';
-import type { CacheConnection } from './sqlite-lexical-cache.ts';
 import { floats, VectorIndexBuild } from '../vectors/vector-index-build.ts';
+import { PendingChanges } from './pending-changes.ts';
+import type { CacheConnection } from './sqlite-lexical-cache.ts';
 
 export interface VectorCacheOptions {
   /** A person's vectors are cached from this many on; smaller partitions are scanned by sqlite-vec. Default 2,000. */

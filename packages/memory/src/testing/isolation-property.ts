@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { contentHash } from '../model/content-hash.ts';
 import type { Embedder } from '../embedders/embedder.ts';
+import { contentHash } from '../model/content-hash.ts';
 import type { Memory } from '../model/memory.ts';
-import type { MemoryService } from '../service/memory-service.ts';
 import type { MemoryStore } from '../model/memory-store.ts';
+import type { MemoryService } from '../service/memory-service.ts';
 import { seededRandom } from './seeded-random.ts';
 
 const VOCABULARY = (

@@ -1,11 +1,11 @@
 import { approximateTokenCounter } from '@nexus/limits-kit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { contentHash } from '../model/content-hash.ts';
 import { CONTEXT_HEADER, GLOBAL_CONTEXT_HEADER } from '../context/context-block.ts';
 import type { Embedder } from '../embedders/embedder.ts';
+import { contentHash } from '../model/content-hash.ts';
+import type { MemoryStore, VectorSpace } from '../model/memory-store.ts';
 import { DAY_MS } from '../ranking/memory-scoring.ts';
 import { MemoryService } from '../service/memory-service.ts';
-import type { MemoryStore, VectorSpace } from '../model/memory-store.ts';
 import { createHashedEmbedder } from './hashed-embedder.ts';
 import { describeIsolationProperty } from './isolation-property.ts';
 import { describeStandingFactsProperty } from './standing-facts-property.ts';

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { contentHash } from '../model/content-hash.ts';
 import type { Memory, MemoryScope } from '../model/memory.ts';
-import { DAY_MS } from '../ranking/memory-scoring.ts';
-import type { MemoryService } from '../service/memory-service.ts';
 import type { MemoryStore } from '../model/memory-store.ts';
+import { DAY_MS } from '../ranking/memory-scoring.ts';
 import { STANDING_KINDS } from '../ranking/standing-kinds.ts';
 import { compareStanding } from '../ranking/standing-order.ts';
+import type { MemoryService } from '../service/memory-service.ts';
 import { seededRandom } from './seeded-random.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../testing/seeded-random.ts';
 import { Int8DotProducts } from './int8-dot-products.ts';
 import { QuantisedVectorIndex } from './quantised-vector-index.ts';
-import { seededRandom } from '../testing/seeded-random.ts';
 
 const random = seededRandom(7);
 const gaussian = () => Math.sqrt(-2 * Math.log(random() || 1e-12)) * Math.cos(2 * Math.PI * random());

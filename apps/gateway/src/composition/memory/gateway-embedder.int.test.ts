@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../config/load-config.ts';
 import { createGatewayEmbedder } from './create-gateway-memory.ts';
 import { loadTransformersAddon, TRANSFORMERS_ADDON } from './load-transformers-addon.ts';
-import { ConfigError, loadConfig } from '../../config/load-config.ts';
 
 let dataDir: string;
 beforeEach(async () => {

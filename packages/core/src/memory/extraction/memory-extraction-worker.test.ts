@@ -9,10 +9,10 @@ import {
 } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../../agent.ts';
-import { createInMemoryMemory } from '../testing/in-memory-memory.ts';
 import { createNexusCore, type NexusCore } from '../../nexus-core.ts';
 import { createSqliteSessionStore } from '../../sqlite-session-store.ts';
 import { createRecordingChannel, testIntent } from '../../testing/recording-channel.ts';
+import { createInMemoryMemory } from '../testing/in-memory-memory.ts';
 import {
   enqueueMemoryExtraction,
   MEMORY_EXTRACT_JOB,

@@ -10,11 +10,11 @@ import {
 } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../../agent.ts';
-import { runMemoryStep } from '../context/run-memory-step.ts';
-import { createInMemoryMemory } from '../testing/in-memory-memory.ts';
 import { createNexusCore, type NexusCore } from '../../nexus-core.ts';
 import { createSqliteSessionStore } from '../../sqlite-session-store.ts';
 import { createRecordingChannel, testIntent } from '../../testing/recording-channel.ts';
+import { runMemoryStep } from '../context/run-memory-step.ts';
+import { createInMemoryMemory } from '../testing/in-memory-memory.ts';
 import { SESSION_SUMMARY_JOB } from './session-summary-job.ts';
 import { startSessionSummaryWorker } from './session-summary-worker.ts';
 
