@@ -112,7 +112,7 @@ describe('paths named in comments', () => {
   });
 
   it('reports a repository path that does not exist, from the root or from the file (the check itself)', () => {
-    const file = 'packages/core/src/memory/fact-lines.ts';
+    const file = 'packages/core/src/memory/memory-subject.ts';
     expect(missingFromRepository('tests/architecture/category-order.test.ts', file)).toBe(true);
     expect(missingFromRepository('memory/no-such-file.ts', file)).toBe(true);
     expect(missingFromRepository('docs/architecture.md', file)).toBe(false);

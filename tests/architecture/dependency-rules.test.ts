@@ -43,7 +43,7 @@ const isAdapter = (name: string): boolean =>
 const ADAPTERS_ON_CORE = ['@nexus/agent-redis'];
 
 /** What protocol may export as a function: conversions and type guards of its own contracts. */
-const PROTOCOL_FUNCTIONS = ['toNexusError', 'conversationRefOf', 'isPermanentJobError'];
+const PROTOCOL_FUNCTIONS = ['toNexusError', 'conversationRefOf', 'isPermanentJobError', 'describeMemoryAge'];
 
 interface Workspace {
   name: string;

@@ -1,16 +1,5 @@
-import {
-  CATEGORY_ORDER,
-  createSqliteMemoryStore,
-  GLOBAL_CONTEXT_HEADER,
-  MEMORY_PRIOR,
-  MemoryService,
-} from '@nexus/memory';
+import { createSqliteMemoryStore, GLOBAL_CONTEXT_HEADER, MemoryService } from '@nexus/memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  CATEGORY_ORDER as CORE_CATEGORY_ORDER,
-  GLOBAL_FACTS_HEADER,
-  STANDING_PRIOR,
-} from '../../packages/core/src/memory/fact-lines.ts';
 import { runMemoryStep } from '../../packages/core/src/memory/context/run-memory-step.ts';
 import { approximateTokenCounter } from '../../packages/limits-kit/src/token-counter.ts';
 import { silentLogger } from '../../packages/protocol/src/index.ts';
@@ -50,12 +39,6 @@ function step(userId: string, query: string, overrides: { profileLimit?: number 
 }
 
 describe('memory ranking', () => {
-  it('core and memory agree on the category order and the prior', () => {
-    expect(CORE_CATEGORY_ORDER).toEqual(CATEGORY_ORDER);
-    expect(STANDING_PRIOR).toEqual(MEMORY_PRIOR);
-    expect(GLOBAL_FACTS_HEADER).toBe(GLOBAL_CONTEXT_HEADER);
-  });
-
   it('a stated preference outranks an inferred pattern of near-equal relevance, not a clearly better match', async () => {
     await service.add({
       userId: 'ann',

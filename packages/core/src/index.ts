@@ -34,7 +34,6 @@ export {
   DEFAULT_NOT_CONFIGURED_MESSAGE,
   DEFAULT_SYSTEM_PROMPT,
 } from './agent.ts';
-export type { RepliesFirst } from './memory/background/replies-first.ts';
 export type { ExtraCommand, ExtraCommands } from './commands/extra-commands.ts';
 export {
   createSqliteDailyTokenBudget,
@@ -56,19 +55,6 @@ export {
   type TurnLimits,
   type TurnSpend,
 } from './cost/turn-budget.ts';
-export { type ExtractionReport, extractMemories } from './memory/extraction/extract-memories.ts';
-export {
-  enqueueMemoryExtraction,
-  extractionJobId,
-  MEMORY_EXTRACT_JOB,
-  type MemoryExtractionPayload,
-  memoryExtractionPayloadSchema,
-} from './memory/extraction/memory-extraction-job.ts';
-export {
-  type MemoryExtractionWorkerOptions,
-  startMemoryExtractionWorker,
-} from './memory/extraction/memory-extraction-worker.ts';
-export { parseModelJson } from './memory/extraction/parse-model-json.ts';
 export { type HistoryWithinBudget, historyWithinBudget } from './history-within-budget.ts';
 export {
   type ErasedItems,
@@ -95,18 +81,29 @@ export {
   type Transcriber,
   type TurnMedia,
 } from './media/index.ts';
-export { KNOWN_FACTS_HEADER, SESSION_SUMMARY_HEADER } from './memory/fact-lines.ts';
-export type {
-  MemoryAddRequest,
-  MemoryAddResult,
-  MemoryContextRequest,
-  MemoryContextResult,
-  MemoryListRequest,
-  MemoryPort,
-  MemoryRecord,
-  MemorySearchHit,
-  MemorySearchRequest,
-} from './memory/memory-port.ts';
+export type { RepliesFirst } from './memory/background/replies-first.ts';
+export {
+  type MemoryStepReport,
+  type MemoryStepResult,
+  runMemoryStep,
+} from './memory/context/run-memory-step.ts';
+export {
+  DEFAULT_MEMORY_STATUS_TEXT,
+  type TurnMemoryOptions,
+} from './memory/context/turn-memory.ts';
+export { type ExtractionReport, extractMemories } from './memory/extraction/extract-memories.ts';
+export {
+  enqueueMemoryExtraction,
+  extractionJobId,
+  MEMORY_EXTRACT_JOB,
+  type MemoryExtractionPayload,
+  memoryExtractionPayloadSchema,
+} from './memory/extraction/memory-extraction-job.ts';
+export {
+  type MemoryExtractionWorkerOptions,
+  startMemoryExtractionWorker,
+} from './memory/extraction/memory-extraction-worker.ts';
+export { parseModelJson } from './memory/extraction/parse-model-json.ts';
 export {
   GROUP_MEMORY_NOTE,
   GROUP_MEMORY_PREFIX,
@@ -117,14 +114,14 @@ export {
   memorySubjectOf,
 } from './memory/memory-subject.ts';
 export {
-  type MemoryStepReport,
-  type MemoryStepResult,
-  runMemoryStep,
-} from './memory/context/run-memory-step.ts';
+  SESSION_SUMMARY_JOB,
+  type SessionSummaryPayload,
+  scheduleSessionSummary,
+} from './memory/summaries/session-summary-job.ts';
 export {
-  DEFAULT_MEMORY_STATUS_TEXT,
-  type TurnMemoryOptions,
-} from './memory/context/turn-memory.ts';
+  type SessionSummaryWorkerOptions,
+  startSessionSummaryWorker,
+} from './memory/summaries/session-summary-worker.ts';
 export { describeFailure, MODEL_ERROR_MESSAGES, toModelError } from './model-error.ts';
 export {
   createNexusCore,
@@ -147,15 +144,6 @@ export type {
   StoredTurn,
   TurnOutcome,
 } from './session-store.ts';
-export {
-  SESSION_SUMMARY_JOB,
-  type SessionSummaryPayload,
-  scheduleSessionSummary,
-} from './memory/summaries/session-summary-job.ts';
-export {
-  type SessionSummaryWorkerOptions,
-  startSessionSummaryWorker,
-} from './memory/summaries/session-summary-worker.ts';
 export { createSqliteSessionStore, type SqliteSessionStoreOptions } from './sqlite-session-store.ts';
 export {
   DEFAULT_SUBAGENT_SETTINGS,

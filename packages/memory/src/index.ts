@@ -1,20 +1,17 @@
 export { approximateTokenCounter, sharedTokenCounter, type TokenCounter } from '@nexus/limits-kit';
-export { contentHash, normaliseContent } from './model/content-hash.ts';
 export {
   CONTEXT_HEADER,
   factLine,
-  formatAge,
   GLOBAL_CONTEXT_HEADER,
   type PackedContext,
   packContext,
+  withStandingFacts,
 } from './context/context-block.ts';
-export {
-  CONTEXT_WEIGHT,
-  conversationQuery,
-  lexicalQueryParts,
-  STOP_WORD_WEIGHT,
-} from './ranking/conversation-query.ts';
 export { cosineSimilarity, type Embedder } from './embedders/embedder.ts';
+export {
+  createOpenAICompatibleEmbedder,
+  type OpenAICompatibleEmbedderOptions,
+} from './embedders/openai-compatible-embedder.ts';
 export { hostHeaderName, isLoopbackName } from './http/is-loopback-name.ts';
 export { createMemoryClient, type MemoryClientOptions } from './http/memory-http-client.ts';
 export {
@@ -28,6 +25,7 @@ export { parseMem0Export } from './import/parse-mem0-export.ts';
 export { parseMemoryJsonl } from './import/parse-memory-jsonl.ts';
 export { markdownFacts, readOpenClawMemory } from './import/read-openclaw-memory.ts';
 export { lexicalTerms, queryTermGroups, queryTerms } from './lexical/lexical-terms.ts';
+export { contentHash, normaliseContent } from './model/content-hash.ts';
 export {
   GLOBAL_USER_ID,
   MAX_MEMORY_CONTENT_CHARS,
@@ -80,6 +78,22 @@ export {
   MemoryInputError,
   MemoryStoreError,
 } from './model/memory-errors.ts';
+export type {
+  MemoryStore,
+  StoreListOptions,
+  StoreSearchHit,
+  StoreSearchOptions,
+  StoreStandingOptions,
+  StoreWriteOptions,
+  VectorSpace,
+} from './model/memory-store.ts';
+export { readStoreIndex, type StoreIndex } from './model/read-store-index.ts';
+export {
+  CONTEXT_WEIGHT,
+  conversationQuery,
+  lexicalQueryParts,
+  STOP_WORD_WEIGHT,
+} from './ranking/conversation-query.ts';
 export {
   CATEGORY_ORDER,
   compareRanked,
@@ -90,23 +104,11 @@ export {
   type Rankable,
   type ScoringOptions,
 } from './ranking/memory-scoring.ts';
-export { MemoryService, type MemoryServiceOptions } from './service/memory-service.ts';
-export type {
-  MemoryStore,
-  StoreListOptions,
-  StoreSearchHit,
-  StoreSearchOptions,
-  StoreStandingOptions,
-  StoreWriteOptions,
-  VectorSpace,
-} from './model/memory-store.ts';
-export {
-  createOpenAICompatibleEmbedder,
-  type OpenAICompatibleEmbedderOptions,
-} from './embedders/openai-compatible-embedder.ts';
 export { type QueryTime, queryTime } from './ranking/query-time.ts';
 export { type ChannelRanking, fuseRankings, RRF_K } from './ranking/rank-fusion.ts';
-export { readStoreIndex, type StoreIndex } from './model/read-store-index.ts';
+export { mergeStandingKinds, newestFirst, STANDING_KINDS } from './ranking/standing-kinds.ts';
+export { compareStanding } from './ranking/standing-order.ts';
+export { MemoryService, type MemoryServiceOptions } from './service/memory-service.ts';
 export {
   type ReindexProgress,
   type ReindexResult,
@@ -119,5 +121,3 @@ export {
   type SqliteMemoryStoreOptions,
 } from './sqlite/sqlite-memory-store.ts';
 export type { VectorCacheOptions, VectorCacheStats } from './sqlite/sqlite-vector-cache.ts';
-export { mergeStandingKinds, newestFirst, STANDING_KINDS } from './ranking/standing-kinds.ts';
-export { compareStanding } from './ranking/standing-order.ts';

@@ -64,6 +64,33 @@ export {
   type RetryParkedJobResult,
 } from './job-queue.ts';
 export { type Logger, silentLogger } from './logger.ts';
+export { describeMemoryAge } from './memory/memory-age.ts';
+export type {
+  MemoryAddRequest,
+  MemoryAddResult,
+  MemoryContextRequest,
+  MemoryContextResult,
+  MemoryListRequest,
+  MemoryPort,
+  MemoryRecord,
+  MemoryScopeStatus,
+  MemorySearchHit,
+  MemorySearchRequest,
+  MemoryStandingRequest,
+} from './memory/memory-port.ts';
+export {
+  MEMORY_CATEGORIES,
+  MEMORY_SCOPES,
+  MEMORY_SOURCES,
+  type MemoryCategory,
+  type MemoryContextScope,
+  type MemoryMetadataValues,
+  type MemoryScope,
+  type MemorySource,
+  memoryCategorySchema,
+  memoryScopeSchema,
+  memorySourceSchema,
+} from './memory/memory-vocabulary.ts';
 export { type OutboundIntent, type OutboundResult, outboundIntentSchema } from './outbound-intent.ts';
 export {
   type ReplyEvent,

@@ -1,8 +1,7 @@
-import type { Logger } from '@nexus/protocol';
+import type { MemoryMetadataValues, MemoryPort } from '@nexus/protocol';
+import { describeMemoryAge, type Logger } from '@nexus/protocol';
 import { type ToolSet, tool, zodSchema } from 'ai';
 import { z } from 'zod';
-import { factAge } from '../memory/fact-lines.ts';
-import type { MemoryMetadataValues, MemoryPort } from '../memory/memory-port.ts';
 
 // Built once: the SDK converts a schema to JSON Schema when it is first read and keeps the result,
 // so per-turn tools reuse it instead of converting three schemas on every turn.
@@ -106,7 +105,7 @@ export function createMemoryTools(options: MemoryToolsOptions): ToolSet {
             content: hit.content,
             category: hit.category,
             told: hit.source === 'user_explicit' ? words.told : 'inferred',
-            age: factAge(now - hit.updatedAt),
+            age: describeMemoryAge(now - hit.updatedAt),
             ...(hit.scope === 'global' ? { scope: 'global' } : {}),
           })),
         };

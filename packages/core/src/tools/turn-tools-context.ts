@@ -1,8 +1,7 @@
 import type { TokenCounter } from '@nexus/limits-kit';
-import type { Logger } from '@nexus/protocol';
+import type { Logger, MemoryPort } from '@nexus/protocol';
 import type { Agent } from '../agent.ts';
 import type { TurnBudget } from '../cost/turn-budget.ts';
-import type { MemoryPort } from '../memory/memory-port.ts';
 import type { SubagentSettings } from '../subagents/subagent-settings.ts';
 
 /** Everything the tools of one turn are bound to. */

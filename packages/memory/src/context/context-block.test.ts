@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { sharedTokenCounter, type TokenCounter } from '@nexus/limits-kit';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CONTEXT_HEADER, factLine, formatAge, packContext } from './context-block.ts';
 import type { Memory } from '../model/memory.ts';
 import { DAY_MS } from '../ranking/memory-scoring.ts';
 import { seededRandom } from '../testing/seeded-random.ts';
+import { CONTEXT_HEADER, factLine, packContext } from './context-block.ts';
 
 const NOW = Date.UTC(2026, 5, 1);
 
@@ -23,23 +23,6 @@ function memory(content: string, overrides: Partial<Memory> = {}): Memory {
     ...overrides,
   };
 }
-
-describe('formatAge', () => {
-  it.each([
-    [0, 'today'],
-    [0.9, 'today'],
-    [1, 'yesterday'],
-    [3, '3 days ago'],
-    [7, '1 week ago'],
-    [14, '2 weeks ago'],
-    [30, '1 month ago'],
-    [95, '3 months ago'],
-    [400, '1 year ago'],
-    [-2, 'today'],
-  ])('%d days → %s', (days, expected) => {
-    expect(formatAge(days * DAY_MS)).toBe(expected);
-  });
-});
 
 describe('factLine', () => {
   it('names the category and source and folds the content onto one line', () => {
@@ -80,6 +63,7 @@ describe('packContext', () => {
     expect(packContext({ candidates: [], tokenBudget: 100, counter, now: NOW })).toEqual({
       context: '',
       used: [],
+      lines: [],
       tokensUsed: 0,
       truncated: false,
     });

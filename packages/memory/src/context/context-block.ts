@@ -1,25 +1,10 @@
 import type { TokenCounter } from '@nexus/limits-kit';
+import { describeMemoryAge } from '@nexus/protocol';
 import { GLOBAL_USER_ID, type Memory } from '../model/memory.ts';
-import { DAY_MS } from '../ranking/memory-scoring.ts';
 
 export const CONTEXT_HEADER = '## Known Facts (from memory)';
 /** Global memories (true for everyone, written by the operator) come under their own heading. */
 export const GLOBAL_CONTEXT_HEADER = '## Known Facts for everyone (global)';
-
-/** "today", "yesterday", "3 days ago", "1 week ago", "2 weeks ago", "1 month ago", "2 years ago". */
-export function formatAge(ageMs: number): string {
-  const days = Math.floor(Math.max(0, ageMs) / DAY_MS);
-  if (days === 0) return 'today';
-  if (days === 1) return 'yesterday';
-  if (days < 7) return `${days} days ago`;
-  if (days < 30) return plural(Math.floor(days / 7), 'week');
-  if (days < 365) return plural(Math.floor(days / 30), 'month');
-  return plural(Math.floor(days / 365), 'year');
-}
-
-function plural(count: number, unit: string): string {
-  return `${count} ${unit}${count === 1 ? '' : 's'} ago`;
-}
 
 /**
  * One fact line with its category, age and source; content is folded onto one line so a memory can
@@ -28,7 +13,7 @@ function plural(count: number, unit: string): string {
 export function factLine(memory: Memory, now: number): string {
   const content = memory.content.replace(/\s+/gu, ' ').trim();
   const source = memory.source === 'user_explicit' ? 'you told me' : 'inferred';
-  return `- ${content} (${memory.category}, ${formatAge(now - memory.updatedAt)}, ${source})`;
+  return `- ${content} (${memory.category}, ${describeMemoryAge(now - memory.updatedAt)}, ${source})`;
 }
 
 function isGlobal(memory: Memory): boolean {
@@ -48,6 +33,8 @@ function blockOf(used: readonly Memory[], lines: readonly string[]): string {
 export interface PackedContext {
   context: string;
   used: Memory[];
+  /** One line per memory in `used`, each ending in a newline. */
+  lines: string[];
   tokensUsed: number;
   truncated: boolean;
 }
@@ -65,7 +52,7 @@ export function packContext(options: {
   now: number;
 }): PackedContext {
   const { candidates, tokenBudget, counter, now } = options;
-  if (candidates.length === 0) return { context: '', used: [], tokensUsed: 0, truncated: false };
+  if (candidates.length === 0) return { context: '', used: [], lines: [], tokensUsed: 0, truncated: false };
   const headerTokens = {
     personal: counter.count(`${CONTEXT_HEADER}\n`),
     global: counter.count(`\n${GLOBAL_CONTEXT_HEADER}\n`),
@@ -93,5 +80,42 @@ export function packContext(options: {
     context = blockOf(used, lines);
     tokensUsed = context ? counter.count(context) : 0;
   }
-  return { context, used, tokensUsed, truncated: used.length < candidates.length };
+  return { context, used, lines, tokensUsed, truncated: used.length < candidates.length };
+}
+
+/**
+ * The person's standing facts added to a packed block: the best `limit` of `candidates` (already
+ * in standing order) that the block does not hold yet, each that still fits `tokenBudget` (their
+ * own budget, on top of the block's). They are the person's, so they go with the person's facts,
+ * ahead of the global section.
+ */
+export function withStandingFacts(
+  packed: PackedContext,
+  options: {
+    candidates: readonly Memory[];
+    limit: number;
+    tokenBudget: number;
+    counter: TokenCounter;
+    now: number;
+  },
+): PackedContext & { standingUsed: number } {
+  const held = new Set(packed.used.map((memory) => memory.id));
+  const chosen = options.candidates
+    .filter((memory) => !held.has(memory.id) && memory.scope === 'user' && !isGlobal(memory))
+    .slice(0, options.limit);
+  let tokens = 0;
+  const used = [...packed.used];
+  const lines = [...packed.lines];
+  for (const memory of chosen) {
+    const line = `${factLine(memory, options.now)}\n`;
+    const lineTokens = options.counter.count(line);
+    if (tokens + lineTokens > options.tokenBudget) continue;
+    tokens += lineTokens;
+    used.push(memory);
+    lines.push(line);
+  }
+  const standingUsed = used.length - packed.used.length;
+  if (standingUsed === 0) return { ...packed, standingUsed };
+  const context = blockOf(used, lines);
+  return { ...packed, context, used, lines, tokensUsed: options.counter.count(context), standingUsed };
 }

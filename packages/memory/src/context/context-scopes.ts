@@ -9,15 +9,15 @@ const TIMED_OUT = Symbol('timed out');
  * Runs the scopes in parallel, each under its own timeout. A late or failing scope is aborted,
  * reported and left out; the others still count, so one slow backend never blocks a reply.
  */
-export async function runContextScopes<T>(options: {
-  runners: Record<ContextScopeName, ContextScopeRunner<T> | undefined>;
+export async function runContextScopes<T, Name extends string = ContextScopeName>(options: {
+  runners: Record<Name, ContextScopeRunner<T> | undefined>;
   timeoutMs: number;
   abortSignal?: AbortSignal;
   logger: Logger;
-}): Promise<{ results: T[]; scopes: Record<ContextScopeName, ContextScopeReport> }> {
-  const names = Object.keys(options.runners) as ContextScopeName[];
+}): Promise<{ results: T[]; scopes: Record<Name, ContextScopeReport> }> {
+  const names = Object.keys(options.runners) as Name[];
   const outcomes = await Promise.all(
-    names.map(async (name): Promise<[ContextScopeName, ContextScopeReport, T[]]> => {
+    names.map(async (name): Promise<[Name, ContextScopeReport, T[]]> => {
       const runner = options.runners[name];
       if (!runner) return [name, { status: 'skipped', candidates: 0, durationMs: 0 }, []];
       const started = performance.now();
@@ -54,7 +54,7 @@ export async function runContextScopes<T>(options: {
       }
     }),
   );
-  const scopes = {} as Record<ContextScopeName, ContextScopeReport>;
+  const scopes = {} as Record<Name, ContextScopeReport>;
   const results: T[] = [];
   for (const [name, report, found] of outcomes) {
     scopes[name] = report;

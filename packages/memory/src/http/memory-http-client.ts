@@ -1,3 +1,4 @@
+import { sharedTokenCounter, type TokenCounter } from '@nexus/limits-kit';
 import { type ErrorCode, errorCodeSchema, NexusError } from '@nexus/protocol';
 import type { Memory, MemoryStats } from '../model/memory.ts';
 import type {
@@ -8,12 +9,19 @@ import type {
   MemorySearchResult,
 } from '../model/memory-api.ts';
 import { MemoryInputError, MemoryStoreError } from '../model/memory-errors.ts';
+import { fillInStandingFacts } from './fill-in-standing-facts.ts';
 
 export interface MemoryClientOptions {
   /** e.g. `http://memory.internal:7400` */
   baseUrl: string;
   apiKey: string;
   fetch?: typeof globalThis.fetch;
+  /**
+   * Counts the standing fact lines the client adds when an older memory service ignored the
+   * `standing` request (see `fillInStandingFacts`). Default: the process's shared o200k counter.
+   */
+  tokenCounter?: TokenCounter;
+  now?: () => number;
 }
 
 /**
@@ -81,7 +89,31 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryApi {
     add: (input) => call<AddMemoryResult>('POST', '/add', { ...input }),
     search: async (input) =>
       (await call<{ results: MemorySearchResult[] }>('POST', '/search', { ...input })).results,
-    context: (input) => call<MemoryContext>('POST', '/context', { ...input }),
+    context: async (input) => {
+      const answer = await call<MemoryContext>('POST', '/context', { ...input });
+      if (!input.standing || answer.standing) return answer;
+      // An older memory service: it ignored `standing`, so the client reads the standing facts itself.
+      const started = performance.now();
+      let memories: Memory[];
+      try {
+        ({ memories } = await call<{ memories: Memory[] }>('GET', '/standing-facts', {
+          userId: input.userId,
+          limit: Math.min(200, input.standing.limit + (input.limit ?? 20)),
+          abortSignal: input.abortSignal,
+        }));
+      } catch (error) {
+        if (input.abortSignal?.aborted) throw error;
+        // The block the service gave still counts; only the standing facts are missing.
+        const durationMs = performance.now() - started;
+        return { ...answer, standing: { status: 'error', candidates: 0, durationMs } };
+      }
+      return fillInStandingFacts(answer, memories, {
+        standing: input.standing,
+        counter: options.tokenCounter ?? sharedTokenCounter(),
+        now: (options.now ?? Date.now)(),
+        durationMs: performance.now() - started,
+      });
+    },
     list: async (input) => (await call<{ memories: Memory[] }>('GET', '/memories', { ...input })).memories,
     standingFacts: async (input) =>
       (await call<{ memories: Memory[] }>('GET', '/standing-facts', { ...input })).memories,

@@ -1,3 +1,4 @@
+import type { MemoryContextScope } from '@nexus/protocol';
 import { z } from 'zod';
 import {
   type Memory,
@@ -107,11 +108,22 @@ export const memoryContextOptionsSchema = z.object({
   globalTokenBudget: z.number().int().min(0).max(200_000).default(200),
   limit: z.number().int().min(1).max(200).default(20),
   sessionId: sessionIdSchema.optional(),
+  /**
+   * Also the person's standing facts, whatever the message says: up to `limit` more of their best
+   * user-scope memories (recency plus the category and source prior), within `tokenBudget` tokens
+   * of their own, after the person's facts and ahead of the global section.
+   */
+  standing: z
+    .object({
+      limit: z.number().int().min(1).max(200),
+      tokenBudget: z.number().int().min(0).max(200_000),
+    })
+    .optional(),
   abortSignal: abortSignalSchema,
 });
 export type MemoryContextOptions = z.input<typeof memoryContextOptionsSchema>;
 
-export type ContextScopeName = 'global' | 'user' | 'session';
+export type ContextScopeName = MemoryContextScope;
 
 export interface ContextScopeReport {
   /** `timeout`/`error`: the scope was skipped and the block built from the others. */
@@ -122,7 +134,10 @@ export interface ContextScopeReport {
 }
 
 export interface MemoryContext {
-  /** Starts with `## Known Facts (from memory)`; empty when no memory fits or matches. */
+  /**
+   * The finished block: `## Known Facts (from memory)` with the person's facts (standing facts
+   * last), then the global ones under their own heading; empty when no memory fits or matches.
+   */
   context: string;
   memoriesUsed: number;
   memoryIds: string[];
@@ -131,6 +146,8 @@ export interface MemoryContext {
   /** True exactly when a candidate (among the best `limit`) was left out for lack of budget. */
   truncated: boolean;
   scopes: Record<ContextScopeName, ContextScopeReport>;
+  /** How the standing facts loaded; present exactly when the request asked for them. */
+  standing?: ContextScopeReport;
   durationMs: number;
   tokenizer: string;
 }

@@ -1,3 +1,4 @@
+import { memoryCategorySchema, memoryScopeSchema, memorySourceSchema } from '@nexus/protocol';
 import { z } from 'zod';
 
 /**
@@ -9,15 +10,17 @@ export const GLOBAL_USER_ID = '*';
 /** Longest memory text accepted; longer content is rejected, never truncated. */
 export const MAX_MEMORY_CONTENT_CHARS = 4_000;
 
-export const memoryScopeSchema = z.enum(['user', 'global', 'session']);
-export type MemoryScope = z.infer<typeof memoryScopeSchema>;
-export const MEMORY_SCOPES: readonly MemoryScope[] = memoryScopeSchema.options;
-
-export const memoryCategorySchema = z.enum(['preference', 'fact', 'pattern', 'event']);
-export type MemoryCategory = z.infer<typeof memoryCategorySchema>;
-
-export const memorySourceSchema = z.enum(['user_explicit', 'inferred']);
-export type MemorySource = z.infer<typeof memorySourceSchema>;
+export {
+  MEMORY_CATEGORIES,
+  MEMORY_SCOPES,
+  MEMORY_SOURCES,
+  type MemoryCategory,
+  type MemoryScope,
+  type MemorySource,
+  memoryCategorySchema,
+  memoryScopeSchema,
+  memorySourceSchema,
+} from '@nexus/protocol';
 
 export const userIdSchema = z.string().trim().min(1).max(512);
 export const sessionIdSchema = z.string().trim().min(1).max(512);

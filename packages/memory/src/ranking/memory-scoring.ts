@@ -1,4 +1,4 @@
-import type { MemoryCategory, MemorySource } from '../model/memory.ts';
+import { MEMORY_CATEGORIES, MEMORY_SOURCES, type MemoryCategory, type MemorySource } from '@nexus/protocol';
 
 export const DAY_MS = 86_400_000;
 
@@ -12,10 +12,9 @@ export interface ScoringOptions {
 
 /**
  * Standing categories first: what the person prefers, then facts about them, then inferred habits,
- * then dated events. Core's standing facts use the same order (`packages/core/src/memory/fact-lines.ts`;
- * tests/memory/memory-ranking.test.ts keeps the two equal).
+ * then dated events; the order of protocol's one category list.
  */
-export const CATEGORY_ORDER: readonly MemoryCategory[] = ['preference', 'fact', 'pattern', 'event'];
+export const CATEGORY_ORDER: readonly MemoryCategory[] = MEMORY_CATEGORIES;
 
 /**
  * A small prior added to the score: at most 0.08, against relevance weighted 0.7, so it decides only
@@ -50,7 +49,11 @@ export function memoryScore(
   return (options.relevanceWeight ?? 0.7) * relevance + (options.recencyWeight ?? 0.3) * recency + prior;
 }
 
-const SOURCE_RANK: Record<MemorySource, number> = { user_explicit: 0, inferred: 1 };
+/** What the person said before what was inferred: protocol's source list is in that order. */
+const SOURCE_RANK = Object.fromEntries(MEMORY_SOURCES.map((source, index) => [source, index])) as Record<
+  MemorySource,
+  number
+>;
 const CATEGORY_RANK = Object.fromEntries(
   CATEGORY_ORDER.map((category, index) => [category, index]),
 ) as Record<MemoryCategory, number>;

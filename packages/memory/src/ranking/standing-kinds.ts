@@ -1,9 +1,9 @@
-import type { Memory, MemoryCategory, MemorySource } from '../model/memory.ts';
+import { MEMORY_CATEGORIES, MEMORY_SOURCES, type MemoryCategory, type MemorySource } from '@nexus/protocol';
+import type { Memory } from '../model/memory.ts';
 
 /** Every category and source pair: a person's standing facts are read newest first per pair. */
-export const STANDING_KINDS: ReadonlyArray<{ category: MemoryCategory; source: MemorySource }> = (
-  ['preference', 'fact', 'pattern', 'event'] as const
-).flatMap((category) => (['user_explicit', 'inferred'] as const).map((source) => ({ category, source })));
+export const STANDING_KINDS: ReadonlyArray<{ category: MemoryCategory; source: MemorySource }> =
+  MEMORY_CATEGORIES.flatMap((category) => MEMORY_SOURCES.map((source) => ({ category, source })));
 
 /** Newest first, equal times by id ascending: the order each kind is read in (and its index). */
 export function newestFirst(left: Memory, right: Memory): number {

@@ -7,8 +7,7 @@ const CATEGORY_RANK = new Map(CATEGORY_ORDER.map((category, index) => [category,
 
 /**
  * Standing facts, best first: the score with no query (recency plus the category and source
- * prior), ties by `CATEGORY_ORDER`, then newer, then id. Core orders its standing facts the same
- * way (`standingOrder` in packages/core/src/memory/fact-lines.ts). Within one category and source
+ * prior), ties by `CATEGORY_ORDER`, then newer, then id. Within one category and source
  * a newer memory always comes first, which is what lets a store read each kind newest first.
  */
 export function compareStanding(now: number, options: ScoringOptions = {}) {

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { sharedTokenCounter, type TokenCounter } from '@nexus/limits-kit';
 import { type Logger, silentLogger } from '@nexus/protocol';
-import { coalescingEmbedder } from '../embedders/coalescing-embedder.ts';
-import { contentHash } from '../model/content-hash.ts';
-import { packContext } from '../context/context-block.ts';
+import { packContext, withStandingFacts } from '../context/context-block.ts';
 import { type ContextScopeRunner, runContextScopes } from '../context/context-scopes.ts';
-import { conversationQuery } from '../ranking/conversation-query.ts';
-import type { Embedder } from '../embedders/embedder.ts';
 import { alwaysPresentGlobal } from '../context/global-context.ts';
+import { coalescingEmbedder } from '../embedders/coalescing-embedder.ts';
+import type { Embedder } from '../embedders/embedder.ts';
+import { contentHash } from '../model/content-hash.ts';
 import { GLOBAL_USER_ID, type Memory, type MemoryStats } from '../model/memory.ts';
 import {
   type AddMemoryOptions,
@@ -34,12 +33,13 @@ import {
   updateMemoryOptionsSchema,
 } from '../model/memory-api.ts';
 import { EmbedderMismatchError, MemoryIdTakenError, MemoryInputError } from '../model/memory-errors.ts';
-import { compareRanked, DAY_MS, memoryScore, type ScoringOptions } from '../ranking/memory-scoring.ts';
 import type { MemoryStore } from '../model/memory-store.ts';
-import { findLexicalDuplicate, LEXICAL_DUPLICATE_THRESHOLD } from './near-duplicate.ts';
 import { parseInput } from '../model/parse-input.ts';
+import { conversationQuery } from '../ranking/conversation-query.ts';
+import { compareRanked, DAY_MS, memoryScore, type ScoringOptions } from '../ranking/memory-scoring.ts';
 import { queryTime, timeBonus } from '../ranking/query-time.ts';
 import { compareStanding } from '../ranking/standing-order.ts';
+import { findLexicalDuplicate, LEXICAL_DUPLICATE_THRESHOLD } from './near-duplicate.ts';
 import { updateMemory } from './update-memory.ts';
 
 export interface MemoryServiceOptions {
@@ -299,12 +299,34 @@ export class MemoryService implements MemoryApi {
             this.#ranked({ ...base, userId: input.userId, sessionId: input.sessionId, abortSignal })
         : undefined,
     };
-    const { results, scopes } = await runContextScopes({
-      runners,
-      timeoutMs: this.#scopeTimeoutMs,
-      abortSignal: input.abortSignal,
-      logger: this.#logger,
-    });
+    const standing = input.standing;
+    const standingLoad = standing
+      ? runContextScopes<Memory, 'standing'>({
+          runners: {
+            standing: (abortSignal) =>
+              this.#store.standing({
+                userId: input.userId,
+                // The block's own memories are left out afterwards, so as many more are read as it
+                // can hold: the pick stays the best `standing.limit` of the rest.
+                limit: standing.limit + input.limit,
+                order: compareStanding(this.#now(), this.#scoring),
+                abortSignal,
+              }),
+          },
+          timeoutMs: this.#scopeTimeoutMs,
+          abortSignal: input.abortSignal,
+          logger: this.#logger,
+        })
+      : undefined;
+    const [{ results, scopes }, standingFacts] = await Promise.all([
+      runContextScopes({
+        runners,
+        timeoutMs: this.#scopeTimeoutMs,
+        abortSignal: input.abortSignal,
+        logger: this.#logger,
+      }),
+      standingLoad,
+    ]);
     const best = new Map<string, Ranked>();
     for (const hit of results) {
       const known = best.get(hit.id);
@@ -316,16 +338,29 @@ export class MemoryService implements MemoryApi {
     const ranked = [...best.values()].filter((hit) => !always.has(hit.id)).sort(compareRanked);
     const candidates = [...always.values(), ...ranked.map((hit) => hit.memory)].slice(0, input.limit);
     const now = this.#now();
-    const packed = packContext({
+    const contextPacked = packContext({
       candidates,
       tokenBudget: input.tokenBudget,
       counter,
       now,
     });
+    const packed =
+      standing && standingFacts
+        ? withStandingFacts(contextPacked, {
+            candidates: standingFacts.results,
+            limit: standing.limit,
+            tokenBudget: standing.tokenBudget,
+            counter,
+            now,
+          })
+        : contextPacked;
     const memoryIds = packed.used.map((memory) => memory.id);
-    await this.#store.markUsed({ ids: memoryIds, at: now }).catch((error: unknown) => {
-      this.#logger.warn({ err: error }, 'memory: could not record lastUsedAt');
-    });
+    // Standing facts are read every turn whatever was asked, so only the block's own picks count as used.
+    await this.#store
+      .markUsed({ ids: contextPacked.used.map((memory) => memory.id), at: now })
+      .catch((error: unknown) => {
+        this.#logger.warn({ err: error }, 'memory: could not record lastUsedAt');
+      });
     return {
       context: packed.context,
       memoriesUsed: packed.used.length,
@@ -334,6 +369,7 @@ export class MemoryService implements MemoryApi {
       tokenBudget: input.tokenBudget,
       truncated: packed.truncated,
       scopes,
+      ...(standingFacts ? { standing: standingFacts.scopes.standing } : {}),
       durationMs: performance.now() - started,
       tokenizer: counter.name,
     };

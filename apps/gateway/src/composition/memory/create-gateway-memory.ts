@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import {
-  type MemoryPort,
   type SessionStore,
   sharedTokenCounter,
   startMemoryExtractionWorker,
@@ -18,7 +17,7 @@ import {
   type MemoryStore,
   readStoreIndex,
 } from '@nexus/memory';
-import type { JobProcessor, JobQueue, Logger } from '@nexus/protocol';
+import type { JobProcessor, JobQueue, Logger, MemoryPort } from '@nexus/protocol';
 import type { LanguageModel } from 'ai';
 import type { GatewayConfig } from '../../config/gateway-config.ts';
 import { ensurePrivateDirectory, privateFilePath } from '../../data-dir/private-path.ts';

@@ -8,11 +8,11 @@ import {
 } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../../agent.ts';
-import { MEMORY_EXTRACT_JOB, type MemoryExtractionPayload } from '../extraction/memory-extraction-job.ts';
 import { createNexusCore, type NexusCore, type NexusCoreOptions } from '../../nexus-core.ts';
 import { createSqliteSessionStore } from '../../sqlite-session-store.ts';
 import { DEFAULT_SUBAGENT_SYSTEM_PROMPT } from '../../subagents/subagent-settings.ts';
 import { createRecordingChannel, testIntent } from '../../testing/recording-channel.ts';
+import { MEMORY_EXTRACT_JOB, type MemoryExtractionPayload } from '../extraction/memory-extraction-job.ts';
 import { GROUP_MEMORY_NOTE } from '../memory-subject.ts';
 import { createInMemoryMemory } from '../testing/in-memory-memory.ts';
 
@@ -100,10 +100,12 @@ describe('memory in group conversations', () => {
     expect(userIds).toEqual(new Set(['group:test:team', 'group:test:topic-7', '*']));
     const globalCalls = memory.calls.filter((call) => call.options.userId === '*');
     expect(new Set(globalCalls.map((call) => call.method))).toEqual(new Set(['search']));
-    // No summary of a group is read (no listing at all): only context and standing facts.
+    // No summary of a group is read (no listing at all): only the context, standing facts included.
     expect(memory.calls.filter((call) => call.method === 'list')).toEqual([]);
     expect(
-      memory.calls.filter((call) => call.method === 'standingFacts').map((call) => call.options.userId),
+      memory.calls
+        .filter((call) => call.method === 'context' && call.options.standing)
+        .map((call) => call.options.userId),
     ).toEqual(['group:test:team', 'group:test:topic-7']);
     for (const body of bodies()) expect(JSON.stringify(body)).not.toMatch(PRIVATE);
     const subagentRuns = bodies().filter((body) => systemOf(body).startsWith(DEFAULT_SUBAGENT_SYSTEM_PROMPT));

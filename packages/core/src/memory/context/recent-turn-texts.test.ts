@@ -5,9 +5,13 @@ import { createAgent } from '../../agent.ts';
 import { createNexusCore, type NexusCore } from '../../nexus-core.ts';
 import type { StoredTurn } from '../../session-store.ts';
 import { createSqliteSessionStore } from '../../sqlite-session-store.ts';
-import { createRecordingChannel, createRecordingLogger, testIntent } from '../../testing/recording-channel.ts';
-import { recentTurnTexts } from './recent-turn-texts.ts';
+import {
+  createRecordingChannel,
+  createRecordingLogger,
+  testIntent,
+} from '../../testing/recording-channel.ts';
 import { createInMemoryMemory } from '../testing/in-memory-memory.ts';
+import { recentTurnTexts } from './recent-turn-texts.ts';
 
 let server: ScriptedModelServer;
 let core: NexusCore | undefined;

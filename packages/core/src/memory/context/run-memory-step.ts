@@ -1,14 +1,7 @@
 import type { TokenCounter } from '@nexus/limits-kit';
-import type { Logger } from '@nexus/protocol';
+import type { Logger, MemoryPort } from '@nexus/protocol';
 import { failureMessage } from '../extraction/failure-message.ts';
-import {
-  factLine,
-  GLOBAL_FACTS_HEADER,
-  KNOWN_FACTS_HEADER,
-  SESSION_SUMMARY_HEADER,
-  standingOrder,
-} from '../fact-lines.ts';
-import type { MemoryContextResult, MemoryPort, MemoryRecord } from '../memory-port.ts';
+import { isSummary, SESSION_SUMMARY_HEADER, summarySessionId } from '../summaries/session-summary-job.ts';
 
 /** What one memory step did, for logs and metrics. */
 export interface MemoryStepReport {
@@ -49,7 +42,10 @@ export interface MemoryStepOptions {
   onSlow?: () => void;
   tokenBudget: number;
   limit: number;
-  /** Also load the person's standing facts (preferences first), whatever the message says. */
+  /**
+   * Also the person's standing facts (preferences first), whatever the message says: memory adds
+   * up to `profileLimit` of them within `profileTokenBudget` to the block it returns.
+   */
   includeProfile: boolean;
   /** Resumed after a gap: load the stored summary of this conversation. */
   includeSessionSummary: boolean;
@@ -107,7 +103,7 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
     }
   };
 
-  const [context, profile, summary] = await Promise.all([
+  const [context, summary] = await Promise.all([
     within(() =>
       options.memory.context({
         userId: options.userId,
@@ -116,20 +112,12 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
         tokenBudget: options.tokenBudget,
         limit: options.limit,
         sessionId: options.sessionId,
+        ...(options.includeProfile
+          ? { standing: { limit: options.profileLimit, tokenBudget: options.profileTokenBudget } }
+          : {}),
         abortSignal: signal,
       }),
     ),
-    options.includeProfile
-      ? within(() =>
-          options.memory.standingFacts({
-            userId: options.userId,
-            // The context's memories are left out of the standing facts afterwards, so as many more
-            // are asked for as the context can hold: the pick stays the best `profileLimit` of the rest.
-            limit: options.profileLimit + options.limit,
-            abortSignal: signal,
-          }),
-        )
-      : undefined,
     options.includeSessionSummary
       ? within(() =>
           options.memory.list({
@@ -146,7 +134,7 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
   clearTimeout(deadlineTimer);
   // Abandon whatever outlived the deadline; the memory client stops its request. Parts that
   // settled need no abort (building the DOMException on every turn showed up in the profile).
-  if ([context, profile, summary].some((part) => part?.status === 'timeout')) {
+  if ([context, summary].some((part) => part?.status === 'timeout')) {
     controller.abort(new DOMException('The memory step is over.', 'AbortError'));
   }
   options.abortSignal?.removeEventListener('abort', abortFromCaller);
@@ -161,17 +149,21 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
       else if (report.status === 'timeout' || report.status === 'error') missing.push(scope);
       if (report.status === 'timeout') timedOut.push(scope);
     }
+    const standing = contextValue.standing;
+    if (standing?.status === 'ok' && standing.candidates > 0) found.push('profile');
+    else if (standing?.status === 'timeout' || standing?.status === 'error') missing.push('profile');
+    if (standing?.status === 'timeout') timedOut.push('profile');
   } else {
-    missing.push('context');
-    if (context.status === 'timeout') timedOut.push('context');
+    // Standing facts come with the context, so they are missing with it.
+    const parts = options.includeProfile ? ['context', 'profile'] : ['context'];
+    missing.push(...parts);
+    if (context.status === 'timeout') timedOut.push(...parts);
   }
   const now = options.now();
   const sections: string[] = [];
-  const factsBlock = knownFacts(contextValue, profile, options, now);
-  if (profile?.status === 'ok' && profile.value.length > 0) found.push('profile');
-  else if (profile && profile.status !== 'ok') missing.push('profile');
-  if (profile?.status === 'timeout') timedOut.push('profile');
-  if (factsBlock.text) sections.push(factsBlock.text);
+  // Memory's finished block (the person's facts, standing facts, then the global section).
+  const facts = contextValue?.context.trim() ?? '';
+  if (facts) sections.push(facts);
   if (summary) {
     if (summary.status === 'ok') {
       const current = options.currentIntentIds;
@@ -190,7 +182,7 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
   }
   if (options.extraInstruction) sections.push(options.extraInstruction);
   const block = sections.join('\n\n');
-  const parts = [context, profile, summary].filter((part) => part !== undefined);
+  const parts = [context, summary].filter((part) => part !== undefined);
   const answered = parts.filter((part) => part.status === 'ok').length;
   const outcome: MemoryStepReport['outcome'] =
     answered === parts.length && missing.length === 0
@@ -206,8 +198,8 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
     scopesFound: found,
     scopesMissing: missing,
     scopesTimedOut: timedOut,
-    memoriesUsed: factsBlock.memoriesUsed,
-    memoryIds: factsBlock.memoryIds,
+    memoriesUsed: contextValue?.memoriesUsed ?? 0,
+    memoryIds: contextValue?.memoryIds ?? [],
     tokensUsed: block ? options.tokenCounter.count(block) : 0,
     slow,
   };
@@ -221,57 +213,3 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
   );
   return { block, report };
 }
-
-/** Memory's ranked block, with standing facts it did not already hold appended within their own budget. */
-function knownFacts(
-  context: MemoryContextResult | undefined,
-  profile: PartOutcome<MemoryRecord[]> | undefined,
-  options: MemoryStepOptions,
-  now: number,
-): { text: string; memoriesUsed: number; memoryIds: string[] } {
-  let text = context?.context.trim() ?? '';
-  let memoriesUsed = context?.memoriesUsed ?? 0;
-  const memoryIds = [...(context?.memoryIds ?? [])];
-  if (profile?.status !== 'ok') return { text, memoriesUsed, memoryIds };
-  const used = new Set(context?.memoryIds ?? []);
-  const candidates = profile.value
-    .filter((memory) => !used.has(memory.id) && memory.scope === 'user')
-    .sort(standingOrder(now))
-    .slice(0, options.profileLimit);
-  let tokens = 0;
-  const lines: string[] = [];
-  for (const memory of candidates) {
-    const line = factLine(memory, now);
-    const lineTokens = options.tokenCounter.count(`${line}\n`);
-    if (tokens + lineTokens > options.profileTokenBudget) continue;
-    tokens += lineTokens;
-    lines.push(line);
-    memoryIds.push(memory.id);
-  }
-  if (lines.length === 0) return { text, memoriesUsed, memoryIds };
-  // Standing facts are the person's: they go with the person's facts, ahead of the global section.
-  const globalAt = text.indexOf(GLOBAL_FACTS_HEADER);
-  const personal = (globalAt === -1 ? text : text.slice(0, globalAt)).trim();
-  const global = globalAt === -1 ? '' : `\n${text.slice(globalAt)}`;
-  text = personal
-    ? `${personal}\n${lines.join('\n')}${global}`
-    : `${KNOWN_FACTS_HEADER}\n${lines.join('\n')}${global}`;
-  memoriesUsed += lines.length;
-  return { text, memoriesUsed, memoryIds };
-}
-
-/**
- * Summaries are linked to their own session id, not the conversation's, so the context's session
- * scope (which searches every memory linked to the conversation) never offers one as a fact; only the
- * resumed-conversation path reads them, and only for the current generation (`currentIntentIds`).
- */
-export function summarySessionId(conversationKey: string): string {
-  return `${conversationKey}#summary`;
-}
-
-/** Session summaries are session-scope memories marked by the summary worker. */
-export function isSummary(memory: MemoryRecord): boolean {
-  return memory.metadata.kind === SESSION_SUMMARY_KIND;
-}
-
-export const SESSION_SUMMARY_KIND = 'session-summary';

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { approximateTokenCounter } from '@nexus/limits-kit';
-import { contentHash, createSqliteMemoryStore, MemoryService } from '@nexus/memory';
-import { silentLogger } from '@nexus/protocol';
+import { compareStanding, contentHash, createSqliteMemoryStore, MemoryService } from '@nexus/memory';
+import { type MemoryPort, type MemoryRecord, silentLogger } from '@nexus/protocol';
 import { seededRandom } from '@nexus/testkit';
 import { expect, it } from 'vitest';
-import { standingOrder } from '../fact-lines.ts';
-import type { MemoryPort, MemoryRecord } from '../memory-port.ts';
 import { runMemoryStep } from './run-memory-step.ts';
 
 const DAY_MS = 86_400_000;
@@ -28,7 +26,7 @@ async function listedSelection(
   }
   return all
     .filter((record) => !used.has(record.id))
-    .sort(standingOrder(now))
+    .sort(compareStanding(now))
     .slice(0, limit)
     .map((record) => record.id);
 }

@@ -1,13 +1,12 @@
 import type { TokenCounter } from '@nexus/limits-kit';
-import type { Intent, JobQueue, Logger } from '@nexus/protocol';
+import type { Intent, JobQueue, Logger, MemoryPort } from '@nexus/protocol';
+import type { StoredTurn } from '../../session-store.ts';
 import {
   enqueueMemoryExtraction,
   type MemoryExtractionPayload,
 } from '../extraction/memory-extraction-job.ts';
-import type { StoredTurn } from '../../session-store.ts';
-import { scheduleSessionSummary } from '../summaries/session-summary-job.ts';
-import type { MemoryPort } from '../memory-port.ts';
 import { GROUP_MEMORY_NOTE, type GroupPersonalMemoryEntry, memorySubjectOf } from '../memory-subject.ts';
+import { scheduleSessionSummary } from '../summaries/session-summary-job.ts';
 import { recentTurnTexts } from './recent-turn-texts.ts';
 import { type MemoryStepReport, type MemoryStepResult, runMemoryStep } from './run-memory-step.ts';
 

@@ -1,9 +1,8 @@
-import type { Logger } from '@nexus/protocol';
+import type { MemoryMetadataValues, MemoryPort, MemorySearchHit } from '@nexus/protocol';
+import { describeMemoryAge, type Logger } from '@nexus/protocol';
 import type { LanguageModel } from 'ai';
-import { factAge } from '../fact-lines.ts';
-import type { MemoryMetadataValues, MemoryPort, MemorySearchHit } from '../memory-port.ts';
-import { type MemorySubject, memorySubjectOf } from '../memory-subject.ts';
 import { zonedCalendarDate } from '../../time-zones/zoned-time.ts';
+import { type MemorySubject, memorySubjectOf } from '../memory-subject.ts';
 import { askModelForJson } from './ask-model-for-json.ts';
 import {
   calendarDate,
@@ -229,7 +228,7 @@ async function decideMemories(options: {
       stored.map((hit) => ({
         content: hit.content,
         category: hit.category,
-        age: factAge(now - hit.updatedAt),
+        age: describeMemoryAge(now - hit.updatedAt),
         fromEditedMessage: edited.has(hit.id),
       })),
     ),

@@ -1,5 +1,5 @@
+import { MEMORY_CATEGORIES } from '@nexus/protocol';
 import { z } from 'zod';
-import { CATEGORY_ORDER } from '../fact-lines.ts';
 
 export const MAX_FACTS_PER_TURN = 5;
 /** Longer answers are cut to the best `MAX_FACTS_PER_TURN`; beyond this the answer is nonsense. */
@@ -24,12 +24,15 @@ export type ExtractedFact = z.infer<typeof extractedFactsSchema>['facts'][number
 /**
  * A model that names more facts than asked loses the extras, not the turn: the best
  * `MAX_FACTS_PER_TURN` are kept, what the person said before what was inferred, then by category
- * (`CATEGORY_ORDER`), then in the model's own order.
+ * (`MEMORY_CATEGORIES`), then in the model's own order.
  */
-function bestFacts<T extends { category: (typeof CATEGORY_ORDER)[number]; source: string }>(facts: T[]): T[] {
+function bestFacts<T extends { category: (typeof MEMORY_CATEGORIES)[number]; source: string }>(
+  facts: T[],
+): T[] {
   if (facts.length <= MAX_FACTS_PER_TURN) return facts;
   const rank = (fact: T) =>
-    (fact.source === 'user_explicit' ? 0 : CATEGORY_ORDER.length) + CATEGORY_ORDER.indexOf(fact.category);
+    (fact.source === 'user_explicit' ? 0 : MEMORY_CATEGORIES.length) +
+    MEMORY_CATEGORIES.indexOf(fact.category);
   return facts
     .map((fact, index) => ({ fact, index }))
     .sort((left, right) => rank(left.fact) - rank(right.fact) || left.index - right.index)

@@ -1,4 +1,4 @@
-import type { MemoryPort, MemoryRecord } from '../memory-port.ts';
+import type { MemoryPort, MemoryRecord } from '@nexus/protocol';
 
 /** The largest page the memory service lists at once. */
 const PAGE = 1_000;

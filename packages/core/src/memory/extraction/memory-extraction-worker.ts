@@ -1,3 +1,4 @@
+import type { MemoryPort } from '@nexus/protocol';
 import {
   type JobProcessor,
   type JobQueue,
@@ -7,7 +8,6 @@ import {
 } from '@nexus/protocol';
 import type { LanguageModel } from 'ai';
 import { type RepliesFirst, waitWhileRepliesQueue } from '../background/replies-first.ts';
-import type { MemoryPort } from '../memory-port.ts';
 import { type ExtractionReport, extractMemories } from './extract-memories.ts';
 import { MEMORY_EXTRACT_JOB, memoryExtractionPayloadSchema } from './memory-extraction-job.ts';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { EnqueueJobResult, JobQueue } from '@nexus/protocol';
+import type { EnqueueJobResult, JobQueue, MemoryRecord } from '@nexus/protocol';
 import { z } from 'zod';
 
 export const SESSION_SUMMARY_JOB = 'memory.summarize';
@@ -34,4 +34,24 @@ export function scheduleSessionSummary(options: {
     backoff: { type: 'exponential', delayMs: 5_000 },
     ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
   });
+}
+
+/** The heading of a resumed conversation's summary in the memory block. */
+export const SESSION_SUMMARY_HEADER = '## Earlier in this conversation';
+
+/** Session summaries are session-scope memories marked by the summary worker. */
+export const SESSION_SUMMARY_KIND = 'session-summary';
+
+/**
+ * Summaries are linked to their own session id, not the conversation's, so the context's session
+ * scope (which searches every memory linked to the conversation) never offers one as a fact; only the
+ * resumed-conversation path reads them, and only for the current generation (`currentIntentIds`).
+ */
+export function summarySessionId(conversationKey: string): string {
+  return `${conversationKey}#summary`;
+}
+
+/** Session summaries are session-scope memories marked by the summary worker. */
+export function isSummary(memory: MemoryRecord): boolean {
+  return memory.metadata.kind === SESSION_SUMMARY_KIND;
 }

@@ -1,3 +1,4 @@
+import type { MemoryPort } from '@nexus/protocol';
 import {
   type JobProcessor,
   type JobQueue,
@@ -6,12 +7,16 @@ import {
   silentLogger,
 } from '@nexus/protocol';
 import { generateText, type LanguageModel } from 'ai';
-import { type RepliesFirst, waitWhileRepliesQueue } from '../background/replies-first.ts';
-import type { MemoryPort } from '../memory-port.ts';
-import { isSummary, SESSION_SUMMARY_KIND, summarySessionId } from '../context/run-memory-step.ts';
 import type { SessionStore, StoredTurn } from '../../session-store.ts';
 import { modelCallTelemetry } from '../../tracing/model-call-telemetry.ts';
-import { SESSION_SUMMARY_JOB, sessionSummaryPayloadSchema } from './session-summary-job.ts';
+import { type RepliesFirst, waitWhileRepliesQueue } from '../background/replies-first.ts';
+import {
+  isSummary,
+  SESSION_SUMMARY_JOB,
+  SESSION_SUMMARY_KIND,
+  sessionSummaryPayloadSchema,
+  summarySessionId,
+} from './session-summary-job.ts';
 
 export interface SessionSummaryWorkerOptions {
   queue: JobQueue;

@@ -1,16 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { factLine, KNOWN_FACTS_HEADER, standingOrder } from '../fact-lines.ts';
+import {
+  approximateTokenCounter,
+  compareStanding,
+  contentHash,
+  type Memory,
+  packContext,
+  withStandingFacts,
+} from '@nexus/memory';
 import type {
   MemoryContextResult,
   MemoryPort,
   MemoryRecord,
-  MemoryScopeName,
+  MemoryScope,
   MemorySearchHit,
-} from '../memory-port.ts';
+} from '@nexus/protocol';
 
 /**
  * A small in-memory MemoryPort for core's tests: word-overlap search, exact-duplicate adds,
- * session links, a Known Facts block within a characters/4 budget. Every read is filtered by
+ * session links, and memory's own Known Facts block (`packContext`, standing facts with
+ * `withStandingFacts`) within a characters/4 budget. Every read is filtered by
  * person, like the real service. `calls` records what core asked, abort signals included.
  */
 export function createInMemoryMemory(options: { now?: () => number } = {}) {
@@ -18,7 +26,7 @@ export function createInMemoryMemory(options: { now?: () => number } = {}) {
   const records = new Map<string, MemoryRecord & { sessions: Set<string> }>();
   const calls: Array<{ method: string; options: Record<string, unknown> }> = [];
   const words = (text: string) => new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
-  const visible = (userId: string, scopes?: readonly MemoryScopeName[], sessionId?: string) =>
+  const visible = (userId: string, scopes?: readonly MemoryScope[], sessionId?: string) =>
     [...records.values()].filter(
       (record) =>
         record.userId === userId &&
@@ -46,29 +54,28 @@ export function createInMemoryMemory(options: { now?: () => number } = {}) {
         ? rank(visible(request.userId, undefined, request.sessionId), request.query)
         : [];
       const seen = new Set<string>();
-      const lines: string[] = [];
-      const memoryIds: string[] = [];
-      let tokens = Math.ceil(KNOWN_FACTS_HEADER.length / 4);
-      let truncated = false;
+      const candidates: Memory[] = [];
       for (const { record } of [...user, ...session].slice(0, request.limit ?? 20)) {
         if (seen.has(record.id)) continue;
         seen.add(record.id);
-        const line = factLine(record, now());
-        const lineTokens = Math.ceil((line.length + 1) / 4);
-        if (tokens + lineTokens > (request.tokenBudget ?? 2000)) {
-          truncated = true;
-          continue;
-        }
-        tokens += lineTokens;
-        lines.push(line);
-        memoryIds.push(record.id);
+        candidates.push(asMemory(record));
       }
+      // The block is memory's own: the real packing and fact lines, so core sees what it will get.
+      const counter = approximateTokenCounter;
+      const at = now();
+      const packed = packContext({ candidates, tokenBudget: request.tokenBudget ?? 2000, counter, now: at });
+      const standingCandidates = request.standing
+        ? visible(request.userId, ['user']).map(asMemory).sort(compareStanding(at))
+        : [];
+      const finished = request.standing
+        ? withStandingFacts(packed, { ...request.standing, candidates: standingCandidates, counter, now: at })
+        : packed;
       const result: MemoryContextResult = {
-        context: lines.length > 0 ? `${KNOWN_FACTS_HEADER}\n${lines.join('\n')}\n` : '',
-        memoriesUsed: lines.length,
-        memoryIds,
-        tokensUsed: lines.length > 0 ? tokens : 0,
-        truncated,
+        context: finished.context,
+        memoriesUsed: finished.used.length,
+        memoryIds: finished.used.map((memory) => memory.id),
+        tokensUsed: finished.tokensUsed,
+        truncated: packed.truncated,
         scopes: {
           global: { status: 'ok', candidates: 0, durationMs: 0 },
           user: { status: 'ok', candidates: user.length, durationMs: 0 },
@@ -76,6 +83,9 @@ export function createInMemoryMemory(options: { now?: () => number } = {}) {
             ? { status: 'ok', candidates: session.length, durationMs: 0 }
             : { status: 'skipped', candidates: 0, durationMs: 0 },
         },
+        ...(request.standing
+          ? { standing: { status: 'ok' as const, candidates: standingCandidates.length, durationMs: 0 } }
+          : {}),
         durationMs: now() - startedAt,
       };
       return result;
@@ -140,10 +150,6 @@ export function createInMemoryMemory(options: { now?: () => number } = {}) {
         .slice(request.offset ?? 0, (request.offset ?? 0) + (request.limit ?? 100))
         .map(strip);
     },
-    async standingFacts(request) {
-      calls.push({ method: 'standingFacts', options: request as unknown as Record<string, unknown> });
-      return visible(request.userId, ['user']).map(strip).sort(standingOrder(now())).slice(0, request.limit);
-    },
   };
   return {
     port,
@@ -152,4 +158,10 @@ export function createInMemoryMemory(options: { now?: () => number } = {}) {
     memoriesOf: (userId: string) =>
       [...records.values()].filter((record) => record.userId === userId).map(strip),
   };
+}
+
+/** A port record as memory's `Memory` (the hash is only used by stores). */
+function asMemory(record: MemoryRecord): Memory {
+  const { sessions: _sessions, ...plain } = record as MemoryRecord & { sessions?: Set<string> };
+  return { ...plain, hash: contentHash(record.content) };
 }

@@ -1,8 +1,16 @@
+import type {
+  MemoryCategory,
+  MemoryContextScope,
+  MemoryMetadataValues,
+  MemoryScope,
+  MemorySource,
+} from './memory-vocabulary.ts';
+
 /**
- * The part of a memory service core uses. Core never imports `@nexus/memory`: the in-process
- * `MemoryService` and the HTTP `createMemoryClient` both satisfy this interface structurally,
- * and the gateway injects one of them. Every call names the person (`userId`); core only ever
- * passes the person who is speaking.
+ * The part of a memory service core uses. The in-process `MemoryService` and the HTTP
+ * `createMemoryClient` (both in `@nexus/memory`) satisfy it structurally and the gateway injects
+ * one of them. Every call names the person (`userId`); core only ever passes the person who is
+ * speaking. Memory returns finished results: `context` is the prompt block, ready to use.
  */
 export interface MemoryPort {
   context(options: MemoryContextRequest): Promise<MemoryContextResult>;
@@ -10,21 +18,7 @@ export interface MemoryPort {
   add(options: MemoryAddRequest): Promise<MemoryAddResult>;
   delete(options: { userId: string; id: string; abortSignal?: AbortSignal }): Promise<{ deleted: boolean }>;
   list(options: MemoryListRequest): Promise<MemoryRecord[]>;
-  /**
-   * The person's `limit` best user-scope memories with no query (recency plus the category and
-   * source prior; core's `standingOrder`), best first: an indexed read, never a listing.
-   */
-  standingFacts(options: {
-    userId: string;
-    limit: number;
-    abortSignal?: AbortSignal;
-  }): Promise<MemoryRecord[]>;
 }
-
-export type MemoryScopeName = 'user' | 'global' | 'session';
-export type MemoryCategoryName = 'preference' | 'fact' | 'pattern' | 'event';
-export type MemorySourceName = 'user_explicit' | 'inferred';
-export type MemoryMetadataValues = Record<string, string | number | boolean | null>;
 
 export interface MemoryContextRequest {
   userId: string;
@@ -34,7 +28,20 @@ export interface MemoryContextRequest {
   tokenBudget?: number;
   limit?: number;
   sessionId?: string;
+  /**
+   * Also the person's standing facts (their best user-scope memories whatever the message says),
+   * after the memories the query found, within their own `tokenBudget`: memory merges, orders and
+   * formats them into the same block.
+   */
+  standing?: MemoryStandingRequest;
   abortSignal?: AbortSignal;
+}
+
+export interface MemoryStandingRequest {
+  /** At most this many standing facts besides the ones the query already found. */
+  limit: number;
+  /** Tokens the standing fact lines may take, on top of the context's own `tokenBudget`. */
+  tokenBudget: number;
 }
 
 export interface MemoryScopeStatus {
@@ -44,13 +51,21 @@ export interface MemoryScopeStatus {
 }
 
 export interface MemoryContextResult {
-  /** The Known Facts block, or '' when nothing matched. */
+  /**
+   * The finished Known Facts block (the person's facts and standing facts, then the global ones
+   * under their own heading), or '' when nothing matched. It goes into the prompt as it is.
+   */
   context: string;
   memoriesUsed: number;
   memoryIds: string[];
   tokensUsed: number;
   truncated: boolean;
-  scopes: Record<'global' | 'user' | 'session', MemoryScopeStatus>;
+  scopes: Record<MemoryContextScope, MemoryScopeStatus>;
+  /**
+   * How the standing facts were loaded, when the request asked for them. A memory service older
+   * than the `standing` request leaves it out; the HTTP client then fills the block in itself.
+   */
+  standing?: MemoryScopeStatus;
   durationMs: number;
 }
 
@@ -58,7 +73,7 @@ export interface MemorySearchRequest {
   userId: string;
   query: string;
   limit?: number;
-  scopes?: MemoryScopeName[];
+  scopes?: MemoryScope[];
   sessionId?: string;
   abortSignal?: AbortSignal;
 }
@@ -67,9 +82,9 @@ export interface MemorySearchHit {
   id: string;
   content: string;
   score: number;
-  category: MemoryCategoryName;
-  source: MemorySourceName;
-  scope: MemoryScopeName;
+  category: MemoryCategory;
+  source: MemorySource;
+  scope: MemoryScope;
   createdAt: number;
   updatedAt: number;
 }
@@ -77,9 +92,9 @@ export interface MemorySearchHit {
 export interface MemoryAddRequest {
   userId?: string;
   content: string;
-  scope?: MemoryScopeName;
-  category?: MemoryCategoryName;
-  source?: MemorySourceName;
+  scope?: MemoryScope;
+  category?: MemoryCategory;
+  source?: MemorySource;
   sessionId?: string;
   metadata?: MemoryMetadataValues;
   abortSignal?: AbortSignal;
@@ -94,11 +109,11 @@ export interface MemoryAddResult {
 export interface MemoryRecord {
   id: string;
   userId: string;
-  scope: MemoryScopeName;
+  scope: MemoryScope;
   sessionId?: string | undefined;
   content: string;
-  category: MemoryCategoryName;
-  source: MemorySourceName;
+  category: MemoryCategory;
+  source: MemorySource;
   createdAt: number;
   updatedAt: number;
   metadata: MemoryMetadataValues;
@@ -106,7 +121,7 @@ export interface MemoryRecord {
 
 export interface MemoryListRequest {
   userId: string;
-  scope?: MemoryScopeName;
+  scope?: MemoryScope;
   sessionId?: string;
   limit?: number;
   offset?: number;
