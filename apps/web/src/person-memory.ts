@@ -1,11 +1,12 @@
+import type { MemoryCategory, MemorySource } from '@nexus/protocol';
 import { type AdminApiOptions, callAdminApi } from './admin-api.ts';
 
 /** One memory as the Memory panel shows it. */
 export interface MemoryView {
   id: string;
   content: string;
-  category: 'preference' | 'fact' | 'pattern' | 'event';
-  source: 'user_explicit' | 'inferred';
+  category: MemoryCategory;
+  source: MemorySource;
   createdAt: number;
   updatedAt: number;
   /** The channel of the conversation it was learned in (`telegram`, `web`…), when known. */

@@ -10,7 +10,7 @@ import {
   parseMemoryJsonl,
   readOpenClawMemory,
 } from '@nexus/memory';
-import { NexusError, silentLogger } from '@nexus/protocol';
+import { type MemorySource, NexusError, silentLogger } from '@nexus/protocol';
 import { openLocalMemoryService } from '../composition/memory/create-gateway-memory.ts';
 import type { LoadConfigOptions } from '../config/load-config.ts';
 import { type CommandOutput, formatTable } from './command-output.ts';
@@ -145,7 +145,7 @@ async function addCommand(
     ...(person === GLOBAL_USER_ID ? { scope: 'global' } : { userId: person, scope: 'user' }),
     content,
     // The operator states it: it is explicit, unlike what extraction infers.
-    source: (flags.source as 'user_explicit' | 'inferred' | undefined) ?? 'user_explicit',
+    source: (flags.source as MemorySource | undefined) ?? 'user_explicit',
     ...(flags.category ? { category: flags.category as Memory['category'] } : {}),
   });
   output.out(`${result.action === 'inserted' ? 'Added' : 'Already known'}: ${result.memory.id}\n`);

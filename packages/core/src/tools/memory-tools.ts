@@ -1,5 +1,10 @@
-import type { MemoryMetadataValues, MemoryPort } from '@nexus/protocol';
-import { describeMemoryAge, type Logger } from '@nexus/protocol';
+import {
+  describeMemoryAge,
+  type Logger,
+  type MemoryMetadataValues,
+  type MemoryPort,
+  memoryCategorySchema,
+} from '@nexus/protocol';
 import { type ToolSet, tool, zodSchema } from 'ai';
 import { z } from 'zod';
 
@@ -8,7 +13,7 @@ import { z } from 'zod';
 const REMEMBER_INPUT = zodSchema(
   z.object({
     content: z.string().trim().min(1).max(500),
-    category: z.enum(['preference', 'fact', 'pattern', 'event']).default('fact'),
+    category: memoryCategorySchema.default('fact'),
   }),
 );
 const RECALL_INPUT = zodSchema(

@@ -1,5 +1,5 @@
 import { stemmer } from 'stemmer';
-import type { RowRanking } from '../sqlite/sqlite-search.ts';
+import type { RowRanking } from '../model/row-ranking.ts';
 
 /** Okapi BM25 parameters, as FTS5's bm25() and the recall benchmark's baseline use them. */
 const K1 = 1.2;

@@ -20,6 +20,7 @@ import type {
   StoreWriteOptions,
   VectorSpace,
 } from '../model/memory-store.ts';
+import type { RowRanking } from '../model/row-ranking.ts';
 import { lexicalQueryParts, sumWeightedRankings } from '../ranking/conversation-query.ts';
 import { fuseRankings } from '../ranking/rank-fusion.ts';
 import { mergeStandingKinds, STANDING_KINDS } from '../ranking/standing-kinds.ts';
@@ -38,7 +39,7 @@ import {
   similarityFromDistance,
   unitVectorBytes,
 } from './sqlite-schema.ts';
-import { denseRanking, lexicalRanking, MAX_KNN, type RowRanking, sessionLinks } from './sqlite-search.ts';
+import { denseRanking, lexicalRanking, MAX_KNN, sessionLinks } from './sqlite-search.ts';
 import { SqliteVectorCache, type VectorCacheOptions, type VectorCacheStats } from './sqlite-vector-cache.ts';
 
 export interface SqliteMemoryStoreOptions {

@@ -1,13 +1,11 @@
 import type { StatementSync } from 'node:sqlite';
 import type { MemoryScope } from '../model/memory.ts';
+import type { RowRanking } from '../model/row-ranking.ts';
 import type { QuantisedVectorIndex } from '../vectors/quantised-vector-index.ts';
 import { personToken, scopeToken, sessionToken, similarityFromDistance } from './sqlite-schema.ts';
 
 /** sqlite-vec answers at most this many neighbours per KNN query. */
 export const MAX_KNN = 4096;
-
-/** One channel's candidates, best first: a memory's rowid and its channel score (higher is better). */
-export type RowRanking = Array<{ rowid: number; score: number }>;
 
 export interface SearchPartition {
   userId: string;

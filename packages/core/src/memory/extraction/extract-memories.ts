@@ -1,5 +1,10 @@
-import type { MemoryMetadataValues, MemoryPort, MemorySearchHit } from '@nexus/protocol';
-import { describeMemoryAge, type Logger } from '@nexus/protocol';
+import {
+  describeMemoryAge,
+  type Logger,
+  type MemoryMetadataValues,
+  type MemoryPort,
+  type MemorySearchHit,
+} from '@nexus/protocol';
 import type { LanguageModel } from 'ai';
 import { zonedCalendarDate } from '../../time-zones/zoned-time.ts';
 import { type MemorySubject, memorySubjectOf } from '../memory-subject.ts';

@@ -1,11 +1,11 @@
-import { MEMORY_CATEGORIES } from '@nexus/protocol';
+import { MEMORY_CATEGORIES, memoryCategorySchema, memorySourceSchema } from '@nexus/protocol';
 import { z } from 'zod';
 
 export const MAX_FACTS_PER_TURN = 5;
 /** Longer answers are cut to the best `MAX_FACTS_PER_TURN`; beyond this the answer is nonsense. */
 const MAX_FACTS_ACCEPTED = 50;
-const categorySchema = z.enum(['preference', 'fact', 'pattern', 'event']);
-const sourceSchema = z.enum(['user_explicit', 'inferred']);
+const categorySchema = memoryCategorySchema;
+const sourceSchema = memorySourceSchema;
 
 export const extractedFactsSchema = z.object({
   facts: z
