@@ -1,0 +1,100 @@
+import type { Memory } from '../model/memory.ts';
+import type { StoreSearchHit, StoreSearchOptions } from '../model/memory-store.ts';
+import type { RowRanking } from '../model/row-ranking.ts';
+import { lexicalQueryParts, sumWeightedRankings } from '../ranking/conversation-query.ts';
+import { fuseRankings } from '../ranking/rank-fusion.ts';
+import { memoriesByRowid, type Statements } from './memory-rows.ts';
+import type { SqliteLexicalCache } from './sqlite-lexical-cache.ts';
+import { similarityFromDistance, unitVectorBytes } from './sqlite-schema.ts';
+import { denseRanking, lexicalRanking, MAX_KNN, sessionLinks } from './sqlite-search.ts';
+import type { SqliteVectorCache } from './sqlite-vector-cache.ts';
+
+/**
+ * The embedded store's hybrid search (`MemoryStore.search`): BM25 from the person's in-process
+ * index or FTS5, cosine KNN from sqlite-vec (through the quantised cache when it holds the
+ * person), fused by rank; then only the kept rows are read, filtered in SQL by person, scope and
+ * session. The caller has committed the person's queued inserts.
+ */
+export function searchSqliteStore(
+  store: {
+    statement: Statements;
+    lexicalCache: SqliteLexicalCache;
+    vectorCache: SqliteVectorCache | undefined;
+    hasVectorTable: boolean;
+  },
+  options: StoreSearchOptions,
+): StoreSearchHit[] {
+  if (options.scopes?.length === 0) return [];
+  const candidates = Math.min(MAX_KNN, Math.max(options.limit * 4, 40));
+  const partition = { userId: options.userId, scopes: options.scopes, sessionId: options.sessionId };
+  const statements = store.statement;
+  const rankings: RowRanking[] = [];
+  // A person's or scope's memories are ranked by the in-process index in one pass over the
+  // parts' postings (message words, its stop words, the turns' words, each at its weight).
+  // A session's few linked memories, and a large person's while their index is built, are
+  // found by FTS5, one BM25 query per part, summed by weight.
+  const index = options.sessionId === undefined ? store.lexicalCache.index(options.userId) : undefined;
+  if ((index ? index.size : store.lexicalCache.knownSize(options.userId)) === 0) return [];
+  // A session's links are read first (one indexed read, which the dense channel's candidates
+  // are anyway): a conversation nothing has been linked to yet costs no FTS5 query.
+  const linked = options.sessionId === undefined ? undefined : sessionLinks(statements, partition);
+  if (linked?.length === 0) return [];
+  const parts = lexicalQueryParts(options.text, options.contextText);
+  if (parts.length > 0) {
+    const lexical = index
+      ? index.rank(parts, candidates, options.scopes)
+      : sumWeightedRankings(
+          parts.map((part) => ({
+            ranking: lexicalRanking(statements, partition, part.terms, candidates),
+            weight: part.weight,
+          })),
+        );
+    rankings.push(lexical.slice(0, candidates));
+  }
+  const query = options.embedding && store.hasVectorTable ? unitVectorBytes(options.embedding) : undefined;
+  if (query) {
+    // The lexical index knows how many memories the person has: no count for the vector cache.
+    const vectors =
+      options.sessionId === undefined ? store.vectorCache?.index(options.userId, index?.size) : undefined;
+    rankings.push(denseRanking(statements, partition, query, candidates, vectors, linked));
+  }
+  const channels = rankings.map((ranking) =>
+    ranking.map((entry) => ({ id: String(entry.rowid), score: entry.score })),
+  );
+  const relevance = fuseRankings(channels);
+  // Best fused relevance first; equal relevance keeps channel order (lexical, then dense).
+  const order = [...new Set(rankings.flatMap((ranking) => ranking.map((entry) => entry.rowid)))];
+  const relevanceOf = (rowid: number) => relevance.get(String(rowid)) ?? 0;
+  order.sort((left, right) => relevanceOf(right) - relevanceOf(left));
+  const kept = order.slice(0, options.limit);
+  // Only the kept rows are read, and the SQL filter on person, scope and session decides.
+  const memories = memoriesByRowid(statements, kept, partition);
+  return kept.flatMap((rowid) => {
+    const memory = memories.get(rowid);
+    return memory ? [{ memory, relevance: relevanceOf(rowid) }] : [];
+  });
+}
+
+/** The person's `limit` nearest memories by cosine (`MemoryStore.nearest`), for near-duplicate checks. */
+export function nearestInSqliteStore(
+  statement: Statements,
+  options: { userId: string; embedding: Float32Array; limit: number },
+): Array<{ memory: Memory; similarity: number }> {
+  const query = unitVectorBytes(options.embedding);
+  if (!query) return [];
+  const neighbours = statement(
+    'SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ? AND user_id = ?',
+  ).all(query, Math.min(MAX_KNN, options.limit), options.userId) as Array<{
+    rowid: number;
+    distance: number;
+  }>;
+  const memories = memoriesByRowid(
+    statement,
+    neighbours.map((neighbour) => neighbour.rowid),
+    { userId: options.userId },
+  );
+  return neighbours.flatMap((neighbour) => {
+    const memory = memories.get(neighbour.rowid);
+    return memory ? [{ memory, similarity: similarityFromDistance(neighbour.distance) }] : [];
+  });
+}
