@@ -22,7 +22,7 @@ const DECLARED_NAMES =
 const QUOTED_RUN = /(?:(['"])[a-z_]+\1\s*[,|]\s*){1,}(['"])[a-z_]+\2/g;
 
 /** What in `source` re-declares memory's vocabulary, one line per finding. */
-export function vocabularyIn(source: string): string[] {
+function vocabularyIn(source: string): string[] {
   const found: string[] = [];
   for (const match of source.matchAll(DECLARED_NAMES)) found.push(`declares ${match[1]}`);
   for (const match of source.matchAll(QUOTED_RUN)) {

@@ -1,165 +1,75 @@
+// biome-ignore-all assist/source/organizeImports: exports are grouped by who uses them, not sorted by path
+/**
+ * What other packages use of core, grouped by use. Everything else stays inside the package.
+ */
+// Running core: the daemon, its sessions, agent and turn limits (the gateway; the remote agent in agent-redis)
 export { approximateTokenCounter, sharedTokenCounter, type TokenCounter } from '@nexus/limits-kit';
-export { createAccessControl } from './access/access-control.ts';
-export { ACCESS_SCHEMA_VERSION } from './access/access-database.ts';
-export type {
-  AccessControl,
-  AccessDecision,
-  AccessMemoryPort,
-  AccessReply,
-} from './access/access-decision.ts';
-export { AccessError, type AccessErrorReason } from './access/access-error.ts';
-export { ACCESS_MESSAGES } from './access/access-messages.ts';
+export { type Agent, type AgentPart, type AgentRunOptions, createAgent } from './agent.ts';
+export type { ExtraCommands } from './commands/extra-commands.ts';
+export { createSqliteDailyTokenBudget } from './cost/daily-token-budget.ts';
 export {
-  type AccessControlOptions,
-  type AccessRateLimits,
-  DEFAULT_RATE_LIMITS,
-  DIRECT_MESSAGE_POLICIES,
-  type DirectMessagePolicy,
-} from './access/access-options.ts';
-export { type AccessStore, type AccessStoreOptions, createAccessStore } from './access/access-store.ts';
-export {
-  type ConversationNotifier,
-  createConversationNotifier,
-  type NotifyConversation,
-} from './access/conversation-notifier.ts';
-export type { PairingRequest, PairingStore } from './access/pairing-store.ts';
-export type { BucketLimits } from './access/rate-limiter.ts';
-export {
-  type Agent,
-  type AgentPart,
-  type AgentRunOptions,
-  type AgentUsage,
-  type CreateAgentOptions,
-  createAgent,
-  DEFAULT_NOT_CONFIGURED_MESSAGE,
-  DEFAULT_SYSTEM_PROMPT,
-} from './agent.ts';
-export type { ExtraCommand, ExtraCommands } from './commands/extra-commands.ts';
-export {
-  createSqliteDailyTokenBudget,
-  type DailyAllowance,
-  type DailyTokenBudget,
-  dailyBudgetReply,
-} from './cost/daily-token-budget.ts';
-export {
-  BudgetExhaustedError,
   type BudgetStopReason,
   type CallClaim,
   type CreateTurnBudget,
   createTurnBudget,
   DEFAULT_TURN_LIMITS,
   decideClaim,
-  resolveTurnLimits,
   type TurnBudget,
   type TurnBudgetScope,
   type TurnLimits,
   type TurnSpend,
 } from './cost/turn-budget.ts';
-export { type HistoryWithinBudget, historyWithinBudget } from './history-within-budget.ts';
+export { MODEL_ERROR_MESSAGES, toModelError } from './model-error.ts';
+export { createNexusCore, type NexusCore, type NexusCoreOptions } from './nexus-core.ts';
+export type { SessionStore } from './session-store.ts';
+export { createSqliteSessionStore } from './sqlite-session-store.ts';
+export type { OutsideTools } from './tools/outside-tools.ts';
+
+// Memory work: the memory step's report, extraction and summary workers (the gateway's memory composition)
+export type { MemoryStepReport } from './memory/context/run-memory-step.ts';
+export type { TurnMemoryOptions } from './memory/context/turn-memory.ts';
+export type { ExtractionReport } from './memory/extraction/extract-memories.ts';
+export { enqueueMemoryExtraction, MEMORY_EXTRACT_JOB } from './memory/extraction/memory-extraction-job.ts';
+export { startMemoryExtractionWorker } from './memory/extraction/memory-extraction-worker.ts';
+export { startSessionSummaryWorker } from './memory/summaries/session-summary-worker.ts';
+
+// People: access, identities, forgetting a person
+export { createAccessControl } from './access/access-control.ts';
+export { ACCESS_SCHEMA_VERSION } from './access/access-database.ts';
+export type { AccessControl, AccessMemoryPort } from './access/access-decision.ts';
+export { AccessError } from './access/access-error.ts';
+export { type AccessStore, createAccessStore } from './access/access-store.ts';
 export {
-  type ErasedItems,
-  type ForgetPersonOptions,
-  type ForgetReport,
-  forgetPerson,
-  type PersonEraser,
-} from './identity/forget-person.ts';
-export { type IdentityRef, identityKey, parseIdentityKey } from './identity/identity-key.ts';
-export type { Identity, IdentityStore, Person } from './identity/identity-store.ts';
-export type { LinkCode, LinkCodeStore } from './identity/link-code-store.ts';
+  type ConversationNotifier,
+  createConversationNotifier,
+  type NotifyConversation,
+} from './access/conversation-notifier.ts';
+export { forgetPerson, type PersonEraser } from './identity/forget-person.ts';
+export { parseIdentityKey } from './identity/identity-key.ts';
+export type { Identity } from './identity/identity-store.ts';
 export { jobQueueEraser, mediaStoreEraser, sessionStoreEraser } from './identity/person-erasers.ts';
-export type { ForgetTarget, PersonRecords } from './identity/person-records.ts';
+export type { ForgetTarget } from './identity/person-records.ts';
+
+// Media
 export {
   createFileMediaStore,
   createOpenAiTranscriber,
-  DEFAULT_MEDIA_SETTINGS,
   formatMegabytes,
   type MediaSettings,
   type MediaStore,
   personFolder,
-  prepareTurnMedia,
   sniffMediaType,
-  type Transcriber,
-  type TurnMedia,
 } from './media/index.ts';
-export type { RepliesFirst } from './memory/background/replies-first.ts';
-export {
-  type MemoryStepReport,
-  type MemoryStepResult,
-  runMemoryStep,
-} from './memory/context/run-memory-step.ts';
-export {
-  DEFAULT_MEMORY_STATUS_TEXT,
-  type TurnMemoryOptions,
-} from './memory/context/turn-memory.ts';
-export { type ExtractionReport, extractMemories } from './memory/extraction/extract-memories.ts';
-export {
-  enqueueMemoryExtraction,
-  extractionJobId,
-  MEMORY_EXTRACT_JOB,
-  type MemoryExtractionPayload,
-  memoryExtractionPayloadSchema,
-} from './memory/extraction/memory-extraction-job.ts';
-export {
-  type MemoryExtractionWorkerOptions,
-  startMemoryExtractionWorker,
-} from './memory/extraction/memory-extraction-worker.ts';
-export { parseModelJson } from './memory/extraction/parse-model-json.ts';
-export {
-  GROUP_MEMORY_NOTE,
-  GROUP_MEMORY_PREFIX,
-  type GroupPersonalMemoryEntry,
-  groupMemoryId,
-  isGroupMemoryId,
-  type MemorySubject,
-  memorySubjectOf,
-} from './memory/memory-subject.ts';
-export {
-  SESSION_SUMMARY_JOB,
-  type SessionSummaryPayload,
-  scheduleSessionSummary,
-} from './memory/summaries/session-summary-job.ts';
-export {
-  type SessionSummaryWorkerOptions,
-  startSessionSummaryWorker,
-} from './memory/summaries/session-summary-worker.ts';
-export { describeFailure, MODEL_ERROR_MESSAGES, toModelError } from './model-error.ts';
-export {
-  createNexusCore,
-  type InboxReplay,
-  MAX_INBOX_REPLAYS,
-  type NexusCore,
-  type NexusCoreOptions,
-  type NexusCoreStats,
-} from './nexus-core.ts';
+
+// Schedules and time zones
 export { createSchedules, type Schedules } from './schedules/create-schedules.ts';
-export { createSqliteScheduleStore, type Schedule, type ScheduleStore } from './schedules/schedule-store.ts';
-export { SCHEDULE_JOB_NAME, type ScheduledDeliveryOutcome, type Scheduler } from './schedules/scheduler.ts';
-export type {
-  AdmitIntentOptions,
-  AppendTurnOptions,
-  InboxEntry,
-  InboxEntryKind,
-  IntentKey,
-  SessionStore,
-  StoredTurn,
-  TurnOutcome,
-} from './session-store.ts';
-export { createSqliteSessionStore, type SqliteSessionStoreOptions } from './sqlite-session-store.ts';
-export {
-  DEFAULT_SUBAGENT_SETTINGS,
-  type SubagentSettings,
-  type TurnToolName,
-} from './subagents/subagent-settings.ts';
-export {
-  formatZonedTime,
-  isValidTimeZone,
-  parseZonedTime,
-  zonedCalendarDate,
-} from './time-zones/zoned-time.ts';
-export { createMemoryTools, type MemoryToolsOptions } from './tools/memory-tools.ts';
-export type { OutsideTools } from './tools/outside-tools.ts';
+export { createSqliteScheduleStore, type ScheduleStore } from './schedules/schedule-store.ts';
+export { zonedCalendarDate } from './time-zones/zoned-time.ts';
+
+// Tracing
 export { failSpan } from './tracing/in-span.ts';
 export { enableModelCallTelemetry } from './tracing/model-call-telemetry.ts';
-export { SPAN } from './tracing/turn-spans.ts';
 export type { TurnTracing } from './tracing/turn-tracing.ts';
+
+// Turn
 export type { TurnReport } from './turn/run-turn.ts';

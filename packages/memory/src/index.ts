@@ -1,83 +1,27 @@
-export { approximateTokenCounter, sharedTokenCounter, type TokenCounter } from '@nexus/limits-kit';
-export {
-  CONTEXT_HEADER,
-  factLine,
-  GLOBAL_CONTEXT_HEADER,
-  type PackedContext,
-  packContext,
-  withStandingFacts,
-} from './context/context-block.ts';
-export { cosineSimilarity, type Embedder } from './embedders/embedder.ts';
-export {
-  createOpenAICompatibleEmbedder,
-  type OpenAICompatibleEmbedderOptions,
-} from './embedders/openai-compatible-embedder.ts';
-export { hostHeaderName, isLoopbackName } from './http/is-loopback-name.ts';
-export { createMemoryClient, type MemoryClientOptions } from './http/memory-http-client.ts';
-export {
-  createMemoryRequestHandler,
-  type MemoryHttpHandlerOptions,
-  type MemoryHttpServer,
-  startMemoryHttpServer,
-} from './http/memory-http-server.ts';
-export type { MemoryImport } from './import/memory-import-item.ts';
-export { parseMem0Export } from './import/parse-mem0-export.ts';
-export { parseMemoryJsonl } from './import/parse-memory-jsonl.ts';
-export { markdownFacts, readOpenClawMemory } from './import/read-openclaw-memory.ts';
-export { lexicalTerms, queryTermGroups, queryTerms } from './lexical/lexical-terms.ts';
-export { contentHash, normaliseContent } from './model/content-hash.ts';
+// biome-ignore-all assist/source/organizeImports: exports are grouped by who uses them, not sorted by path
+/**
+ * What other packages use of memory, grouped by use. Everything else stays inside the package.
+ */
+// The memory service, its records and errors (the gateway's composition; core's tests)
+export { contentHash } from './model/content-hash.ts';
 export {
   GLOBAL_USER_ID,
-  MAX_MEMORY_CONTENT_CHARS,
-  MEMORY_SCOPES,
   type Memory,
   type MemoryCategory,
-  type MemoryMetadata,
   type MemoryScope,
   type MemorySource,
   type MemoryStats,
-  type MemoryUserStats,
-  memoryCategorySchema,
-  memoryContentSchema,
-  memoryMetadataSchema,
-  memorySchema,
-  memoryScopeSchema,
-  memorySourceSchema,
-  sessionIdSchema,
-  userIdSchema,
 } from './model/memory.ts';
-export {
-  type AddMemoryOptions,
-  type AddMemoryResult,
-  addMemoryOptionsSchema,
-  type ContextScopeName,
-  type ContextScopeReport,
-  type ListMemoriesOptions,
-  listMemoriesOptionsSchema,
-  type MemoryApi,
-  type MemoryContext,
-  type MemoryContextOptions,
-  type MemoryHealth,
-  type MemoryRefOptions,
-  type MemorySearchResult,
-  memoryContextOptionsSchema,
-  memoryRefOptionsSchema,
-  resetOptionsSchema,
-  type SearchMemoryOptions,
-  type StandingFactsOptions,
-  searchMemoryOptionsSchema,
-  sessionMemoriesOptionsSchema,
-  standingFactsOptionsSchema,
-  statsOptionsSchema,
-  type UpdateMemoryOptions,
-  updateMemoryOptionsSchema,
-} from './model/memory-api.ts';
+export type { MemoryApi, MemoryHealth } from './model/memory-api.ts';
 export {
   EmbedderMismatchError,
   MemoryIdTakenError,
   MemoryInputError,
   MemoryStoreError,
 } from './model/memory-errors.ts';
+export { MemoryService } from './service/memory-service.ts';
+
+// Stores: the embedded SQLite store, re-indexing, and the store contract other back ends implement (memory-qdrant)
 export type {
   MemoryStore,
   StoreListOptions,
@@ -87,37 +31,42 @@ export type {
   StoreWriteOptions,
   VectorSpace,
 } from './model/memory-store.ts';
-export { readStoreIndex, type StoreIndex } from './model/read-store-index.ts';
-export {
-  CONTEXT_WEIGHT,
-  conversationQuery,
-  lexicalQueryParts,
-  STOP_WORD_WEIGHT,
-} from './ranking/conversation-query.ts';
-export {
-  CATEGORY_ORDER,
-  compareRanked,
-  DAY_MS,
-  MEMORY_PRIOR,
-  memoryPrior,
-  memoryScore,
-  type Rankable,
-  type ScoringOptions,
-} from './ranking/memory-scoring.ts';
-export { type QueryTime, queryTime } from './ranking/query-time.ts';
-export { type ChannelRanking, fuseRankings, RRF_K } from './ranking/rank-fusion.ts';
-export { mergeStandingKinds, newestFirst, STANDING_KINDS } from './ranking/standing-kinds.ts';
-export { compareStanding } from './ranking/standing-order.ts';
-export { MemoryService, type MemoryServiceOptions } from './service/memory-service.ts';
+export { readStoreIndex } from './model/read-store-index.ts';
 export {
   type ReindexProgress,
   type ReindexResult,
-  type ReindexSqliteStoreOptions,
   reindexSqliteStore,
 } from './sqlite/reindex-sqlite-store.ts';
+export { createSqliteMemoryStore, type SqliteMemoryStore } from './sqlite/sqlite-memory-store.ts';
+
+// Ranking and lexical terms, shared with other stores (memory-qdrant)
+export { lexicalTerms } from './lexical/lexical-terms.ts';
+export { lexicalQueryParts } from './ranking/conversation-query.ts';
+export { type ChannelRanking, fuseRankings } from './ranking/rank-fusion.ts';
+export { mergeStandingKinds, newestFirst, STANDING_KINDS } from './ranking/standing-kinds.ts';
+export { compareStanding } from './ranking/standing-order.ts';
+
+// Embedders
+export type { Embedder } from './embedders/embedder.ts';
+export { createOpenAICompatibleEmbedder } from './embedders/openai-compatible-embedder.ts';
+
+// The memory HTTP API: server, request handler and client
+export { isLoopbackName } from './http/is-loopback-name.ts';
+export { createMemoryClient } from './http/memory-http-client.ts';
 export {
-  createSqliteMemoryStore,
-  type SqliteMemoryStore,
-  type SqliteMemoryStoreOptions,
-} from './sqlite/sqlite-memory-store.ts';
-export type { VectorCacheOptions, VectorCacheStats } from './sqlite/sqlite-vector-cache.ts';
+  createMemoryRequestHandler,
+  type MemoryHttpServer,
+  startMemoryHttpServer,
+} from './http/memory-http-server.ts';
+
+// Imports from other tools (the gateway's `nexus memory import`)
+export type { MemoryImport } from './import/memory-import-item.ts';
+export { parseMem0Export } from './import/parse-mem0-export.ts';
+export { parseMemoryJsonl } from './import/parse-memory-jsonl.ts';
+export { readOpenClawMemory } from './import/read-openclaw-memory.ts';
+
+// The prompt block (core's test stand-in builds it with memory's own code)
+export { GLOBAL_CONTEXT_HEADER, packContext, withStandingFacts } from './context/context-block.ts';
+
+// Token counting
+export { approximateTokenCounter, sharedTokenCounter } from '@nexus/limits-kit';

@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AccessStore } from '@nexus/core';
 import { requestPath } from '@nexus/limits-kit';
-import { type Memory, type MemoryApi, MemoryInputError, memoryCategorySchema } from '@nexus/memory';
+import { type Memory, type MemoryApi, MemoryInputError } from '@nexus/memory';
 import type { Logger } from '@nexus/protocol';
+import { memoryCategorySchema } from '@nexus/protocol';
 import { z } from 'zod';
 import { digest, sendJson } from './pairing-api.ts';
 import { readJsonBody } from './read-json-body.ts';

@@ -4,7 +4,7 @@ import type { MemoryApi, MemoryContextOptions } from '../model/memory-api.ts';
 import { MemoryService } from '../service/memory-service.ts';
 import { createSqliteMemoryStore } from '../sqlite/sqlite-memory-store.ts';
 import { createMemoryClient } from './memory-http-client.ts';
-import { type MemoryHttpServer, startMemoryHttpServer } from './memory-http-server.ts';
+import { startMemoryHttpServer } from './memory-http-server.ts';
 
 const API_KEY = 'test-key-0123456789';
 const DAY_MS = 86_400_000;
