@@ -6,7 +6,7 @@ export interface RequestTarget {
 }
 
 /**
- * The one way the gateway reads `request.url`. `new URL(request.url, base)` throws on valid
+ * The one way Nexus reads `request.url` (the gateway's routes and the memory HTTP server). `new URL(request.url, base)` throws on valid
  * request lines such as `GET // HTTP/1.1` (it reads `//` as the start of a host name), and a throw
  * inside a request listener used to end the process. Here an origin-form target (`/path?query`) is
  * appended to a fixed origin, so it can never name another host; the absolute form
