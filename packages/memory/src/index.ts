@@ -20,6 +20,12 @@ export {
   MemoryStoreError,
 } from './model/memory-errors.ts';
 export { MemoryService } from './service/memory-service.ts';
+export {
+  type BackgroundReindex,
+  type BackgroundReindexOptions,
+  startBackgroundReindex,
+} from './service/background-reindex.ts';
+export { SwitchingMemoryService } from './service/switching-memory-service.ts';
 
 // Stores: the embedded SQLite store, re-indexing, and the store contract other back ends implement (memory-qdrant)
 export type {

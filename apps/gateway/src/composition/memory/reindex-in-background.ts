@@ -1,13 +1,14 @@
 import {
+  type BackgroundReindexOptions,
   type Embedder,
   type MemoryApi,
   type MemoryStore,
   readStoreIndex,
   reindexSqliteStore,
+  SwitchingMemoryService,
+  startBackgroundReindex,
 } from '@nexus/memory';
 import type { Logger } from '@nexus/protocol';
-import { type BackgroundReindexOptions, startBackgroundReindex } from './background-reindex.ts';
-import { SwitchingMemoryService } from './switching-memory-service.ts';
 
 /** How long calls already under way on the lexical store get before it closes after the switch. */
 const LEXICAL_STORE_GRACE_MS = 5_000;

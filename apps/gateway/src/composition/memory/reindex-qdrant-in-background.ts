@@ -1,8 +1,7 @@
 import type { Embedder, MemoryApi, MemoryStore } from '@nexus/memory';
+import { SwitchingMemoryService, startBackgroundReindex } from '@nexus/memory';
 import type { Logger } from '@nexus/protocol';
-import { startBackgroundReindex } from './background-reindex.ts';
 import type { ReindexTuning } from './reindex-in-background.ts';
-import { SwitchingMemoryService } from './switching-memory-service.ts';
 
 /**
  * `reindexInBackground` for Qdrant: the lexical service on the live collection now, and the

@@ -1,4 +1,4 @@
-import type { MemoryApi, MemoryHealth } from '@nexus/memory';
+import type { MemoryApi, MemoryHealth } from '../model/memory-api.ts';
 
 /**
  * The memory service while a background re-index runs: every call goes to the lexical service

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Embedder, ReindexProgress, ReindexResult } from '@nexus/memory';
 import type { Logger } from '@nexus/protocol';
+import type { Embedder } from '../embedders/embedder.ts';
+import type { ReindexProgress, ReindexResult } from '../sqlite/reindex-sqlite-store.ts';
 
 export interface BackgroundReindex {
   /** Why search is still lexical: `re-indexing for <model>: done/total`, or the failure it waits out. */

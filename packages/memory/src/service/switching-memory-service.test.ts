@@ -1,5 +1,6 @@
-import { createSqliteMemoryStore, MemoryService } from '@nexus/memory';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createSqliteMemoryStore } from '../sqlite/sqlite-memory-store.ts';
+import { MemoryService } from './memory-service.ts';
 import { SwitchingMemoryService } from './switching-memory-service.ts';
 
 const stores: Array<{ close(): Promise<void> }> = [];
