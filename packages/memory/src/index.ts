@@ -25,6 +25,7 @@ export {
   type BackgroundReindexOptions,
   startBackgroundReindex,
 } from './service/background-reindex.ts';
+export { type EmbedderFit, fitEmbedderToStore } from './service/fit-embedder-to-store.ts';
 export { SwitchingMemoryService } from './service/switching-memory-service.ts';
 
 // Stores: the embedded SQLite store, re-indexing, and the store contract other back ends implement (memory-qdrant)

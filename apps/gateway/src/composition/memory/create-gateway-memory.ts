@@ -12,6 +12,7 @@ import {
   createOpenAICompatibleEmbedder,
   createSqliteMemoryStore,
   type Embedder,
+  fitEmbedderToStore,
   type MemoryApi,
   MemoryService,
   type MemoryStore,
@@ -332,7 +333,7 @@ function lexicalUntilReindexed(
   return `${reason}, but the store's ${total} memories are ${indexed}: run \`NEXUS_EMBEDDING_MODEL=${model} NEXUS_EMBEDDING_DIMENSIONS=${embedder.dimensions} nexus memory reindex\` to switch`;
 }
 
-/** `embedder` on the embedded store when it is empty or indexed with it; else lexical, and why. */
+/** `embedder` on the embedded store when `fitEmbedderToStore` says so; else lexical, and why. */
 async function fitStore(
   config: GatewayConfig,
   embedder: Embedder,
@@ -341,45 +342,39 @@ async function fitStore(
 ): Promise<{ embedder: Embedder | undefined; store: MemoryStore; reason: string; reindexTo?: Embedder }> {
   const store = await openMemoryStore(config, undefined);
   const wanted = { embedderId: embedder.id, dimensions: embedder.dimensions };
-  const stored = store.vectorSpace;
   const { totalMemories } = await store.stats({});
-  if (stored?.embedderId === wanted.embedderId && stored.dimensions === wanted.dimensions) {
-    const missing = autoReindex ? (readStoreIndex(storePath(config))?.withoutVectors ?? 0) : 0;
-    if (missing === 0) return { embedder, store, reason };
-    return {
-      embedder: undefined,
-      store,
-      reason: `${reason}; ${missing} of the store's ${totalMemories} memories have no vector yet`,
-      reindexTo: embedder,
-    };
+  const fit = fitEmbedderToStore({
+    wanted,
+    stored: store.vectorSpace,
+    fresh: !store.vectorSpace && totalMemories === 0,
+    totalMemories,
+    withoutVectors: autoReindex ? (readStoreIndex(storePath(config))?.withoutVectors ?? 0) : 0,
+    autoReindex,
+  });
+  switch (fit.action) {
+    case 'use':
+      return { embedder, store, reason };
+    case 'fresh':
+      await store.close();
+      return { embedder, store: await openMemoryStore(config, wanted), reason };
+    case 'reindex':
+      return { embedder: undefined, store, reason: `${reason}; ${fit.detail}`, reindexTo: embedder };
+    case 'lexical':
+      return {
+        embedder: undefined,
+        store,
+        reason: lexicalUntilReindexed(config, embedder, reason, totalMemories, fit.indexed),
+      };
   }
-  if (!stored && totalMemories === 0) {
-    await store.close();
-    return { embedder, store: await openMemoryStore(config, wanted), reason };
-  }
-  const indexed = stored ? `indexed with ${stored.embedderId}` : 'lexical';
-  if (autoReindex)
-    return {
-      embedder: undefined,
-      store,
-      reason: `${reason}; the store's ${totalMemories} memories are ${indexed}`,
-      reindexTo: embedder,
-    };
-  return {
-    embedder: undefined,
-    store,
-    reason: lexicalUntilReindexed(config, embedder, reason, totalMemories, indexed),
-  };
 }
 
 /**
- * `embedder` on the Qdrant collection when it does not exist yet or is indexed with it; else
- * lexical on the collection as it is, re-indexed in the background (`reindexTo`) with
- * `autoReindex`, or left for `nexus memory reindex` (the reason names it). Any other vector space
- * counts, even with no points: Qdrant cannot give a collection a dense vector it lacks, and the
- * re-index of an empty one is over in a few requests. A switch interrupted between deleting the
- * original and creating the alias is finished first, whatever `autoReindex` says: opening would
- * otherwise create an empty collection under the configured name, and the copy is complete.
+ * `embedder` on the Qdrant collection when `fitEmbedderToStore` says so (a collection that does not
+ * exist yet is fresh; any other vector space counts, even with no points: Qdrant cannot give a
+ * collection a dense vector it lacks, and the re-index of an empty one is over in a few requests);
+ * else lexical on the collection as it is. A switch interrupted between deleting the original and
+ * creating the alias is finished first, whatever `autoReindex` says: opening would otherwise
+ * create an empty collection under the configured name, and the copy is complete.
  */
 async function fitQdrantCollection(
   config: GatewayConfig,
@@ -394,23 +389,24 @@ async function fitQdrantCollection(
   const state = await inspectQdrantCollection({ ...connection, collection: qdrantCollection, wanted });
   if (state.interruptedSwitch)
     await reindexQdrantStore({ ...connection, collection: qdrantCollection, embedder });
-  const stored = state.vectorSpace;
-  const same = stored?.embedderId === wanted.embedderId && stored.dimensions === wanted.dimensions;
-  if (!state.exists || same) return { embedder, store: await openMemoryStore(config, wanted), reason };
-  const indexed = stored ? `indexed with ${stored.embedderId}` : 'lexical';
+  const fit = fitEmbedderToStore({
+    wanted,
+    stored: state.vectorSpace,
+    fresh: !state.exists,
+    totalMemories: state.total,
+    withoutVectors: 0,
+    autoReindex,
+  });
+  if (fit.action === 'use' || fit.action === 'fresh')
+    return { embedder, store: await openMemoryStore(config, wanted), reason };
   const store = await openMemoryStore(config, undefined);
-  if (!autoReindex)
+  if (fit.action === 'lexical')
     return {
       embedder: undefined,
       store,
-      reason: lexicalUntilReindexed(config, embedder, reason, state.total, indexed),
+      reason: lexicalUntilReindexed(config, embedder, reason, state.total, fit.indexed),
     };
-  return {
-    embedder: undefined,
-    store,
-    reason: `${reason}; the store's ${state.total} memories are ${indexed}`,
-    reindexTo: embedder,
-  };
+  return { embedder: undefined, store, reason: `${reason}; ${fit.detail}`, reindexTo: embedder };
 }
 
 /**
