@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sharedTokenCounter, type TokenCounter } from '@nexus/limits-kit';
 import { type Logger, silentLogger } from '@nexus/protocol';
-import { packContext, withStandingFacts } from '../context/context-block.ts';
-import { type ContextScopeRunner, runContextScopes } from '../context/context-scopes.ts';
-import { alwaysPresentGlobal } from '../context/global-context.ts';
 import { coalescingEmbedder } from '../embedders/coalescing-embedder.ts';
 import type { Embedder } from '../embedders/embedder.ts';
 import { contentHash } from '../model/content-hash.ts';
@@ -39,6 +36,7 @@ import { conversationQuery } from '../ranking/conversation-query.ts';
 import { compareRanked, DAY_MS, memoryScore, type ScoringOptions } from '../ranking/memory-scoring.ts';
 import { queryTime, timeBonus } from '../ranking/query-time.ts';
 import { compareStanding } from '../ranking/standing-order.ts';
+import { buildMemoryContext } from './build-memory-context.ts';
 import { findLexicalDuplicate, LEXICAL_DUPLICATE_THRESHOLD } from './near-duplicate.ts';
 import { updateMemory } from './update-memory.ts';
 
@@ -266,113 +264,21 @@ export class MemoryService implements MemoryApi {
   }
 
   async context(options: MemoryContextOptions): Promise<MemoryContext> {
-    const started = performance.now();
-    const input = parseInput(memoryContextOptionsSchema, options);
     const counter = await this.#tokenCounter;
     this.#tokenCounter = counter;
-    const query = conversationQuery(input.query, input.recentTurns);
-    const embedding = await this.#embed(query.embeddingText, input.abortSignal).catch((error: unknown) => {
-      this.#logger.warn({ err: error }, 'memory: embedding the query failed, context is lexical only');
-      return undefined;
-    });
-    const base = { query: input.query, contextText: query.contextText, limit: input.limit, embedding };
-    const always = new Map<string, Memory>();
-    const globalScope = async (abortSignal: AbortSignal) => {
-      const [matches, present] = await Promise.all([
-        this.#ranked({ ...base, userId: GLOBAL_USER_ID, abortSignal }),
-        alwaysPresentGlobal({
-          store: this.#store,
-          counter,
-          now: this.#now(),
-          tokenBudget: Math.min(input.globalTokenBudget, input.tokenBudget),
-          abortSignal,
-        }),
-      ]);
-      for (const memory of present) always.set(memory.id, memory);
-      return matches;
-    };
-    const runners: Record<'global' | 'user' | 'session', ContextScopeRunner<Ranked> | undefined> = {
-      global: globalScope,
-      user: (abortSignal) => this.#ranked({ ...base, userId: input.userId, scopes: ['user'], abortSignal }),
-      session: input.sessionId
-        ? (abortSignal) =>
-            this.#ranked({ ...base, userId: input.userId, sessionId: input.sessionId, abortSignal })
-        : undefined,
-    };
-    const standing = input.standing;
-    const standingLoad = standing
-      ? runContextScopes<Memory, 'standing'>({
-          runners: {
-            standing: (abortSignal) =>
-              this.#store.standing({
-                userId: input.userId,
-                // The block's own memories are left out afterwards, so as many more are read as it
-                // can hold: the pick stays the best `standing.limit` of the rest.
-                limit: standing.limit + input.limit,
-                order: compareStanding(this.#now(), this.#scoring),
-                abortSignal,
-              }),
-          },
-          timeoutMs: this.#scopeTimeoutMs,
-          abortSignal: input.abortSignal,
-          logger: this.#logger,
-        })
-      : undefined;
-    const [{ results, scopes }, standingFacts] = await Promise.all([
-      runContextScopes({
-        runners,
-        timeoutMs: this.#scopeTimeoutMs,
-        abortSignal: input.abortSignal,
+    return buildMemoryContext(
+      {
+        store: this.#store,
+        counter,
+        now: this.#now,
+        scoring: this.#scoring,
+        scopeTimeoutMs: this.#scopeTimeoutMs,
         logger: this.#logger,
-      }),
-      standingLoad,
-    ]);
-    const best = new Map<string, Ranked>();
-    for (const hit of results) {
-      const known = best.get(hit.id);
-      if (!known || hit.score > known.score) best.set(hit.id, hit);
-    }
-    // A late or failed global scope contributes nothing, not even what it found after its deadline.
-    if (scopes.global.status !== 'ok') always.clear();
-    // The always-present global memories first (they fit their own small budget), then the best.
-    const ranked = [...best.values()].filter((hit) => !always.has(hit.id)).sort(compareRanked);
-    const candidates = [...always.values(), ...ranked.map((hit) => hit.memory)].slice(0, input.limit);
-    const now = this.#now();
-    const contextPacked = packContext({
-      candidates,
-      tokenBudget: input.tokenBudget,
-      counter,
-      now,
-    });
-    const packed =
-      standing && standingFacts
-        ? withStandingFacts(contextPacked, {
-            candidates: standingFacts.results,
-            limit: standing.limit,
-            tokenBudget: standing.tokenBudget,
-            counter,
-            now,
-          })
-        : contextPacked;
-    const memoryIds = packed.used.map((memory) => memory.id);
-    // Standing facts are read every turn whatever was asked, so only the block's own picks count as used.
-    await this.#store
-      .markUsed({ ids: contextPacked.used.map((memory) => memory.id), at: now })
-      .catch((error: unknown) => {
-        this.#logger.warn({ err: error }, 'memory: could not record lastUsedAt');
-      });
-    return {
-      context: packed.context,
-      memoriesUsed: packed.used.length,
-      memoryIds,
-      tokensUsed: packed.tokensUsed,
-      tokenBudget: input.tokenBudget,
-      truncated: packed.truncated,
-      scopes,
-      ...(standingFacts ? { standing: standingFacts.scopes.standing } : {}),
-      durationMs: performance.now() - started,
-      tokenizer: counter.name,
-    };
+        embed: (text, abortSignal) => this.#embed(text, abortSignal),
+        ranked: (request) => this.#ranked(request),
+      },
+      parseInput(memoryContextOptionsSchema, options),
+    );
   }
 
   async list(options: ListMemoriesOptions): Promise<Memory[]> {
