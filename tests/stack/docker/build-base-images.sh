@@ -145,8 +145,14 @@ COPY pnpm-store /pnpm-store
 COPY pnpm-cache /root/.cache/pnpm
 DOCKERFILE
   "$DOCKER" build -q --force-rm -t "$store_image" "$work/store" >/dev/null
-  # Stores of earlier lockfiles are about 1 GB each: keep only this one.
-  "$DOCKER" images --format '{{.Repository}}:{{.Tag}}' nexus-ci/pnpm-store | grep -vx "$store_image" \
-    | xargs -r "$DOCKER" rmi >/dev/null || true
+  # Stores of earlier lockfiles are about 1 GB each: drop those made over a day ago. A newer one
+  # may be another checkout's (another branch's lockfile) whose stack test is running now.
+  now=$(date +%s)
+  "$DOCKER" images --format '{{.Repository}}:{{.Tag}}|{{.CreatedAt}}' nexus-ci/pnpm-store \
+    | while IFS='|' read -r image created; do
+      [ "$image" = "$store_image" ] && continue
+      made=$(date -d "${created% *}" +%s 2>/dev/null || echo "$now")
+      if [ $((now - made)) -gt 86400 ]; then "$DOCKER" rmi "$image" >/dev/null 2>&1 || true; fi
+    done
 fi
 echo "$store_image"
