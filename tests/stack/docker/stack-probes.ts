@@ -2,6 +2,7 @@
 // throw-away container on the project's own network), never through a port it publishes.
 import type { ComposeProject } from './compose-project.ts';
 import { REPO } from './compose-project.ts';
+import { DEFAULT_SECRETS_GID } from './stack-secrets.ts';
 
 export interface ModelRequest {
   body: { messages: Array<{ role: string; content: unknown }> };
@@ -85,6 +86,9 @@ export async function findMarker(
     `${secrets}/redis-password:/run/secrets/redis-password:ro`,
     '-v',
     `${secrets}/qdrant-api-key:/run/secrets/qdrant-api-key:ro`,
+    // The secret files are root:<secrets group> 0440, read through the group like the services do.
+    '--group-add',
+    String(DEFAULT_SECRETS_GID),
     'nexus-ci/stand-ins:24',
     'node',
     'tests/stack/docker/find-marker.ts',
