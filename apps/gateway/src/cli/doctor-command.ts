@@ -1,6 +1,7 @@
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { ConfigError, type LoadConfigOptions, loadConfig } from '../config/load-config.ts';
 import type { CommandOutput } from './command-output.ts';
+import { checkExtractionModel } from './doctor-extraction-check.ts';
 import { type DoctorLine, formatDoctorLine } from './doctor-line.ts';
 import { checkMcpServers } from './doctor-mcp-check.ts';
 import { checkNodeVersion } from './doctor-node-check.ts';
@@ -54,6 +55,7 @@ export async function doctorCommand(options: {
       permissions,
       queue,
       model,
+      ...[checkExtractionModel(config)].filter((line) => line !== undefined),
       search,
       ...channels,
       ...mcpServers,

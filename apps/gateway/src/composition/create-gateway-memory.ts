@@ -24,8 +24,9 @@ import type { GatewayConfig } from '../config/gateway-config.ts';
 import { ensurePrivateDirectory, privateFilePath } from '../data-dir/private-path.ts';
 import type { MemoryMetrics } from '../metrics/memory-metrics.ts';
 import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
+import { chooseExtractionModel } from './choose-extraction-model.ts';
+import { createExtractionModel } from './create-extraction-model.ts';
 import { createGatewayJobQueue } from './create-gateway-job-queue.ts';
-import { createLanguageModel } from './create-language-model.ts';
 import { DEFAULT_EMBEDDING_MODELS, detectProviderEmbedder } from './detect-provider-embedder.ts';
 import { loadTransformersAddon } from './load-transformers-addon.ts';
 import { type RecheckTuning, recheckProviderEmbedder } from './recheck-provider-embedder.ts';
@@ -58,7 +59,7 @@ export interface GatewayMemory {
  * Memory for the gateway: the in-process service on `<dataDir>/memory.sqlite` or the HTTP client
  * of a separate memory service, the job queue (BullMQ when Redis is configured, else embedded
  * SQLite in `<dataDir>/jobs.sqlite`, unless one is passed in), and the extraction model
- * (`NEXUS_EXTRACTION_MODEL`, else the chat model).
+ * (`createExtractionModel`: `NEXUS_EXTRACTION_MODEL`, else a cheaper sibling, else the chat model).
  */
 export async function createGatewayMemory(options: {
   config: GatewayConfig;
@@ -119,10 +120,12 @@ export async function createGatewayMemory(options: {
   // A queue handed in (the distributed one) is traced already by its creator.
   const jobQueue =
     options.tracing && !options.jobQueue ? options.tracing.traceJobQueue(createdQueue) : createdQueue;
-  const extractionModel =
-    options.model && config.memory.extractionModel
-      ? await createLanguageModel({ ...config.model, name: config.memory.extractionModel }, options)
-      : options.model;
+  const extractionModel = await createExtractionModel({
+    config,
+    chatModel: options.model,
+    logger: memoryLogger,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
   const groupPersonalMemory = settings.groupPersonalMemory ?? [];
   // Said at every start: the owner vouches for these groups' membership, and should see the list.
   if (groupPersonalMemory.length > 0)
@@ -186,7 +189,7 @@ export async function createGatewayMemory(options: {
           mode: settings.mode,
           extraction: settings.extraction,
           summaryIdleMs: settings.summaryIdleMs,
-          model: config.memory.extractionModel ?? config.model.name,
+          model: chooseExtractionModel(config.model, config.memory.extractionModel)?.name,
         },
         'memory workers running',
       );

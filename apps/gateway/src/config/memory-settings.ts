@@ -202,7 +202,7 @@ export const MEMORY_SETTINGS = [
     path: 'memory.extractionModel',
     schema: z.string().min(1),
     description:
-      'Model id (same provider) that extracts memories and writes conversation summaries after replies; a cheaper one is usually enough. Default: `NEXUS_MODEL`.',
+      'Model id (same provider) that extracts memories and writes conversation summaries after replies. Default: the chat model’s cheaper sibling when docs/memory-in-the-loop.md (Extraction model) lists one (e.g. `gpt-4o` → `gpt-4o-mini`, `claude-sonnet-4-5` → `claude-haiku-4-5`), falling back to `NEXUS_MODEL` when the provider does not serve it; else `NEXUS_MODEL`. `nexus doctor` says which and why.',
     hint: 'set it to a model id your provider serves, e.g. gpt-4o-mini',
   },
   {
