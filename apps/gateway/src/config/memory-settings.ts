@@ -220,7 +220,7 @@ export const MEMORY_SETTINGS = [
     schema: z.coerce.number().min(0),
     defaultValue: 72,
     description:
-      'A person who writes again in a direct chat after this many hours is welcomed back with what Nexus remembers about them; 0 turns it off.',
+      'A person who writes in a direct chat after this many hours away from every channel (their last message anywhere) is welcomed back, once, with what Nexus remembers about them, when it knows something; 0 turns it off.',
     hint: 'set it to hours, e.g. 72, or 0',
   },
 ] as const satisfies readonly SettingDefinition[];
