@@ -42,10 +42,11 @@ export async function doctorCommand(options: {
   }
   if (config) {
     const permissions = await checkDataPermissions(config.dataDir, { fix: options.fix === true });
-    const [stores, queue, model, search, channels, mcpServers] = await Promise.all([
+    const [stores, queue, model, extraction, search, channels, mcpServers] = await Promise.all([
       checkStores(config),
       checkQueue(config),
       checkModel(config, fetchFunction),
+      checkExtractionModel(config, fetchFunction),
       checkMemorySearch(config, fetchFunction),
       checkChannels(config, fetchFunction),
       checkMcpServers(config),
@@ -55,7 +56,7 @@ export async function doctorCommand(options: {
       permissions,
       queue,
       model,
-      ...[checkExtractionModel(config)].filter((line) => line !== undefined),
+      ...(extraction ? [extraction] : []),
       search,
       ...channels,
       ...mcpServers,

@@ -117,4 +117,17 @@ describe('the extraction model', () => {
     await run({ NEXUS_EXTRACTION_MODEL: 'qwen2.5:14b' });
     expect(stdout).toContain('extraction model: qwen2.5:14b (NEXUS_EXTRACTION_MODEL is set)');
   });
+
+  it('is the chat model in nexus doctor when the provider does not list the sibling, with the fix', async () => {
+    await server.close();
+    server = await startScriptedModelServer({ models: ['qwen2.5:14b'] });
+    let stdout = '';
+    await doctorCommand({
+      config: { env: envFor() },
+      output: { out: (text) => (stdout += text), error: () => {} },
+    });
+    expect(stdout).toContain(
+      '! extraction model: qwen2.5:14b (the provider does not list qwen2.5:7b, the cheaper sibling of qwen2.5:14b, so extraction falls back to the chat model)\n    fix: pull it (e.g. `ollama pull qwen2.5:7b`)',
+    );
+  });
 });
