@@ -1,8 +1,11 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { DEFAULT_EMBEDDING_MODELS } from '../../apps/gateway/src/composition/detect-provider-embedder.ts';
 import { SETTINGS } from '../../apps/gateway/src/config/settings.ts';
 import {
   COMPOSE_VARIABLES,
@@ -149,6 +152,48 @@ describe('docker-compose.yml', () => {
     expect(compose.services.ollama?.profiles).toEqual(['ollama']);
     expect(compose.services.whisper?.profiles).toEqual(['whisper']);
     expect([redis?.command ?? []].flat().join(' ')).toContain('--appendonly yes');
+  });
+
+  it('has the ollama profile pull the chat model and the embedding model Nexus asks for, healthy only with both', async () => {
+    // No Ollama image can be pulled here: the service's own command and healthcheck run in a shell
+    // against an `ollama` stand-in on PATH that keeps pulled models as files.
+    const ollama = (await loadCompose()).compose.services.ollama!;
+    const environment = Object.fromEntries(
+      Object.entries(ollama.environment ?? {}).map(([name, value]) => [name, withDefaults(String(value))]),
+    );
+    expect(environment).toMatchObject({
+      OLLAMA_MODEL: 'llama3.2:3b',
+      OLLAMA_EMBEDDING_MODEL: DEFAULT_EMBEDDING_MODELS['openai-compatible'],
+    });
+    const bin = await mkdtemp(join(tmpdir(), 'nexus-ollama-'));
+    try {
+      const models = join(bin, 'models');
+      await writeFile(
+        join(bin, 'ollama'),
+        `#!/bin/sh\nmkdir -p '${models}'\ncase "$1" in\n  serve|list) exit 0 ;;\n  pull) touch "${models}/$2" ;;\n  show) test -e "${models}/$2" ;;\n  *) exit 2 ;;\nesac\n`,
+      );
+      await chmod(join(bin, 'ollama'), 0o755);
+      const shell = (script: string) =>
+        run('/bin/sh', ['-c', script.replaceAll('$$', '$')], {
+          env: { ...environment, PATH: `${bin}:${process.env.PATH}` },
+        }).then(
+          () => 'healthy',
+          () => 'unhealthy',
+        );
+      const healthcheck = [ollama.healthcheck?.test].flat();
+      expect(healthcheck[0]).toBe('CMD-SHELL');
+      const healthy = () => shell(String(healthcheck[1]));
+      expect(await healthy()).toBe('unhealthy');
+      await shell('ollama pull "$OLLAMA_MODEL"');
+      expect(await healthy(), 'the chat model alone').toBe('unhealthy');
+      await rm(models, { recursive: true });
+
+      expect(await shell([ollama.command].flat().join('\n'))).toBe('healthy');
+      expect((await readdir(models)).sort()).toEqual(['llama3.2:3b', 'nomic-embed-text']);
+      expect(await healthy()).toBe('healthy');
+    } finally {
+      await rm(bin, { recursive: true, force: true });
+    }
   });
 
   it('passes every Nexus setting through, and documents every variable in .env.example', async () => {

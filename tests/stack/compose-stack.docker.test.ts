@@ -9,6 +9,7 @@ import { ResendingWebClient } from '../../apps/gateway/src/testing/resending-web
 import { ComposeProject } from './docker/compose-project.ts';
 import {
   findMarker,
+  memoryServiceCall,
   metric,
   modelRequests,
   residentMemory,
@@ -119,6 +120,30 @@ describe('the default docker-compose stack', () => {
       await ann.close();
     }
   }, 120_000);
+
+  it('searches memory by meaning out of the box: hybrid on the provider’s embeddings, near-duplicates merged by cosine', async () => {
+    // Nothing sets NEXUS_EMBEDDING_MODEL: the memory service asked the model service for
+    // nomic-embed-text at start, as it asks the ollama profile's Ollama.
+    expect(await memoryServiceCall(project, '/health')).toMatchObject({
+      search: 'hybrid',
+      embedder: 'openai-compatible:nomic-embed-text',
+      reason: expect.stringContaining('the provider serves nomic-embed-text'),
+    });
+    // Cosine 0.97 with the stand-in's vectors but only 0.71 of their words shared, under the
+    // lexical check's 0.8: merged only by the 0.92 cosine check.
+    const userId = `stack-cosine-${randomUUID()}`;
+    const sofa = 'Has a cat that is called Miso and it is the one that is always on the sofa';
+    const bed = 'Has a cat that is called Miso and it is the one that is always on the bed';
+    expect(await memoryServiceCall(project, '/add', { userId, content: sofa })).toMatchObject({
+      action: 'inserted',
+    });
+    expect(await memoryServiceCall(project, '/add', { userId, content: bed })).toMatchObject({
+      action: 'updated',
+      deduplicated: true,
+      previousContent: sofa,
+    });
+    await memoryServiceCall(project, '/reset', { userId });
+  });
 
   it('shares runs with two workers of --profile workers', async () => {
     await project.compose(['--profile', 'workers', 'up', '--detach', '--no-build', '--scale', 'worker=2']);

@@ -45,6 +45,12 @@ export const COMPOSE_VARIABLES: { name: string; example: string; description: st
     description: 'Model the `ollama` profile pulls on first start (kept in the ollama-models volume).',
   },
   {
+    name: 'NEXUS_OLLAMA_EMBEDDING_MODEL',
+    example: 'nomic-embed-text',
+    description:
+      'Embedding model the `ollama` profile pulls beside it; healthy only with both. Keep it the model Nexus asks for: `NEXUS_EMBEDDING_MODEL` when set, else `nomic-embed-text`, which Nexus detects on its own.',
+  },
+  {
     name: 'NEXUS_WHISPER_MODEL',
     example: 'Systran/faster-whisper-small',
     description: 'Speech-to-text model the `whisper` profile loads (kept in the whisper-models volume).',

@@ -118,3 +118,20 @@ export async function volumeFilesContaining(
   ]);
   return text.split('\n').filter(Boolean);
 }
+
+/**
+ * One call to the memory service's HTTP API from inside its own container, with the key it reads
+ * from its secret (`GET /health` needs none): the JSON it answers.
+ */
+export async function memoryServiceCall(
+  project: ComposeProject,
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
+  const [memory] = await project.containersOf('memory');
+  const request = body === undefined ? {} : { method: 'POST', body: JSON.stringify(body) };
+  const script = `const key=require('node:fs').readFileSync('/run/secrets/memory-api-key','utf8').trim();
+fetch('http://127.0.0.1:8787${path}',{...${JSON.stringify(request)},headers:{'x-api-key':key,'content-type':'application/json'}})
+.then(r=>r.text()).then(t=>process.stdout.write(t))`;
+  return JSON.parse(await project.exec(memory!, ['node', '-e', script]));
+}

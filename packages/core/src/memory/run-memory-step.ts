@@ -58,7 +58,7 @@ export interface MemoryStepOptions {
    * summarised is one of them, so after `/new` the earlier conversation's summary stays out.
    */
   currentIntentIds?: ReadonlySet<string>;
-  /** Appended to the block (the welcome-back instruction); '' or omitted for none. */
+  /** Appended to the block when the person has standing facts (the welcome-back instruction); '' or omitted for none. */
   extraInstruction?: string;
   profileTokenBudget: number;
   profileLimit: number;
@@ -188,7 +188,9 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
       if (summary.status === 'timeout') timedOut.push('summary');
     }
   }
-  if (options.extraInstruction) sections.push(options.extraInstruction);
+  // The welcome back is for someone Nexus knows: only with standing facts of theirs.
+  if (options.extraInstruction && profile?.status === 'ok' && profile.value.length > 0)
+    sections.push(options.extraInstruction);
   const block = sections.join('\n\n');
   const parts = [context, profile, summary].filter((part) => part !== undefined);
   const answered = parts.filter((part) => part.status === 'ok').length;

@@ -1,5 +1,6 @@
 import type { TokenCounter } from '@nexus/limits-kit';
 import type { Logger } from '@nexus/protocol';
+import type { Tracer } from '@opentelemetry/api';
 import type { Agent } from '../agent.ts';
 import type { TurnBudget } from '../cost/turn-budget.ts';
 import type { MemoryPort } from '../memory/memory-port.ts';
@@ -27,4 +28,6 @@ export interface TurnToolsContext {
   tokenCounter: TokenCounter;
   now: () => number;
   logger: Logger;
+  /** Tracing on: a subagent's memory lookup is a `nexus.memory_step` span of its run. */
+  tracer?: Tracer;
 }
