@@ -21,6 +21,8 @@ ENV npm_config_fund=false npm_config_audit=false npm_config_update_notifier=fals
 RUN npm install --global pnpm@12.21.0 && npm cache clean --force
 WORKDIR /src
 COPY pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
+# pnpm-workspace.yaml's patchedDependencies: `pnpm fetch` refuses to run without the patch files.
+COPY patches ./patches
 RUN pnpm fetch --store-dir /pnpm-store
 
 FROM ${PNPM_STORE_IMAGE} AS store

@@ -1,12 +1,16 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { DEFAULT_EMBEDDING_MODELS } from '../../apps/gateway/src/composition/memory/detect-provider-embedder.ts';
 import { SETTINGS } from '../../apps/gateway/src/config/settings.ts';
 import {
   COMPOSE_VARIABLES,
   isGatewayOnlySetting,
+  isMemoryServiceSetting,
   renderEnvExample,
   withComposeEnvironment,
 } from './env-example.ts';
@@ -20,6 +24,13 @@ const run = promisify(execFile);
 
 interface ComposeService {
   image?: string;
+  user?: string;
+  cap_drop?: string[];
+  cap_add?: string[];
+  security_opt?: string[];
+  read_only?: boolean;
+  tmpfs?: string[];
+  group_add?: string[];
   build?: unknown;
   profiles?: string[];
   command?: string[] | string;
@@ -143,6 +154,48 @@ describe('docker-compose.yml', () => {
     expect([redis?.command ?? []].flat().join(' ')).toContain('--appendonly yes');
   });
 
+  it('has the ollama profile pull the chat model and the embedding model Nexus asks for, healthy only with both', async () => {
+    // No Ollama image can be pulled here: the service's own command and healthcheck run in a shell
+    // against an `ollama` stand-in on PATH that keeps pulled models as files.
+    const ollama = (await loadCompose()).compose.services.ollama!;
+    const environment = Object.fromEntries(
+      Object.entries(ollama.environment ?? {}).map(([name, value]) => [name, withDefaults(String(value))]),
+    );
+    expect(environment).toMatchObject({
+      OLLAMA_MODEL: 'llama3.2:3b',
+      OLLAMA_EMBEDDING_MODEL: DEFAULT_EMBEDDING_MODELS['openai-compatible'],
+    });
+    const bin = await mkdtemp(join(tmpdir(), 'nexus-ollama-'));
+    try {
+      const models = join(bin, 'models');
+      await writeFile(
+        join(bin, 'ollama'),
+        `#!/bin/sh\nmkdir -p '${models}'\ncase "$1" in\n  serve|list) exit 0 ;;\n  pull) touch "${models}/$2" ;;\n  show) test -e "${models}/$2" ;;\n  *) exit 2 ;;\nesac\n`,
+      );
+      await chmod(join(bin, 'ollama'), 0o755);
+      const shell = (script: string) =>
+        run('/bin/sh', ['-c', script.replaceAll('$$', '$')], {
+          env: { ...environment, PATH: `${bin}:${process.env.PATH}` },
+        }).then(
+          () => 'healthy',
+          () => 'unhealthy',
+        );
+      const healthcheck = [ollama.healthcheck?.test].flat();
+      expect(healthcheck[0]).toBe('CMD-SHELL');
+      const healthy = () => shell(String(healthcheck[1]));
+      expect(await healthy()).toBe('unhealthy');
+      await shell('ollama pull "$OLLAMA_MODEL"');
+      expect(await healthy(), 'the chat model alone').toBe('unhealthy');
+      await rm(models, { recursive: true });
+
+      expect(await shell([ollama.command].flat().join('\n'))).toBe('healthy');
+      expect((await readdir(models)).sort()).toEqual(['llama3.2:3b', 'nomic-embed-text']);
+      expect(await healthy()).toBe('healthy');
+    } finally {
+      await rm(bin, { recursive: true, force: true });
+    }
+  });
+
   it('passes every Nexus setting through, and documents every variable in .env.example', async () => {
     const { text, compose } = await loadCompose();
     const regenerate = 'regenerate with `node tests/stack/env-example.ts --write`';
@@ -231,6 +284,84 @@ describe('docker-compose.yml', () => {
     );
   });
 
+  it('gives the memory service only the settings it reads', async () => {
+    const { compose } = await loadCompose();
+    const memory = Object.keys(compose.services.memory?.environment ?? {});
+    const expected = SETTINGS.filter(isMemoryServiceSetting).flatMap((setting) =>
+      setting.secret ? [setting.env, `${setting.env}_FILE`] : [setting.env],
+    );
+    expect(memory.sort()).toEqual(expected.sort());
+    // What it needs: its store, its embedder and the model endpoint the embedder falls back to.
+    expect(memory).toEqual(
+      expect.arrayContaining([
+        'NEXUS_QDRANT_URL',
+        'NEXUS_QDRANT_API_KEY_FILE',
+        'NEXUS_EMBEDDING_MODEL',
+        'NEXUS_EMBEDDING_API_KEY_FILE',
+        'NEXUS_MODEL_BASE_URL',
+        'NEXUS_MODEL_API_KEY_FILE',
+        'NEXUS_MEMORY_API_KEY_FILE',
+      ]),
+    );
+    // What it never uses: the MCP servers' credentials, the transcription key, OpenTelemetry's
+    // headers, Redis, the web chat, the chat platforms.
+    expect(
+      memory.filter((name) =>
+        /^(NEXUS_(MCP|TRANSCRIPTION|REDIS|WEB|METRICS|TELEGRAM|DISCORD|WHATSAPP)_|OTEL_)/u.test(name),
+      ),
+    ).toEqual([]);
+    expect(isMemoryServiceSetting({ env: 'NEXUS_MCP_SERVERS' })).toBe(false);
+    expect(isMemoryServiceSetting({ env: 'OTEL_EXPORTER_OTLP_HEADERS' })).toBe(false);
+    expect(isMemoryServiceSetting({ env: 'NEXUS_TRANSCRIPTION_API_KEY' })).toBe(false);
+  });
+
+  it('hardens every service: no capabilities but the few it names, no privilege gain, read-only where it can be', async () => {
+    const { text, compose } = await loadCompose();
+    const problems: string[] = [];
+    for (const [name, service] of Object.entries(compose.services)) {
+      if (JSON.stringify(service.cap_drop) !== '["ALL"]')
+        problems.push(`${name}: cap_drop is ${service.cap_drop}`);
+      if (!service.security_opt?.includes('no-new-privileges:true'))
+        problems.push(`${name}: no no-new-privileges`);
+    }
+    expect(problems).toEqual([]);
+    for (const name of ['nexus', 'worker', 'memory', 'redis', 'ollama']) {
+      expect(compose.services[name]?.read_only, name).toBe(true);
+    }
+    // Redis and ollama start as root only to own their volume and drop to their user.
+    for (const name of ['redis', 'ollama']) {
+      expect(compose.services[name]?.cap_add?.sort(), name).toEqual(['CHOWN', 'SETGID', 'SETUID']);
+    }
+    const { ollama, whisper } = compose.services;
+    const ollamaStart = [ollama?.entrypoint ?? []].flat().join('\n');
+    expect(ollamaStart).toMatch(/^find \/home\/ollama\/\.ollama \\! -user 10001 -exec chown 10001:10001/m);
+    expect(ollamaStart).toMatch(
+      /^exec setpriv --reuid=10001 --regid=10001 --clear-groups env HOME=\/home\/ollama /m,
+    );
+    expect(ollama?.volumes).toEqual(['ollama-models:/home/ollama/.ollama']);
+    expect(ollama?.tmpfs?.[0]).toMatch(/^\/tmp:/);
+    // whisper keeps root and a writable root file system, for the reason written beside it.
+    expect(whisper?.cap_add).toBeUndefined();
+    expect(whisper?.read_only).toBeUndefined();
+    const whisperBlock = text.slice(text.indexOf('\n  whisper:'), text.indexOf('\n    image: fedirz/'));
+    expect(whisperBlock).toContain('under /root (mode 0700)');
+    expect(whisperBlock).toContain('`uv run`');
+  });
+
+  it('lets only the services that read a secret into the secrets group, and documents no UID 1000 ownership', async () => {
+    const { text, compose } = await loadCompose();
+    for (const [name, service] of Object.entries(compose.services)) {
+      const groups = (service.group_add ?? []).map(withDefaults);
+      expect(groups, name).toEqual(secretNames(service).length > 0 ? ['8787'] : []);
+    }
+    expect(text).toContain('sudo chown root:8787 secrets/* && sudo chmod 440 secrets/*');
+    for (const file of ['docker-compose.yml', 'README.md', 'docs/deployment.md']) {
+      const content = await readFile(new URL(file, root), 'utf8');
+      expect(content, file).not.toMatch(/chown 1000:/);
+      expect(content, file).toContain('groupadd --system --gid 8787 nexus-secrets');
+    }
+  });
+
   it('rotates the log of every service', async () => {
     const { compose } = await loadCompose();
     const problems: string[] = [];
@@ -277,5 +408,6 @@ describe('docker-compose.yml', () => {
     expect(resolved.services.nexus?.environment).toHaveProperty('NEXUS_TELEGRAM_BOT_TOKEN');
     expect(resolved.services.redis?.logging?.options?.['max-size']).toBe('10m');
     expect(resolved.secrets?.['redis-password']?.file).toMatch(/secrets\/redis-password$/);
+    expect(resolved.services.nexus?.group_add).toEqual(['8787']);
   });
 });

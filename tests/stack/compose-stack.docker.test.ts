@@ -9,13 +9,14 @@ import { ResendingWebClient } from '../../apps/gateway/src/testing/resending-web
 import { ComposeProject } from './docker/compose-project.ts';
 import {
   findMarker,
+  memoryServiceCall,
   metric,
   modelRequests,
   residentMemory,
   setModelLatency,
   volumeFilesContaining,
 } from './docker/stack-probes.ts';
-import { createSecrets, type StackSecrets } from './docker/stack-secrets.ts';
+import { createSecrets, DEFAULT_SECRETS_GID, type StackSecrets } from './docker/stack-secrets.ts';
 
 // `pnpm test:stack` (tests/stack/docker/run-stack-test.sh builds the images first): the default
 // stack of docker-compose.yml, started with docker-compose exactly as a self-hoster would, with
@@ -120,6 +121,30 @@ describe('the default docker-compose stack', () => {
     }
   }, 120_000);
 
+  it('searches memory by meaning out of the box: hybrid on the provider’s embeddings, near-duplicates merged by cosine', async () => {
+    // Nothing sets NEXUS_EMBEDDING_MODEL: the memory service asked the model service for
+    // nomic-embed-text at start, as it asks the ollama profile's Ollama.
+    expect(await memoryServiceCall(project, '/health')).toMatchObject({
+      search: 'hybrid',
+      embedder: 'openai-compatible:nomic-embed-text',
+      reason: expect.stringContaining('the provider serves nomic-embed-text'),
+    });
+    // Cosine 0.97 with the stand-in's vectors but only 0.71 of their words shared, under the
+    // lexical check's 0.8: merged only by the 0.92 cosine check.
+    const userId = `stack-cosine-${randomUUID()}`;
+    const sofa = 'Has a cat that is called Miso and it is the one that is always on the sofa';
+    const bed = 'Has a cat that is called Miso and it is the one that is always on the bed';
+    expect(await memoryServiceCall(project, '/add', { userId, content: sofa })).toMatchObject({
+      action: 'inserted',
+    });
+    expect(await memoryServiceCall(project, '/add', { userId, content: bed })).toMatchObject({
+      action: 'updated',
+      deduplicated: true,
+      previousContent: sofa,
+    });
+    await memoryServiceCall(project, '/reset', { userId });
+  });
+
   it('shares runs with two workers of --profile workers', async () => {
     await project.compose(['--profile', 'workers', 'up', '--detach', '--no-build', '--scale', 'worker=2']);
     await project.waitHealthy(DEFAULT_SERVICES + 2);
@@ -187,6 +212,14 @@ describe('the default docker-compose stack', () => {
       if (['nexus', 'worker', 'memory'].includes(service)) {
         expect(container.HostConfig.ReadonlyRootfs, service).toBe(true);
       }
+      if (service === 'memory') {
+        // Only what `nexus memory serve` reads: no MCP or transcription credentials, no Redis,
+        // no web chat or metrics settings, no OpenTelemetry headers.
+        const unused = container.Config.Env.filter((entry) =>
+          /^(NEXUS_(MCP|TRANSCRIPTION|REDIS|WEB|METRICS)_|OTEL_)/u.test(entry),
+        );
+        expect(unused, service).toEqual([]);
+      }
       if (service === 'worker' || service === 'memory') {
         const tokenSettings = container.Config.Env.filter((entry) =>
           /^NEXUS_(WEB_TOKEN|TELEGRAM_|DISCORD_|WHATSAPP_)/u.test(entry),
@@ -202,10 +235,22 @@ describe('the default docker-compose stack', () => {
         );
       }
     }
-    // The secrets arrive as files, readable by the unprivileged user that needs them.
+    // The secrets arrive as files owned by root and the secrets group (mode 0440), which the
+    // unprivileged user that needs them reads through group_add alone.
     const gateway = await gatewayContainer();
+    expect(
+      (await project.exec(gateway, ['stat', '-c', '%u:%g %a', '/run/secrets/redis-password'])).trim(),
+    ).toBe(`0:${DEFAULT_SECRETS_GID} 440`);
+    expect((await project.exec(gateway, ['id', '-u'])).trim()).toBe('1000');
+    expect((await project.exec(gateway, ['id', '-G'])).trim().split(' ')).toContain(
+      String(DEFAULT_SECRETS_GID),
+    );
     expect((await project.exec(gateway, ['cat', '/run/secrets/redis-password'])).trim()).toBe(
       secrets.values['redis-password'],
+    );
+    const memoryService = (await project.containersOf('memory'))[0]!;
+    expect((await project.exec(memoryService, ['cat', '/run/secrets/memory-api-key'])).trim()).toBe(
+      secrets.values['memory-api-key'],
     );
     const memory = await project.containersOf('memory');
     expect((await project.exec(memory[0]!, ['ls', '/data'])).split('\n')).not.toContain('web-token');
@@ -341,6 +386,8 @@ describe('the default docker-compose stack', () => {
     await writeFile(unreadable, 'secret\n', { mode: 0o600 });
     const denied = await doctor(['-v', `${unreadable}:/run/secrets/redis-password:ro`]);
     expect(denied).toContain('EACCES');
-    expect(denied).toContain('chown 1000:0 secrets/redis-password && chmod 440 secrets/redis-password');
+    expect(denied).toContain(
+      'sudo chown root:8787 secrets/redis-password && sudo chmod 440 secrets/redis-password',
+    );
   }, 60_000);
 });

@@ -144,6 +144,21 @@ describe('a turn traced end to end', () => {
     const extraction = one('nexus.job memory.extract', turn);
     expect(extraction.service).toBe('nexus-worker');
 
+    // Log lines written in that trace carry its ids, on each process: the gateway's memory step
+    // and the worker's extraction job name their own spans, so a log line leads to its trace.
+    const linesOf = (output: readonly string[]) =>
+      output.flatMap((line) => {
+        try {
+          return [JSON.parse(line) as { msg?: string; trace_id?: string; span_id?: string }];
+        } catch {
+          return [];
+        }
+      });
+    const lineIn = (output: readonly string[], message: string) =>
+      linesOf(output).find((line) => line.msg === message && line.trace_id === step!.traceId);
+    expect(lineIn(gateway.output, 'memory context loaded')?.span_id).toBe(step!.spanId);
+    expect(lineIn(worker.output, 'memory extraction done')?.span_id).toBe(extraction.spanId);
+
     // No span carries what people said or were told: not the message, the memory block or the reply.
     const exported = JSON.stringify(receiver.spans.map((span) => span.attributes));
     for (const privateText of ['Berlin', 'Lisbon', 'vegetarian', CHAT_REPLY])

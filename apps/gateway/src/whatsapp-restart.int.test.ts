@@ -25,32 +25,49 @@ interface Outgoing {
 }
 
 /**
- * WhatsApp's side, in the test process so it outlives the gateway: a message reaches the linked
- * device once (Baileys sends the receipt before the adapter sees it, so it is never sent again);
- * while no device is connected, messages wait and arrive as the offline batch (`append`) of the
+ * WhatsApp's side, in the test process so it outlives the gateway: a message sent to the linked
+ * device stays WhatsApp's to deliver until the device sends its delivery receipt (the adapter
+ * sends it once the message is stored); a message without a receipt when the device goes away,
+ * and those that arrive while none is connected, come as the offline batch (`append`) of the
  * next connection.
  */
+/** A send to a device that just died (EPIPE): the message has no receipt, so it is sent again. */
+const ignoreDeadDevice = () => {};
+
 class WhatsAppServerStandIn {
   readonly replies: string[] = [];
+  /** Messages delivered more than once (sent again for want of a receipt). */
+  redelivered = 0;
   #device: ChildProcess | undefined;
   #open = false;
   #waiting: Outgoing[] = [];
+  /** Sent to the current device, no receipt yet, in the order sent. */
+  #unreceipted = new Map<string, Outgoing>();
 
   attach(device: ChildProcess): Promise<void> {
     this.#device = device;
     this.#open = false;
     return new Promise((resolve) => {
-      device.on('message', (message: { type: string; text?: string }) => {
+      device.on('message', (message: { type: string; text?: string; ids?: string[] }) => {
         if (message.type === 'sent') this.replies.push(message.text ?? '');
+        if (message.type === 'receipt') for (const id of message.ids ?? []) this.#unreceipted.delete(id);
         if (message.type === 'open') {
           this.#open = true;
           const offline = this.#waiting.splice(0);
-          if (offline.length > 0) device.send({ type: 'receive', upsert: 'append', messages: offline });
+          for (const entry of offline) this.#unreceipted.set(entry.id, entry);
+          if (offline.length > 0)
+            device.send({ type: 'receive', upsert: 'append', messages: offline }, ignoreDeadDevice);
           resolve();
         }
       });
       device.once('exit', () => {
-        if (this.#device === device) this.#open = false;
+        if (this.#device !== device) return;
+        this.#open = false;
+        // What the device never confirmed goes first in the next offline batch, as sent.
+        const unconfirmed = [...this.#unreceipted.values()];
+        this.redelivered += unconfirmed.length;
+        this.#waiting = [...unconfirmed, ...this.#waiting];
+        this.#unreceipted.clear();
       });
     });
   }
@@ -58,7 +75,8 @@ class WhatsAppServerStandIn {
   deliver(message: Outgoing): void {
     const device = this.#device;
     if (this.#open && device?.connected && device.exitCode === null && device.signalCode === null) {
-      device.send({ type: 'receive', upsert: 'notify', messages: [message] });
+      this.#unreceipted.set(message.id, message);
+      device.send({ type: 'receive', upsert: 'notify', messages: [message] }, ignoreDeadDevice);
     } else {
       this.#waiting.push(message);
     }
@@ -103,13 +121,13 @@ function exited(child: ChildProcess): Promise<number | string> {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// SIGKILL is not asserted here: measured twice (2026-11-25) at 95 of 100 answered. The 5 lost
-// were sent right after the kill and had a receipt, yet are in neither wa_handled,
-// wa_pending_intake nor core's inbox: lost between Baileys' receipt and the adapter's write (the
-// window the channel README names). One run also answered one message twice (a reply sent just
-// before the kill, replayed). Run it by adding 'SIGKILL' below.
-describe.each<RestartSignal>(['SIGTERM'])('WhatsApp burst with a %s in the middle', (signal) => {
-  it('answers every message exactly once after the restart', { timeout: 240_000 }, async () => {
+// SIGKILL: before the Baileys patch (pnpm-workspace.yaml) the receipt went before the adapter's
+// write and a kill in between lost the message (95 of 100 answered, 2026-11-25); now the receipt
+// follows the write, and what had none when the process died comes again at the next connection.
+describe.each<RestartSignal>(['SIGTERM', 'SIGKILL'])('WhatsApp burst with a %s in the middle', (signal) => {
+  it('answers every message after the restart, exactly once after a SIGTERM', {
+    timeout: 240_000,
+  }, async () => {
     const label = `wa${signal === 'SIGTERM' ? 't' : 'k'}`;
     const markers = Array.from({ length: MESSAGES }, (_, index) => messageMarker(label, index));
     const env = restartTestEnv({
@@ -139,6 +157,7 @@ describe.each<RestartSignal>(['SIGTERM'])('WhatsApp burst with a %s in the middl
     const deadline = Date.now() + 30_000;
     while (tally().answeredCount() < PEOPLE && Date.now() < deadline) await pause(5);
     const answeredBeforeSignal = tally().answeredCount();
+    const unansweredAtSignal = new Set(tally().counts().missing);
     const first = device;
     first.kill(signal);
     // The rest of the burst reaches WhatsApp while the gateway is stopping or gone.
@@ -155,9 +174,21 @@ describe.each<RestartSignal>(['SIGTERM'])('WhatsApp burst with a %s in the middl
     while (tally().answeredCount() < MESSAGES && Date.now() < finish) await pause(100);
     await pause(1_500);
     const counts = tally().counts();
-    printRestartCounts('whatsapp', signal, counts, { exit, answeredBeforeSignal });
+    printRestartCounts('whatsapp', signal, counts, {
+      exit,
+      answeredBeforeSignal,
+      redelivered: server.redelivered,
+    });
     expect(counts.missing).toEqual([]);
-    expect(counts.duplicates).toEqual([]);
     expect(counts.answered).toBe(MESSAGES);
+    if (signal === 'SIGTERM') {
+      expect(counts.duplicates).toEqual([]);
+    } else {
+      // Replies are at least once across a hard kill: the one reply being sent as the process
+      // died (sends are serial, one a second) may be sent again when core replays its turn. A
+      // message answered twice for any other reason (taken in twice) fails here.
+      expect(counts.duplicates.length).toBeLessThanOrEqual(1);
+      expect(counts.duplicates.filter((marker) => unansweredAtSignal.has(marker))).toEqual([]);
+    }
   });
 });

@@ -55,6 +55,8 @@ export async function deliverReply(options: DeliverReplyOptions): Promise<Delive
   let typing: TypingHandle | undefined;
   let streamer: EditStreamer | undefined;
   let streamed = '';
+  /** A status line ("Restoring your preferences…") is the draft: the reply's first text edits it away. */
+  let placeholder = false;
   /** Files wait for the reply's text: the person reads the answer, then gets what it made. */
   let pendingMedia: ReplyMediaEvent[] = [];
 
@@ -131,6 +133,8 @@ export async function deliverReply(options: DeliverReplyOptions): Promise<Delive
       },
     });
   const finishReply = async (text: string): Promise<void> => {
+    if (text.trim() === '' && placeholder) return dropPlaceholder();
+    placeholder = false;
     const current = streamer ?? newStreamer();
     streamer = undefined;
     streamed = '';
@@ -142,6 +146,18 @@ export async function deliverReply(options: DeliverReplyOptions): Promise<Delive
     } catch (error) {
       note(error);
     }
+  };
+
+  /** No reply text replaced the status line: it goes, so no stale "Restoring…" stays in the chat. */
+  const dropPlaceholder = async (): Promise<void> => {
+    const current = streamer;
+    streamer = undefined;
+    placeholder = false;
+    await current
+      ?.finish('')
+      .catch((error: unknown) =>
+        logger.debug({ err: error, chatId: address.chatId }, 'telegram: status line not removed'),
+      );
   };
 
   const sendPendingMedia = async (): Promise<void> => {
@@ -192,6 +208,7 @@ export async function deliverReply(options: DeliverReplyOptions): Promise<Delive
           break;
         case 'reply.delta':
           startTyping();
+          placeholder = false;
           streamed += event.text;
           streamer ??= newStreamer();
           streamer.push(streamed);
@@ -207,15 +224,23 @@ export async function deliverReply(options: DeliverReplyOptions): Promise<Delive
           break;
         case 'error':
           stopTyping();
-          await finishReply(streamed);
+          // A status line still showing becomes the notice (one edit) rather than leaving first.
+          if (!placeholder) await finishReply(streamed);
+          placeholder = false;
           await finishReply(`⚠️ ${event.message}`);
           break;
         case 'status':
-          logger.debug({ chatId: address.chatId, status: event.text }, 'telegram: status');
+          // Shown as the reply's draft, in italics, until the reply's text edits it away.
+          startTyping();
+          if (streamed !== '' || placeholder) break;
+          placeholder = true;
+          streamer ??= newStreamer();
+          streamer.push(`_${event.text.replace(/[_*]/gu, '')}_`);
           break;
       }
     }
     if (streamed !== '' && status !== 'aborted') await finishReply(streamed);
+    if (placeholder) await dropPlaceholder();
     if (status !== 'aborted') await sendPendingMedia();
   } finally {
     stopTyping();

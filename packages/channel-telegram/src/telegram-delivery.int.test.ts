@@ -236,4 +236,57 @@ describe('Telegram reply delivery against the fake Bot API', () => {
       '⚠️ The model is not reachable right now.',
     ]);
   });
+
+  describe('a slow memory step ("Restoring your preferences…")', () => {
+    const STATUS: ReplyEvent = { type: 'status', text: 'Restoring your preferences…' };
+    const sentFirst = () => harness.fake.calls('sendMessage')[0]?.payload.text;
+
+    it('is an italic draft that the reply’s text edits into the answer: one message in the chat', async () => {
+      const conversation = await conversationFrom(privateChat, { streamEditIntervalMs: 20 });
+      const events: ReplyEvent[] = [
+        { type: 'reply.start', replyId: 'r' },
+        STATUS,
+        { type: 'reply.delta', replyId: 'r', text: 'You like ' },
+        { type: 'reply.delta', replyId: 'r', text: 'green tea.' },
+        { type: 'reply.end', replyId: 'r', text: 'You like green tea.' },
+      ];
+      await harness.channel.deliver({ conversation, events: streamOf(events, 30) });
+      expect(sentFirst()).toBe('<i>Restoring your preferences…</i>');
+      const messages = harness.fake.botMessages(privateChat.id);
+      expect(messages.map((message) => message.text)).toEqual(['You like green tea.']);
+      expect(messages[0]?.edits).toBeGreaterThanOrEqual(1);
+      expect(harness.fake.calls('sendMessage')).toHaveLength(1);
+    });
+
+    it('leaves the chat when no text follows it (a reply of files only), and becomes the notice of an error', async () => {
+      const conversation = await conversationFrom(privateChat, { streamEditIntervalMs: 20 });
+      await harness.channel.deliver({
+        conversation,
+        events: streamOf([STATUS, { type: 'reply.end', replyId: 'r', text: '' }], 30),
+      });
+      expect(sentFirst()).toBe('<i>Restoring your preferences…</i>');
+      expect(harness.fake.calls('deleteMessage')).toHaveLength(1);
+      expect(harness.fake.botMessages(privateChat.id)).toEqual([]);
+
+      await harness.channel.deliver({
+        conversation,
+        events: streamOf(
+          [
+            STATUS,
+            {
+              type: 'error',
+              code: 'model_unavailable',
+              message: 'The model is not reachable.',
+              retryable: true,
+            },
+          ],
+          30,
+        ),
+      });
+      expect(harness.fake.botMessages(privateChat.id).map((message) => message.text)).toEqual([
+        '⚠️ The model is not reachable.',
+      ]);
+      expect(harness.fake.calls('sendMessage')).toHaveLength(2);
+    });
+  });
 });

@@ -11,6 +11,7 @@ import type { AnyMessageContent } from '@whiskeysockets/baileys';
 import type { ConnectionSupervisor } from './connection-supervisor.ts';
 import { whatsAppMediaContent } from './send-media.ts';
 import type { MessageStore } from './sqlite-message-store.ts';
+import { createStatusReaction } from './status-reaction.ts';
 import { parseWhatsAppIntentId } from './to-intent.ts';
 import type { WhatsAppSocket } from './whatsapp-socket.ts';
 
@@ -97,9 +98,18 @@ export function createReplySender(options: ReplySenderOptions) {
       },
       onError: (error) => logger.debug({ err: error }, 'whatsapp: typing update failed'),
     });
+    const original = parseWhatsAppIntentId(conversation.intentId);
+    const answered = original
+      ? messageStore.find({ remoteJid: original.remoteJid, id: original.messageId })
+      : undefined;
+    const status = createStatusReaction({
+      key: answered?.key,
+      send: (content) => paced(() => sendOnce(jid, content, undefined, abortSignal)),
+      logger,
+    });
     let reply: Awaited<ReturnType<typeof collectReply>>;
     try {
-      reply = await collectReply(events);
+      reply = await collectReply(status.watch(events));
     } finally {
       typing.stop();
     }
@@ -110,14 +120,15 @@ export function createReplySender(options: ReplySenderOptions) {
     const chunks =
       text === '' ? [] : splitMessage(renderWhatsAppText(text), { maxLength: options.chunkLength });
     // In groups the answer quotes the question so everyone sees what it answers.
-    const original = parseWhatsAppIntentId(conversation.intentId);
-    const quoted =
-      conversation.kind === 'group' && original
-        ? messageStore.find({ remoteJid: original.remoteJid, id: original.messageId })
-        : undefined;
-    for (const [index, chunk] of chunks.entries()) {
-      if (abortSignal?.aborted) break;
-      await paced(() => sendOnce(jid, chunk, index === 0 ? quoted : undefined, abortSignal));
+    const quoted = conversation.kind === 'group' ? answered : undefined;
+    try {
+      for (const [index, chunk] of chunks.entries()) {
+        if (abortSignal?.aborted) break;
+        await paced(() => sendOnce(jid, chunk, index === 0 ? quoted : undefined, abortSignal));
+      }
+    } finally {
+      // The answer is there (or will not come): the "restoring" reaction goes.
+      await status.clear();
     }
     // Files follow the text, each as its own media message (Baileys encrypts and uploads it).
     for (const event of reply.media) {

@@ -13,8 +13,8 @@ export interface InboundCursor {
    */
   markHandled(id: string, timestampSeconds: number): void;
   /**
-   * Keeps a received message until core takes it. Baileys has already sent WhatsApp the delivery
-   * receipt, so WhatsApp will not send it again: this copy is what a restart replays.
+   * Keeps a received message until core takes it. Its delivery receipt goes to WhatsApp once this
+   * write is done, and WhatsApp will not send it again: this copy is what a restart replays.
    */
   rememberPending(id: string, intentJson: string, timestampSeconds: number): void;
   isPending(id: string): boolean;

@@ -7,6 +7,7 @@ import {
 } from '@nexus/channel-kit';
 import type { IntentSink, Logger } from '@nexus/protocol';
 import type { BaileysEventMap, MessageUpsertType, WAMessage } from '@whiskeysockets/baileys';
+import type { HeldReceipts } from './held-receipts.ts';
 import { createInboundCursor } from './inbound-cursor.ts';
 import { revisionToIntent } from './revision-to-intent.ts';
 import type { MessageStore } from './sqlite-message-store.ts';
@@ -26,6 +27,8 @@ export interface InboundHandlerOptions {
   groupMessages: GroupMessages;
   /** Pause before handing over again a message core did not take (busy, shutting down). */
   retryDelayMs: number;
+  /** Delivery receipts held until the message is stored here (our patch of Baileys). */
+  receipts: Pick<HeldReceipts, 'release' | 'withhold'>;
 }
 
 /**
@@ -34,10 +37,12 @@ export interface InboundHandlerOptions {
  * opened (they arrived while the socket was down), never older history. Each message id is
  * handled once, across reconnects and restarts. Intents reach the sink in order per chat.
  *
- * Baileys sends WhatsApp the delivery receipt before it emits the message, so WhatsApp never
- * sends it again: each message is written to `wa_pending_intake` in the same tick it arrives,
- * and leaves it only once core took it. What a restart, a refusal or `stopIntake` left there is
- * handed over again by `start` (and after a pause, by a retry).
+ * WhatsApp never sends again a message it has a delivery receipt for, so the receipt is held
+ * (`receipts`) until the message is written to `wa_pending_intake`, in the tick it arrives; it
+ * leaves that table only once core took it. What a restart, a refusal or `stopIntake` left there
+ * is handed over again by `start` (and after a pause, by a retry). A message skipped here
+ * (history, chatter, a duplicate) gets its receipt too; one whose write failed does not, so
+ * WhatsApp sends it again on the next connection.
  */
 export function createInboundHandler(options: InboundHandlerOptions) {
   const { logger, messageStore, queue, now } = options;
@@ -144,8 +149,8 @@ export function createInboundHandler(options: InboundHandlerOptions) {
       replayPending();
     },
     /**
-     * Nothing more reaches core; messages still arriving are kept pending (WhatsApp will not
-     * send them again) for the next start. Replies keep flowing.
+     * Nothing more reaches core; messages still arriving are kept pending (their receipt sent,
+     * WhatsApp will not send them again) for the next start. Replies keep flowing.
      */
     stopIntake(): void {
       intakeStopped = true;
@@ -161,7 +166,9 @@ export function createInboundHandler(options: InboundHandlerOptions) {
       for (const message of upsert.messages) {
         try {
           take(message, upsert.type, bot);
+          options.receipts.release(message.key.id);
         } catch (error) {
+          options.receipts.withhold(message.key.id);
           // Never throw into Baileys' emitter: one bad message must not stop the others.
           logger.error({ err: error, messageId: message.key.id }, 'whatsapp: inbound message failed');
         }

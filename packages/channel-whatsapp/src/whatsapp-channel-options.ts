@@ -38,10 +38,19 @@ export interface WhatsAppChannelOptions {
   groupMessages?: GroupMessages;
   /** How long `start` waits for another process to release the auth file; default 2000 ms. */
   lockWaitMs?: number;
-  /** Extra Baileys socket options (timeouts, browser); auth, logger and getMessage are ours. */
+  /**
+   * Extra Baileys socket options (timeouts, browser); auth, logger, getMessage and
+   * deferDeliveryReceipt are ours.
+   */
   socketConfig?: Partial<WhatsAppSocketConfig>;
   /** Pause before handing over again a message core did not take. Default 2000. */
   intakeRetryDelayMs?: number;
+  /**
+   * A delivery receipt waits for the message to be stored; one the upsert handler never saw is
+   * sent after this long. Default 60 000 ms: longer than Baileys holds events in its buffer
+   * (30 s at most), so a message still in that buffer never gets its receipt early.
+   */
+  receiptMaxHoldMs?: number;
   /**
    * Media downloads follow the shared outbound policy with WhatsApp's hosts; here only what an
    * operator or a test may add: `configuredOrigins` (a local media stand-in), a `resolve`

@@ -18,6 +18,7 @@ import { whatsAppCapabilities } from './capabilities.ts';
 import { type ConnectionSupervisor, createConnectionSupervisor } from './connection-supervisor.ts';
 import { createReplySender } from './deliver-reply.ts';
 import { fetchWhatsAppAttachment } from './fetch-attachment.ts';
+import { createHeldReceipts, type HeldReceipts } from './held-receipts.ts';
 import { createInboundHandler } from './inbound-handler.ts';
 import { printQrToTerminal, type WhatsAppLinkState } from './link-state.ts';
 import { openWhatsAppDatabase } from './open-whatsapp-database.ts';
@@ -38,6 +39,7 @@ interface Running {
   deliver: ReturnType<typeof createReplySender>;
   inbound: ReturnType<typeof createInboundHandler>;
   messageStore: MessageStore;
+  receipts: HeldReceipts;
   abortCleanup: () => void;
 }
 
@@ -109,6 +111,7 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
     const baileysLogger = toBaileysLogger(logger);
     const auth = createSqliteAuthState({ database, logger: baileysLogger });
     const messageStore = createSqliteMessageStore({ database, now });
+    const receipts = createHeldReceipts({ logger, maxHoldMs: options.receiptMaxHoldMs ?? 60_000 });
     const inbound = createInboundHandler({
       channel: name,
       database,
@@ -120,6 +123,7 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
       appendMaxAgeMs: options.appendMaxAgeMs ?? 24 * 60 * 60 * 1000,
       groupMessages: options.groupMessages ?? 'mentioned',
       retryDelayMs: options.intakeRetryDelayMs ?? 2_000,
+      receipts,
     });
     const supervisor = createConnectionSupervisor({
       socketFactory: options.socketFactory ?? makeWASocket,
@@ -132,6 +136,8 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
         logger: baileysLogger,
         getMessage: messageStore.getMessage,
         shouldIgnoreJid: (jid: string) => isJidStatusBroadcast(jid) || isJidNewsletter(jid) === true,
+        // Our patch of Baileys (pnpm-workspace.yaml): the receipt waits for the inbound write.
+        deferDeliveryReceipt: receipts.hold,
       }),
       auth,
       logger,
@@ -164,7 +170,7 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
       chunkLength: options.chunkLength ?? 4_000,
       reconnectWaitMs: options.reconnectWaitMs ?? 30_000,
     });
-    return { database, supervisor, deliver, inbound, messageStore, abortCleanup: () => {} };
+    return { database, supervisor, deliver, inbound, messageStore, receipts, abortCleanup: () => {} };
   }
 
   const channel: WhatsAppChannel = {
@@ -202,6 +208,7 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
       await current.supervisor.stop();
       await Promise.allSettled([...deliveries]);
       await current.inbound.idle();
+      current.receipts.clear();
       current.database.close();
     },
     async deliver(deliverOptions) {

@@ -125,6 +125,13 @@ export interface SessionStore {
    * (a redelivery is then a duplicate) and finishes its inbox entry.
    */
   applyRevision(options: ApplyRevisionOptions): Promise<void>;
+  /**
+   * Records that the person is active now (a turn of theirs starts, on any channel, in any
+   * conversation) and returns when they were last active before; undefined when never. What
+   * "welcome back" measures the gap with. Optional: a store without it falls back to the
+   * conversation's own last turn.
+   */
+  markActive?(options: { userId: string; at: number }): Promise<number | undefined>;
   /** The last `limit` turns of a conversation (notes included), oldest first. */
   history(options: { conversationKey: string; limit: number }): Promise<StoredTurn[]>;
   /**

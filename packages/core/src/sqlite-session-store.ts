@@ -11,6 +11,7 @@ import {
 import { RecentTurnsCache } from './history/recent-turns-cache.ts';
 import type { AppendTurnOptions, SessionStore, StoredTurn } from './session-store.ts';
 import { createSqliteIntentInbox, INBOX_MIGRATION, INBOX_WAITING_SQL } from './sqlite-intent-inbox.ts';
+import { createSqlitePersonActivity, PERSON_ACTIVITY_MIGRATION } from './sqlite-person-activity.ts';
 import {
   createSqliteTurnRevisions,
   REVISION_KNOWN_SQL,
@@ -56,6 +57,7 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX turns_by_conversation ON turns (conversation_key, seq);`,
   INBOX_MIGRATION,
   REVISIONS_MIGRATION,
+  PERSON_ACTIVITY_MIGRATION,
 ];
 
 /**
@@ -105,6 +107,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   );
   const inbox = createSqliteIntentInbox(database, seenSql);
   const revisions = createSqliteTurnRevisions(database);
+  const activity = createSqlitePersonActivity(database);
   const isSeen = ({ channel, intentId }: { channel: string; intentId: string }) =>
     (seenStatement.get({ channel, intentId }) as { seen: number }).seen === 1;
   /** Returns whether the turn was stored (an intent stored before keeps its first turn). */
@@ -191,6 +194,11 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
       ensureOpen();
       await write(() => inbox.finish(key));
     },
+    async markActive({ userId, at }) {
+      ensureOpen();
+      // In the write queue: two messages of one person in the same moment see each other.
+      return write(() => activity.mark(userId, at));
+    },
     async countReplay(key) {
       ensureOpen();
       await write(() => inbox.countReplay(key));
@@ -232,7 +240,10 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
       recent.clear();
       const deleted = inTransaction(database, () => {
         // The record of their edits and deletes goes too (ids only, but theirs).
-        for (const userId of userIds) revisions.forgetPerson(userId);
+        for (const userId of userIds) {
+          revisions.forgetPerson(userId);
+          activity.forget(userId);
+        }
         return userIds.reduce(
           (sum, userId) =>
             sum +

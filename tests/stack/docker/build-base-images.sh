@@ -120,13 +120,14 @@ DOCKERFILE
 fi
 
 # ---- pnpm and the dependency store, for the Dockerfile's PNPM_STORE_IMAGE ----------------------
-store_tag=$(cat pnpm-lock.yaml pnpm-workspace.yaml .npmrc | sha256sum | cut -c1-16)
+store_tag=$(cat pnpm-lock.yaml pnpm-workspace.yaml .npmrc patches/* | sha256sum | cut -c1-16)
 store_image=nexus-ci/pnpm-store:$store_tag
 if ! have_image "$store_image"; then
   log "$store_image: pnpm fetch on the host"
   store_dir="$CACHE_DIR/pnpm-store"
   mkdir -p "$work/store/src"
-  cp pnpm-lock.yaml pnpm-workspace.yaml .npmrc "$work/store/src/"
+  # patches/ too: `pnpm fetch` refuses to run without the files patchedDependencies names.
+  cp -r pnpm-lock.yaml pnpm-workspace.yaml .npmrc patches "$work/store/src/"
   # The metadata cache goes along: pnpm checks the lockfile against it before an offline install.
   (cd "$work/store/src" && pnpm fetch --store-dir "$store_dir" --cache-dir "$work/store/pnpm-cache" >/dev/null)
   # npm's install runs pnpm's install script, which puts its native binary in place (fetched
@@ -144,8 +145,14 @@ COPY pnpm-store /pnpm-store
 COPY pnpm-cache /root/.cache/pnpm
 DOCKERFILE
   "$DOCKER" build -q --force-rm -t "$store_image" "$work/store" >/dev/null
-  # Stores of earlier lockfiles are about 1 GB each: keep only this one.
-  "$DOCKER" images --format '{{.Repository}}:{{.Tag}}' nexus-ci/pnpm-store | grep -vx "$store_image" \
-    | xargs -r "$DOCKER" rmi >/dev/null || true
+  # Stores of earlier lockfiles are about 1 GB each: drop those made over a day ago. A newer one
+  # may be another checkout's (another branch's lockfile) whose stack test is running now.
+  now=$(date +%s)
+  "$DOCKER" images --format '{{.Repository}}:{{.Tag}}|{{.CreatedAt}}' nexus-ci/pnpm-store \
+    | while IFS='|' read -r image created; do
+      [ "$image" = "$store_image" ] && continue
+      made=$(date -d "${created% *}" +%s 2>/dev/null || echo "$now")
+      if [ $((now - made)) -gt 86400 ]; then "$DOCKER" rmi "$image" >/dev/null 2>&1 || true; fi
+    done
 fi
 echo "$store_image"

@@ -2,6 +2,7 @@
 // throw-away container on the project's own network), never through a port it publishes.
 import type { ComposeProject } from './compose-project.ts';
 import { REPO } from './compose-project.ts';
+import { DEFAULT_SECRETS_GID } from './stack-secrets.ts';
 
 export interface ModelRequest {
   body: { messages: Array<{ role: string; content: unknown }> };
@@ -85,6 +86,9 @@ export async function findMarker(
     `${secrets}/redis-password:/run/secrets/redis-password:ro`,
     '-v',
     `${secrets}/qdrant-api-key:/run/secrets/qdrant-api-key:ro`,
+    // The secret files are root:<secrets group> 0440, read through the group like the services do.
+    '--group-add',
+    String(DEFAULT_SECRETS_GID),
     'nexus-ci/stand-ins:24',
     'node',
     'tests/stack/docker/find-marker.ts',
@@ -113,4 +117,21 @@ export async function volumeFilesContaining(
     marker,
   ]);
   return text.split('\n').filter(Boolean);
+}
+
+/**
+ * One call to the memory service's HTTP API from inside its own container, with the key it reads
+ * from its secret (`GET /health` needs none): the JSON it answers.
+ */
+export async function memoryServiceCall(
+  project: ComposeProject,
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
+  const [memory] = await project.containersOf('memory');
+  const request = body === undefined ? {} : { method: 'POST', body: JSON.stringify(body) };
+  const script = `const key=require('node:fs').readFileSync('/run/secrets/memory-api-key','utf8').trim();
+fetch('http://127.0.0.1:8787${path}',{...${JSON.stringify(request)},headers:{'x-api-key':key,'content-type':'application/json'}})
+.then(r=>r.text()).then(t=>process.stdout.write(t))`;
+  return JSON.parse(await project.exec(memory!, ['node', '-e', script]));
 }

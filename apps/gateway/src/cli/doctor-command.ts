@@ -1,6 +1,7 @@
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { ConfigError, type LoadConfigOptions, loadConfig } from '../config/load-config.ts';
 import type { CommandOutput } from './command-output.ts';
+import { checkExtractionModel } from './doctor-extraction-check.ts';
 import { type DoctorLine, formatDoctorLine } from './doctor-line.ts';
 import { checkMcpServers } from './doctor-mcp-check.ts';
 import { checkNodeVersion } from './doctor-node-check.ts';
@@ -41,10 +42,11 @@ export async function doctorCommand(options: {
   }
   if (config) {
     const permissions = await checkDataPermissions(config.dataDir, { fix: options.fix === true });
-    const [stores, queue, model, search, channels, mcpServers] = await Promise.all([
+    const [stores, queue, model, extraction, search, channels, mcpServers] = await Promise.all([
       checkStores(config),
       checkQueue(config),
       checkModel(config, fetchFunction),
+      checkExtractionModel(config, fetchFunction),
       checkMemorySearch(config, fetchFunction),
       checkChannels(config, fetchFunction),
       checkMcpServers(config),
@@ -54,6 +56,7 @@ export async function doctorCommand(options: {
       permissions,
       queue,
       model,
+      ...(extraction ? [extraction] : []),
       search,
       ...channels,
       ...mcpServers,

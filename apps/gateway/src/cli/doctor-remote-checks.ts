@@ -5,9 +5,32 @@ import { type DoctorLine, describeNetworkError } from './doctor-line.ts';
 
 const TIMEOUT_MS = 5000;
 
+/** `GET <base URL>/models` of the configured provider: where, and with which credentials. */
+export function modelsRequest(model: GatewayConfig['model']): {
+  baseUrl: string;
+  url: string;
+  headers: Record<string, string>;
+} {
+  const { provider, apiKey } = model;
+  const defaults = {
+    openai: 'https://api.openai.com/v1',
+    anthropic: 'https://api.anthropic.com/v1',
+  } as const;
+  const baseUrl = (
+    model.baseUrl ?? (provider === 'openai-compatible' || !provider ? '' : defaults[provider])
+  ).replace(/\/$/, '');
+  const headers: Record<string, string> =
+    provider === 'anthropic'
+      ? { 'x-api-key': apiKey ?? '', 'anthropic-version': '2023-06-01' }
+      : apiKey
+        ? { authorization: `Bearer ${apiKey}` }
+        : {};
+  return { baseUrl, url: `${baseUrl}/models`, headers };
+}
+
 /** Whether the model provider answers, accepts the key and serves the configured model. */
 export async function checkModel(config: GatewayConfig, fetchFunction: typeof fetch): Promise<DoctorLine> {
-  const { provider, name, apiKey } = config.model;
+  const { provider, name } = config.model;
   if (!provider || !name) {
     return {
       status: 'warn',
@@ -16,20 +39,7 @@ export async function checkModel(config: GatewayConfig, fetchFunction: typeof fe
       fix: 'set NEXUS_MODEL_PROVIDER and NEXUS_MODEL (and NEXUS_MODEL_BASE_URL or NEXUS_MODEL_API_KEY), e.g. openai-compatible with http://127.0.0.1:11434/v1 for Ollama',
     };
   }
-  const defaults = {
-    openai: 'https://api.openai.com/v1',
-    anthropic: 'https://api.anthropic.com/v1',
-  } as const;
-  const baseUrl = (
-    config.model.baseUrl ?? (provider === 'openai-compatible' ? '' : defaults[provider])
-  ).replace(/\/$/, '');
-  const headers: Record<string, string> =
-    provider === 'anthropic'
-      ? { 'x-api-key': apiKey ?? '', 'anthropic-version': '2023-06-01' }
-      : apiKey
-        ? { authorization: `Bearer ${apiKey}` }
-        : {};
-  const url = `${baseUrl}/models`;
+  const { baseUrl, url, headers } = modelsRequest(config.model);
   let response: Response;
   try {
     response = await fetchFunction(url, { headers, signal: AbortSignal.timeout(TIMEOUT_MS) });

@@ -2,6 +2,7 @@ import type { Logger } from '@nexus/protocol';
 import { pino } from 'pino';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { PLATFORM_ID_FIELDS } from '../data-dir/platform-id-pseudonym.ts';
+import { logTraceIds } from '../tracing/log-trace-ids.ts';
 import { withLazyChildren } from './lazy-child-logger.ts';
 
 const SECRET_PATHS = ['*.apiKey', '*.token', '*.raw', 'apiKey', 'token', 'raw', 'headers.authorization'];
@@ -50,6 +51,8 @@ export function createLogger(
   const options = {
     level: config.level,
     base: { service: 'nexus' },
+    // The active span's trace and span ids on every line written inside one (tracing on).
+    mixin: logTraceIds.current,
     serializers: { err: serializeError },
     redact: {
       paths: [

@@ -133,7 +133,9 @@ describe('loadConfig', () => {
     expect(missing).toContain('NEXUS_REDIS_PASSWORD_FILE: cannot read /run/secrets/redis-password');
     expect(missing).toContain('create secrets/redis-password beside docker-compose.yml');
     const [unreadable] = problemsOf(() => loadConfig({ env, readFile: failing('EACCES') }));
-    expect(unreadable).toContain('chown 1000:0 secrets/redis-password && chmod 440 secrets/redis-password');
+    expect(unreadable).toContain(
+      'sudo chown root:8787 secrets/redis-password && sudo chmod 440 secrets/redis-password',
+    );
     const elsewhere = {
       NEXUS_REDIS_URL: 'redis://redis:6379',
       NEXUS_REDIS_PASSWORD_FILE: '/etc/nexus/redis',

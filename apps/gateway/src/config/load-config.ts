@@ -124,17 +124,18 @@ function rawValue(
 /**
  * How to repair a secret file Nexus cannot read: a missing Docker secret is created on the host
  * (docker-compose.yml mounts secrets/<name> at /run/secrets/<name>); an unreadable one is given to
- * the user Nexus runs as (UID 1000 in the image, whose group 0 Redis and Qdrant read through).
+ * the secrets group docker-compose.yml adds to the services that read secrets (NEXUS_SECRETS_GID,
+ * 8787 by default), owned by root, mode 0440.
  */
 export function secretFileFix(path: string, error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   const dockerSecret = /^\/run\/secrets\/([^/]+)$/u.exec(path)?.[1];
   if (code === 'EACCES' || code === 'EPERM') {
-    const hostPath = dockerSecret ? `secrets/${dockerSecret} on the host` : path;
-    return `make ${hostPath} readable by the user Nexus runs as (in the Docker image UID 1000: chown 1000:0 ${dockerSecret ? `secrets/${dockerSecret}` : path} && chmod 440 ${dockerSecret ? `secrets/${dockerSecret}` : path}).`;
+    if (!dockerSecret) return `make ${path} readable by the user Nexus runs as.`;
+    return `make secrets/${dockerSecret} on the host readable by the secrets group docker-compose.yml adds to this service (NEXUS_SECRETS_GID, 8787 by default): sudo chown root:8787 secrets/${dockerSecret} && sudo chmod 440 secrets/${dockerSecret}.`;
   }
   if (dockerSecret) {
-    return `create secrets/${dockerSecret} beside docker-compose.yml (umask 077; openssl rand -hex 32 > secrets/${dockerSecret}; chown 1000:0 secrets/${dockerSecret}; chmod 440 secrets/${dockerSecret}), list it under this service's secrets:, then docker compose up -d.`;
+    return `create secrets/${dockerSecret} beside docker-compose.yml ((umask 077; openssl rand -hex 32 > secrets/${dockerSecret}); sudo chown root:8787 secrets/${dockerSecret}; sudo chmod 440 secrets/${dockerSecret}; 8787 is NEXUS_SECRETS_GID), list it under this service's secrets:, then docker compose up -d.`;
   }
   return 'fix the path, or set the value itself instead of the _FILE variable.';
 }

@@ -202,7 +202,7 @@ export const MEMORY_SETTINGS = [
     path: 'memory.extractionModel',
     schema: z.string().min(1),
     description:
-      'Model id (same provider) that extracts memories and writes conversation summaries after replies; a cheaper one is usually enough. Default: `NEXUS_MODEL`.',
+      'Model id (same provider) that extracts memories and writes conversation summaries after replies. Default: the chat model’s cheaper sibling when docs/memory-in-the-loop.md (Extraction model) lists one (e.g. `gpt-4o` → `gpt-4o-mini`, `claude-sonnet-4-5` → `claude-haiku-4-5`), falling back to `NEXUS_MODEL` when the provider does not serve it; else `NEXUS_MODEL`. `nexus doctor` says which and why.',
     hint: 'set it to a model id your provider serves, e.g. gpt-4o-mini',
   },
   {
@@ -220,7 +220,7 @@ export const MEMORY_SETTINGS = [
     schema: z.coerce.number().min(0),
     defaultValue: 72,
     description:
-      'A person who writes again in a direct chat after this many hours is welcomed back with what Nexus remembers about them; 0 turns it off.',
+      'A person who writes in a direct chat after this many hours away from every channel (their last message anywhere) is welcomed back, once, with what Nexus remembers about them, when it knows something; 0 turns it off.',
     hint: 'set it to hours, e.g. 72, or 0',
   },
 ] as const satisfies readonly SettingDefinition[];

@@ -2,7 +2,7 @@ import { type ExtractionReport, startMemoryExtractionWorker } from '@nexus/core'
 import { createMemoryClient } from '@nexus/memory';
 import type { JobProcessor, JobQueue, Logger } from '@nexus/protocol';
 import type { LanguageModel } from 'ai';
-import { createLanguageModel } from '../composition/create-language-model.ts';
+import { createExtractionModel } from '../composition/create-extraction-model.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 
 /** Whether memory jobs can run on workers: only with a memory service every process reaches. */
@@ -32,12 +32,13 @@ export async function startWorkerExtraction(options: {
     );
     return undefined;
   }
-  const extractionModel = config.memory.extractionModel
-    ? ((await createLanguageModel(
-        { ...config.model, name: config.memory.extractionModel },
-        options.fetch ? { fetch: options.fetch } : {},
-      )) ?? options.model)
-    : options.model;
+  const extractionModel =
+    (await createExtractionModel({
+      config,
+      chatModel: options.model,
+      logger,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    })) ?? options.model;
   logger.info({ memoryUrl: config.memory.url }, 'taking memory extraction jobs from Redis');
   return startMemoryExtractionWorker({
     queue: options.queue,

@@ -12,8 +12,9 @@ import { startGateway } from '../start-gateway.ts';
  *
  * IPC in: `{ type: 'receive', upsert: 'notify' | 'append', messages: [{ id, from, text, at }] }`.
  * IPC out: `{ type: 'open' }` once a socket is linked, `{ type: 'closed' }` when the adapter ended
- * it, `{ type: 'receipt', ids }` as Baileys sends it (before the adapter sees the messages) or
- * `{ type: 'not-received', ids }` when no socket is linked, and `{ type: 'sent', jid, text }`.
+ * it, `{ type: 'receipt', ids }` as the socket sends it (through the adapter's
+ * `deferDeliveryReceipt`, once the message is stored) or `{ type: 'not-received', ids }` when no
+ * socket is linked, and `{ type: 'sent', jid, text }`.
  * SIGTERM closes the gateway as `nexus start` does (channels stop intake, core finishes or keeps).
  */
 type MessageContent = Parameters<FakeWhatsAppSocket['sendMessage']>[1];
@@ -39,8 +40,6 @@ process.on(
       send({ type: 'not-received', ids });
       return;
     }
-    // Baileys acknowledges a message to WhatsApp before it emits it (messages-recv.ts).
-    send({ type: 'receipt', ids });
     const built = (message.messages ?? []).map((entry) =>
       buildDirectMessage({ id: entry.id, from: entry.from, text: entry.text, timestampSeconds: entry.at }),
     );
@@ -51,11 +50,14 @@ process.on(
 async function linkSockets(): Promise<void> {
   for (let index = 0; ; index += 1) {
     const socket = await fake.socket(index);
+    socket.onReceipt((id) => send({ type: 'receipt', ids: [id] }));
     const original = socket.sendMessage.bind(socket);
     socket.sendMessage = async (jid: string, content: MessageContent, options?: SendOptions) => {
       const text = 'text' in content && typeof content.text === 'string' ? content.text : '';
+      // Sent once Baileys' sendMessage returns (it has written the frame), not when it is called.
+      const sent = await original(jid, content, options);
       send({ type: 'sent', jid, text });
-      return original(jid, content, options);
+      return sent;
     };
     const end = socket.end.bind(socket);
     socket.end = async (error: Error | undefined) => {

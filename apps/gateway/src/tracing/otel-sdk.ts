@@ -1,6 +1,6 @@
 import { OpenTelemetry } from '@ai-sdk/otel';
 import { enableModelCallTelemetry } from '@nexus/core';
-import { context, propagation, trace } from '@opentelemetry/api';
+import { context, isSpanContextValid, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -8,6 +8,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { registerTelemetry } from 'ai';
 import type { GatewayTracing } from './gateway-tracing.ts';
+import { logTraceIds } from './log-trace-ids.ts';
 import { tracedJobQueue } from './traced-job-queue.ts';
 
 /**
@@ -37,11 +38,16 @@ export function startOtelSdk(options: {
   const tracer = provider.getTracer('nexus');
   registerTelemetry(new OpenTelemetry({ tracer }));
   enableModelCallTelemetry();
+  logTraceIds.install(() => {
+    const ids = trace.getActiveSpan()?.spanContext();
+    return ids && isSpanContextValid(ids) ? { trace_id: ids.traceId, span_id: ids.spanId } : undefined;
+  });
   return {
     tracer,
     bindToActiveContext: (fn) => context.bind(context.active(), fn),
     traceJobQueue: (queue) => tracedJobQueue(queue, tracer),
     async shutdown() {
+      logTraceIds.install(undefined);
       await provider.forceFlush();
       await provider.shutdown();
     },

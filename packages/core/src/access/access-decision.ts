@@ -29,7 +29,13 @@ export interface AccessControl {
  * fit it, so core does not depend on the memory package.
  */
 export interface AccessMemoryPort {
-  list(options: { userId: string; limit?: number; offset?: number; abortSignal?: AbortSignal }): Promise<
+  list(options: {
+    userId: string;
+    scope?: 'user';
+    limit?: number;
+    offset?: number;
+    abortSignal?: AbortSignal;
+  }): Promise<
     ReadonlyArray<{
       id: string;
       content: string;

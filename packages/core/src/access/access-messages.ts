@@ -47,6 +47,8 @@ export const ACCESS_MESSAGES = {
     direct
       ? "Hi, I'm your assistant. I remember what you tell me about yourself (your preferences, facts about you, what you are working on) so I don't have to ask again, and I use it only when I answer you. You decide what stays: /memories shows everything I remember, /forget and a number deletes one memory, /forget-me deletes all of it."
       : "Hi, I'm your assistant. In this group I remember facts about the group only, never personal ones, and every member can see them with /memories and delete one with /forget and its number.",
+  welcomeBackKnown: (name: string | undefined, facts: readonly string[]) =>
+    `Welcome back${name ? `, ${name}` : ''}! I remember you. Among other things:\n${facts.map((fact) => `- ${fact}`).join('\n')}\n\n/memories shows everything I remember about you, /forget and a number deletes one memory, /forget-me deletes all of it.`,
   newConversation: () => "Started a new conversation. I won't use the earlier messages of this chat.",
   directOnly: (command: string) => `For your privacy, send /${command} to me in a direct message.`,
   memoryOff: () => "Memory is not enabled on this assistant, so I don't remember anything about anyone.",

@@ -10,6 +10,7 @@ import { type ForgetRequest, forgetMe } from './forget-me.ts';
 import { forgetOneMemory, listMemoryPage, type MemoryListings } from './memory-commands.ts';
 import type { ParsedCommand } from './parse-command.ts';
 import { replyWith } from './reply-with.ts';
+import { startGreeting } from './start-greeting.ts';
 
 export interface CommandContext {
   options: ResolvedAccessOptions;
@@ -34,9 +35,7 @@ export function runCommand(
   const { options } = context;
   const direct = intent.conversation.kind === 'direct';
   if (command.name === 'help') return replyWith(intent, ACCESS_MESSAGES.help(direct));
-  if (command.name === 'start') {
-    return replyWith(intent, `${ACCESS_MESSAGES.introduction(direct)}\n\n${ACCESS_MESSAGES.help(direct)}`);
-  }
+  if (command.name === 'start') return startGreeting(intent, options.memory);
   if (command.name === 'new') {
     const conversationKey = `${intent.channel}:${intent.conversation.id}`;
     return replyWith(intent, async () => {

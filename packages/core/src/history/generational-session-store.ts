@@ -36,6 +36,7 @@ export function withConversationGenerations(
     finishIntent: (key) => store.finishIntent(key),
     countReplay: (key) => store.countReplay(key),
     unfinishedIntents: () => store.unfinishedIntents(),
+    ...(store.markActive ? { markActive: store.markActive.bind(store) } : {}),
     ...(store.forgetPeople ? { forgetPeople: store.forgetPeople.bind(store) } : {}),
     // The base key: the store deletes every generation of it.
     ...(store.forgetConversation ? { forgetConversation: store.forgetConversation.bind(store) } : {}),

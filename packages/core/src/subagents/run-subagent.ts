@@ -5,6 +5,7 @@ import { runMemoryStep } from '../memory/context/run-memory-step.ts';
 import { failureMessage } from '../memory/extraction/failure-message.ts';
 import { GROUP_MEMORY_NOTE } from '../memory/memory-subject.ts';
 import type { TurnToolsContext } from '../tools/turn-tools-context.ts';
+import { traceMemoryStep } from '../tracing/turn-spans.ts';
 import type { SubagentFanOut } from './subagent-fan-out.ts';
 
 export type SubagentOutcome =
@@ -125,23 +126,28 @@ async function taskMemory(
   logger: Logger,
 ): Promise<{ block: string; memoriesUsed: number }> {
   const settings = context.subagents;
-  const step = await runMemoryStep({
-    memory,
-    userId: context.userId,
-    query: task,
-    sessionId: context.sessionId,
-    budgetMs: Math.min(context.memoryBudgetMs, settings.timeoutMs),
-    tokenBudget: settings.memoryTokenBudget,
-    limit: settings.memoryLimit,
-    includeProfile: false,
-    includeSessionSummary: false,
-    profileTokenBudget: 0,
-    profileLimit: 0,
-    tokenCounter: context.tokenCounter,
-    now: context.now,
-    logger,
-    abortSignal,
-  });
+  const step = await traceMemoryStep(
+    context.tracer,
+    () =>
+      runMemoryStep({
+        memory,
+        userId: context.userId,
+        query: task,
+        sessionId: context.sessionId,
+        budgetMs: Math.min(context.memoryBudgetMs, settings.timeoutMs),
+        tokenBudget: settings.memoryTokenBudget,
+        limit: settings.memoryLimit,
+        includeProfile: false,
+        includeSessionSummary: false,
+        profileTokenBudget: 0,
+        profileLimit: 0,
+        tokenCounter: context.tokenCounter,
+        now: context.now,
+        logger,
+        abortSignal,
+      }),
+    { for: 'subagent' },
+  );
   const block =
     context.memorySubject === 'group'
       ? [GROUP_MEMORY_NOTE, step.block].filter(Boolean).join('\n\n')

@@ -1,5 +1,6 @@
 import type { TokenCounter } from '@nexus/limits-kit';
 import type { Intent, Logger } from '@nexus/protocol';
+import type { Tracer } from '@opentelemetry/api';
 import type { ToolSet } from 'ai';
 import type { Agent } from '../agent.ts';
 import type { TurnBudget } from '../cost/turn-budget.ts';
@@ -68,6 +69,7 @@ export function toolsForTurn(options: {
   tokenCounter: TokenCounter;
   now: () => number;
   logger: Logger;
+  tracer?: Tracer | undefined;
 }): ToolSet | undefined {
   const { subagents, intent } = options;
   const subject = memorySubjectOf(intent, options.memory?.groupPersonalMemory);
@@ -89,6 +91,7 @@ export function toolsForTurn(options: {
       tokenCounter: options.tokenCounter,
       now: options.now,
       logger: options.logger,
+      ...(options.tracer ? { tracer: options.tracer } : {}),
     },
     { depth: 0, fanOut: createSubagentFanOut(settings) },
   );

@@ -1,5 +1,6 @@
 import type { TokenCounter } from '@nexus/limits-kit';
 import type { Logger, MemoryPort } from '@nexus/protocol';
+import type { Tracer } from '@opentelemetry/api';
 import type { Agent } from '../agent.ts';
 import type { TurnBudget } from '../cost/turn-budget.ts';
 import type { SubagentSettings } from '../subagents/subagent-settings.ts';
@@ -26,4 +27,6 @@ export interface TurnToolsContext {
   tokenCounter: TokenCounter;
   now: () => number;
   logger: Logger;
+  /** Tracing on: a subagent's memory lookup is a `nexus.memory_step` span of its run. */
+  tracer?: Tracer;
 }

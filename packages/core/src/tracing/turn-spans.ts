@@ -3,6 +3,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { MemoryStepResult } from '../memory/context/run-memory-step.ts';
 import type { TurnResult } from '../turn/turn-types.ts';
 import { inSpan } from './in-span.ts';
+import { recordMemoryInjection } from './record-memory-injection.ts';
 import { spanIdOf, type TurnTracing } from './turn-tracing.ts';
 
 /** Span and attribute names, as documented in docs/observability.md. */
@@ -48,13 +49,21 @@ export function traceTurn(
   );
 }
 
-/** `nexus.memory_step`: which scopes answered, which timed out, what went into the prompt. */
+/**
+ * `nexus.memory_step`: which scopes answered, which timed out, what went into the prompt, with
+ * the injection below it as a `memory.context.inject` generation. `for` says whose prompt: the
+ * turn's, or a subagent's task block.
+ */
 export function traceMemoryStep(
   tracer: Tracer | undefined,
   run: () => Promise<MemoryStepResult>,
+  options: { for?: 'turn' | 'subagent' } = {},
 ): Promise<MemoryStepResult> {
-  return inSpan(tracer, SPAN.memoryStep, {}, async (span) => {
+  const target = options.for ?? 'turn';
+  return inSpan(tracer, SPAN.memoryStep, { 'nexus.memory.for': target }, async (span) => {
+    const startedAt = Date.now();
     const result = await run();
+    if (tracer) recordMemoryInjection(tracer, result.report, startedAt, { 'nexus.memory.for': target });
     const { report } = result;
     span?.setAttributes({
       'nexus.memory.outcome': report.outcome,

@@ -40,24 +40,36 @@ export async function loadTurnContext(options: {
         : loaded,
     );
   const memory = dependencies.memory;
+  // The person's activity across channels and conversations, for "welcome back"; never blocks the turn.
+  const personActivity = dependencies.sessionStore.markActive
+    ? dependencies.sessionStore.markActive({ userId: intent.userId, at: dependencies.now() }).then(
+        (lastActiveAt) => ({ lastActiveAt }),
+        (error: unknown) => {
+          options.logger.warn({ err: error }, 'person activity not recorded');
+          return undefined;
+        },
+      )
+    : Promise.resolve(undefined);
   const [turns, tokenCounter, memoryStep] = await Promise.all([
     historyLoaded,
     dependencies.tokenCounter,
     memory
-      ? Promise.all([historyLoaded, dependencies.tokenCounter]).then(([loadedTurns, loadedCounter]) =>
-          traceMemoryStep(dependencies.tracing?.tracer, () =>
-            loadTurnMemory({
-              memory,
-              intent,
-              conversationKey,
-              turns: loadedTurns,
-              onSlow: () => options.events.push({ type: 'status', text: memory.statusText }),
-              tokenCounter: loadedCounter,
-              now: dependencies.now,
-              logger: options.logger,
-              abortSignal: dependencies.shutdownSignal,
-            }),
-          ),
+      ? Promise.all([historyLoaded, dependencies.tokenCounter, personActivity]).then(
+          ([loadedTurns, loadedCounter, activity]) =>
+            traceMemoryStep(dependencies.tracing?.tracer, () =>
+              loadTurnMemory({
+                memory,
+                intent,
+                conversationKey,
+                turns: loadedTurns,
+                ...(activity ? { personActivity: activity } : {}),
+                onSlow: () => options.events.push({ type: 'status', text: memory.statusText }),
+                tokenCounter: loadedCounter,
+                now: dependencies.now,
+                logger: options.logger,
+                abortSignal: dependencies.shutdownSignal,
+              }),
+            ),
         )
       : undefined,
   ]);

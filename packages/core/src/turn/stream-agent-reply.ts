@@ -30,6 +30,7 @@ export async function streamAgentReply(options: {
     | 'turnLimits'
     | 'now'
     | 'shutdownSignal'
+    | 'tracing'
   >;
   logger: Logger;
 }): Promise<void> {
@@ -52,6 +53,7 @@ export async function streamAgentReply(options: {
     tokenCounter: context.tokenCounter,
     now: dependencies.now,
     logger: options.logger,
+    tracer: dependencies.tracing?.tracer,
   });
   const push = (event: ReplyEvent) => events.push(event);
   const start = () => {

@@ -132,13 +132,26 @@ export class BotApiMethods {
         return this.#chatGuard(payload) ?? { ok: true, result: true };
       case 'getFile':
         return this.#getFile(payload);
-      case 'setMyCommands':
       case 'deleteMessage':
+        return this.#deleteMessage(payload);
+      case 'setMyCommands':
       case 'setMessageReaction':
         return { ok: true, result: true };
       default:
         return errorBody(404, 'Not Found');
     }
+  }
+
+  /** A deleted bot message leaves `botMessages`; one that is not there is a no-op, as before. */
+  #deleteMessage(payload: Record<string, unknown>): Outcome {
+    const guard = this.#chatGuard(payload);
+    if (guard) return guard;
+    const index = this.#botMessages.findIndex(
+      (message) =>
+        message.chatId === Number(payload.chat_id) && message.messageId === Number(payload.message_id),
+    );
+    if (index >= 0) this.#botMessages.splice(index, 1);
+    return { ok: true, result: true };
   }
 
   #chatGuard(payload: Record<string, unknown>): Outcome | undefined {

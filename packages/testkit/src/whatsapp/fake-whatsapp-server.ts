@@ -13,6 +13,8 @@ export interface FakeWhatsAppConnection {
   openedAt: number;
   /** The first binary frame the client sent (Baileys' noise intro starts with `WA`). */
   firstFrame: Buffer | undefined;
+  /** Every binary frame the client sent, in order (the first included). */
+  readonly frames: Buffer[];
   readonly closed: boolean;
 }
 
@@ -52,6 +54,7 @@ export async function startFakeWhatsAppServer(
     const connection: FakeWhatsAppConnection = {
       openedAt: Date.now(),
       firstFrame: undefined,
+      frames: [],
       get closed() {
         return closed;
       },
@@ -60,6 +63,7 @@ export async function startFakeWhatsAppServer(
     const behaviorNow = behavior;
     socket.on('message', (data: Buffer) => {
       connection.firstFrame ??= Buffer.from(data);
+      connection.frames.push(Buffer.from(data));
       if (behaviorNow === 'drop-after-hello') socket.terminate();
     });
     socket.on('close', () => {

@@ -51,6 +51,10 @@ export interface FakeWhatsAppSocket {
   readonly uploads: Map<string, Uint8Array>;
   readonly presenceUpdates: RecordedPresence[];
   readonly pairingCodeRequests: string[];
+  /** Ids of received messages whose delivery receipt went to WhatsApp, in order. */
+  readonly receipts: string[];
+  /** Called with each id as its receipt is sent (a test playing WhatsApp's server listens here). */
+  onReceipt(listener: (messageId: string) => void): void;
   /** Set once `end` was called (by the code under test or by `close`). */
   readonly ended: boolean;
   sendMessage(
@@ -65,7 +69,11 @@ export interface FakeWhatsAppSocket {
   open(): void;
   /** Server side: a QR to show while linking. */
   showQr(qr: string): void;
-  /** Server side: messages arrive (`notify` live, `append` offline/backfill). */
+  /**
+   * Server side: messages arrive (`notify` live, `append` offline/backfill). As Baileys does (with
+   * our patch), each message from someone else is first offered to the config's
+   * `deferDeliveryReceipt`; unless that takes the receipt over, it is sent before the upsert.
+   */
   receive(messages: WAMessage[], type?: MessageUpsertType): void;
   /** Server side: the connection closes with this error (a Boom with a status code). */
   close(error: Error): void;
@@ -79,13 +87,15 @@ export interface FakeWhatsAppSocket {
  * real socket does with `emitOwnEvents`.
  */
 export function createFakeWhatsAppSocket(
-  options: { user?: Contact; registered?: boolean } = {},
+  options: { user?: Contact; registered?: boolean; config?: Partial<UserFacingSocketConfig> } = {},
 ): FakeWhatsAppSocket {
   const ev = makeEventBuffer(silentBaileysLogger);
   const sent: RecordedSend[] = [];
   const uploads = new Map<string, Uint8Array>();
   const presenceUpdates: RecordedPresence[] = [];
   const pairingCodeRequests: string[] = [];
+  const receipts: string[] = [];
+  const receiptListeners: ((messageId: string) => void)[] = [];
   let user = options.user;
   let ended = false;
   let failures: { count: number; error: Error } | undefined;
@@ -111,6 +121,10 @@ export function createFakeWhatsAppSocket(
     uploads,
     presenceUpdates,
     pairingCodeRequests,
+    receipts,
+    onReceipt(listener) {
+      receiptListeners.push(listener);
+    },
     get ended() {
       return ended;
     },
@@ -152,6 +166,16 @@ export function createFakeWhatsAppSocket(
       ev.emit('connection.update', { connection: 'connecting', qr });
     },
     receive(messages, type = 'notify') {
+      for (const message of messages) {
+        const messageId = message.key.id;
+        if (!messageId || message.key.fromMe) continue;
+        const sendReceipt = async () => {
+          if (ended) throw new Error('Connection Closed');
+          receipts.push(messageId);
+          for (const listener of receiptListeners) listener(messageId);
+        };
+        if (options.config?.deferDeliveryReceipt?.(message, sendReceipt) !== true) void sendReceipt();
+      }
       ev.emit('messages.upsert', { messages, type });
     },
     close(error) {
@@ -182,7 +206,7 @@ export function createFakeWhatsAppSocketFactory(
     sockets,
     configs,
     factory(config) {
-      const socket = createFakeWhatsAppSocket(options);
+      const socket = createFakeWhatsAppSocket({ ...options, config });
       sockets.push(socket);
       configs.push(config);
       const index = sockets.length - 1;

@@ -24,10 +24,12 @@ import type { GatewayConfig } from '../../config/gateway-config.ts';
 import { ensurePrivateDirectory, privateFilePath } from '../../data-dir/private-path.ts';
 import type { MemoryMetrics } from '../../metrics/memory-metrics.ts';
 import type { GatewayTracing } from '../../tracing/gateway-tracing.ts';
+import { chooseExtractionModel } from '../choose-extraction-model.ts';
+import { createExtractionModel } from '../create-extraction-model.ts';
 import { createGatewayJobQueue } from '../create-gateway-job-queue.ts';
-import { createLanguageModel } from '../create-language-model.ts';
 import { DEFAULT_EMBEDDING_MODELS, detectProviderEmbedder } from './detect-provider-embedder.ts';
 import { loadTransformersAddon } from './load-transformers-addon.ts';
+import { type RecheckTuning, recheckProviderEmbedder } from './recheck-provider-embedder.ts';
 import { type ReindexTuning, reindexInBackground } from './reindex-in-background.ts';
 import { reindexQdrantInBackground } from './reindex-qdrant-in-background.ts';
 
@@ -57,7 +59,7 @@ export interface GatewayMemory {
  * Memory for the gateway: the in-process service on `<dataDir>/memory.sqlite` or the HTTP client
  * of a separate memory service, the job queue (BullMQ when Redis is configured, else embedded
  * SQLite in `<dataDir>/jobs.sqlite`, unless one is passed in), and the extraction model
- * (`NEXUS_EXTRACTION_MODEL`, else the chat model).
+ * (`createExtractionModel`: `NEXUS_EXTRACTION_MODEL`, else a cheaper sibling, else the chat model).
  */
 export async function createGatewayMemory(options: {
   config: GatewayConfig;
@@ -118,10 +120,12 @@ export async function createGatewayMemory(options: {
   // A queue handed in (the distributed one) is traced already by its creator.
   const jobQueue =
     options.tracing && !options.jobQueue ? options.tracing.traceJobQueue(createdQueue) : createdQueue;
-  const extractionModel =
-    options.model && config.memory.extractionModel
-      ? await createLanguageModel({ ...config.model, name: config.memory.extractionModel }, options)
-      : options.model;
+  const extractionModel = await createExtractionModel({
+    config,
+    chatModel: options.model,
+    logger: memoryLogger,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
   const groupPersonalMemory = settings.groupPersonalMemory ?? [];
   // Said at every start: the owner vouches for these groups' membership, and should see the list.
   if (groupPersonalMemory.length > 0)
@@ -185,7 +189,7 @@ export async function createGatewayMemory(options: {
           mode: settings.mode,
           extraction: settings.extraction,
           summaryIdleMs: settings.summaryIdleMs,
-          model: config.memory.extractionModel ?? config.model.name,
+          model: chooseExtractionModel(config.model, config.memory.extractionModel)?.name,
         },
         'memory workers running',
       );
@@ -220,11 +224,12 @@ export async function openLocalMemoryService(options: {
    */
   reindexElsewhere?: boolean;
   reindexTuning?: ReindexTuning;
+  recheckTuning?: RecheckTuning;
 }): Promise<{ service: MemoryApi; close(): Promise<void> }> {
   const { config } = options;
   const tokenCounter = options.tokenCounter ?? sharedTokenCounter();
   const autoReindex = options.backgroundReindex === true && config.memory.autoReindex;
-  const { embedder, store, reason, reindexTo } = await chooseEmbedderAndStore(
+  const { embedder, store, reason, reindexTo, askAgain } = await chooseEmbedderAndStore(
     config,
     options.fetch,
     autoReindex,
@@ -247,36 +252,49 @@ export async function openLocalMemoryService(options: {
     await store.close();
     throw error;
   }
-  if (!reindexTo || options.reindexElsewhere) return { service, close: () => store.close() };
-  const wanted = { embedderId: reindexTo.id, dimensions: reindexTo.dimensions };
-  const hybridReason = reason.replace(/; (the store's|\d+ of the store's) .*$/u, '');
-  const { qdrantUrl, qdrantApiKey, qdrantCollection } = config.memory;
-  if (qdrantUrl)
-    return reindexQdrantInBackground({
-      qdrant: {
-        url: qdrantUrl,
-        ...(qdrantApiKey ? { apiKey: qdrantApiKey } : {}),
-        collection: qdrantCollection,
-      },
-      embedder: reindexTo,
+  const reindexFrom = (lexical: { service: MemoryApi; store: MemoryStore }, to: Embedder, why: string) => {
+    const wanted = { embedderId: to.id, dimensions: to.dimensions };
+    const hybridReason = why.replace(/; (the store's|\d+ of the store's) .*$/u, '');
+    const { qdrantUrl, qdrantApiKey, qdrantCollection } = config.memory;
+    if (qdrantUrl)
+      return reindexQdrantInBackground({
+        qdrant: {
+          url: qdrantUrl,
+          ...(qdrantApiKey ? { apiKey: qdrantApiKey } : {}),
+          collection: qdrantCollection,
+        },
+        embedder: to,
+        logger: options.logger,
+        lexical,
+        async openHybrid(collection) {
+          const hybridStore = await openMemoryStore(config, wanted, collection);
+          return { service: serviceOn(hybridStore, to, hybridReason), store: hybridStore };
+        },
+        ...(options.reindexTuning ? { tuning: options.reindexTuning } : {}),
+      });
+    return reindexInBackground({
+      path: storePath(config),
+      embedder: to,
       logger: options.logger,
-      lexical: { service, store },
-      async openHybrid(collection) {
-        const hybridStore = await openMemoryStore(config, wanted, collection);
-        return { service: serviceOn(hybridStore, reindexTo, hybridReason), store: hybridStore };
+      lexical,
+      async openHybrid() {
+        const hybridStore = await openMemoryStore(config, wanted);
+        return { service: serviceOn(hybridStore, to, hybridReason), store: hybridStore };
       },
       ...(options.reindexTuning ? { tuning: options.reindexTuning } : {}),
     });
-  return reindexInBackground({
-    path: storePath(config),
-    embedder: reindexTo,
-    logger: options.logger,
+  };
+  if (options.reindexElsewhere || !autoReindex) return { service, close: () => store.close() };
+  if (reindexTo) return reindexFrom({ service, store }, reindexTo, reason);
+  if (!askAgain) return { service, close: () => store.close() };
+  // The provider may serve embeddings later (a model still being pulled): asked again with backoff.
+  return recheckProviderEmbedder({
     lexical: { service, store },
-    async openHybrid() {
-      const hybridStore = await openMemoryStore(config, wanted);
-      return { service: serviceOn(hybridStore, reindexTo, hybridReason), store: hybridStore };
-    },
-    ...(options.reindexTuning ? { tuning: options.reindexTuning } : {}),
+    reason,
+    detect: () => detectProviderEmbedder(config, options.fetch),
+    reindex: (detected, why) => reindexFrom({ service, store }, detected, why),
+    logger: options.logger,
+    ...(options.recheckTuning ? { tuning: options.recheckTuning } : {}),
   });
 }
 
@@ -291,7 +309,13 @@ async function chooseEmbedderAndStore(
   config: GatewayConfig,
   fetch: typeof globalThis.fetch | undefined,
   autoReindex: boolean,
-): Promise<{ embedder: Embedder | undefined; store: MemoryStore; reason: string; reindexTo?: Embedder }> {
+): Promise<{
+  embedder: Embedder | undefined;
+  store: MemoryStore;
+  reason: string;
+  reindexTo?: Embedder;
+  askAgain?: boolean;
+}> {
   const configured = await createGatewayEmbedder(config, fetch);
   if (configured && autoReindex && config.memory.qdrantUrl)
     return fitQdrantCollection(config, configured, 'NEXUS_EMBEDDING_MODEL is set', true);
@@ -311,7 +335,12 @@ async function chooseEmbedderAndStore(
     };
   const detected = await detectProviderEmbedder(config, fetch);
   if (!detected.embedder)
-    return { embedder: undefined, store: await openMemoryStore(config, undefined), reason: detected.reason };
+    return {
+      embedder: undefined,
+      store: await openMemoryStore(config, undefined),
+      reason: detected.reason,
+      ...(detected.askAgain ? { askAgain: true } : {}),
+    };
   if (config.memory.qdrantUrl)
     return fitQdrantCollection(config, detected.embedder, detected.reason, autoReindex);
   return fitStore(config, detected.embedder, detected.reason, autoReindex);

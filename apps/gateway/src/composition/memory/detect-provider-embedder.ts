@@ -16,6 +16,8 @@ export interface EmbedderChoice {
   embedder?: Embedder;
   /** Which search is on and why, for the log, `/health` and `nexus doctor`. */
   reason: string;
+  /** The provider was asked and did not serve embeddings (yet): worth asking again later. */
+  askAgain?: boolean;
 }
 
 /**
@@ -53,12 +55,13 @@ export async function detectProviderEmbedder(
       await response.body?.cancel();
       return {
         reason: `${where} answered ${response.status} for ${model}; set NEXUS_EMBEDDING_MODEL to use another model`,
+        askAgain: true,
       };
     }
     const body = (await response.json()) as { data?: Array<{ embedding?: unknown }> };
     const vector = body.data?.[0]?.embedding;
     if (!Array.isArray(vector) || vector.length < 8 || !vector.every((value) => typeof value === 'number'))
-      return { reason: `${where} gave no usable vector for ${model}` };
+      return { reason: `${where} gave no usable vector for ${model}`, askAgain: true };
     const embedder = createOpenAICompatibleEmbedder({
       baseUrl,
       model,
@@ -71,6 +74,6 @@ export async function detectProviderEmbedder(
     // The socket's code (ECONNREFUSED…) says more than fetch's "fetch failed".
     const code = (error as { cause?: { code?: string } } | undefined)?.cause?.code;
     const message = code ?? (error instanceof Error ? error.message : String(error));
-    return { reason: `no answer from ${where} for ${model} (${message})` };
+    return { reason: `no answer from ${where} for ${model} (${message})`, askAgain: true };
   }
 }

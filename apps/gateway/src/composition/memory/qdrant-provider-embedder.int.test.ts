@@ -174,8 +174,10 @@ describe('provider embeddings detected on Qdrant', () => {
     server = await startScriptedModelServer({ embeddings: false });
     const reason = `${server.baseUrl}/embeddings answered 404 for nomic-embed-text; set NEXUS_EMBEDDING_MODEL to use another model`;
     const { service } = await openAsGateway();
-    expect(await searchState(service)).toBe(`lexical: ${reason}`);
-    // The collection is lexical; a provider serving embeddings later re-indexes it.
+    // Asked again with backoff: a provider serving embeddings later re-indexes it, no restart.
+    const askedAgain = /; asking the provider again in \d+ s$/u;
+    expect(await searchState(service)).toMatch(askedAgain);
+    expect(await searchState(service)).toContain(`lexical: ${reason}; `);
     expect(denseSize('nexus')).toBeUndefined();
 
     let stdout = '';
@@ -190,7 +192,8 @@ describe('provider embeddings detected on Qdrant', () => {
     const body = (await (await fetch(`${gateway.url}/health`)).json()) as {
       memory?: { search: string; reason?: string };
     };
-    expect(body.memory).toMatchObject({ search: 'lexical', reason });
+    expect(body.memory).toMatchObject({ search: 'lexical', reason: expect.stringMatching(askedAgain) });
+    expect(body.memory?.reason?.startsWith(`${reason}; `)).toBe(true);
   });
 
   it("says in the gateway's /health that it re-indexes for the detected model, then that search is hybrid and why", async () => {

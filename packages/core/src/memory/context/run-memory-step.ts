@@ -54,7 +54,7 @@ export interface MemoryStepOptions {
    * summarised is one of them, so after `/new` the earlier conversation's summary stays out.
    */
   currentIntentIds?: ReadonlySet<string>;
-  /** Appended to the block (the welcome-back instruction); '' or omitted for none. */
+  /** Appended to the block when the person has standing facts (the welcome-back instruction); '' or omitted for none. */
   extraInstruction?: string;
   profileTokenBudget: number;
   profileLimit: number;
@@ -180,7 +180,9 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
       if (summary.status === 'timeout') timedOut.push('summary');
     }
   }
-  if (options.extraInstruction) sections.push(options.extraInstruction);
+  // The welcome back is for someone Nexus knows: only with standing facts of theirs.
+  const knownPerson = contextValue?.standing?.status === 'ok' && contextValue.standing.candidates > 0;
+  if (options.extraInstruction && knownPerson) sections.push(options.extraInstruction);
   const block = sections.join('\n\n');
   const parts = [context, summary].filter((part) => part !== undefined);
   const answered = parts.filter((part) => part.status === 'ok').length;

@@ -34,8 +34,9 @@ export interface TurnMemoryOptions {
   /** A direct conversation quiet for this long is summarised; 0 turns summaries off. Default 30 min. */
   summaryIdleMs?: number;
   /**
-   * A person who writes again after this long in a direct conversation is greeted as returning: the
-   * prompt gets `WELCOME_BACK_INSTRUCTION` next to their standing facts. 0 turns it off. Default 72 h.
+   * A person who writes in a direct chat after this long away from every channel is greeted as
+   * returning, once, when they have standing facts: the prompt gets `welcomeBackInstruction` next
+   * to them. 0 turns it off. Default 72 h.
    */
   welcomeBackAfterMs?: number;
   /** `remember`, `recall`, `forget` for the agent. Default true. */
@@ -94,6 +95,8 @@ export async function loadTurnMemory(options: {
   intent: Intent;
   conversationKey: string;
   turns: StoredTurn[];
+  /** When the person was last active on any channel (`SessionStore.markActive`); else the conversation's last turn counts. */
+  personActivity?: { lastActiveAt: number | undefined };
   onSlow: () => void;
   tokenCounter: TokenCounter;
   now: () => number;
@@ -113,13 +116,17 @@ export async function loadTurnMemory(options: {
     lastTurnAt !== undefined &&
     memory.summaryIdleMs > 0 &&
     gapMs >= memory.summaryIdleMs;
-  // Only someone Nexus has talked with before: a first-time person has no earlier turn here.
+  // A return is the person's, not one conversation's: away from every channel for the gap (a
+  // first message after /new or on a newly linked channel counts). Only someone Nexus has talked
+  // with before, and greeted only when it knows something about them (runMemoryStep checks).
+  const lastSeenAt = options.personActivity ? options.personActivity.lastActiveAt : lastTurnAt;
+  const awayMs = lastSeenAt === undefined ? 0 : options.now() - lastSeenAt;
   const returning =
     subject.kind === 'person' &&
     intent.conversation.kind === 'direct' &&
-    lastTurnAt !== undefined &&
+    lastSeenAt !== undefined &&
     memory.welcomeBackAfterMs > 0 &&
-    gapMs >= memory.welcomeBackAfterMs;
+    awayMs >= memory.welcomeBackAfterMs;
   const result = await runMemoryStep({
     memory: memory.port,
     userId: subject.userId,
@@ -134,7 +141,7 @@ export async function loadTurnMemory(options: {
     includeProfile: memory.profileLimit > 0 && memory.profileTokenBudget > 0,
     includeSessionSummary: resumed,
     currentIntentIds: new Set(options.turns.map((turn) => turn.intentId)),
-    ...(returning ? { extraInstruction: welcomeBackInstruction(gapMs) } : {}),
+    ...(returning ? { extraInstruction: welcomeBackInstruction(awayMs) } : {}),
     profileTokenBudget: memory.profileTokenBudget,
     profileLimit: memory.profileLimit,
     tokenCounter: options.tokenCounter,
