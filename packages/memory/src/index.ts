@@ -12,7 +12,7 @@ export {
   type MemorySource,
   type MemoryStats,
 } from './model/memory.ts';
-export type { MemoryApi, MemoryHealth } from './model/memory-api.ts';
+export type { MemoryApi } from './model/memory-api.ts';
 export {
   EmbedderMismatchError,
   MemoryIdTakenError,
@@ -20,12 +20,8 @@ export {
   MemoryStoreError,
 } from './model/memory-errors.ts';
 export { MemoryService } from './service/memory-service.ts';
-export {
-  type BackgroundReindex,
-  type BackgroundReindexOptions,
-  startBackgroundReindex,
-} from './service/background-reindex.ts';
-export { type EmbedderFit, fitEmbedderToStore } from './service/fit-embedder-to-store.ts';
+export { type BackgroundReindexOptions, startBackgroundReindex } from './service/background-reindex.ts';
+export { fitEmbedderToStore } from './service/fit-embedder-to-store.ts';
 export { SwitchingMemoryService } from './service/switching-memory-service.ts';
 
 // Stores: the embedded SQLite store, re-indexing, and the store contract other back ends implement (memory-qdrant)

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ReindexProgress, reindexSqliteStore } from '@nexus/memory';
 import { NexusError } from '@nexus/protocol';
-import { createGatewayEmbedder } from '../composition/memory/create-gateway-memory.ts';
+import { createGatewayEmbedder } from '../composition/memory/choose-embedder-and-store.ts';
 import type { LoadConfigOptions } from '../config/load-config.ts';
 import type { CommandOutput } from './command-output.ts';
 import { EX_CONFIG, loadCommandConfig } from './load-command-config.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SqliteMemoryStore } from '@nexus/memory';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openMemoryStore } from '../composition/memory/create-gateway-memory.ts';
+import { openMemoryStore } from '../composition/memory/choose-embedder-and-store.ts';
 import { loadConfig } from './load-config.ts';
 
 const dataDirs: string[] = [];

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../config/load-config.ts';
-import { createGatewayEmbedder } from './create-gateway-memory.ts';
+import { createGatewayEmbedder } from './choose-embedder-and-store.ts';
 import { loadTransformersAddon, TRANSFORMERS_ADDON } from './load-transformers-addon.ts';
 
 let dataDir: string;
