@@ -203,6 +203,7 @@ async function prepareOne(
       const remaining = settings.documentMaxChars - documentChars(media);
       const pdf = await extractPdfText({
         bytes: fetched.bytes,
+        personId: options.intent.userId,
         maxPages: settings.pdfMaxPages,
         maxChars: Math.max(0, remaining),
         timeoutMs: settings.timeBudgetMs,
