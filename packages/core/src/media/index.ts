@@ -1,3 +1,4 @@
+export { type AttachmentRefusals, createAttachmentRefusals } from './attachment-refusals.ts';
 export { formatMegabytes } from './media-reply-text.ts';
 export { DEFAULT_MEDIA_SETTINGS, type MediaSettings } from './media-settings.ts';
 export { createFileMediaStore, type MediaStore, personFolder, type StoredMedia } from './media-store.ts';

@@ -13,6 +13,7 @@ import {
   formatMegabytes,
   NO_TRANSCRIBER_TEXT,
   NO_VISION_TEXT,
+  refusalAllowanceText,
 } from './media-reply-text.ts';
 import type { MediaSettings } from './media-settings.ts';
 import { sniffMediaType } from './sniff-media-type.ts';
@@ -80,12 +81,22 @@ export async function prepareTurnMedia(options: PrepareTurnMediaOptions): Promis
     problems: [],
     problemsOnly: false,
   };
+  const personId = intent.userId;
+  const blockedUntil = settings.refusals?.blockedUntil(personId);
+  if (blockedUntil !== undefined) {
+    // Past the allowance nothing is downloaded: one sentence answers all of the message's files.
+    media.problems.push(refusalAllowanceText(settings.refusals?.perDay ?? 0, blockedUntil));
+    media.problemsOnly = media.text.trim() === '';
+    return media;
+  }
   const turnDeadline = AbortSignal.timeout(settings.timeBudgetMs * TURN_TIME_BUDGETS);
   const budget = { bytesLeft: settings.maxBytes * TURN_BYTES_PER_FILE_CAP, deadline: turnDeadline };
+  let refused = false;
   for (const attachment of intent.attachments.slice(0, MAX_ATTACHMENTS_PER_TURN)) {
     try {
       await prepareOne(attachment, media, budget, options);
     } catch (error) {
+      refused = true;
       options.logger.warn(
         { kind: attachment.kind, code: error instanceof NexusError ? error.code : 'internal' },
         'attachment not used',
@@ -93,6 +104,7 @@ export async function prepareTurnMedia(options: PrepareTurnMediaOptions): Promis
       media.problems.push(attachmentProblemText(attachment, error, settings.maxBytes));
     }
   }
+  if (refused) settings.refusals?.record(personId);
   const skipped = intent.attachments.length - MAX_ATTACHMENTS_PER_TURN;
   if (skipped > 0)
     media.problems.push(
@@ -161,6 +173,8 @@ async function prepareOne(
       )} one message may carry.`,
     );
   if (maxBytes <= 0) throw overMessageCap();
+  const keptLeft = (await settings.store?.bytesLeftToday(options.intent.userId)) ?? Number.POSITIVE_INFINITY;
+  if (keptLeft <= 0) throw dailyQuotaReached();
   const fetched = await withDeadline(
     adapter.fetchAttachment({ attachment, maxBytes, abortSignal: signal }),
     signal,
@@ -174,13 +188,22 @@ async function prepareOne(
     throw new NexusError({ code: 'attachment_too_large', message: 'over the size cap' });
   }
   budget.bytesLeft -= fetched.bytes.byteLength;
+  if (fetched.bytes.byteLength > keptLeft) throw dailyQuotaReached();
   const sniffed = sniffMediaType(fetched.bytes);
-  // Kept under the person the turn ran for, so forgetting them removes it (docs/media.md).
-  await settings.store?.put(fetched.bytes, options.intent.userId);
+  // Kept only once used, under the person the turn ran for, so forgetting them removes it
+  // (docs/media.md). A file refused or unreadable is never written.
+  const keep = (bytes: Uint8Array) =>
+    settings.store?.put(bytes, options.intent.userId).catch((error: unknown) => {
+      options.logger.warn({ code: toNexusError(error).code }, 'attachment used but not kept');
+    });
   switch (sniffed.family) {
     case 'image':
-      if (!settings.vision) media.problems.push(NO_VISION_TEXT);
-      else media.images.push({ bytes: fetched.bytes, mediaType: sniffed.mimeType });
+      if (!settings.vision) {
+        media.problems.push(NO_VISION_TEXT);
+        return;
+      }
+      media.images.push({ bytes: fetched.bytes, mediaType: sniffed.mimeType });
+      await keep(fetched.bytes);
       return;
     case 'audio': {
       if (!settings.transcriber) {
@@ -197,6 +220,7 @@ async function prepareOne(
       );
       if (text === '') throw unsupported('I could not make out any words in it.');
       media.heard.push(text);
+      await keep(fetched.bytes);
       return;
     }
     case 'pdf': {
@@ -213,6 +237,7 @@ async function prepareOne(
       const cut =
         pdf.pagesRead < pdf.pages ? ` (pages 1-${pdf.pagesRead} of ${pdf.pages}; the rest was left out)` : '';
       media.documents.push(documentBlock(attachment, `PDF${cut}`, pdf.text));
+      await keep(fetched.bytes);
       return;
     }
     case 'text': {
@@ -220,6 +245,7 @@ async function prepareOne(
       const text = new TextDecoder().decode(fetched.bytes);
       const cut = text.length > remaining ? ` (first ${remaining} characters of ${text.length})` : '';
       media.documents.push(documentBlock(attachment, `text${cut}`, text.slice(0, remaining)));
+      await keep(fetched.bytes);
       return;
     }
     default:
@@ -237,6 +263,12 @@ function documentBlock(attachment: Attachment, what: string, text: string): stri
 
 function documentChars(media: TurnMedia): number {
   return media.documents.reduce((sum, block) => sum + block.length, 0);
+}
+
+function dailyQuotaReached(): NexusError {
+  return unsupported(
+    'you have sent as many files today as I keep for one person in a day. Try again tomorrow.',
+  );
 }
 
 function unsupported(message: string): NexusError {
