@@ -28,8 +28,19 @@ export const agentRunPayloadSchema = z.object({
   userText: z.string(),
   /** Document text sent with the message (see docs/media.md). */
   userDocuments: z.array(z.string()).optional(),
-  /** Images sent with the message, base64 (a Redis job is JSON), for a model with vision. */
-  userImages: z.array(z.object({ base64: z.string(), mediaType: z.string() })).optional(),
+  /**
+   * Images sent with the message, for a model with vision: references only. The worker asks the
+   * gateway for each one's bytes over the run channel (`media-request`), so no job in Redis ever
+   * holds a photo. The bare base64 form is what gateways before it sent; it is still read.
+   */
+  userImages: z
+    .array(
+      z.union([
+        z.object({ ref: z.string().min(1).max(100), mediaType: z.string(), byteLength: z.number().int() }),
+        z.object({ base64: z.string(), mediaType: z.string() }),
+      ]),
+    )
+    .optional(),
   /** The person speaking, so `/forget-me` finds this job (and through its id, its streams). */
   userId: z.string().optional(),
   /** Tools the gateway runs on the worker's behalf (they are bound to the person speaking there). */
@@ -82,6 +93,8 @@ export const runMessageSchema = z.discriminatedUnion('kind', [
     message: z.string(),
     retryable: z.boolean(),
   }),
+  /** The bytes of one of the turn's images (`userImages[].ref`), answered with `media-bytes`. */
+  z.object({ ...runHeader, kind: z.literal('media-request'), ref: z.string() }),
   z.object({
     ...runHeader,
     kind: z.literal('tool-call'),
@@ -97,8 +110,21 @@ export const workerMessageSchema = z.discriminatedUnion('kind', [
   z.object({ runId: z.string(), kind: z.literal('tool-result'), callId: z.string(), output: z.unknown() }),
   z.object({ runId: z.string(), kind: z.literal('tool-error'), callId: z.string(), message: z.string() }),
   z.object({ runId: z.string(), kind: z.literal('cancel') }),
+  z.object({
+    runId: z.string(),
+    kind: z.literal('media-bytes'),
+    ref: z.string(),
+    base64: z.string(),
+    mediaType: z.string(),
+  }),
+  z.object({ runId: z.string(), kind: z.literal('media-error'), ref: z.string(), message: z.string() }),
 ]);
 export type WorkerMessage = z.infer<typeof workerMessageSchema>;
+
+/** How a turn's image is named in its job: its place among the turn's images. */
+export function imageRef(index: number): string {
+  return `image-${index}`;
+}
 
 /** Redis keys, all under the deployment's prefix. */
 export function agentRunKeys(prefix: string) {

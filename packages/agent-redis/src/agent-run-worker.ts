@@ -122,9 +122,21 @@ export function startAgentRunWorker(options: AgentRunWorkerOptions): JobProcesso
         string,
         { resolve: (value: unknown) => void; reject: (error: Error) => void }
       >();
+      const pendingImages = new Map<
+        string,
+        { resolve: (image: { bytes: Uint8Array; mediaType: string }) => void; reject: (error: Error) => void }
+      >();
       options.router.register(runId, (message) => {
         if (message.kind === 'cancel') {
           cancelled.abort(new NexusError({ code: 'internal', message: 'The gateway cancelled this run.' }));
+          return;
+        }
+        if (message.kind === 'media-bytes' || message.kind === 'media-error') {
+          const waiting = pendingImages.get(message.ref);
+          pendingImages.delete(message.ref);
+          if (message.kind === 'media-error') waiting?.reject(new Error(message.message));
+          else
+            waiting?.resolve({ bytes: Buffer.from(message.base64, 'base64'), mediaType: message.mediaType });
           return;
         }
         const pending = pendingCalls.get(message.callId);
@@ -148,6 +160,14 @@ export function startAgentRunWorker(options: AgentRunWorkerOptions): JobProcesso
           },
           signal,
         );
+        const userImages = await fetchImages(payload, signal, async (ref) => {
+          const answered = new Promise<{ bytes: Uint8Array; mediaType: string }>((resolve, reject) => {
+            pendingImages.set(ref, { resolve, reject });
+            signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+          });
+          await publish({ kind: 'media-request', ref });
+          return answered;
+        });
         const budget = runBudget(payload, options);
         let finish: Extract<AgentPart, { type: 'finish' }> | undefined;
         for await (const part of options.agent.run({
@@ -157,14 +177,7 @@ export function startAgentRunWorker(options: AgentRunWorkerOptions): JobProcesso
           history: payload.history as never,
           userText: payload.userText,
           ...(payload.userDocuments ? { userDocuments: payload.userDocuments } : {}),
-          ...(payload.userImages
-            ? {
-                userImages: payload.userImages.map((image) => ({
-                  bytes: Buffer.from(image.base64, 'base64'),
-                  mediaType: image.mediaType,
-                })),
-              }
-            : {}),
+          ...(userImages.length > 0 ? { userImages } : {}),
           ...(tools ? { tools } : {}),
           abortSignal: signal,
         } as Parameters<Agent['run']>[0])) {
@@ -206,9 +219,29 @@ export function startAgentRunWorker(options: AgentRunWorkerOptions): JobProcesso
       } finally {
         options.router.unregister(runId);
         for (const pending of pendingCalls.values()) pending.reject(new Error('The run ended.'));
+        for (const pending of pendingImages.values()) pending.reject(new Error('The run ended.'));
       }
     },
   });
+}
+
+/**
+ * The turn's images, fetched from the gateway one at a time (each is in Redis only while it
+ * passes through this worker's inbox). A job from an older gateway carries them inline.
+ */
+async function fetchImages(
+  payload: AgentRunPayload,
+  signal: AbortSignal,
+  request: (ref: string) => Promise<{ bytes: Uint8Array; mediaType: string }>,
+): Promise<{ bytes: Uint8Array; mediaType: string }[]> {
+  const images: { bytes: Uint8Array; mediaType: string }[] = [];
+  for (const image of payload.userImages ?? []) {
+    signal.throwIfAborted();
+    if ('base64' in image)
+      images.push({ bytes: Buffer.from(image.base64, 'base64'), mediaType: image.mediaType });
+    else images.push(await request(image.ref));
+  }
+  return images;
 }
 
 /**

@@ -83,7 +83,13 @@ async function* runRemoteTurn(
   const logger = (options.logger ?? silentLogger).child({ turnId });
   const keys = agentRunKeys(options.prefix);
   const turn = openTurn(options, turnId, runOptions.abortSignal);
-  const follower = createRunFollower({ tools: runOptions.tools, send, abortSignal: turn.signal, logger });
+  const follower = createRunFollower({
+    tools: runOptions.tools,
+    ...(runOptions.userImages ? { images: runOptions.userImages } : {}),
+    send,
+    abortSignal: turn.signal,
+    logger,
+  });
   const watch = watchRun({
     queue: options.queue,
     turnId,

@@ -16,6 +16,7 @@ import {
   refusalAllowanceText,
 } from './media-reply-text.ts';
 import type { MediaSettings } from './media-settings.ts';
+import { scaleImageForModel } from './scale-image-for-model.ts';
 import { sniffMediaType } from './sniff-media-type.ts';
 
 /** An image for the model, type checked from its bytes. */
@@ -189,11 +190,25 @@ async function prepareOne(
   }
   budget.bytesLeft -= fetched.bytes.byteLength;
   if (fetched.bytes.byteLength > keptLeft) throw dailyQuotaReached();
-  const sniffed = sniffMediaType(fetched.bytes);
-  // Kept only once used, under the person the turn ran for, so forgetting them removes it
-  // (docs/media.md). A file refused or unreadable is never written.
-  const keep = (bytes: Uint8Array) =>
-    settings.store?.put(bytes, options.intent.userId).catch((error: unknown) => {
+  await useAttachment(attachment, fetched.bytes, media, signal, options);
+}
+
+/**
+ * Turns one downloaded attachment into what the model gets, by the type its bytes show. Only an
+ * attachment used this way is kept, under the person the turn ran for, so forgetting them
+ * removes it (docs/media.md); a file refused or unreadable is never written.
+ */
+async function useAttachment(
+  attachment: Attachment,
+  bytes: Uint8Array,
+  media: TurnMedia,
+  signal: AbortSignal,
+  options: PrepareTurnMediaOptions,
+): Promise<void> {
+  const { settings } = options;
+  const sniffed = sniffMediaType(bytes);
+  const keep = (kept: Uint8Array) =>
+    settings.store?.put(kept, options.intent.userId).catch((error: unknown) => {
       options.logger.warn({ code: toNexusError(error).code }, 'attachment used but not kept');
     });
   switch (sniffed.family) {
@@ -202,8 +217,16 @@ async function prepareOne(
         media.problems.push(NO_VISION_TEXT);
         return;
       }
-      media.images.push({ bytes: fetched.bytes, mediaType: sniffed.mimeType });
-      await keep(fetched.bytes);
+      {
+        // Scaled here, in the gateway: what a run carries to a worker, and what is kept, is the
+        // image as the model takes it, never the 20 MB original.
+        const image = await withDeadline(
+          scaleImageForModel({ bytes: bytes, mediaType: sniffed.mimeType }),
+          signal,
+        );
+        media.images.push(image);
+        await keep(image.bytes);
+      }
       return;
     case 'audio': {
       if (!settings.transcriber) {
@@ -212,7 +235,7 @@ async function prepareOne(
       }
       const text = await withDeadline(
         settings.transcriber.transcribe({
-          bytes: fetched.bytes,
+          bytes: bytes,
           mimeType: sniffed.mimeType,
           abortSignal: signal,
         }),
@@ -220,13 +243,13 @@ async function prepareOne(
       );
       if (text === '') throw unsupported('I could not make out any words in it.');
       media.heard.push(text);
-      await keep(fetched.bytes);
+      await keep(bytes);
       return;
     }
     case 'pdf': {
       const remaining = settings.documentMaxChars - documentChars(media);
       const pdf = await extractPdfText({
-        bytes: fetched.bytes,
+        bytes: bytes,
         personId: options.intent.userId,
         maxPages: settings.pdfMaxPages,
         maxChars: Math.max(0, remaining),
@@ -237,15 +260,15 @@ async function prepareOne(
       const cut =
         pdf.pagesRead < pdf.pages ? ` (pages 1-${pdf.pagesRead} of ${pdf.pages}; the rest was left out)` : '';
       media.documents.push(documentBlock(attachment, `PDF${cut}`, pdf.text));
-      await keep(fetched.bytes);
+      await keep(bytes);
       return;
     }
     case 'text': {
       const remaining = Math.max(0, settings.documentMaxChars - documentChars(media));
-      const text = new TextDecoder().decode(fetched.bytes);
+      const text = new TextDecoder().decode(bytes);
       const cut = text.length > remaining ? ` (first ${remaining} characters of ${text.length})` : '';
       media.documents.push(documentBlock(attachment, `text${cut}`, text.slice(0, remaining)));
-      await keep(fetched.bytes);
+      await keep(bytes);
       return;
     }
     default:
