@@ -3,7 +3,8 @@ import { z } from 'zod';
 
 /**
  * The wire format between a gateway and its workers. A turn becomes one `agent.run` job carrying
- * everything the run needs; the worker streams run messages into the gateway's inbox (a Redis
+ * everything the run needs but the bytes of images (references, fetched from the gateway with
+ * `media-request`); the worker streams run messages into the gateway's inbox (a Redis
  * stream), and the gateway answers tool calls and cancellations into the worker's inbox.
  *
  * Every run of a job (a retry after a worker died is a new run) has its own `runId` and numbers

@@ -160,10 +160,16 @@ export function startAgentRunWorker(options: AgentRunWorkerOptions): JobProcesso
           },
           signal,
         );
-        const userImages = await fetchImages(payload, signal, async (ref) => {
+        // A gateway that stopped answering (gone with its turn) must not hold this run for ever:
+        // the images are waited for until the turn's own deadline at most.
+        const fetchSignal = AbortSignal.any([
+          signal,
+          AbortSignal.timeout(Math.max(0, payload.deadlineAt - now())),
+        ]);
+        const userImages = await fetchImages(payload, fetchSignal, async (ref) => {
           const answered = new Promise<{ bytes: Uint8Array; mediaType: string }>((resolve, reject) => {
             pendingImages.set(ref, { resolve, reject });
-            signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+            fetchSignal.addEventListener('abort', () => reject(fetchSignal.reason), { once: true });
           });
           await publish({ kind: 'media-request', ref });
           return answered;
