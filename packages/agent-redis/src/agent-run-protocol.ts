@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { errorCodeSchema, replyMediaSchema } from '@nexus/protocol';
 import { z } from 'zod';
 
@@ -134,5 +135,12 @@ export function agentRunKeys(prefix: string) {
     workerInbox: (workerId: string) => `${prefix}:agent-run:worker:${workerId}`,
     /** Set when a run finished, so a redelivered job is not run again. */
     done: (turnId: string) => `${prefix}:agent-run:done:${turnId}`,
+    /**
+     * The turn ids of one person's recent runs (an hour, as `done`), so forgetting them finds run
+     * messages left in inboxes after the job itself was deleted on completion. Keyed by a hash:
+     * no person id (a phone number on WhatsApp) appears in a key name.
+     */
+    personTurns: (userId: string) =>
+      `${prefix}:agent-run:person:${createHash('sha256').update(`nexus-agent-run-person\0${userId}`).digest('hex')}`,
   };
 }
