@@ -29,6 +29,7 @@ import type { MessageRouter } from './message-router.ts';
 import { type BudgetObserver, observedTurnBudget } from './observed-turn-budget.ts';
 import { createProxyTools } from './proxy-tools.ts';
 import { createRedisTurnBudget } from './redis-turn-budget.ts';
+import { createRunImageRequests } from './run-image-requests.ts';
 import { sendToInbox } from './stream-inbox.ts';
 
 export interface AgentRunReport {
@@ -122,21 +123,14 @@ export function startAgentRunWorker(options: AgentRunWorkerOptions): JobProcesso
         string,
         { resolve: (value: unknown) => void; reject: (error: Error) => void }
       >();
-      const pendingImages = new Map<
-        string,
-        { resolve: (image: { bytes: Uint8Array; mediaType: string }) => void; reject: (error: Error) => void }
-      >();
+      const images = createRunImageRequests((ref) => publish({ kind: 'media-request', ref }));
       options.router.register(runId, (message) => {
         if (message.kind === 'cancel') {
           cancelled.abort(new NexusError({ code: 'internal', message: 'The gateway cancelled this run.' }));
           return;
         }
         if (message.kind === 'media-bytes' || message.kind === 'media-error') {
-          const waiting = pendingImages.get(message.ref);
-          pendingImages.delete(message.ref);
-          if (message.kind === 'media-error') waiting?.reject(new Error(message.message));
-          else
-            waiting?.resolve({ bytes: Buffer.from(message.base64, 'base64'), mediaType: message.mediaType });
+          images.answer(message);
           return;
         }
         const pending = pendingCalls.get(message.callId);
@@ -160,20 +154,7 @@ export function startAgentRunWorker(options: AgentRunWorkerOptions): JobProcesso
           },
           signal,
         );
-        // A gateway that stopped answering (gone with its turn) must not hold this run for ever:
-        // the images are waited for until the turn's own deadline at most.
-        const fetchSignal = AbortSignal.any([
-          signal,
-          AbortSignal.timeout(Math.max(0, payload.deadlineAt - now())),
-        ]);
-        const userImages = await fetchImages(payload, fetchSignal, async (ref) => {
-          const answered = new Promise<{ bytes: Uint8Array; mediaType: string }>((resolve, reject) => {
-            pendingImages.set(ref, { resolve, reject });
-            fetchSignal.addEventListener('abort', () => reject(fetchSignal.reason), { once: true });
-          });
-          await publish({ kind: 'media-request', ref });
-          return answered;
-        });
+        const userImages = await images.fetch(payload, signal, payload.deadlineAt, now);
         const budget = runBudget(payload, options);
         let finish: Extract<AgentPart, { type: 'finish' }> | undefined;
         for await (const part of options.agent.run({
@@ -225,29 +206,10 @@ export function startAgentRunWorker(options: AgentRunWorkerOptions): JobProcesso
       } finally {
         options.router.unregister(runId);
         for (const pending of pendingCalls.values()) pending.reject(new Error('The run ended.'));
-        for (const pending of pendingImages.values()) pending.reject(new Error('The run ended.'));
+        images.close();
       }
     },
   });
-}
-
-/**
- * The turn's images, fetched from the gateway one at a time (each is in Redis only while it
- * passes through this worker's inbox). A job from an older gateway carries them inline.
- */
-async function fetchImages(
-  payload: AgentRunPayload,
-  signal: AbortSignal,
-  request: (ref: string) => Promise<{ bytes: Uint8Array; mediaType: string }>,
-): Promise<{ bytes: Uint8Array; mediaType: string }[]> {
-  const images: { bytes: Uint8Array; mediaType: string }[] = [];
-  for (const image of payload.userImages ?? []) {
-    signal.throwIfAborted();
-    if ('base64' in image)
-      images.push({ bytes: Buffer.from(image.base64, 'base64'), mediaType: image.mediaType });
-    else images.push(await request(image.ref));
-  }
-  return images;
 }
 
 /**
