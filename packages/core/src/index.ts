@@ -83,6 +83,8 @@ export type { LinkCode, LinkCodeStore } from './identity/link-code-store.ts';
 export { jobQueueEraser, mediaStoreEraser, sessionStoreEraser } from './identity/person-erasers.ts';
 export type { ForgetTarget, PersonRecords } from './identity/person-records.ts';
 export {
+  type AttachmentRefusals,
+  createAttachmentRefusals,
   createFileMediaStore,
   createOpenAiTranscriber,
   DEFAULT_MEDIA_SETTINGS,

@@ -1,7 +1,7 @@
 import type { TokenCounter } from '@nexus/limits-kit';
 import type { Intent, NexusError } from '@nexus/protocol';
 import type { BudgetStopReason } from '../cost/turn-budget.ts';
-import type { TurnMedia } from '../media/prepare-turn-media.ts';
+import type { TurnMedia } from '../media/turn-media.ts';
 import type { MemoryStepReport } from '../memory/run-memory-step.ts';
 
 /**
