@@ -94,7 +94,9 @@ describe('a group commit on a full disk', () => {
     );
     const outcomes = await Promise.allSettled([writes.add(1), writes.add(1), writes.add(2)]);
     expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    expect(outcomes[1]).toMatchObject({ reason: { message: expect.stringContaining('UNIQUE constraint failed') } });
+    expect(outcomes[1]).toMatchObject({
+      reason: { message: expect.stringContaining('UNIQUE constraint failed') },
+    });
     expect(count(database)).toBe(2);
   });
 });

@@ -11,6 +11,7 @@ import { createPairingApi } from './pairing-api.ts';
 import { requestPath } from './parse-request-target.ts';
 import { createPersonMemoryApi } from './person-memory-api.ts';
 import { refuseBadTarget } from './refuse-bad-target.ts';
+import { watchDataVolume } from './watch-data-volume.ts';
 import { createWebConversationsApi } from './web-conversations-api.ts';
 import { webSocketUpgrade } from './web-socket-upgrade.ts';
 import { createWebUploadsApi } from './web-uploads-api.ts';
@@ -31,7 +32,11 @@ export async function createGatewayServer(
   const handleHttp = createHttpHandler({
     staticFiles,
     memorySearch,
-    readiness: gatewayReadiness(parts, state),
+    readiness: gatewayReadiness(
+      parts,
+      state,
+      watchDataVolume({ dataDir: config.dataDir, minFreeMb: config.dataMinFreeMb, logger }),
+    ),
     startedAt: parts.startedAt,
     now: parts.now,
     ...(config.metrics?.token ? { metricsToken: config.metrics.token } : {}),
