@@ -30,6 +30,7 @@ export async function createGatewaySchedules(options: {
       deliver ? deliver(outbound) : { status: 'failed', message: 'not started yet', retryable: true },
     now,
     logger: logger.child({ component: 'schedules' }),
+    maxActivePerGroup: config.reminders.maxPerGroup,
     onDelivery: ({ channel, outcome }) => metrics.observeDelivery(channel, outcome),
     onToolCall: (outcome) => metrics.observeToolCall('schedule', outcome),
   });

@@ -29,6 +29,8 @@ export function createSchedules(options: {
   deliver: (outbound: OutboundIntent) => Promise<OutboundResult>;
   now: () => number;
   logger: Logger;
+  /** Reminders one group may have waiting (NEXUS_GROUP_MAX_REMINDERS). Default 10. */
+  maxActivePerGroup?: number;
   onDelivery?: (event: { channel: string; outcome: ScheduledDeliveryOutcome }) => void;
   onToolCall?: (outcome: 'ok' | 'refused' | 'error') => void;
 }): Schedules {
@@ -43,6 +45,7 @@ export function createSchedules(options: {
     deliver: options.deliver,
     now: options.now,
     logger: options.logger,
+    ...(options.maxActivePerGroup ? { maxActivePerGroup: options.maxActivePerGroup } : {}),
     ...(options.onDelivery ? { onDelivery: options.onDelivery } : {}),
   });
   return {

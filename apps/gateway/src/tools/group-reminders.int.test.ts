@@ -1,0 +1,160 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type ChatCompletionRequest,
+  type ScriptedModelServer,
+  type ScriptedResponse,
+  startScriptedModelServer,
+} from '@nexus/testkit/llm';
+import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runAdminCommand } from '../cli/run-admin-command.ts';
+import { loadConfig } from '../config/load-config.ts';
+import { type RunningGateway, startGateway } from '../start-gateway.ts';
+
+// Reminders set in a group, end to end on Telegram's fake: every member can list them with who
+// set each, only the setter cancels one in the chat, the owner cancels any with `nexus reminders`
+// or the web Access panel's API, a group has its own cap, and a reminder says who set it.
+
+const ana = { id: 11, is_bot: false, first_name: 'Ana' };
+const ben = { id: 22, is_bot: false, first_name: 'Ben' };
+const team = { id: -100700, type: 'supergroup', title: 'Team' } as const;
+
+let model: ScriptedModelServer;
+let telegram: FakeTelegram;
+let dataDir: string;
+let gateway: RunningGateway | undefined;
+let clock = 0;
+
+/** `schedule: {json}` makes the model call the tool with that input; then it repeats the result. */
+function responder(request: ChatCompletionRequest): ScriptedResponse {
+  const lastUser = request.messages.findLastIndex((message) => message.role === 'user');
+  const asked = String(request.messages[lastUser]?.content ?? '');
+  const result = request.messages.slice(lastUser).find((message) => message.role === 'tool');
+  if (result) return { text: `Done. ${typeof result.content === 'string' ? result.content : ''}` };
+  const wanted = /schedule: (\{.*\})\s*$/.exec(asked);
+  if (wanted) return { toolCalls: [{ name: 'schedule', arguments: wanted[1] }] };
+  return { text: 'Hello.' };
+}
+
+beforeAll(async () => {
+  model = await startScriptedModelServer();
+  model.setResponder(responder);
+  telegram = await startFakeTelegram();
+});
+afterAll(async () => {
+  await Promise.all([telegram?.close(), model?.close()]);
+});
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'nexus-group-reminders-'));
+});
+afterEach(async () => {
+  await gateway?.close();
+  gateway = undefined;
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const env = () => ({
+  NEXUS_PORT: '0',
+  NEXUS_DATA_DIR: dataDir,
+  NEXUS_LOG_LEVEL: 'silent',
+  NEXUS_MEMORY_EXTRACTION: 'false',
+  NEXUS_MODEL_PROVIDER: 'openai-compatible',
+  NEXUS_MODEL_BASE_URL: model.baseUrl,
+  NEXUS_MODEL: 'scripted',
+  NEXUS_TELEGRAM_BOT_TOKEN: telegram.token,
+  NEXUS_TELEGRAM_API_ROOT: telegram.apiRoot,
+  NEXUS_GROUP_ALLOWLIST: `telegram:${team.id}`,
+  NEXUS_GROUP_MAX_REMINDERS: '2',
+});
+
+async function say(from: typeof ana, text: string): Promise<string> {
+  const before = telegram.botMessages(team.id).length;
+  telegram.pushMessage({ chat: team, from, text });
+  const sent = await telegram.waitFor(
+    () => (telegram.botMessages(team.id).length > before ? telegram.botMessages(team.id) : undefined),
+    { timeoutMs: 15_000 },
+  );
+  await gateway?.core.whenIdle();
+  return sent.at(-1)?.text ?? '';
+}
+
+/** `nexus reminders …` in this process, on the same data directory as the running gateway. */
+async function owner(...args: string[]): Promise<{ code: number; out: string; error: string }> {
+  let out = '';
+  let error = '';
+  const code = await runAdminCommand({
+    args: ['reminders', ...args],
+    config: { env: { NEXUS_DATA_DIR: dataDir } },
+    output: { out: (text) => (out += text), error: (text) => (error += text) },
+  });
+  return { code, out, error };
+}
+
+describe('reminders set in a group', () => {
+  it('are listed to everyone with who set them, capped per group, and cancelled by their setter or the owner', async () => {
+    clock = Date.parse('2026-11-25T08:00:00Z');
+    gateway = await startGateway({ config: loadConfig({ env: env() }), now: () => clock });
+
+    expect(
+      await say(ana, '@nexus_test_bot schedule: {"text":"Stand-up in 5 minutes","cron":"55 8 * * 1-5"}'),
+    ).toContain('Done. Scheduled: every "55 8 * * 1-5"');
+    expect(
+      await say(ana, '@nexus_test_bot schedule: {"text":"Order pizza","at":"2026-11-25T12:00"}'),
+    ).toContain('Reminder set for 2026-11-25 12:00');
+    // The group's cap (2 here), though Ben has set nothing yet.
+    expect(await say(ben, '@nexus_test_bot schedule: {"text":"Spam","cron":"0 * * * *"}')).toBe(
+      "Done. Not scheduled: This group already has 2 reminders; see them with /reminders, and ask whoever set one (or the assistant's owner) to cancel it.",
+    );
+
+    expect(await say(ben, '/reminders')).toBe(
+      'Reminders in this group (UTC):\n' +
+        '1. 2026-11-25 08:55 (Wednesday) (repeats: 55 8 * * 1-5): Stand-up in 5 minutes (set by Ana)\n' +
+        '2. 2026-11-25 12:00 (Wednesday): Order pizza (set by Ana)\n\n' +
+        'Cancel one you set with /reminders cancel <n>.',
+    );
+    expect(await say(ben, '/reminders cancel 2')).toBe(
+      "Only whoever set reminder 2 can cancel it here; the assistant's owner can cancel any reminder of this group.",
+    );
+    expect(await say(ana, '/reminders')).toContain('Order pizza (set by you)');
+
+    // Due: the group sees who set it.
+    clock = Date.parse('2026-11-25T08:55:01Z');
+    const fired = await telegram.waitFor(
+      () => telegram.botMessages(team.id).find((message) => message.text.startsWith('Stand-up in 5 minutes')),
+      { timeoutMs: 15_000 },
+    );
+    expect(fired?.text).toBe('Stand-up in 5 minutes\n\n(set by Ana)');
+
+    // The owner, from a shell: every group reminder, and cancels Ana's pizza.
+    const listed = await owner('list');
+    expect(listed.code).toBe(0);
+    expect(listed.out).toMatch(/^ID\s+GROUP\s+SET BY\s+NEXT \(UTC\)\s+REPEATS\s+TEXT\n/);
+    expect(listed.out).toMatch(
+      new RegExp(`\\d+\\s+telegram:${team.id}\\s+Ana \\(telegram:11\\)\\s+2026-11-25 12:00\\s+Order pizza`),
+    );
+    const pizzaId = /(\d+)\s+telegram:-100700\s+Ana \(telegram:11\)\s+2026-11-25 12:00/.exec(listed.out)?.[1];
+    expect(await owner('cancel', pizzaId!)).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('Order pizza'),
+    });
+    expect((await owner('cancel', pizzaId!)).code).toBe(1);
+    expect(await say(ben, '/reminders')).not.toContain('Order pizza');
+
+    // The owner, in the web Access panel: the stand-up goes too.
+    const api = `${gateway.url}/api/reminders`;
+    const authorization = { authorization: `Bearer ${gateway.token}` };
+    expect((await fetch(api)).status).toBe(401);
+    const { reminders } = (await (await fetch(api, { headers: authorization })).json()) as {
+      reminders: { id: number; text: string; setBy: string; setByName?: string }[];
+    };
+    expect(reminders).toEqual([
+      expect.objectContaining({ text: 'Stand-up in 5 minutes', setBy: 'telegram:11', setByName: 'Ana' }),
+    ]);
+    const cancelled = await fetch(`${api}/${reminders[0]!.id}`, { method: 'DELETE', headers: authorization });
+    expect(cancelled.status).toBe(200);
+    expect(await say(ben, '/reminders')).toBe('This group has no reminders.');
+    expect((await owner('list')).out).toBe('No reminders waiting in any group.\n');
+  });
+});
