@@ -172,8 +172,7 @@ export type UpdateMemoryOptions = z.input<typeof updateMemoryOptionsSchema>;
 export const resetOptionsSchema = z.object({ userId: userIdSchema, abortSignal: abortSignalSchema });
 export const sessionMemoriesOptionsSchema = z.object({
   sessionId: sessionIdSchema,
-  /** Required: a session's memories are listed one person at a time, never everyone's at once. */
-  userId: userIdSchema,
+  userId: userIdSchema.optional(),
   abortSignal: abortSignalSchema,
 });
 export const statsOptionsSchema = z.object({

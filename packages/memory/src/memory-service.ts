@@ -363,7 +363,7 @@ export class MemoryService implements MemoryApi {
 
   async sessionMemories(options: {
     sessionId: string;
-    userId: string;
+    userId?: string;
     abortSignal?: AbortSignal;
   }): Promise<Memory[]> {
     return this.#store.sessionMemories(parseInput(sessionMemoriesOptionsSchema, options));

@@ -91,7 +91,7 @@ describe('memory HTTP API', () => {
       ['DELETE', `/memories/${seededId}`, undefined, 400, /userId/],
       ['DELETE', '/memories/not-a-uuid?userId=ada', undefined, 400, /id/],
       ['GET', '/sessions/s1/memories?userId=', undefined, 400, /userId/],
-      ['GET', '/sessions/s1/memories', undefined, 400, /userId/],
+      ['GET', '/sessions/s1/memories', undefined, 400, /userId: required/],
       ['POST', '/reset', {}, 400, /userId/],
       ['POST', '/reset', { userId: 7 }, 400, /userId/],
       ['GET', '/stats?userId=', undefined, 400, /userId/],
