@@ -14,11 +14,13 @@ import { loadConfig } from '../config/load-config.ts';
 import { type RunningGateway, startGateway } from '../start-gateway.ts';
 
 // Reminders set in a group, end to end on Telegram's fake: every member can list them with who
-// set each, only the setter cancels one in the chat, the owner cancels any with `nexus reminders`
-// or the web Access panel's API, a group has its own cap, and a reminder says who set it.
+// set each, the setter or a group admin (as getChatMember says) cancels one in the chat, the owner
+// cancels any with `nexus reminders` or the web Access panel's API, a group has its own cap, and
+// a reminder says who set it.
 
 const ana = { id: 11, is_bot: false, first_name: 'Ana' };
 const ben = { id: 22, is_bot: false, first_name: 'Ben' };
+const ida = { id: 33, is_bot: false, first_name: 'Ida' };
 const team = { id: -100700, type: 'supergroup', title: 'Team' } as const;
 
 let model: ScriptedModelServer;
@@ -93,7 +95,7 @@ async function owner(...args: string[]): Promise<{ code: number; out: string; er
 }
 
 describe('reminders set in a group', () => {
-  it('are listed to everyone with who set them, capped per group, and cancelled by their setter or the owner', async () => {
+  it('are listed to everyone with who set them, capped per group, and cancelled by their setter, a group admin or the owner', async () => {
     clock = Date.parse('2026-11-25T08:00:00Z');
     gateway = await startGateway({ config: loadConfig({ env: env() }), now: () => clock });
 
@@ -115,9 +117,15 @@ describe('reminders set in a group', () => {
         'Cancel one you set with /reminders cancel <n>.',
     );
     expect(await say(ben, '/reminders cancel 2')).toBe(
-      "Only whoever set reminder 2 can cancel it here; the assistant's owner can cancel any reminder of this group.",
+      "Only whoever set reminder 2 or a group admin can cancel it here; the assistant's owner can cancel any reminder of this group.",
     );
     expect(await say(ana, '/reminders')).toContain('Order pizza (set by you)');
+    // Ida administers the group on Telegram: she may cancel Ana's.
+    telegram.setChatAdministrators(team.id, [ida.id]);
+    expect(await say(ida, '/reminders cancel 2')).toBe('Cancelled: Order pizza');
+    expect(
+      await say(ana, '@nexus_test_bot schedule: {"text":"Order cake","at":"2026-11-25T12:00"}'),
+    ).toContain('Reminder set for 2026-11-25 12:00');
 
     // Due: the group sees who set it.
     clock = Date.parse('2026-11-25T08:55:01Z');
@@ -127,20 +135,20 @@ describe('reminders set in a group', () => {
     );
     expect(fired?.text).toBe('Stand-up in 5 minutes\n\n(set by Ana)');
 
-    // The owner, from a shell: every group reminder, and cancels Ana's pizza.
+    // The owner, from a shell: every group reminder, and cancels Ana's cake.
     const listed = await owner('list');
     expect(listed.code).toBe(0);
     expect(listed.out).toMatch(/^ID\s+GROUP\s+SET BY\s+NEXT \(UTC\)\s+REPEATS\s+TEXT\n/);
     expect(listed.out).toMatch(
-      new RegExp(`\\d+\\s+telegram:${team.id}\\s+Ana \\(telegram:11\\)\\s+2026-11-25 12:00\\s+Order pizza`),
+      new RegExp(`\\d+\\s+telegram:${team.id}\\s+Ana \\(telegram:11\\)\\s+2026-11-25 12:00\\s+Order cake`),
     );
-    const pizzaId = /(\d+)\s+telegram:-100700\s+Ana \(telegram:11\)\s+2026-11-25 12:00/.exec(listed.out)?.[1];
-    expect(await owner('cancel', pizzaId!)).toMatchObject({
+    const cakeId = /(\d+)\s+telegram:-100700\s+Ana \(telegram:11\)\s+2026-11-25 12:00/.exec(listed.out)?.[1];
+    expect(await owner('cancel', cakeId!)).toMatchObject({
       code: 0,
-      out: expect.stringContaining('Order pizza'),
+      out: expect.stringContaining('Order cake'),
     });
-    expect((await owner('cancel', pizzaId!)).code).toBe(1);
-    expect(await say(ben, '/reminders')).not.toContain('Order pizza');
+    expect((await owner('cancel', cakeId!)).code).toBe(1);
+    expect(await say(ben, '/reminders')).not.toContain('Order cake');
 
     // The owner, in the web Access panel: the stand-up goes too.
     const api = `${gateway.url}/api/reminders`;

@@ -31,6 +31,8 @@ export function createSchedules(options: {
   logger: Logger;
   /** Reminders one group may have waiting (NEXUS_GROUP_MAX_REMINDERS). Default 10. */
   maxActivePerGroup?: number;
+  /** Whether a sender administers their group (the channel's `isGroupAdmin`); asked by `/reminders cancel`. */
+  isGroupAdmin?: (intent: Intent) => Promise<boolean>;
   onDelivery?: (event: { channel: string; outcome: ScheduledDeliveryOutcome }) => void;
   onToolCall?: (outcome: 'ok' | 'refused' | 'error') => void;
 }): Schedules {
@@ -51,7 +53,12 @@ export function createSchedules(options: {
   return {
     scheduler,
     store,
-    commands: createScheduleCommands({ scheduler, store, now: options.now }),
+    commands: createScheduleCommands({
+      scheduler,
+      store,
+      now: options.now,
+      ...(options.isGroupAdmin ? { isGroupAdmin: options.isGroupAdmin } : {}),
+    }),
     toolFor: (intent) =>
       createScheduleTool({
         scheduler,

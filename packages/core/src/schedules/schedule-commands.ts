@@ -1,3 +1,4 @@
+import type { Intent } from '@nexus/protocol';
 import { displayNameAsText } from '../access/display-name-as-text.ts';
 import type { ExtraCommands } from '../commands/extra-commands.ts';
 import { formatZonedTime, isValidTimeZone } from '../time-zones/zoned-time.ts';
@@ -7,14 +8,16 @@ import type { Scheduler } from './scheduler.ts';
 /**
  * `/reminders` lists the person's reminders, numbered, and `/reminders cancel <n>` cancels one.
  * In a group it lists every reminder set in the group, with who set each (everyone there sees
- * them when they fire anyway), and cancels only one the sender set; the owner cancels any with
- * `nexus reminders` or the web Access panel. `/timezone` shows the person's zone,
+ * them when they fire anyway), and cancels one the sender set, or any when the platform says the
+ * sender administers the group; the owner cancels any with `nexus reminders` or the web Access panel. `/timezone` shows the person's zone,
  * `/timezone Europe/Lisbon` sets it (checked with Intl).
  */
 export function createScheduleCommands(options: {
   scheduler: Scheduler;
   store: ScheduleStore;
   now: () => number;
+  /** Whether the sender administers the group, as the platform says (ChannelAdapter.isGroupAdmin). */
+  isGroupAdmin?: (intent: Intent) => Promise<boolean>;
 }): ExtraCommands {
   const { scheduler, store } = options;
   const listed = (intent: Parameters<ExtraCommands[string]>[0]['intent']): Schedule[] =>
@@ -29,8 +32,8 @@ export function createScheduleCommands(options: {
       if (cancel) {
         const chosen = schedules[Number(cancel[1]) - 1];
         if (!chosen) return `There is no reminder ${cancel[1]}. Send /reminders to see the list.`;
-        if (chosen.userId !== intent.userId) {
-          return `Only whoever set reminder ${cancel[1]} can cancel it here; the assistant's owner can cancel any reminder of this group.`;
+        if (chosen.userId !== intent.userId && !(inGroup && (await options.isGroupAdmin?.(intent)))) {
+          return `Only whoever set reminder ${cancel[1]} or a group admin can cancel it here; the assistant's owner can cancel any reminder of this group.`;
         }
         scheduler.cancel(chosen.id);
         return `Cancelled: ${chosen.text}`;
