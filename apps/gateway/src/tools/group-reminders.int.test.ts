@@ -8,6 +8,12 @@ import {
   startScriptedModelServer,
 } from '@nexus/testkit/llm';
 import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
+import {
+  buildGroupMessage,
+  createFakeWhatsAppSocketFactory,
+  TEST_BOT_LID,
+  TEST_BOT_USER,
+} from '@nexus/testkit/whatsapp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runAdminCommand } from '../cli/run-admin-command.ts';
 import { loadConfig } from '../config/load-config.ts';
@@ -164,5 +170,63 @@ describe('reminders set in a group', () => {
     expect(cancelled.status).toBe(200);
     expect(await say(ben, '/reminders')).toBe('This group has no reminders.');
     expect((await owner('list')).out).toBe('No reminders waiting in any group.\n');
+  });
+
+  it('on WhatsApp: a group admin, as the group metadata says, cancels a reminder someone else set', async () => {
+    clock = Date.parse('2026-11-25T08:00:00Z');
+    const group = '120363000000000099@g.us';
+    const alice = { lid: '310000000021@lid', phone: '15550000021@s.whatsapp.net' };
+    const bob = { lid: '310000000022@lid', phone: '15550000022@s.whatsapp.net' };
+    const admin = { lid: '310000000023@lid', phone: '15550000023@s.whatsapp.net' };
+    const whatsapp = createFakeWhatsAppSocketFactory({ user: { ...TEST_BOT_USER } });
+    gateway = await startGateway({
+      config: loadConfig({
+        env: {
+          ...env(),
+          NEXUS_TELEGRAM_BOT_TOKEN: '',
+          NEXUS_WHATSAPP_ENABLED: 'true',
+          NEXUS_GROUP_ALLOWLIST: `whatsapp:${group}`,
+        },
+      }),
+      now: () => clock,
+      whatsappSocketFactory: whatsapp.factory,
+    });
+    const socket = await whatsapp.socket(0);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    socket.open();
+    socket.setGroup(group, [
+      { id: alice.lid, phoneNumber: alice.phone },
+      { id: bob.lid, phoneNumber: bob.phone },
+      { id: admin.lid, phoneNumber: admin.phone, admin: 'admin' },
+    ]);
+    const says = async (from: typeof alice, text: string): Promise<string> => {
+      const before = socket.sent.filter((send) => send.jid === group).length;
+      socket.receive([
+        buildGroupMessage({
+          group,
+          participant: from.lid,
+          participantAlt: from.phone,
+          // The channel takes only messages that mention it in a group, commands included; a
+          // mention is written as the bot's number, which the channel takes out of the text.
+          text: `@${TEST_BOT_LID.split('@')[0]} ${text}`,
+          mentionedJids: [TEST_BOT_LID],
+        }),
+      ]);
+      const deadline = Date.now() + 15_000;
+      while (socket.sent.filter((send) => send.jid === group).length <= before) {
+        if (Date.now() > deadline) throw new Error(`no answer to: ${text}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await gateway?.core.whenIdle();
+      const content = socket.sent.filter((send) => send.jid === group).at(-1)?.content;
+      return content && typeof content === 'object' && 'text' in content ? String(content.text) : '';
+    };
+
+    expect(await says(alice, 'schedule: {"text":"Book the room","at":"2026-11-26T09:00"}')).toContain(
+      'Reminder set for 2026-11-26 09:00',
+    );
+    expect(await says(bob, '/reminders cancel 1')).toContain('Only whoever set reminder 1 or a group admin');
+    expect(await says(admin, '/reminders cancel 1')).toBe('Cancelled: Book the room');
+    expect(await says(bob, '/reminders')).toBe('This group has no reminders.');
   });
 });

@@ -3,6 +3,8 @@ import {
   type AnyMessageContent,
   type ConnectionState,
   type Contact,
+  type GroupMetadata,
+  type GroupParticipant,
   generateWAMessage,
   jidNormalizedUser,
   type MessageUpsertType,
@@ -60,7 +62,10 @@ export interface FakeWhatsAppSocket {
   ): Promise<WAMessage | undefined>;
   sendPresenceUpdate(type: WAPresence, toJid?: string): Promise<void>;
   requestPairingCode(phoneNumber: string): Promise<string>;
+  groupMetadata(jid: string): Promise<GroupMetadata>;
   end(error: Error | undefined): Promise<void>;
+  /** Server side: a group and its participants, as `groupMetadata` answers for it. */
+  setGroup(jid: string, participants: GroupParticipant[]): void;
   /** Server side: the link is up. */
   open(): void;
   /** Server side: a QR to show while linking. */
@@ -89,6 +94,7 @@ export function createFakeWhatsAppSocket(
   let user = options.user;
   let ended = false;
   let failures: { count: number; error: Error } | undefined;
+  const groups = new Map<string, GroupParticipant[]>();
 
   const end = async (error: Error | undefined) => {
     if (ended) return;
@@ -142,6 +148,20 @@ export function createFakeWhatsAppSocket(
     async requestPairingCode(phoneNumber) {
       pairingCodeRequests.push(phoneNumber);
       return `FAKE${String(pairingCodeRequests.length).padStart(4, '0')}`;
+    },
+    async groupMetadata(jid) {
+      const participants = groups.get(jid);
+      // WhatsApp answers a group the account is not in with an error (item-not-found); the
+      // fake's metadata holds only the id, the participants and a subject.
+      if (!participants) throw new Error('item-not-found');
+      return {
+        id: jid,
+        subject: 'Group',
+        participants: participants.map((participant) => ({ ...participant })),
+      };
+    },
+    setGroup(jid, participants) {
+      groups.set(jid, participants);
     },
     end,
     open() {
