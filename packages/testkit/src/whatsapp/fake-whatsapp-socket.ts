@@ -152,11 +152,13 @@ export function createFakeWhatsAppSocket(
     async groupMetadata(jid) {
       const participants = groups.get(jid);
       // WhatsApp answers a group the account is not in with an error (item-not-found); the
-      // fake's metadata holds only the id, the participants and a subject.
+      // fake's metadata holds only the id, a subject, the size and the participants.
       if (!participants) throw new Error('item-not-found');
       return {
         id: jid,
+        owner: undefined,
         subject: 'Group',
+        size: participants.length,
         participants: participants.map((participant) => ({ ...participant })),
       };
     },
