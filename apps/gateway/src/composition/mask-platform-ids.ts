@@ -21,7 +21,7 @@ const ANY_ID = new RegExp(`${QUALIFIED_ID.source}|${WHATSAPP_JID.source}`, 'giu'
 const BARE_ID = /^-?\p{N}{6,}(?:[:/_-][\p{L}\p{N}._-]+)*$/u;
 
 /** A pseudonym already (`platformIdPseudonymiser`): kept, so one id reads the same everywhere. */
-export const PSEUDONYM = /^id:[0-9a-f]{16}$/u;
+const PSEUDONYM = /^id:[0-9a-f]{16}$/u;
 
 /**
  * The one place platform ids are masked on their way to a log, by value rather than by field
