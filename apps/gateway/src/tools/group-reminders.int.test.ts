@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startFakeDiscord } from '@nexus/testkit/discord';
 import {
   type ChatCompletionRequest,
   type ScriptedModelServer,
@@ -228,5 +229,50 @@ describe('reminders set in a group', () => {
     expect(await says(bob, '/reminders cancel 1')).toContain('Only whoever set reminder 1 or a group admin');
     expect(await says(admin, '/reminders cancel 1')).toBe('Cancelled: Book the room');
     expect(await says(bob, '/reminders')).toBe('This group has no reminders.');
+  });
+
+  it('on Discord: whoever may manage messages in the channel (the server owner here) cancels a reminder someone else set', async () => {
+    clock = Date.parse('2026-11-25T08:00:00Z');
+    const discord = await startFakeDiscord({ token: 'fake-discord-bot-token-0123456789' });
+    try {
+      gateway = await startGateway({
+        config: loadConfig({
+          env: {
+            ...env(),
+            NEXUS_TELEGRAM_BOT_TOKEN: '',
+            NEXUS_DISCORD_BOT_TOKEN: discord.token,
+            NEXUS_DISCORD_API_URL: discord.restApi,
+            NEXUS_GROUP_ALLOWLIST: 'discord:*',
+          },
+        }),
+        now: () => clock,
+      });
+      await discord.waitFor(() => discord.isGatewayLive(), { timeoutMs: 15_000 });
+      const bo = { id: '1100000000000000021', username: 'bo' };
+      const cy = { id: '1100000000000000022', username: 'cy' };
+      const says = async (author: { id: string; username: string }, text: string): Promise<string> => {
+        const before = discord.sentMessages.length;
+        discord.injectGuildMessage({ content: `<@${discord.bot.id}> ${text}`, author });
+        const reply = await discord.waitFor(
+          () => (discord.sentMessages.length > before ? discord.sentMessages.at(-1) : undefined),
+          { timeoutMs: 15_000 },
+        );
+        await gateway?.core.whenIdle();
+        return reply?.content ?? '';
+      };
+
+      expect(await says(bo, 'schedule: {"text":"Deploy on Friday","at":"2026-11-27T09:00"}')).toContain(
+        'Reminder set for 2026-11-27 09:00',
+      );
+      expect(await says(cy, '/reminders cancel 1')).toContain('Only whoever set reminder 1 or a group admin');
+      // The fake guild's owner (owner_id) is its default member: every permission, Manage Messages
+      // included; bo and cy have only @everyone's, which does not include it.
+      expect(await says(discord.defaultUser, '/reminders cancel 1')).toBe('Cancelled: Deploy on Friday');
+      expect(await says(cy, '/reminders')).toBe('This group has no reminders.');
+    } finally {
+      await gateway?.close();
+      gateway = undefined;
+      await discord.close();
+    }
   });
 });
