@@ -14,7 +14,7 @@ const PROXY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip', 'x-forwarded
  * rebinding: the browser still sends the page's name); the proxy headers refuse visitors that a
  * reverse proxy on the same host passes on. A proxy that sends neither (nginx's defaults send
  * `Host: 127.0.0.1:<port>` and no `X-Forwarded-For`) must set them, or the owner must set
- * NEXUS_METRICS_TOKEN (docs/deployment.md, Health and metrics).
+ * NEXUS_METRICS_TOKEN (docs/deployment.md, "Behind a reverse proxy on the same host").
  */
 export function isTrustedObserver(request: IncomingMessage, token: string | undefined): boolean {
   if (token !== undefined) return authorized(request.headers.authorization, digest(token));
