@@ -87,6 +87,18 @@ export interface ChannelAdapter {
    * may help). Absent: the channel cannot fetch media and core answers that honestly.
    */
   fetchAttachment?(options: FetchAttachmentOptions): Promise<FetchedAttachment>;
+  /**
+   * Whether the platform says `platformId` administers the group `conversationId` (on Telegram
+   * the chat's creator or an administrator, on WhatsApp an admin in the group's metadata, on
+   * Discord a member who may manage messages in the channel). Asked
+   * only when a member manages what others set in the group (`/reminders cancel`); a failure
+   * means no. Absent: the platform's roles are not read, and only the owner manages what others set.
+   */
+  isGroupAdmin?(options: {
+    conversationId: string;
+    platformId: string;
+    abortSignal?: AbortSignal;
+  }): Promise<boolean>;
 }
 
 export type { Intent };
