@@ -15,6 +15,7 @@ export {
   STOP_WORD_WEIGHT,
 } from './conversation-query.ts';
 export { cosineSimilarity, type Embedder } from './embedder.ts';
+export { ENGLISH_STOP_WORDS } from './english-stop-words.ts';
 export { hostHeaderName, isLoopbackName } from './http/is-loopback-name.ts';
 export { createMemoryClient, type MemoryClientOptions } from './http/memory-http-client.ts';
 export {
