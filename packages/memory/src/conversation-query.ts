@@ -56,6 +56,8 @@ export function sumWeightedRankings<Id>(
 export interface WeightedTerms {
   readonly terms: readonly string[];
   readonly weight: number;
+  /** False: matched in a memory's own words only, not its session neighbours' (stop words). */
+  readonly neighbours?: boolean;
 }
 
 /** The last plan `lexicalQueryParts` made, with the texts it was made of. */
@@ -81,7 +83,7 @@ function planLexicalQuery(text: string, contextText: string): readonly WeightedT
   const context = queryTermGroups(contextText).content.filter((term) => !seen.has(term));
   return [
     { terms: message.content, weight: 1 },
-    { terms: message.stop, weight: STOP_WORD_WEIGHT },
+    { terms: message.stop, weight: STOP_WORD_WEIGHT, neighbours: false },
     { terms: context, weight: CONTEXT_WEIGHT },
   ].filter((part) => part.terms.length > 0);
 }

@@ -1,4 +1,5 @@
 import { stemmer } from 'stemmer';
+import { SessionNeighbours } from './session-neighbours.ts';
 import type { RowRanking } from './sqlite-search.ts';
 
 /** Okapi BM25 parameters, as FTS5's bm25() and the recall benchmark's baseline use them. */
@@ -56,6 +57,8 @@ function stem(word: string): string {
 export interface WeightedWords {
   terms: readonly string[];
   weight: number;
+  /** False: the words count only in the memory itself, not in its session neighbours (stop words). */
+  neighbours?: boolean;
 }
 
 /**
@@ -97,6 +100,11 @@ export class PersonLexicalIndex {
   #touched = new Int32Array(64);
   /** Per-upsert scratch: how often each term occurs in the memory. */
   readonly #termCounts = new Map<string, number>();
+  /** Session links by rowid: whose words a memory's neighbours lend it. */
+  readonly #neighbours = new SessionNeighbours();
+  /** Per-term scratch of a neighbour-aware term: each slot's weighted, length-normalised count. */
+  #termFrequencies = new Float64Array(64);
+  #termTouched = new Int32Array(64);
 
   get size(): number {
     return this.#live;
@@ -117,9 +125,9 @@ export class PersonLexicalIndex {
     );
   }
 
-  /** Adds or replaces the memory at `rowid`. */
+  /** Adds or replaces the memory at `rowid` (its session links stay). */
   upsert(rowid: number, scope: string, content: string): void {
-    this.remove(rowid);
+    this.#removeSlot(rowid);
     const tokens = indexTokens(content);
     const slot = this.#slots;
     this.#grow(slot + 1);
@@ -137,7 +145,18 @@ export class PersonLexicalIndex {
     counts.clear();
   }
 
+  /** The memory is deleted: its words and its session links go, so it lends no word to neighbours. */
   remove(rowid: number): void {
+    this.#removeSlot(rowid);
+    this.#neighbours.unlink(rowid);
+  }
+
+  /** The memory at `rowid` is linked to the session (again: no change). */
+  link(rowid: number, sessionId: string): void {
+    this.#neighbours.link(rowid, sessionId);
+  }
+
+  #removeSlot(rowid: number): void {
     const slot = this.#slotOf.get(rowid);
     if (slot === undefined) return;
     this.#slotOf.delete(rowid);
@@ -149,16 +168,23 @@ export class PersonLexicalIndex {
   /**
    * The best `limit` memories for the query parts (raw words, tokenised like the memories): each
    * distinct term's BM25 times its part's weight (a term in two parts counts at the larger),
-   * summed; ties by rowid; only memories in `scopes` when given.
+   * summed; ties by rowid; only memories in `scopes` when given. A memory linked to a session
+   * also counts the words of its session neighbours (`NEIGHBOUR_WEIGHTS`), as a second, lighter
+   * field of the same BM25 (BM25F): see `#addTermWithNeighbours`.
    */
   rank(parts: readonly WeightedWords[], limit: number, scopes?: readonly string[]): RowRanking {
     if (this.#live === 0 || limit <= 0) return [];
-    const terms = new Map<string, number>();
+    const terms = new Map<string, { weight: number; neighbours: boolean }>();
     for (const part of parts) {
       for (const word of part.terms) {
-        for (const term of indexTokens(word)) terms.set(term, Math.max(terms.get(term) ?? 0, part.weight));
+        for (const term of indexTokens(word)) {
+          const known = terms.get(term);
+          if (known && known.weight >= part.weight) continue;
+          terms.set(term, { weight: part.weight, neighbours: part.neighbours !== false });
+        }
       }
     }
+    const withNeighbours = this.#neighbours.linkedCount > 0;
     const scopeMask = scopes
       ? scopes.reduce((mask, scope) => mask | (1 << (SCOPE_CODES[scope] ?? 0)), 0)
       : -1;
@@ -172,7 +198,7 @@ export class PersonLexicalIndex {
     const scopeCodes = this.#scopes;
     const lengths = this.#lengths;
     let touchedCount = 0;
-    for (const [term, weight] of terms) {
+    for (const [term, { weight, neighbours }] of terms) {
       const list = this.#postings.get(term);
       if (!list) continue;
       const frequency = this.#liveFrequency(list);
@@ -182,6 +208,10 @@ export class PersonLexicalIndex {
       // common words worth a little, measured lower on bench:recall: 0.469 vs 0.477 with context.)
       const idf = weight * Math.max(MIN_IDF, Math.log((this.#live - frequency + 0.5) / (frequency + 0.5)));
       const numerator = idf * (K1 + 1);
+      if (neighbours && withNeighbours) {
+        touchedCount = this.#addTermWithNeighbours(list, numerator, scopeMask, averageLength, touchedCount);
+        continue;
+      }
       for (let index = 0; index < list.length; index += 2) {
         const slot = list[index] as number;
         if (alive[slot] === 0 || ((1 << (scopeCodes[slot] as number)) & scopeMask) === 0) continue;
@@ -199,6 +229,56 @@ export class PersonLexicalIndex {
     }));
     for (let index = 0; index < touchedCount; index += 1) scores[touched[index] as number] = 0;
     return ranking;
+  }
+
+  /**
+   * One term's BM25F into the scores: each memory's own count, normalised by its length as in
+   * BM25, plus each session neighbour's normalised count times its weight, saturated together
+   * (k1) once per memory. The IDF stays the memory's own (how many memories say the word), so a
+   * word is not made to look common because its neighbours repeat it. Only live neighbours lend
+   * words: a deleted memory is out of the sessions and its slot is dead. Returns the new count
+   * of touched slots.
+   */
+  #addTermWithNeighbours(
+    list: Postings,
+    numerator: number,
+    scopeMask: number,
+    averageLength: number,
+    touchedCount: number,
+  ): number {
+    const scores = this.#scores;
+    const touched = this.#touched;
+    const alive = this.#alive;
+    const scopeCodes = this.#scopes;
+    const frequencies = this.#termFrequencies;
+    const termTouched = this.#termTouched;
+    let termCount = 0;
+    let total = touchedCount;
+    const lend = (slot: number, amount: number) => {
+      if (alive[slot] === 0 || ((1 << (scopeCodes[slot] as number)) & scopeMask) === 0) return;
+      if (frequencies[slot] === 0) termTouched[termCount++] = slot;
+      frequencies[slot] = (frequencies[slot] as number) + amount;
+    };
+    for (let index = 0; index < list.length; index += 2) {
+      const slot = list[index] as number;
+      if (alive[slot] === 0) continue;
+      const normalised =
+        (list[index + 1] as number) / (1 - B + (B * (this.#lengths[slot] as number)) / averageLength);
+      lend(slot, normalised);
+      this.#neighbours.forEachNeighbour(this.#rowids[slot] as number, (rowid, weight) => {
+        const neighbour = this.#slotOf.get(rowid);
+        if (neighbour !== undefined) lend(neighbour, weight * normalised);
+      });
+    }
+    for (let index = 0; index < termCount; index += 1) {
+      const slot = termTouched[index] as number;
+      const frequency = frequencies[slot] as number;
+      frequencies[slot] = 0;
+      const previous = scores[slot] as number;
+      if (previous === 0) touched[total++] = slot;
+      scores[slot] = previous + (numerator * frequency) / (frequency + K1);
+    }
+    return total;
   }
 
   /** The `limit` best of the touched slots, by score then rowid: a bounded min-heap. */
@@ -277,5 +357,7 @@ export class PersonLexicalIndex {
     this.#alive = grown(this.#alive, new Uint8Array(capacity));
     this.#scores = grown(this.#scores, new Float64Array(capacity));
     this.#touched = new Int32Array(capacity);
+    this.#termFrequencies = new Float64Array(capacity);
+    this.#termTouched = new Int32Array(capacity);
   }
 }

@@ -172,6 +172,11 @@ export class SqliteLexicalCache {
     this.#pending.add(() => this.#apply(userId, (index) => index.upsert(rowid, scope, content)));
   }
 
+  /** A memory linked to a session inside the current transaction (its neighbours lend it words). */
+  linked(userId: string, rowid: number, sessionId: string): void {
+    this.#pending.add(() => this.#apply(userId, (index) => index.link(rowid, sessionId)));
+  }
+
   /** A memory deleted inside the current transaction. */
   removed(userId: string, rowid: number): void {
     this.#pending.add(() => this.#apply(userId, (index) => index.remove(rowid)));
@@ -263,7 +268,17 @@ export class SqliteLexicalCache {
     statement.setReturnArrays(true);
     const slice = statement.all(userId, build.afterRowid, rows) as unknown as Array<[number, string, string]>;
     for (const [rowid, scope, content] of slice) build.index.upsert(rowid, scope, content);
-    build.afterRowid = slice.at(-1)?.[0] ?? build.afterRowid;
+    const last = slice.at(-1)?.[0];
+    if (last !== undefined) {
+      // The slice's session links, by the links' memory index (a range of rowids).
+      const links = this.#statements(
+        'SELECT memory_rowid, session_id FROM session_links WHERE memory_rowid > ? AND memory_rowid <= ? AND user_id = ?',
+      );
+      links.setReturnArrays(true);
+      const rows = links.all(build.afterRowid, last, userId) as unknown as Array<[number, string]>;
+      for (const [rowid, sessionId] of rows) build.index.link(rowid, sessionId);
+    }
+    build.afterRowid = last ?? build.afterRowid;
     return slice.length === rows;
   }
 
