@@ -1,6 +1,6 @@
 /**
- * pnpm bench:locomo [--file <locomo.json>] [--store sqlite,qdrant]
- * (also `pnpm bench:recall --locomo [<file>]`)
+ * pnpm bench:locomo [<locomo.json>] [--store sqlite,qdrant]
+ * (also `pnpm bench:recall --locomo [<locomo.json>]`)
  *
  * Recall on real conversations, by the protocol of `../shared/data/README.md`: each LoCoMo
  * conversation is one person; every turn is stored through the memory HTTP API as one memory
@@ -40,12 +40,11 @@ const DEFAULT_FILE = resolve(import.meta.dirname, '../../shared/data/locomo-dev.
 const { values, positionals } = parseArgs({
   options: {
     file: { type: 'string' },
-    locomo: { type: 'string' },
     store: { type: 'string', default: 'sqlite,qdrant' },
   },
   allowPositionals: true,
 });
-const file = values.file ?? values.locomo ?? positionals[0] ?? DEFAULT_FILE;
+const file = values.file ?? positionals[0] ?? DEFAULT_FILE;
 if (!existsSync(file)) {
   console.error(`bench:locomo: no LoCoMo file at ${file}; pass one with --file <path>.`);
   process.exit(66);

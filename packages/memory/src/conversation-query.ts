@@ -84,6 +84,8 @@ function planLexicalQuery(text: string, contextText: string): readonly WeightedT
   return [
     { terms: message.content, weight: 1 },
     { terms: message.stop, weight: STOP_WORD_WEIGHT, neighbours: false },
-    { terms: context, weight: CONTEXT_WEIGHT },
+    // The turns' words are context already: looked for in a memory's neighbours too, they would
+    // be two steps from the message (measured on bench:recall with context: 0.477 → 0.443).
+    { terms: context, weight: CONTEXT_WEIGHT, neighbours: false },
   ].filter((part) => part.terms.length > 0);
 }

@@ -3,8 +3,8 @@ import { SessionNeighbours } from './session-neighbours.ts';
 import type { RowRanking } from './sqlite-search.ts';
 
 /** Okapi BM25 parameters, as FTS5's bm25() and the recall benchmark's baseline use them. */
-const K1 = 1.2;
-const B = 0.75;
+const K1 = 0.9;
+const B = 0.4;
 /** FTS5's floor for the IDF of a word in half or more of the memories. */
 const MIN_IDF = 1e-6;
 
