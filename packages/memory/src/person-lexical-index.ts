@@ -1,10 +1,11 @@
 import { stemmer } from 'stemmer';
+import { BM25_PARAMETERS } from './bm25-parameters.ts';
 import { SessionNeighbours } from './session-neighbours.ts';
 import type { RowRanking } from './sqlite-search.ts';
 
-/** Okapi BM25 parameters, as FTS5's bm25() and the recall benchmark's baseline use them. */
-const K1 = 0.9;
-const B = 0.4;
+/** Okapi BM25 parameters (`BM25_PARAMETERS`, the same as Qdrant's sparse vectors). */
+const K1 = BM25_PARAMETERS.k1;
+const B = BM25_PARAMETERS.b;
 /** FTS5's floor for the IDF of a word in half or more of the memories. */
 const MIN_IDF = 1e-6;
 
