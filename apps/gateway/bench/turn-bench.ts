@@ -80,6 +80,9 @@ async function seededMemory(count: number) {
         id: randomUUID(),
         userId: PERSON,
         scope: 'user',
+        // Linked to a conversation, twenty memories each, as extraction links them: search also
+        // weighs each memory's session neighbours (session-neighbours.ts), so the bench pays for it.
+        sessionId: `bench:session-${Math.floor(index / 20)}`,
         content,
         category: CATEGORIES[index % 4]!,
         source: index % 2 === 0 ? 'user_explicit' : 'inferred',

@@ -1,6 +1,6 @@
 import { stemmer } from 'stemmer';
 import { BM25_PARAMETERS } from './bm25-parameters.ts';
-import { SessionNeighbours } from './session-neighbours.ts';
+import { NEIGHBOUR_WEIGHTS, SessionNeighbours } from './session-neighbours.ts';
 import type { RowRanking } from './sqlite-search.ts';
 
 /** Okapi BM25 parameters (`BM25_PARAMETERS`, the same as Qdrant's sparse vectors). */
@@ -69,6 +69,11 @@ export interface WeightedWords {
  */
 type Postings = number[];
 
+/** Neighbour places per slot: just before and after, then two away (`NEIGHBOUR_WEIGHTS`). */
+const PLACES = NEIGHBOUR_WEIGHTS.length * 2;
+/** Each place's weight: places 0 and 1 are one away, 2 and 3 two away. */
+const PLACE_WEIGHTS = Array.from({ length: PLACES }, (_, place) => NEIGHBOUR_WEIGHTS[place >> 1] as number);
+
 /** Heap bytes per term (map entry, array and its header) and per posting, for the budget. */
 const BYTES_PER_TERM = 120;
 const BYTES_PER_POSTING = 16;
@@ -103,6 +108,14 @@ export class PersonLexicalIndex {
   readonly #termCounts = new Map<string, number>();
   /** Session links by rowid: whose words a memory's neighbours lend it. */
   readonly #neighbours = new SessionNeighbours();
+  /**
+   * The same as slots, for the search's inner loop: `PLACES` entries per slot (-1 = none) for its
+   * first session; a memory linked to more sessions has the others' in `#moreNeighbours` as
+   * (slot, place) pairs. Kept up to date around every link, re-store and removal; allocated with
+   * the first link, so a person with no sessions pays nothing for it.
+   */
+  #neighbourSlots = new Int32Array(0);
+  readonly #moreNeighbours = new Map<number, number[]>();
   /** Per-term scratch of a neighbour-aware term: each slot's weighted, length-normalised count. */
   #termFrequencies = new Float64Array(64);
   #termTouched = new Int32Array(64);
@@ -122,7 +135,9 @@ export class PersonLexicalIndex {
       this.#rowids.length * 28 +
       this.#postingCount * BYTES_PER_POSTING +
       this.#postings.size * BYTES_PER_TERM +
-      this.#slotOf.size * 40
+      this.#slotOf.size * 40 +
+      this.#neighbourSlots.length * 4 +
+      this.#neighbours.linkedCount * 64
     );
   }
 
@@ -144,17 +159,44 @@ export class PersonLexicalIndex {
     for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
     for (const [term, count] of counts) this.#addPosting(term, slot, count);
     counts.clear();
+    if (this.#neighbours.linkedCount > 0) this.#refreshNeighbours(this.#neighbours.around(rowid));
   }
 
   /** The memory is deleted: its words and its session links go, so it lends no word to neighbours. */
   remove(rowid: number): void {
+    const around = this.#neighbours.around(rowid);
     this.#removeSlot(rowid);
     this.#neighbours.unlink(rowid);
+    this.#refreshNeighbours(around);
   }
 
   /** The memory at `rowid` is linked to the session (again: no change). */
   link(rowid: number, sessionId: string): void {
     this.#neighbours.link(rowid, sessionId);
+    this.#refreshNeighbours(this.#neighbours.around(rowid));
+  }
+
+  /** Re-reads the neighbour slots of these memories (those not indexed are skipped). */
+  #refreshNeighbours(rowids: readonly number[]): void {
+    if (this.#neighbourSlots.length === 0)
+      this.#neighbourSlots = new Int32Array(this.#rowids.length * PLACES).fill(-1);
+    for (const rowid of rowids) {
+      const slot = this.#slotOf.get(rowid);
+      if (slot === undefined) continue;
+      this.#neighbourSlots.fill(-1, slot * PLACES, (slot + 1) * PLACES);
+      this.#moreNeighbours.delete(slot);
+      this.#neighbours.forEachPlace(rowid, (session, place, neighbour) => {
+        const neighbourSlot = this.#slotOf.get(neighbour);
+        if (neighbourSlot === undefined) return;
+        if (session === 0) {
+          this.#neighbourSlots[slot * PLACES + place] = neighbourSlot;
+          return;
+        }
+        const more = this.#moreNeighbours.get(slot);
+        if (more) more.push(neighbourSlot, place);
+        else this.#moreNeighbours.set(slot, [neighbourSlot, place]);
+      });
+    }
   }
 
   #removeSlot(rowid: number): void {
@@ -253,6 +295,9 @@ export class PersonLexicalIndex {
     const scopeCodes = this.#scopes;
     const frequencies = this.#termFrequencies;
     const termTouched = this.#termTouched;
+    const lengths = this.#lengths;
+    const neighbourSlots = this.#neighbourSlots;
+    const moreNeighbours = this.#moreNeighbours.size > 0 ? this.#moreNeighbours : undefined;
     let termCount = 0;
     let total = touchedCount;
     const lend = (slot: number, amount: number) => {
@@ -264,12 +309,17 @@ export class PersonLexicalIndex {
       const slot = list[index] as number;
       if (alive[slot] === 0) continue;
       const normalised =
-        (list[index + 1] as number) / (1 - B + (B * (this.#lengths[slot] as number)) / averageLength);
+        (list[index + 1] as number) / (1 - B + (B * (lengths[slot] as number)) / averageLength);
       lend(slot, normalised);
-      this.#neighbours.forEachNeighbour(this.#rowids[slot] as number, (rowid, weight) => {
-        const neighbour = this.#slotOf.get(rowid);
-        if (neighbour !== undefined) lend(neighbour, weight * normalised);
-      });
+      for (let place = 0; place < PLACES; place += 1) {
+        const neighbour = neighbourSlots[slot * PLACES + place] as number;
+        if (neighbour >= 0) lend(neighbour, (PLACE_WEIGHTS[place] as number) * normalised);
+      }
+      const more = moreNeighbours?.get(slot);
+      if (more) {
+        for (let entry = 0; entry < more.length; entry += 2)
+          lend(more[entry] as number, (PLACE_WEIGHTS[more[entry + 1] as number] as number) * normalised);
+      }
     }
     for (let index = 0; index < termCount; index += 1) {
       const slot = termTouched[index] as number;
@@ -359,6 +409,11 @@ export class PersonLexicalIndex {
     this.#scores = grown(this.#scores, new Float64Array(capacity));
     this.#touched = new Int32Array(capacity);
     this.#termFrequencies = new Float64Array(capacity);
+    if (this.#neighbourSlots.length > 0) {
+      const neighbourSlots = new Int32Array(capacity * PLACES).fill(-1);
+      neighbourSlots.set(this.#neighbourSlots);
+      this.#neighbourSlots = neighbourSlots;
+    }
     this.#termTouched = new Int32Array(capacity);
   }
 }

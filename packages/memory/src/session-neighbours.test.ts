@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryService } from './memory-service.ts';
+import { PersonLexicalIndex } from './person-lexical-index.ts';
 import { SessionNeighbours } from './session-neighbours.ts';
 import { createSqliteMemoryStore, type SqliteMemoryStore } from './sqlite-memory-store.ts';
+import { seededRandom } from './testing/seeded-random.ts';
 
 /** A fixed clock: scores include recency, and a search compared with an earlier one must not age. */
 const NOW = Date.UTC(2025, 5, 1);
@@ -146,5 +148,63 @@ describe('SessionNeighbours', () => {
     ]);
     expect(of(40)).toEqual([]);
     expect(neighbours.linkedCount).toBe(5);
+  });
+});
+
+describe('PersonLexicalIndex with session neighbours', () => {
+  it('ranks the same after random links, re-stores and removals as an index built from the end state', () => {
+    const random = seededRandom(40);
+    const words = ['pottery', 'bowl', 'glaze', 'kiln', 'tea', 'harbour', 'run', 'race', 'film', 'whale'];
+    const text = () =>
+      Array.from(
+        { length: 1 + Math.floor(random() * 5) },
+        () => words[Math.floor(random() * words.length)],
+      ).join(' ');
+    const live = new Map<number, { scope: string; content: string; sessions: Set<string> }>();
+    const incremental = new PersonLexicalIndex();
+    let next = 1;
+    for (let step = 0; step < 600; step += 1) {
+      const roll = random();
+      const known = [...live.keys()];
+      const some = known[Math.floor(random() * known.length)];
+      const session = `s${Math.floor(random() * 6)}`;
+      if (roll < 0.45 || some === undefined) {
+        const rowid = next++;
+        const memory = {
+          scope: random() < 0.8 ? 'user' : 'session',
+          content: text(),
+          sessions: new Set<string>(),
+        };
+        live.set(rowid, memory);
+        // As the store does: the link first, then the text, in one commit.
+        if (random() < 0.8) {
+          memory.sessions.add(session);
+          incremental.link(rowid, session);
+        }
+        incremental.upsert(rowid, memory.scope, memory.content);
+      } else if (roll < 0.65) {
+        live.get(some)?.sessions.add(session);
+        incremental.link(some, session);
+      } else if (roll < 0.8) {
+        const memory = live.get(some);
+        if (!memory) continue;
+        memory.content = text();
+        incremental.upsert(some, memory.scope, memory.content);
+      } else {
+        live.delete(some);
+        incremental.remove(some);
+      }
+    }
+    const rebuilt = new PersonLexicalIndex();
+    for (const [rowid, memory] of live) rebuilt.upsert(rowid, memory.scope, memory.content);
+    for (const [rowid, memory] of live) for (const session of memory.sessions) rebuilt.link(rowid, session);
+    for (let query = 0; query < 50; query += 1) {
+      const parts = [{ terms: text().split(' '), weight: 1 }];
+      const scopes = query % 3 === 0 ? ['user'] : undefined;
+      const expected = rebuilt.rank(parts, 20, scopes);
+      const actual = incremental.rank(parts, 20, scopes);
+      expect(actual.map((hit) => hit.rowid)).toEqual(expected.map((hit) => hit.rowid));
+      actual.forEach((hit, index) => expect(hit.score).toBeCloseTo(expected[index]?.score ?? 0, 9));
+    }
   });
 });

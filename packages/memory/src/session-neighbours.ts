@@ -55,6 +55,36 @@ export class SessionNeighbours {
   }
 
   /**
+   * The memories whose neighbours change when this one is linked, re-stored or unlinked: itself
+   * and those within `NEIGHBOUR_WEIGHTS.length` places of it in each of its sessions.
+   */
+  around(rowid: number): number[] {
+    const found = [rowid];
+    this.forEachNeighbour(rowid, (neighbour) => found.push(neighbour));
+    return found;
+  }
+
+  /**
+   * Calls `visit(session, place, neighbour)` for each of the memory's sessions (numbered from 0)
+   * and each neighbour in it: place 0 and 1 the one just before and after, 2 and 3 two away.
+   */
+  forEachPlace(rowid: number, visit: (session: number, place: number, neighbour: number) => void): void {
+    const sessions = this.#sessionsOf.get(rowid);
+    if (!sessions) return;
+    sessions.forEach((sessionId, session) => {
+      const members = this.#members.get(sessionId);
+      if (!members) return;
+      const position = lowerBound(members, rowid);
+      for (let distance = 1; distance <= NEIGHBOUR_WEIGHTS.length; distance += 1) {
+        const before = members[position - distance];
+        const after = members[position + distance];
+        if (before !== undefined) visit(session, (distance - 1) * 2, before);
+        if (after !== undefined) visit(session, (distance - 1) * 2 + 1, after);
+      }
+    });
+  }
+
+  /**
    * Calls `visit` with each neighbour within `NEIGHBOUR_WEIGHTS.length` places of the memory in
    * each of its sessions, and that neighbour's weight.
    */

@@ -272,7 +272,8 @@ export class SqliteLexicalCache {
     if (last !== undefined) {
       // The slice's session links, by the links' memory index (a range of rowids).
       const links = this.#statements(
-        'SELECT memory_rowid, session_id FROM session_links WHERE memory_rowid > ? AND memory_rowid <= ? AND user_id = ?',
+        // `+user_id`: the range on the memory index, not a walk of the person's every link per slice.
+        'SELECT memory_rowid, session_id FROM session_links WHERE memory_rowid > ? AND memory_rowid <= ? AND +user_id = ?',
       );
       links.setReturnArrays(true);
       const rows = links.all(build.afterRowid, last, userId) as unknown as Array<[number, string]>;
