@@ -173,7 +173,8 @@ export class PersonLexicalIndex {
   /** The memory at `rowid` is linked to the session (again: no change). */
   link(rowid: number, sessionId: string): void {
     this.#neighbours.link(rowid, sessionId);
-    this.#refreshNeighbours(this.#neighbours.around(rowid));
+    // A memory not indexed yet (linked before its text is stored) is refreshed by its upsert.
+    if (this.#slotOf.has(rowid)) this.#refreshNeighbours(this.#neighbours.around(rowid));
   }
 
   /** Re-reads the neighbour slots of these memories (those not indexed are skipped). */
@@ -251,7 +252,9 @@ export class PersonLexicalIndex {
       // common words worth a little, measured lower on bench:recall: 0.469 vs 0.477 with context.)
       const idf = weight * Math.max(MIN_IDF, Math.log((this.#live - frequency + 0.5) / (frequency + 0.5)));
       const numerator = idf * (K1 + 1);
-      if (neighbours && withNeighbours) {
+      // A word in half or more of the person's memories (IDF at its floor) tells nothing about
+      // which memory is meant: it is not worth a walk of its neighbours.
+      if (neighbours && withNeighbours && idf > weight * MIN_IDF) {
         touchedCount = this.#addTermWithNeighbours(list, numerator, scopeMask, averageLength, touchedCount);
         continue;
       }

@@ -204,7 +204,8 @@ describe('PersonLexicalIndex with session neighbours', () => {
       const expected = rebuilt.rank(parts, 20, scopes);
       const actual = incremental.rank(parts, 20, scopes);
       expect(actual.map((hit) => hit.rowid)).toEqual(expected.map((hit) => hit.rowid));
-      actual.forEach((hit, index) => expect(hit.score).toBeCloseTo(expected[index]?.score ?? 0, 9));
+      for (const [index, hit] of actual.entries())
+        expect(hit.score).toBeCloseTo(expected[index]?.score ?? 0, 9);
     }
   });
 });

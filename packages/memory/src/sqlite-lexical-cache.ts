@@ -267,8 +267,8 @@ export class SqliteLexicalCache {
     // Arrays, not one object per row: a build reads every row of the person.
     statement.setReturnArrays(true);
     const slice = statement.all(userId, build.afterRowid, rows) as unknown as Array<[number, string, string]>;
-    for (const [rowid, scope, content] of slice) build.index.upsert(rowid, scope, content);
     const last = slice.at(-1)?.[0];
+    // Links first: each memory's neighbours are then set once, when its text is indexed.
     if (last !== undefined) {
       // The slice's session links, by the links' memory index (a range of rowids).
       const links = this.#statements(
@@ -279,6 +279,7 @@ export class SqliteLexicalCache {
       const rows = links.all(build.afterRowid, last, userId) as unknown as Array<[number, string]>;
       for (const [rowid, sessionId] of rows) build.index.link(rowid, sessionId);
     }
+    for (const [rowid, scope, content] of slice) build.index.upsert(rowid, scope, content);
     build.afterRowid = last ?? build.afterRowid;
     return slice.length === rows;
   }
