@@ -1,4 +1,5 @@
 export { approximateTokenCounter, sharedTokenCounter, type TokenCounter } from '@nexus/limits-kit';
+export { BM25_PARAMETERS } from './bm25-parameters.ts';
 export { contentHash, normaliseContent } from './content-hash.ts';
 export {
   CONTEXT_HEADER,
@@ -15,6 +16,7 @@ export {
   STOP_WORD_WEIGHT,
 } from './conversation-query.ts';
 export { cosineSimilarity, type Embedder } from './embedder.ts';
+export { ENGLISH_STOP_WORDS } from './english-stop-words.ts';
 export { hostHeaderName, isLoopbackName } from './http/is-loopback-name.ts';
 export { createMemoryClient, type MemoryClientOptions } from './http/memory-http-client.ts';
 export {
@@ -104,6 +106,7 @@ export {
   createOpenAICompatibleEmbedder,
   type OpenAICompatibleEmbedderOptions,
 } from './openai-compatible-embedder.ts';
+export { indexTokens } from './person-lexical-index.ts';
 export { type QueryTime, queryTime } from './query-time.ts';
 export { type ChannelRanking, fuseRankings, RRF_K } from './rank-fusion.ts';
 export { readStoreIndex, type StoreIndex } from './read-store-index.ts';
