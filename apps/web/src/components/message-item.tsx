@@ -79,7 +79,7 @@ export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemP
           }}
         />
       ) : message.role === 'assistant' ? (
-        message.text !== '' && <MarkdownView text={message.text} />
+        message.text !== '' && <MarkdownView text={message.text} final={!streaming} />
       ) : (
         message.text !== '' && <p class="message-text">{message.text}</p>
       )}
