@@ -1,4 +1,4 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { MessageAttachment, SendResult } from '../chat-session.ts';
 import type { PendingAttachments } from '../use-pending-attachments.ts';
 import { AttachmentTray } from './attachment-tray.tsx';
@@ -6,6 +6,8 @@ import { PaperclipIcon, StopIcon } from './icons.tsx';
 import { VoiceButton } from './voice-button.tsx';
 
 export interface ComposerProps {
+  /** The conversation shown: the message box takes the focus on load and after each switch. */
+  focusKey?: string;
   maxTextChars: number | undefined;
   onSend: (text: string, attachments: MessageAttachment[]) => SendResult;
   /** Absent when the server takes no files: no attach or record controls. */
@@ -16,13 +18,18 @@ export interface ComposerProps {
   onStop?: () => void;
 }
 
-export function Composer({ maxTextChars, onSend, attachments, onVoiceNote, onStop }: ComposerProps) {
+export function Composer({ focusKey, maxTextChars, onSend, attachments, onVoiceNote, onStop }: ComposerProps) {
   const [text, setText] = useState('');
   const [problem, setProblem] = useState<string>();
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const fileRef = useRef<HTMLInputElement>(null);
   const pending = attachments?.items ?? [];
   const failed = pending.some((item) => item.error !== undefined);
+  // With a mouse or trackpad the box is ready to type in; on a touch screen focusing it would
+  // raise the keyboard over the conversation the person came to read.
+  useEffect(() => {
+    if (window.matchMedia?.('(pointer: fine)').matches) inputRef.current?.focus();
+  }, [focusKey]);
 
   const submit = () => {
     const ready = attachments?.ready() ?? [];

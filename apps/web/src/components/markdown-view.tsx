@@ -48,6 +48,7 @@ function renderBlock(token: Token, key: number, depth: number): ComponentChildre
   switch (token.type) {
     case 'space':
     case 'def':
+    case 'checkbox':
       return null;
     case 'heading': {
       // Replies sit under the page's h1 and the conversation's h2; their headings start at h3.

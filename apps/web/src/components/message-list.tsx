@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { ChatMessage } from '../conversation-state.ts';
 import { type MessageActions, MessageItem } from './message-item.tsx';
 
@@ -11,36 +11,60 @@ const nearBottomPixels = 80;
 export function MessageList({ messages, ...actions }: MessageListProps) {
   const listRef = useRef<HTMLDivElement>(null);
   const followRef = useRef(true);
+  const [atBottom, setAtBottom] = useState(true);
+  const lastUserId = useRef<string | undefined>(undefined);
+  const newestUser = messages.findLast((message) => message.role === 'user')?.id;
 
-  // Follow the conversation as replies stream in, unless the reader scrolled up to read.
+  // Follow the conversation as replies stream in, unless the reader scrolled up to read. Sending
+  // a message always brings the reader down to it, wherever they were.
   useLayoutEffect(() => {
     const list = listRef.current;
-    if (list && followRef.current) list.scrollTop = list.scrollHeight;
+    if (!list) return;
+    const sent = newestUser !== undefined && lastUserId.current !== undefined && newestUser !== lastUserId.current;
+    lastUserId.current = newestUser;
+    if (sent) followRef.current = true;
+    if (followRef.current) list.scrollTop = list.scrollHeight;
   });
 
+  const jumpToLatest = () => {
+    const list = listRef.current;
+    if (!list) return;
+    followRef.current = true;
+    list.scrollTo({ top: list.scrollHeight, behavior: 'smooth' });
+  };
+
   return (
-    // The log role goes on the scrolling container: on the <ol> itself it would hide the list
-    // semantics its <li> items need.
-    <div
-      ref={listRef}
-      class="message-list"
-      data-testid="message-list"
-      role="log"
-      aria-live="polite"
-      aria-label="Conversation"
-      onScroll={(event) => {
-        const list = event.currentTarget;
-        followRef.current = list.scrollHeight - list.scrollTop - list.clientHeight < nearBottomPixels;
-      }}
-    >
-      {messages.length === 0 ? (
-        <p class="empty">Say hello to start a conversation.</p>
-      ) : (
-        <ol class="message-items">
-          {messages.map((message) => (
-            <MessageItem key={`${message.role}:${message.id}`} message={message} {...actions} />
-          ))}
-        </ol>
+    <div class="message-list-frame">
+      {/* The log role goes on the scrolling container: on the <ol> itself it would hide the list
+          semantics its <li> items need. */}
+      <div
+        ref={listRef}
+        class="message-list"
+        data-testid="message-list"
+        role="log"
+        aria-live="polite"
+        aria-label="Conversation"
+        onScroll={(event) => {
+          const list = event.currentTarget;
+          const near = list.scrollHeight - list.scrollTop - list.clientHeight < nearBottomPixels;
+          followRef.current = near;
+          setAtBottom(near);
+        }}
+      >
+        {messages.length === 0 ? (
+          <p class="empty">Say hello to start a conversation.</p>
+        ) : (
+          <ol class="message-items">
+            {messages.map((message) => (
+              <MessageItem key={`${message.role}:${message.id}`} message={message} {...actions} />
+            ))}
+          </ol>
+        )}
+      </div>
+      {!atBottom && messages.length > 0 && (
+        <button type="button" class="jump-to-latest" data-testid="jump-to-latest" onClick={jumpToLatest}>
+          ↓ Jump to latest
+        </button>
       )}
     </div>
   );

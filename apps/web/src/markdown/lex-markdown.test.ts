@@ -8,9 +8,8 @@ function find(tokens: readonly Token[], type: string): Token[] {
   const walk = (list: readonly Token[] | undefined) => {
     for (const token of list ?? []) {
       if (token.type === type) found.push(token);
-      const item = token as Tokens.List & Tokens.Table;
       walk((token as { tokens?: Token[] }).tokens);
-      if (token.type === 'list') for (const entry of item.items) walk(entry.tokens);
+      if (token.type === 'list') for (const entry of (token as Tokens.List).items) walk(entry.tokens);
     }
   };
   walk(tokens);
