@@ -95,7 +95,10 @@ export async function takeScreenshots(browser: Browser, target: ScreenshotTarget
     await phonePage.waitForTimeout(300);
     await shoot(phonePage, `phone-${colorScheme}-conversation-list`);
     await phonePage.keyboard.press('Escape');
-    await phonePage.getByTestId('conversations-button').click({ force: true }).catch(() => {});
+    await phonePage
+      .getByTestId('conversations-button')
+      .click({ force: true })
+      .catch(() => {});
     await phonePage.goto(target.chatUrl.replace(/#.*$/, ''));
     await phonePage.locator('[data-testid=status-line][data-phase=open]').waitFor();
     const phoneClient = await phonePage.evaluate(() => localStorage.getItem('nexus.clientId'));

@@ -27,13 +27,16 @@ import { chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
 // The web app does not depend on memory; the bench opens the gateway's store to seed the Memory panel.
 import { createSqliteMemoryStore, MemoryService } from '../../../packages/memory/src/index.ts';
-import { longReply, renderTime } from './long-reply.ts';
+import { longReplyChunks, renderTime } from '../src/test-support/long-reply.ts';
 import { takeScreenshots } from './take-screenshots.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update'];
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '5' }, 'screenshots-only': { type: 'boolean', default: false } },
+  options: {
+    runs: { type: 'string', default: '5' },
+    'screenshots-only': { type: 'boolean', default: false },
+  },
 });
 const runs = Math.max(1, Number(values.runs));
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -59,14 +62,25 @@ const gateway = await startGateway({
 });
 const chatUrl = `${gateway.url}/#token=${gateway.token}`;
 const screenshotsDir = join(webRoot, 'bench', 'screenshots');
-const memory = new MemoryService({ store: createSqliteMemoryStore({ path: join(workDir, 'data', 'memory.sqlite') }) });
+const memory = new MemoryService({
+  store: createSqliteMemoryStore({ path: join(workDir, 'data', 'memory.sqlite') }),
+});
 const screenshotTarget = {
   chatUrl,
   enqueueReply: (text: string) => model.enqueue({ text }),
   seedMemories: async (clientId: string) => {
     const userId = `web:${clientId}`;
-    await memory.add({ userId, content: 'Lives in Lisbon and works as a nurse', category: 'fact', source: 'user_explicit' });
-    await memory.add({ userId, content: 'Prefers short answers with a table when comparing things', category: 'preference' });
+    await memory.add({
+      userId,
+      content: 'Lives in Lisbon and works as a nurse',
+      category: 'fact',
+      source: 'user_explicit',
+    });
+    await memory.add({
+      userId,
+      content: 'Prefers short answers with a table when comparing things',
+      category: 'preference',
+    });
     await memory.add({ userId, content: 'Plays chess on Sunday mornings', category: 'pattern' });
     await memory.add({ userId, content: 'Travelling to Porto in May', category: 'event' });
   },
@@ -203,7 +217,7 @@ async function measureLongReply(browser: Browser): Promise<number> {
   const page = await context.newPage();
   await page.goto(chatUrl);
   await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
-  model.enqueue({ text: longReply(100_000) });
+  model.enqueue({ chunks: longReplyChunks(100_000) });
   await page.getByTestId('message-input').fill('Write a long report');
   await page.getByTestId('send-button').click();
   await page.locator('[data-role=assistant][data-state=done]').waitFor({ timeout: 120_000 });

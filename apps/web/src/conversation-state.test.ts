@@ -1,6 +1,5 @@
 import type { ReplyEvent, ServerFrame } from '@nexus/protocol';
 import { describe, expect, it } from 'vitest';
-import { toStoredConversation } from './stored-conversation.ts';
 import {
   addUserMessage,
   applyServerFrame,
@@ -10,6 +9,7 @@ import {
   reviseUserMessage,
   TYPING_ACTIVITY,
 } from './conversation-state.ts';
+import { toStoredConversation } from './stored-conversation.ts';
 
 const event = (seq: number, replyEvent: ReplyEvent, conversationId = 'c1'): ServerFrame => ({
   type: 'event',
@@ -245,6 +245,8 @@ describe('reply files and revisions', () => {
       event(3, { type: 'reply.start', replyId: 'r1' }),
       event(4, { type: 'reply.end', replyId: 'r1', text: 'The whole answer.' }),
     ]);
-    expect(answered.messages).toEqual([{ id: 'r1', role: 'assistant', text: 'The whole answer.', state: 'done' }]);
+    expect(answered.messages).toEqual([
+      { id: 'r1', role: 'assistant', text: 'The whole answer.', state: 'done' },
+    ]);
   });
 });

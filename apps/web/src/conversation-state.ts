@@ -178,11 +178,15 @@ function applyReplyEvent(state: ConversationState, event: ReplyEvent, seq: numbe
         text: message.text + event.text,
       }));
     case 'reply.end':
-      return withReply(withoutRestartNotices({ ...state, activity: undefined }), event.replyId, (message) => ({
-        ...message,
-        text: event.text,
-        state: 'done',
-      }));
+      return withReply(
+        withoutRestartNotices({ ...state, activity: undefined }),
+        event.replyId,
+        (message) => ({
+          ...message,
+          text: event.text,
+          state: 'done',
+        }),
+      );
     case 'reply.media':
       return withReply({ ...state, activity: undefined }, event.replyId, (message) => ({
         ...message,

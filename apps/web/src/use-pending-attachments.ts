@@ -1,6 +1,6 @@
-import { keepSentThumbnail } from './sent-thumbnails.ts';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { ChatSession, MessageAttachment } from './chat-session.ts';
+import { keepSentThumbnail } from './sent-thumbnails.ts';
 
 /** A file chosen, pasted, dropped or recorded for the next message, while and after it uploads. */
 export interface PendingAttachment {

@@ -156,7 +156,10 @@ describe.each(['desktop', 'phone'] as const)('web client at %s size', (size) => 
     const attack = [
       '# Title <img src=x onerror="window.__xss=1">',
       '',
-      '<script>window.__xss=2</script> [click](javascript:window.__xss=3) [ok](https://example.com)',
+      // An HTML block (CommonMark): the whole line stays text.
+      '<script>window.__xss=2</script> [ok](https://example.com)',
+      '',
+      'Links: [click](javascript:window.__xss=3) [ok](https://example.com)',
       '',
       '| a | b<svg onload="window.__xss=4"> |',
       '|---|---|',

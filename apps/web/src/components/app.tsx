@@ -1,8 +1,8 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ChatSession } from '../chat-session.ts';
 import { randomId } from '../random-id.ts';
-import { takeTokenFromLocation } from '../token-from-location.ts';
 import type { ChatStorage, KeyValueStore } from '../storage.ts';
+import { takeTokenFromLocation } from '../token-from-location.ts';
 import { ChatView } from './chat-view.tsx';
 import { SignInForm } from './sign-in-form.tsx';
 

@@ -18,7 +18,14 @@ export interface ComposerProps {
   onStop?: () => void;
 }
 
-export function Composer({ focusKey, maxTextChars, onSend, attachments, onVoiceNote, onStop }: ComposerProps) {
+export function Composer({
+  focusKey,
+  maxTextChars,
+  onSend,
+  attachments,
+  onVoiceNote,
+  onStop,
+}: ComposerProps) {
   const [text, setText] = useState('');
   const [problem, setProblem] = useState<string>();
   const inputRef = useRef<HTMLTextAreaElement>(null);

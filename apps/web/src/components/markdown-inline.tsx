@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import type { Token } from '../markdown/lex-markdown.ts';
 import { decodeEntities } from '../markdown/decode-entities.ts';
+import type { Token } from '../markdown/lex-markdown.ts';
 import type { MathToken } from '../markdown/math-extension.ts';
 import { safeHref } from '../markdown/safe-href.ts';
 import { MathView } from './math-view.tsx';

@@ -1,10 +1,10 @@
+import type { Tokens } from 'marked';
 import { Component, type ComponentChildren } from 'preact';
 import { useMemo, useRef } from 'preact/hooks';
-import type { Tokens } from 'marked';
+import { decodeEntities } from '../markdown/decode-entities.ts';
 import { IncrementalMarkdown } from '../markdown/incremental-markdown.ts';
 import type { Token } from '../markdown/lex-markdown.ts';
 import type { MathToken } from '../markdown/math-extension.ts';
-import { decodeEntities } from '../markdown/decode-entities.ts';
 import { CodeBlock } from './code-block.tsx';
 import { renderInlines } from './markdown-inline.tsx';
 import { MathView } from './math-view.tsx';
@@ -60,7 +60,9 @@ function renderBlock(token: Token, key: number, depth: number): ComponentChildre
     case 'text':
       return 'tokens' in token && token.tokens ? renderInlines(token.tokens) : decodeEntities(token.text);
     case 'code':
-      return <CodeBlock key={key} language={(token.lang ?? '').split(/\s/)[0]!.toLowerCase()} text={token.text} />;
+      return (
+        <CodeBlock key={key} language={(token.lang ?? '').split(/\s/)[0]!.toLowerCase()} text={token.text} />
+      );
     case 'hr':
       return <hr key={key} />;
     case 'blockquote':
@@ -97,7 +99,12 @@ function renderList(list: Tokens.List, key: number, depth: number): ComponentChi
     <li key={index} class={item.task ? 'task' : undefined}>
       {item.task && (
         // A read-only checkbox: the model's list shows its state; there is nothing to toggle.
-        <input type="checkbox" checked={item.checked === true} disabled aria-label={item.checked ? 'Done' : 'Not done'} />
+        <input
+          type="checkbox"
+          checked={item.checked === true}
+          disabled
+          aria-label={item.checked ? 'Done' : 'Not done'}
+        />
       )}
       {depth < maxDepth ? renderBlocks(item.tokens, depth + 1) : item.text}
     </li>

@@ -75,8 +75,8 @@ export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemP
         <p class="message-text message-deleted">You deleted this message.</p>
       ) : message.restarting ? (
         <p class="message-text" data-testid="restart-notice">
-          Nexus is restarting. Your message is kept and will be answered as soon as it is back; there is
-          no need to send it again.
+          Nexus is restarting. Your message is kept and will be answered as soon as it is back; there is no
+          need to send it again.
         </p>
       ) : deleting.pending ? (
         <p class="message-text undo-bar" data-testid="undo-delete-bar">

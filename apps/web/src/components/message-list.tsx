@@ -20,7 +20,8 @@ export function MessageList({ messages, ...actions }: MessageListProps) {
   useLayoutEffect(() => {
     const list = listRef.current;
     if (!list) return;
-    const sent = newestUser !== undefined && lastUserId.current !== undefined && newestUser !== lastUserId.current;
+    const sent =
+      newestUser !== undefined && lastUserId.current !== undefined && newestUser !== lastUserId.current;
     lastUserId.current = newestUser;
     if (sent) followRef.current = true;
     if (followRef.current) list.scrollTop = list.scrollHeight;

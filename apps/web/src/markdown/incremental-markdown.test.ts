@@ -36,6 +36,8 @@ describe('IncrementalMarkdown', () => {
   it('starts over when the text is not a continuation', () => {
     const markdown = new IncrementalMarkdown();
     markdown.update('First reply\n\nwith two blocks');
-    expect(JSON.stringify(markdown.update('Something else'))).toBe(JSON.stringify([...lexMarkdown('Something else')]));
+    expect(JSON.stringify(markdown.update('Something else'))).toBe(
+      JSON.stringify([...lexMarkdown('Something else')]),
+    );
   });
 });

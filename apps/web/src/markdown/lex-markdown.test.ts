@@ -18,7 +18,10 @@ function find(tokens: readonly Token[], type: string): Token[] {
 
 describe('lexMarkdown', () => {
   it('reads task lists with their state', () => {
-    const [list] = find(lexMarkdown('- [ ] write tests\n- [x] read the issue\n- plain'), 'list') as Tokens.List[];
+    const [list] = find(
+      lexMarkdown('- [ ] write tests\n- [x] read the issue\n- plain'),
+      'list',
+    ) as Tokens.List[];
     expect(list!.items.map((item) => [item.task, item.checked])).toEqual([
       [true, false],
       [true, true],
@@ -27,12 +30,18 @@ describe('lexMarkdown', () => {
   });
 
   it('resolves reference links, wherever the definition stands', () => {
-    const [link] = find(lexMarkdown('See [the docs][docs].\n\n[docs]: https://example.com/docs "Docs"'), 'link');
+    const [link] = find(
+      lexMarkdown('See [the docs][docs].\n\n[docs]: https://example.com/docs "Docs"'),
+      'link',
+    );
     expect(link).toMatchObject({ href: 'https://example.com/docs', title: 'Docs', text: 'the docs' });
   });
 
   it('takes links known from earlier text', () => {
-    const [link] = find(lexMarkdown('Again [the docs][docs].', { docs: { href: 'https://e.com', title: null } }), 'link');
+    const [link] = find(
+      lexMarkdown('Again [the docs][docs].', { docs: { href: 'https://e.com', title: null } }),
+      'link',
+    );
     expect(link).toMatchObject({ href: 'https://e.com' });
   });
 
@@ -68,7 +77,8 @@ describe('lexMarkdown', () => {
   });
 
   it('accounts for every character in the top-level tokens', () => {
-    const source = '# T\n\npara\n\n- a\n- b\n\n\n| x | y |\n|---|---|\n| 1 | 2 |\n\n```js\nlet a;\n```\n> q\n\n$$\na\n$$\ntail';
+    const source =
+      '# T\n\npara\n\n- a\n- b\n\n\n| x | y |\n|---|---|\n| 1 | 2 |\n\n```js\nlet a;\n```\n> q\n\n$$\na\n$$\ntail';
     expect(
       lexMarkdown(source)
         .map((token) => token.raw)

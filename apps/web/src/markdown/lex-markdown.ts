@@ -1,4 +1,4 @@
-import { Lexer, type MarkedOptions, type Token, type TokensList } from 'marked';
+import { Lexer, type MarkedOptions, type TokensList } from 'marked';
 import { mathBlock, mathInline, mathInlineStart } from './math-extension.ts';
 
 export type { Token } from 'marked';
@@ -41,4 +41,3 @@ export function lexMarkdown(source: string, links?: LinkDefinitions): TokensList
     return unparsed as TokensList;
   }
 }
-

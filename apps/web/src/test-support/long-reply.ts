@@ -34,6 +34,14 @@ export function longReply(bytes: number): string {
   return `${parts.join('\n')}\nThe end of the long reply.`;
 }
 
+/** The long reply as a model streams it, in pieces of about 1 KB. */
+export function longReplyChunks(bytes: number): string[] {
+  const text = longReply(bytes);
+  const chunks: string[] = [];
+  for (let start = 0; start < text.length; start += 1000) chunks.push(text.slice(start, start + 1000));
+  return chunks;
+}
+
 /**
  * Milliseconds from opening the conversation holding the long reply (from a new, empty one) until
  * its last paragraph is in the page and laid out. Returns to a new conversation afterwards.
