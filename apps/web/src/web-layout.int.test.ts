@@ -225,4 +225,43 @@ describe('web client layout in Chromium', () => {
     expect(await page.locator('.markdown h3').count()).toBeGreaterThan(200);
     await close();
   });
+
+  it('keeps the composer focused on load and after switching, and takes a token link in an open tab', async () => {
+    const { page, close } = await openChat(laptop);
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('data-testid'));
+    await expect.poll(focused).toBe('message-input');
+    await chat(page, 'First conversation', 'One.');
+    await page.getByTestId('new-conversation-button').click();
+    await chat(page, 'Second conversation', 'Two.');
+    await page.getByTestId('more-button').focus();
+    await page.getByTestId('conversation-item').nth(1).locator('button.conversation-open').click();
+    await expect.poll(() => page.getByTestId('chat-title').textContent()).toBe('First conversation');
+    await expect.poll(focused).toBe('message-input');
+
+    // Signed out (a token the gateway refuses), then the right link pasted into the same tab.
+    await page.evaluate(() => localStorage.setItem('nexus.token', 'not-the-token'));
+    await page.goto(`${gateway.url}/`);
+    await page.getByTestId('sign-in-form').waitFor();
+    await page.evaluate((token) => {
+      location.hash = `token=${token}`;
+    }, gateway.token);
+    await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
+    expect(await page.evaluate(() => location.hash)).toBe('');
+    await close();
+  });
+
+  it('offers Undo before a delete is sent, and sends it when the window closes', async () => {
+    const { page, close } = await openChat(laptop);
+    await chat(page, 'Keep me', 'Kept.');
+    const message = page.locator('[data-role=user]').first();
+    await message.hover();
+    await message.getByTestId('delete-message').click();
+    await page.getByTestId('undo-delete').click();
+    expect(await message.textContent()).toContain('Keep me');
+    await message.hover();
+    await message.getByTestId('delete-message').click();
+    await page.getByTestId('undo-delete-bar').waitFor();
+    await message.getByText('You deleted this message.').waitFor({ timeout: 10_000 });
+    await close();
+  });
 });
