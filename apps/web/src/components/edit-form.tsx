@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { SendResult } from '../chat-session.ts';
 
 export function EditForm(props: {
@@ -8,12 +8,16 @@ export function EditForm(props: {
 }) {
   const [text, setText] = useState(props.text);
   const [problem, setProblem] = useState<string>();
+  const formRef = useRef<HTMLFormElement>(null);
+  // The form is taller than the message it replaces: bring all of it into view.
+  useEffect(() => formRef.current?.scrollIntoView({ block: 'nearest' }), []);
   const save = () => {
     const result = props.onSave(text);
     if (!result.ok) setProblem(result.reason);
   };
   return (
     <form
+      ref={formRef}
       class="edit-form"
       onSubmit={(event) => {
         event.preventDefault();

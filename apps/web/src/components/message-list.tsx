@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { ChatMessage } from '../conversation-state.ts';
 import { type MessageActions, MessageItem } from './message-item.tsx';
 
@@ -26,6 +26,19 @@ export function MessageList({ messages, ...actions }: MessageListProps) {
     if (sent) followRef.current = true;
     if (followRef.current) list.scrollTop = list.scrollHeight;
   });
+
+  // Replies grow after they render (a long reply's blocks are laid out as they near the screen,
+  // images load): keep the bottom in view while following.
+  useEffect(() => {
+    const list = listRef.current;
+    const items = list?.firstElementChild;
+    if (!list || !items || typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(() => {
+      if (followRef.current) list.scrollTop = list.scrollHeight;
+    });
+    observer.observe(items);
+    return () => observer.disconnect();
+  }, [messages.length === 0]);
 
   const jumpToLatest = () => {
     const list = listRef.current;
