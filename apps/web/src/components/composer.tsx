@@ -3,6 +3,7 @@ import type { MessageAttachment, SendResult } from '../chat-session.ts';
 import type { PendingAttachments } from '../use-pending-attachments.ts';
 import { AttachmentTray } from './attachment-tray.tsx';
 import { PaperclipIcon, StopIcon } from './icons.tsx';
+import { preloadMarkdown } from './lazy-markdown-view.tsx';
 import { VoiceButton } from './voice-button.tsx';
 
 export interface ComposerProps {
@@ -108,7 +109,10 @@ export function Composer({
           rows={Math.min(6, text.split('\n').length)}
           maxLength={maxTextChars}
           value={text}
-          onInput={(event) => setText(event.currentTarget.value)}
+          onInput={(event) => {
+            setText(event.currentTarget.value);
+            void preloadMarkdown();
+          }}
           onPaste={(event) => {
             const files = [...(event.clipboardData?.files ?? [])];
             if (attachments && files.length > 0) {

@@ -11,6 +11,8 @@ const nearBottomPixels = 80;
 export function MessageList({ messages, ...actions }: MessageListProps) {
   const listRef = useRef<HTMLDivElement>(null);
   const followRef = useRef(true);
+  /** Where the list was last scrolled to the bottom by this code: above it, the reader moved up. */
+  const autoScrollTop = useRef(0);
   const [atBottom, setAtBottom] = useState(true);
   const lastUserId = useRef<string | undefined>(undefined);
   const newestUser = messages.findLast((message) => message.role === 'user')?.id;
@@ -24,7 +26,10 @@ export function MessageList({ messages, ...actions }: MessageListProps) {
       newestUser !== undefined && lastUserId.current !== undefined && newestUser !== lastUserId.current;
     lastUserId.current = newestUser;
     if (sent) followRef.current = true;
-    if (followRef.current) list.scrollTop = list.scrollHeight;
+    if (followRef.current) {
+      list.scrollTop = list.scrollHeight;
+      autoScrollTop.current = list.scrollTop;
+    }
   });
 
   // Replies grow after they render (a long reply's blocks are laid out as they near the screen,
@@ -34,7 +39,10 @@ export function MessageList({ messages, ...actions }: MessageListProps) {
     const items = list?.firstElementChild;
     if (!list || !items || typeof ResizeObserver === 'undefined') return;
     const observer = new ResizeObserver(() => {
-      if (followRef.current) list.scrollTop = list.scrollHeight;
+      // The scroll event of a reader who just scrolled up may not have arrived yet.
+      if (!followRef.current || list.scrollTop < autoScrollTop.current - 2) return;
+      list.scrollTop = list.scrollHeight;
+      autoScrollTop.current = list.scrollTop;
     });
     observer.observe(items);
     return () => observer.disconnect();
