@@ -9,6 +9,9 @@
 //   first_load_ms  median, navigation start until the chat is usable (socket open), fresh profile
 //   markdown_100kb_ms  median of 3: opening a conversation whose reply is 100 KB of Markdown,
 //                  until its elements are in the page and laid out (target: under 50 ms)
+//   lex_100kb_cpu_ms   CPU time (not wall time, so less skewed by a busy machine) of lexing the
+//                  100 KB reply once in Node, median of 5
+//   stream_100kb_cpu_ms  CPU time of lexing it as it streams in 1 KB chunks (incremental)
 // It also writes screenshots of the main states (light and dark, laptop and phone) to
 // apps/web/bench/screenshots/ (git-ignored), to be looked at. `--screenshots-only` skips the rest.
 import { spawn } from 'node:child_process';
@@ -27,6 +30,8 @@ import { chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
 // The web app does not depend on memory; the bench opens the gateway's store to seed the Memory panel.
 import { createSqliteMemoryStore, MemoryService } from '../../../packages/memory/src/index.ts';
+import { IncrementalMarkdown } from '../src/markdown/incremental-markdown.ts';
+import { lexMarkdown } from '../src/markdown/lex-markdown.ts';
 import { longReplyChunks, renderTime } from '../src/test-support/long-reply.ts';
 import { takeScreenshots } from './take-screenshots.ts';
 
@@ -114,6 +119,7 @@ try {
       js_gzip_kb: Math.round(Math.max(...loads.map((load) => load.jsGzipBytes)) / 102.4) / 10,
       first_load_ms: Math.round(median(loads.map((load) => load.ms))),
       markdown_100kb_ms: Math.round(markdownMs * 10) / 10,
+      ...lexCost(),
       load_average: loadavg().map((value) => Math.round(value * 100) / 100),
     };
     process.stdout.write(`${JSON.stringify(line)}\n`);
@@ -209,6 +215,37 @@ async function firstLoad(browser: Browser): Promise<{ ms: number; jsGzipBytes: n
   await context.close();
   log(`first load: ${Math.round(ms)} ms, ${scripts.length} scripts, ${jsGzipBytes} bytes gzip`);
   return { ms, jsGzipBytes };
+}
+
+/** The lexer's CPU time for the 100 KB reply: one parse, and the whole reply streamed in chunks. */
+function lexCost() {
+  const chunks = longReplyChunks(100_000);
+  const text = chunks.join('');
+  const cpuMs = (work: () => void) => {
+    const start = process.cpuUsage();
+    work();
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / 1000;
+  };
+  lexMarkdown(text);
+  const once = median(Array.from({ length: 5 }, () => cpuMs(() => lexMarkdown(text))));
+  const streamed = median(
+    Array.from({ length: 3 }, () =>
+      cpuMs(() => {
+        const markdown = new IncrementalMarkdown();
+        let sofar = '';
+        for (const chunk of chunks) {
+          sofar += chunk;
+          markdown.update(sofar);
+        }
+        markdown.update(sofar, true);
+      }),
+    ),
+  );
+  return {
+    lex_100kb_cpu_ms: Math.round(once * 10) / 10,
+    stream_100kb_cpu_ms: Math.round(streamed * 10) / 10,
+  };
 }
 
 /** Median of three: a conversation holding a 100 KB Markdown reply opened from another one. */
