@@ -220,8 +220,9 @@ describe('web client layout in Chromium', () => {
     const best = Math.min(...times);
     process.stderr.write(`100 KB reply rendered in ${times.map((ms) => ms.toFixed(1)).join(', ')} ms\n`);
     // The budget is 50 ms (pnpm bench:web measures it); on a machine shared with other test runs
-    // only the order of magnitude is asserted here: a quadratic parser takes seconds.
-    expect(best).toBeLessThan(1000);
+    // only the order of magnitude is asserted here: the quadratic parser this replaced took 1.8 s
+    // per parse of 32 KB, about 18 s at this size.
+    expect(best).toBeLessThan(2000);
     // `## Part n` headings sit under the page's h1 and the conversation's h2: h4.
     expect(await page.locator('.markdown h4').count()).toBeGreaterThan(200);
     await close();
