@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig, type RunningGateway, startGateway } from '@nexus/gateway';
 import { launchBrowser } from '@nexus/testkit/browser';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
+import axe from 'axe-core';
 import type { Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,9 +56,17 @@ afterAll(async () => {
 async function openChat(
   viewport: { width: number; height: number },
   colorScheme: 'light' | 'dark' = 'light',
+  bypassCSP = false,
 ) {
   const touch = viewport.width < 600;
-  const context = await browser.newContext({ viewport, colorScheme, hasTouch: touch, isMobile: touch });
+  // Only a context that runs axe-core bypasses the page's CSP, to inject its script.
+  const context = await browser.newContext({
+    viewport,
+    colorScheme,
+    hasTouch: touch,
+    isMobile: touch,
+    bypassCSP,
+  });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(error.message));
@@ -266,4 +275,34 @@ describe('web client layout in Chromium', () => {
     await message.getByText('You deleted this message.').waitFor({ timeout: 10_000 });
     await close();
   });
+
+  for (const colorScheme of ['light', 'dark'] as const) {
+    it(`keeps dimmed text (an earlier answer, a deleted message) at AA contrast (${colorScheme})`, async () => {
+      const { page, close } = await openChat(laptop, colorScheme, true);
+      await chat(page, 'Pari', 'Pari? Did you mean Paris?');
+      await chat(page, 'Delete me', 'Deleted soon.');
+      const first = page.locator('[data-role=user]').first();
+      await first.hover();
+      await first.getByTestId('edit-message').click();
+      model.enqueue({ text: 'Paris it is.' });
+      await page.getByTestId('edit-input').fill('Paris');
+      await page.getByTestId('save-edit').click();
+      await page.locator('[data-superseded=true]').first().waitFor();
+      const last = page.locator('[data-role=user]').last();
+      await last.hover();
+      await last.getByTestId('delete-message').click();
+      await last.getByText('You deleted this message.').waitFor({ timeout: 10_000 });
+      await page.evaluate(axe.source);
+      const failures = await page.evaluate(async () => {
+        const results = await (window as unknown as { axe: typeof axe }).axe.run(document, {
+          runOnly: ['color-contrast'],
+        });
+        return results.violations.flatMap((violation) =>
+          violation.nodes.map((node) => node.target.join(' ')),
+        );
+      });
+      expect(failures).toEqual([]);
+      await close();
+    });
+  }
 });
