@@ -36,6 +36,8 @@ export interface ChatSnapshot {
   /** From `welcome.limits`: absent when the server takes no files. */
   maxUploadBytes?: number;
   maxAttachments?: number;
+  /** The gateway transcribes voice notes: the composer offers the microphone. */
+  voiceNotes?: boolean;
 }
 
 export type SendResult = { ok: true; clientMessageId: string } | { ok: false; reason: string };
@@ -307,6 +309,7 @@ export class ChatSession {
         maxTextChars: frame.limits.maxTextChars,
         maxUploadBytes: frame.limits.maxUploadBytes,
         maxAttachments: frame.limits.maxAttachments,
+        voiceNotes: frame.limits.voiceNotes === true,
       });
       return;
     }

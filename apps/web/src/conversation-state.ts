@@ -26,6 +26,11 @@ export interface ChatMessage {
   superseded?: boolean;
   /** The person pressed Stop while this reply streamed: later text for it is not shown. */
   stopped?: boolean;
+  /**
+   * An error saying the gateway was restarting: the message is kept (durable intake) and answered
+   * once it is back, so this is a notice, removed when the next reply ends.
+   */
+  restarting?: boolean;
 }
 
 /** What the person attached to a message, as shown beside it. */
@@ -173,11 +178,15 @@ function applyReplyEvent(state: ConversationState, event: ReplyEvent, seq: numbe
         text: message.text + event.text,
       }));
     case 'reply.end':
-      return withReply({ ...state, activity: undefined }, event.replyId, (message) => ({
-        ...message,
-        text: event.text,
-        state: 'done',
-      }));
+      return withReply(
+        withoutRestartNotices({ ...state, activity: undefined }),
+        event.replyId,
+        (message) => ({
+          ...message,
+          text: event.text,
+          state: 'done',
+        }),
+      );
     case 'reply.media':
       return withReply({ ...state, activity: undefined }, event.replyId, (message) => ({
         ...message,
@@ -185,7 +194,13 @@ function applyReplyEvent(state: ConversationState, event: ReplyEvent, seq: numbe
         media: [...(message.media ?? []), event.media],
       }));
     case 'error': {
-      const entry: ChatMessage = { id: `error-${seq}`, role: 'error', text: event.message, state: 'done' };
+      const entry: ChatMessage = {
+        id: `error-${seq}`,
+        role: 'error',
+        text: event.message,
+        state: 'done',
+        ...(event.code === 'shutting_down' ? { restarting: true } : {}),
+      };
       const messages = state.messages.map((message) =>
         message.role === 'assistant' && message.state === 'streaming'
           ? { ...message, state: 'done' as const }
@@ -213,6 +228,12 @@ function incompleteResume(state: ConversationState): ConversationState {
 function isStopped(state: ConversationState, replyId: string): boolean {
   const index = findLastIndex(state.messages, replyId, 'assistant');
   return index !== -1 && state.messages[index]!.stopped === true;
+}
+
+/** The gateway is back and answering: the restart notices have done their job. */
+function withoutRestartNotices(state: ConversationState): ConversationState {
+  if (!state.messages.some((message) => message.restarting)) return state;
+  return { ...state, messages: state.messages.filter((message) => !message.restarting) };
 }
 
 function withReply(

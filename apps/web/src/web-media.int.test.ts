@@ -136,7 +136,10 @@ describe('web client media in Chromium', () => {
     await assistantDone(page).first().waitFor();
     expect(userContent(0)).toContain('data:image/png;base64,');
     expect(userContent(0)).toContain('what is this?');
-    expect(await page.locator('[data-testid=sent-attachment]').first().textContent()).toContain('square.png');
+    // The sent bubble shows the picture itself, from the tray's thumbnail.
+    const sent = page.locator('[data-testid=sent-attachment]').first().locator('img.sent-thumbnail');
+    expect(await sent.getAttribute('src')).toMatch(/^blob:/);
+    expect(await sent.getAttribute('alt')).toBe('square.png');
     expect(await page.locator('[data-testid=pending-attachment]').count()).toBe(0);
 
     model.enqueue({ text: 'Pasted one.' }, { text: 'Dropped one.' });
@@ -157,6 +160,9 @@ describe('web client media in Chromium', () => {
   it('gets the honest answer for an image when the model has no vision, and can remove a pending file', async () => {
     const gateway = await gatewayWith();
     const page = await openChat(gateway);
+    // No transcriber is configured: files are offered, the microphone is not.
+    await page.getByTestId('attach-button').waitFor();
+    expect(await page.getByTestId('record-button').count()).toBe(0);
     const input = page.getByTestId('attach-input');
     await input.setInputFiles({
       name: 'notes.pdf',
@@ -194,8 +200,15 @@ describe('web client media in Chromium', () => {
     model.enqueue({ text: 'Noted: oat milk.' });
     const page = await openChat(gateway);
     const record = page.getByTestId('record-button');
+    // Cancel throws a recording away: nothing is uploaded or sent.
+    await record.click();
+    await page.getByTestId('recording-time').waitFor();
+    await page.getByTestId('cancel-recording').click();
+    await page.locator('[data-testid=record-button][data-phase=idle]').waitFor();
+    expect(await page.locator('[data-testid=message]').count()).toBe(0);
     await record.click();
     await page.locator('[data-testid=record-button][data-phase=recording]').waitFor();
+    await expect.poll(() => page.getByTestId('recording-time').textContent(), { timeout: 5000 }).toBe('0:01');
     await page.waitForTimeout(1200);
     await record.click();
     await assistantDone(page).waitFor();

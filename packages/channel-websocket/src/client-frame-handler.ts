@@ -102,7 +102,11 @@ export class ClientFrameHandler {
         messagesPerMinute: this.#settings.messagesPerMinute,
         ...(this.#settings.uploads === undefined
           ? {}
-          : { maxUploadBytes: this.#settings.maxUploadBytes, maxAttachments: MAX_WEB_ATTACHMENTS }),
+          : {
+              maxUploadBytes: this.#settings.maxUploadBytes,
+              maxAttachments: MAX_WEB_ATTACHMENTS,
+              voiceNotes: this.#settings.voiceNotes,
+            }),
       },
       ...(notice === undefined ? {} : { notice }),
     });

@@ -1,6 +1,7 @@
-import type { ReplyEvent, ServerFrame } from '@nexus/protocol';
+import { NexusError, type ReplyEvent, type ServerFrame } from '@nexus/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, replyEvents, startHarness, TestClient } from './channel-test-harness.ts';
+import type { WebUploads } from './web-uploads.ts';
 
 type ErrorFrame = Extract<ServerFrame, { type: 'error' }>;
 
@@ -43,6 +44,28 @@ describe('hello and messages', () => {
       limits: { maxFrameBytes: 64 * 1024, maxTextChars: 32_000, messagesPerMinute: 30 },
       notice: 'No model provider configured: set NEXUS_MODEL_PROVIDER',
     });
+  });
+
+  it('announces voice notes in welcome only when a transcriber will turn them into text', async () => {
+    // No upload exists here: only what welcome announces is under test.
+    const uploads: WebUploads = {
+      describe: async () => undefined,
+      read: async () => {
+        throw new NexusError({ code: 'attachment_unavailable', message: 'no uploads in this test' });
+      },
+    };
+    for (const voiceNotes of [true, false]) {
+      harness = await startHarness({ uploads, voiceNotes });
+      const client = await TestClient.open(harness.url);
+      clients.push(client);
+      client.send({ type: 'hello', v: 1, clientId: 'browser-1' });
+      const welcome = await client.next((frame) => frame.type === 'welcome');
+      expect(welcome).toMatchObject({ limits: { voiceNotes, maxAttachments: 10 } });
+      await client.close();
+      clients.splice(0);
+      await harness.close();
+      harness = undefined;
+    }
   });
 
   it('closes with 4408 when no hello arrives in time', async () => {

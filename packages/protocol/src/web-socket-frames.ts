@@ -80,6 +80,8 @@ export const serverFrameSchema = z.discriminatedUnion('type', [
       /** Largest upload (`POST /api/web/uploads`) and attachments per message; absent: no uploads. */
       maxUploadBytes: z.number().optional(),
       maxAttachments: z.number().optional(),
+      /** Voice notes are transcribed (a transcriber is configured); absent or false: do not offer recording. */
+      voiceNotes: z.boolean().optional(),
     }),
     /** A message the operator should see, e.g. how to configure a model provider. */
     notice: z.string().optional(),
