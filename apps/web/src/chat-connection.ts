@@ -62,6 +62,8 @@ type Limits = Extract<ServerFrame, { type: 'welcome' }>['limits'];
 export class ChatConnection {
   readonly #options: ChatConnectionOptions;
   readonly #outbox = new Map<string, OutgoingMessage>();
+  /** Stops pressed while not connected, by reply id: sent after the next welcome, then dropped. */
+  readonly #cancels = new Map<string, Extract<ClientFrame, { type: 'cancel' }>>();
   #socket: WebSocket | undefined;
   #phase: ConnectionPhase = 'connecting';
   #attempt = 0;
@@ -99,6 +101,16 @@ export class ChatConnection {
    */
   resume(point: { conversationId: string; lastSeq: number }): void {
     if (this.#welcomed) this.#send({ type: 'resume', ...point });
+  }
+
+  /**
+   * Asks the gateway to stop a reply still being written, keeping the first `shownChars`
+   * characters (what the page showed). Not connected: sent after the next welcome.
+   */
+  cancel(request: { conversationId: string; replyId: string; shownChars: number }): void {
+    const frame = { type: 'cancel' as const, ...request };
+    if (this.#welcomed && this.#socket?.readyState === OPEN) this.#send(frame);
+    else this.#cancels.set(request.replyId, frame);
   }
 
   /** Skips the backoff wait, e.g. when the browser reports it is back online. */
@@ -170,6 +182,8 @@ export class ChatConnection {
         this.#options.onFrame(frame);
         this.#setPhase('open');
         for (const message of [...this.#outbox.values()]) this.#transmit(message);
+        for (const cancel of this.#cancels.values()) this.#send(cancel);
+        this.#cancels.clear();
         return;
       case 'accepted':
         this.#outbox.delete(frame.clientMessageId);

@@ -12,6 +12,7 @@ import {
   reviseUserMessage,
   type SentAttachment,
   stopStreaming,
+  streamingReply,
 } from './conversation-state.ts';
 import type { ChatStorage } from './storage.ts';
 import { isTokenRejected } from './token-check.ts';
@@ -281,9 +282,20 @@ export class ChatSession {
     this.#update({ conversations: this.#options.storage.listConversations() });
   }
 
-  /** Stops showing the reply being written (see stopStreaming). */
+  /**
+   * Stop: the reply being written ends here with the text shown so far, and the gateway is told to
+   * abort the model and keep exactly that much (see stopStreaming).
+   */
   stopReply(): void {
-    this.#update({ conversation: stopStreaming(this.#snapshot.conversation) });
+    const conversation = this.#snapshot.conversation;
+    const reply = streamingReply(conversation);
+    this.#update({ conversation: stopStreaming(conversation) });
+    if (reply === undefined) return;
+    this.#connection.cancel({
+      conversationId: conversation.conversationId,
+      replyId: reply.id,
+      shownChars: reply.text.length,
+    });
   }
 
   reconnectNow(): void {

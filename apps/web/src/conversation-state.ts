@@ -24,7 +24,10 @@ export interface ChatMessage {
   deleted?: boolean;
   /** A reply to a message that was edited or deleted afterwards: kept, but shown as outdated. */
   superseded?: boolean;
-  /** The person pressed Stop while this reply streamed: later text for it is not shown. */
+  /**
+   * The person pressed Stop while this reply streamed: later text for it is not shown, and the
+   * gateway keeps what was shown (its `reply.end`, marked stopped, confirms it).
+   */
   stopped?: boolean;
 }
 
@@ -54,9 +57,14 @@ export function emptyConversation(conversationId: string): ConversationState {
   return { conversationId, lastSeq: 0, messages: [] };
 }
 
+/** The reply being written, if any: what Stop stops. */
+export function streamingReply(state: ConversationState): ChatMessage | undefined {
+  return state.messages.findLast((message) => message.role === 'assistant' && message.state === 'streaming');
+}
+
 /**
- * Stops showing the reply that is streaming. The protocol has no cancel frame, so the server may
- * still finish the answer (and keep it in history); this page keeps the text shown so far.
+ * Stops showing the reply that is streaming; the page keeps the text shown so far and tells the
+ * gateway (a `cancel` frame) to stop generating and keep exactly that.
  */
 export function stopStreaming(state: ConversationState): ConversationState {
   if (!state.messages.some((message) => message.state === 'streaming')) return state;
@@ -153,7 +161,10 @@ export function applyServerFrame(state: ConversationState, frame: ServerFrame): 
 }
 
 function applyReplyEvent(state: ConversationState, event: ReplyEvent, seq: number): ConversationState {
-  if ('replyId' in event && isStopped(state, event.replyId)) return { ...state, activity: undefined };
+  // After Stop only the reply's end counts: it carries the text the gateway kept (what was shown,
+  // or the whole reply when it had finished before the Stop arrived).
+  if ('replyId' in event && event.type !== 'reply.end' && isStopped(state, event.replyId))
+    return { ...state, activity: undefined };
   switch (event.type) {
     case 'typing':
       return { ...state, activity: TYPING_ACTIVITY };
@@ -173,11 +184,10 @@ function applyReplyEvent(state: ConversationState, event: ReplyEvent, seq: numbe
         text: message.text + event.text,
       }));
     case 'reply.end':
-      return withReply({ ...state, activity: undefined }, event.replyId, (message) => ({
-        ...message,
-        text: event.text,
-        state: 'done',
-      }));
+      return withReply({ ...state, activity: undefined }, event.replyId, (message) => {
+        const { stopped: _wasStopped, ...rest } = message;
+        return { ...rest, text: event.text, state: 'done', ...(event.stopped ? { stopped: true } : {}) };
+      });
     case 'reply.media':
       return withReply({ ...state, activity: undefined }, event.replyId, (message) => ({
         ...message,

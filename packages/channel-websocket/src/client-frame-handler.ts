@@ -1,4 +1,5 @@
 import {
+  type CancelSink,
   type ClientFrame,
   type ErrorCode,
   errorCodeSchema,
@@ -20,6 +21,7 @@ import type { ResolvedWebSocketChannelOptions } from './web-socket-channel-optio
 import type { WebUpload } from './web-uploads.ts';
 
 type HelloFrame = Extract<ClientFrame, { type: 'hello' }>;
+type CancelFrame = Extract<ClientFrame, { type: 'cancel' }>;
 /** The frames that become intents: a new message, an edit or a delete. */
 type ChangeFrame = Extract<ClientFrame, { type: 'message' | 'edit' | 'delete' }>;
 
@@ -29,6 +31,8 @@ export interface ClientFrameHandlerOptions {
   registry: ConnectionRegistry;
   /** The intake while the channel accepts work; undefined once it is stopping. */
   sink: () => IntentSink | undefined;
+  /** Core's Stop, when it has one (see `ChannelStartOptions.cancel`). */
+  cancel: () => CancelSink | undefined;
 }
 
 /** Refusals worth retrying later with the same frame; the rest will fail the same way again. */
@@ -52,12 +56,14 @@ export class ClientFrameHandler {
   readonly #replayLog: ReplayLog;
   readonly #registry: ConnectionRegistry;
   readonly #sink: () => IntentSink | undefined;
+  readonly #cancel: () => CancelSink | undefined;
 
   constructor(options: ClientFrameHandlerOptions) {
     this.#settings = options.options;
     this.#replayLog = options.replayLog;
     this.#registry = options.registry;
     this.#sink = options.sink;
+    this.#cancel = options.cancel;
   }
 
   handle(connection: ClientConnection, frame: ClientFrame): void {
@@ -75,6 +81,7 @@ export class ClientFrameHandler {
       return;
     }
     if (frame.type === 'resume') this.#resume(connection, clientId, frame);
+    else if (frame.type === 'cancel') this.#stopReply(connection, clientId, frame);
     else this.#change(connection, clientId, frame);
   }
 
@@ -128,6 +135,28 @@ export class ClientFrameHandler {
       complete: result.complete,
       lastSeq: result.lastSeq,
     });
+  }
+
+  /** Stop: only the conversation's own client may stop its reply; answered with `cancelled`. */
+  #stopReply(connection: ClientConnection, clientId: string, frame: CancelFrame): void {
+    const { conversationId, replyId } = frame;
+    if (this.#replayLog.claim(conversationId, clientId) === 'forbidden') {
+      connection.sendError('unauthorized', 'this conversation belongs to another client', false);
+      return;
+    }
+    let answer: ReturnType<CancelSink> = 'not_running';
+    try {
+      answer =
+        this.#cancel()?.({
+          channel: this.#settings.channelName,
+          conversationId,
+          replyId,
+          ...(frame.shownChars === undefined ? {} : { shownChars: frame.shownChars }),
+        }) ?? 'not_running';
+    } catch (error) {
+      connection.logger.error({ err: error, conversationId }, 'stopping a reply failed');
+    }
+    connection.sendFrame({ type: 'cancelled', conversationId, replyId, stopping: answer === 'stopping' });
   }
 
   #change(connection: ClientConnection, clientId: string, frame: ChangeFrame): void {

@@ -62,6 +62,17 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
     conversationId: conversationIdSchema,
     targetClientMessageId: idSchema,
   }),
+  /**
+   * Stop the reply being written (the Stop button): the gateway aborts the model call and keeps
+   * the first `shownChars` characters of the reply, the text the person saw. Answered with
+   * `cancelled`; the reply's `reply.end` (marked `stopped`) follows when it was still running.
+   */
+  z.object({
+    type: z.literal('cancel'),
+    conversationId: conversationIdSchema,
+    replyId: idSchema,
+    shownChars: z.number().int().nonnegative().optional(),
+  }),
   z.object({ type: z.literal('resume'), ...resumeRequestSchema.shape }),
   z.object({ type: z.literal('ping'), t: z.number().optional() }),
 ]);
@@ -111,6 +122,13 @@ export const serverFrameSchema = z.discriminatedUnion('type', [
     message: z.string(),
     retryable: z.boolean(),
     clientMessageId: z.string().optional(),
+  }),
+  /** The answer to `cancel`: `stopping` false when the reply had already ended (or is unknown). */
+  z.object({
+    type: z.literal('cancelled'),
+    conversationId: conversationIdSchema,
+    replyId: idSchema,
+    stopping: z.boolean(),
   }),
   z.object({ type: z.literal('pong'), t: z.number().optional() }),
   z.object({ type: z.literal('shutdown'), retryAfterMs: z.number() }),

@@ -99,6 +99,11 @@ export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemP
       {message.media?.map((media, index) => (
         <ReplyMediaView key={index} media={media} />
       ))}
+      {message.role === 'assistant' && message.stopped && (
+        <span class="message-meta message-stopped-mark" data-testid="stopped-mark">
+          Stopped
+        </span>
+      )}
       {message.edited && !message.deleted && (
         <span class="message-meta" data-testid="edited-mark">
           edited
