@@ -107,13 +107,11 @@ describe('Stop', () => {
 
     // Memory learns from the shown text only.
     await until(() => extractions.length === 1, 'the extraction job');
+    const extractionRequest = server
+      .chatRequests()
+      .find((request) => (request.body as ChatCompletionRequest).model === 'cheap-model');
     const extraction = JSON.stringify(
-      (
-        server
-          .chatRequests()
-          .find((request) => (request.body as ChatCompletionRequest).model === 'cheap-model')
-          ?.body as ChatCompletionRequest
-      ).messages,
+      (extractionRequest?.body as ChatCompletionRequest | undefined)?.messages,
     );
     expect(extraction).toContain(shown.trim());
     expect(extraction).not.toContain('word39');
