@@ -22,8 +22,8 @@ import type { WebUpload } from './web-uploads.ts';
 
 type HelloFrame = Extract<ClientFrame, { type: 'hello' }>;
 type CancelFrame = Extract<ClientFrame, { type: 'cancel' }>;
-/** The frames that become intents: a new message, an edit or a delete. */
-type ChangeFrame = Extract<ClientFrame, { type: 'message' | 'edit' | 'delete' }>;
+/** The frames that become intents: a new message, an edit, a delete, a regenerate or a choice of version. */
+type ChangeFrame = Extract<ClientFrame, { type: 'message' | 'edit' | 'delete' | 'regenerate' | 'choose' }>;
 
 export interface ClientFrameHandlerOptions {
   options: ResolvedWebSocketChannelOptions;
@@ -161,7 +161,7 @@ export class ClientFrameHandler {
 
   #change(connection: ClientConnection, clientId: string, frame: ChangeFrame): void {
     const { clientMessageId } = frame;
-    if (frame.type !== 'delete' && frame.text.length > MAX_INTENT_TEXT_CHARS) {
+    if ('text' in frame && frame.text.length > MAX_INTENT_TEXT_CHARS) {
       const message = `text is longer than ${MAX_INTENT_TEXT_CHARS} characters`;
       connection.sendError('payload_too_large', message, false, clientMessageId);
       return;

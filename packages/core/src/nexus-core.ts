@@ -278,7 +278,9 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     }
     if (admitted === 'duplicate') return { status: 'duplicate' };
     const revises = decision.intent.revises;
-    if (revises) inbox.withdraw(intent.channel, revises.targetIntentId, decision.intent.userId);
+    // Only an edit or a delete replaces the waiting message; another answer or a version does not.
+    if (revises && (revises.kind === 'edit' || revises.kind === 'delete'))
+      inbox.withdraw(intent.channel, revises.targetIntentId, decision.intent.userId);
     inbox.enqueueAdmitted(entry, adapter, decision);
     return { status: 'accepted' };
   }
@@ -298,7 +300,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
       intentId: revises.targetIntentId,
     });
     if (seen) return decideAccess(intent);
-    if (revises.kind === 'delete') return { status: 'accepted' };
+    if (revises.kind === 'delete' || revises.kind === 'choose') return { status: 'accepted' };
     const { revises: _edit, ...asNew } = intent;
     const decision = await decideAccess(asNew);
     if ('status' in decision || decision.action !== 'turn') return decision;

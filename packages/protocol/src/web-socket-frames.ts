@@ -73,6 +73,29 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
     replyId: idSchema,
     shownChars: z.number().int().nonnegative().optional(),
   }),
+  /**
+   * Another answer to one of this client's messages (Regenerate on the newest reply, Try again on
+   * an error); `text` is the message as the client shows it, used when the gateway kept no answer
+   * to it. Answered with `accepted`; the new reply streams under a new `replyId`.
+   */
+  z.object({
+    type: z.literal('regenerate'),
+    clientMessageId: idSchema,
+    conversationId: conversationIdSchema,
+    targetClientMessageId: idSchema,
+    text: z.string(),
+  }),
+  /**
+   * Keeps an earlier version (`replyId`) of the answer to one of this client's messages in the
+   * history the model sees next, in place of the newest. Answered with `accepted`; no reply.
+   */
+  z.object({
+    type: z.literal('choose'),
+    clientMessageId: idSchema,
+    conversationId: conversationIdSchema,
+    targetClientMessageId: idSchema,
+    replyId: idSchema,
+  }),
   z.object({ type: z.literal('resume'), ...resumeRequestSchema.shape }),
   z.object({ type: z.literal('ping'), t: z.number().optional() }),
 ]);
