@@ -23,10 +23,13 @@ export interface ResumePoint {
   lastSeq: number;
 }
 
-/** A new message (the `type` may be left out), or an edit or delete of an earlier one. */
+/**
+ * A new message (the `type` may be left out), an edit or delete of an earlier one, or a request
+ * for another answer to one (regenerate) or for an earlier version of its answer (choose).
+ */
 export type OutgoingMessage =
   | (Omit<Extract<ClientFrame, { type: 'message' }>, 'type'> & { type?: 'message' })
-  | Extract<ClientFrame, { type: 'edit' | 'delete' }>;
+  | Extract<ClientFrame, { type: 'edit' | 'delete' | 'regenerate' | 'choose' }>;
 
 export interface ChatConnectionOptions {
   /** ws: or wss: URL of the gateway's `/ws` endpoint. */

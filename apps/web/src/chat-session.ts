@@ -7,8 +7,10 @@ import {
   applyServerFrame,
   type ChatMessage,
   type ConversationState,
+  chooseAnswer,
   emptyConversation,
   markPending,
+  regenerateAnswer,
   reviseUserMessage,
   type SentAttachment,
   stopStreaming,
@@ -203,6 +205,45 @@ export class ChatSession {
       clientMessageId,
       conversationId: before.conversationId,
       targetClientMessageId,
+    });
+    return { ok: true, clientMessageId };
+  }
+
+  /**
+   * Another answer to one of the person's sent messages (Regenerate on the newest reply, Try
+   * again on an error); it arrives as a new version, shown in place of the earlier one.
+   */
+  regenerate(targetClientMessageId: string): SendResult {
+    const target = this.#ownSentMessage(targetClientMessageId);
+    if (target === undefined)
+      return { ok: false, reason: 'Only messages the server took can be answered again.' };
+    const clientMessageId = this.#options.randomId();
+    const before = this.#snapshot.conversation;
+    this.#update({ conversation: regenerateAnswer(before, targetClientMessageId) });
+    this.#connection.sendMessage({
+      type: 'regenerate',
+      clientMessageId,
+      conversationId: before.conversationId,
+      targetClientMessageId,
+      text: target.text,
+    });
+    return { ok: true, clientMessageId };
+  }
+
+  /** Shows another version of a message's answer and makes it the one the model sees next. */
+  chooseVersion(targetClientMessageId: string, replyId: string): SendResult {
+    if (this.#ownSentMessage(targetClientMessageId) === undefined) {
+      return { ok: false, reason: 'Only answers to messages the server took have versions.' };
+    }
+    const clientMessageId = this.#options.randomId();
+    const before = this.#snapshot.conversation;
+    this.#update({ conversation: chooseAnswer(before, targetClientMessageId, replyId) });
+    this.#connection.sendMessage({
+      type: 'choose',
+      clientMessageId,
+      conversationId: before.conversationId,
+      targetClientMessageId,
+      replyId,
     });
     return { ok: true, clientMessageId };
   }

@@ -29,6 +29,13 @@ export interface ChatMessage {
    * gateway keeps what was shown (its `reply.end`, marked stopped, confirms it).
    */
   stopped?: boolean;
+  /**
+   * On a user message: the version of its answer the person chose (paging ‹1/2›); unset, the
+   * newest. Only that one is shown, and only it is in the history the gateway gives the model.
+   */
+  chosenReplyId?: string;
+  /** On a reply to a message edited since: the words it answered (shown when paged back to it). */
+  question?: string;
 }
 
 /** What the person attached to a message, as shown beside it. */
@@ -107,9 +114,43 @@ export function reviseUserMessage(
       : { ...target, text: '', attachments: undefined, deleted: true };
   for (let next = index + 1; next < messages.length && messages[next]!.role !== 'user'; next++) {
     const reply = messages[next]!;
-    if (reply.role === 'assistant') messages[next] = { ...reply, superseded: true };
+    if (reply.role === 'assistant')
+      messages[next] = { ...reply, superseded: true, question: reply.question ?? target.text };
   }
+  // The answer to the new words will be the one shown.
+  const { chosenReplyId: _chosen, ...revised } = messages[index]!;
+  messages[index] = revised;
   return { ...state, messages, alert: undefined };
+}
+
+/**
+ * Asks for another answer to a message (Regenerate, Try again): the answer to come is the one
+ * shown; errors about the message are cleared (the gateway kept nothing of them).
+ */
+export function regenerateAnswer(state: ConversationState, targetClientMessageId: string): ConversationState {
+  const index = findLastIndex(state.messages, targetClientMessageId, 'user');
+  if (index === -1) return state;
+  const { chosenReplyId: _chosen, ...target } = state.messages[index]!;
+  const messages: ChatMessage[] = [...state.messages.slice(0, index), target];
+  let next = index + 1;
+  for (; next < state.messages.length && state.messages[next]!.role !== 'user'; next++) {
+    const message = state.messages[next]!;
+    if (message.role !== 'error') messages.push(message);
+  }
+  messages.push(...state.messages.slice(next));
+  return { ...state, messages, alert: undefined };
+}
+
+/** Shows another version of a message's answer (see `chosenReplyId`). */
+export function chooseAnswer(
+  state: ConversationState,
+  targetClientMessageId: string,
+  replyId: string,
+): ConversationState {
+  return updateMessage(state, targetClientMessageId, 'user', (message) => ({
+    ...message,
+    chosenReplyId: replyId,
+  }));
 }
 
 /** Marks a failed user message as pending again, so it can be sent once more under the same id. */

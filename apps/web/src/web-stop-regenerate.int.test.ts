@@ -125,3 +125,45 @@ describe('Stop in Chromium', () => {
     expect(page.problems).toEqual([]);
   });
 });
+
+describe('Regenerate and versions in Chromium', () => {
+  it('regenerates a second version, pages back to the first, and the next turn sees only the chosen one', async () => {
+    const gateway = await gatewayWithModel();
+    const page = await openLaptop(gateway);
+    model.enqueue({ text: 'Red' }, { text: 'Blue' });
+    await sendMessage(page, 'Name a colour');
+    await expect.poll(() => replyText(page, 0)).toBe('Red');
+    await replies(page).first().hover();
+    await page.getByTestId('regenerate-reply').click();
+    await expect.poll(() => replyText(page, 0)).toBe('Blue');
+    // One reply is shown, with its place among the versions.
+    expect(await replies(page).count()).toBe(1);
+    expect(await page.getByTestId('version-position').textContent()).toBe('2/2');
+    // The model was asked again without the first answer in its history.
+    expect(assistantHistory(1)).toEqual([]);
+
+    await page.getByTestId('previous-version').click();
+    await expect.poll(() => replyText(page, 0)).toBe('Red');
+    expect(await page.getByTestId('version-position').textContent()).toBe('1/2');
+    await sendMessage(page, 'Why that one?');
+    await expect.poll(() => model.chatRequests().length).toBe(3);
+    expect(assistantHistory(2)).toEqual(['Red']);
+    await expect.poll(() => replies(page).count()).toBe(2);
+
+    // The choice survives a reload.
+    await page.reload();
+    await expect.poll(() => replyText(page, 0)).toBe('Red');
+    expect(page.problems).toEqual([]);
+  });
+
+  it('Try again on an error answers the message', async () => {
+    const gateway = await gatewayWithModel();
+    const page = await openLaptop(gateway);
+    model.enqueue({ status: 400 }, { text: 'Now it works' });
+    await sendMessage(page, 'Hello?');
+    await page.getByTestId('try-again').click();
+    await expect.poll(() => replyText(page, 0)).toBe('Now it works');
+    expect(await page.locator('[data-testid=message][data-role=error]').count()).toBe(0);
+    expect(page.problems).toEqual([]);
+  });
+});

@@ -51,6 +51,8 @@ export function ChatPane({ session, snapshot }: { session: ChatSession; snapshot
         onRetry={(id) => session.retry(id)}
         onEdit={(id, text) => session.edit(id, text)}
         onDelete={(id) => session.delete(id)}
+        onRegenerate={(id) => session.regenerate(id)}
+        onChooseVersion={(id, replyId) => session.chooseVersion(id, replyId)}
       />
       <ConnectionBanner connection={connection} offline={offline} />
       <StatusLine connection={connection} activity={conversation.activity} alert={conversation.alert} />

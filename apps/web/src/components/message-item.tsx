@@ -1,24 +1,31 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { SendResult } from '../chat-session.ts';
 import type { ChatMessage, SentAttachment } from '../conversation-state.ts';
+import type { VisibleMessage } from '../reply-versions.ts';
 import { CopyButton } from './copy-button.tsx';
 import { EditForm } from './edit-form.tsx';
 import { MarkdownView } from './markdown-view.tsx';
 import { formatSize, ReplyMediaView } from './reply-media-view.tsx';
+import { ReplyVersionControls, TryAgainButton } from './reply-version-controls.tsx';
 
 export interface MessageActions {
   onRetry: (clientMessageId: string) => void;
   onEdit?: (clientMessageId: string, text: string) => SendResult;
   onDelete?: (clientMessageId: string) => SendResult;
+  /** Another answer to the person's message (Regenerate, Try again). */
+  onRegenerate?: (clientMessageId: string) => SendResult;
+  /** Shows (and keeps in history) another version of the answer to the person's message. */
+  onChooseVersion?: (clientMessageId: string, replyId: string) => SendResult;
 }
 
-export interface MessageItemProps extends MessageActions {
+export interface MessageItemProps extends MessageActions, Omit<VisibleMessage, 'message'> {
   message: ChatMessage;
 }
 
 const longPressMs = 450;
 
-export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemProps) {
+export function MessageItem(props: MessageItemProps) {
+  const { message, onRetry, onEdit, onDelete, versions, shownText, regenerateOf, retryOf } = props;
   const streaming = message.state === 'streaming';
   const [editing, setEditing] = useState(false);
   const [actionsOpen, setActionsOpen] = useState(false);
@@ -27,7 +34,8 @@ export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemP
   // Copy once the reply is complete: a half-written one would copy half.
   const copyable =
     message.role === 'assistant' && message.state === 'done' && message.text !== '' && !message.deleted;
-  const hasActions = !editing && ((revisable && (onEdit || onDelete)) || copyable);
+  const regenerable = regenerateOf !== undefined && props.onRegenerate !== undefined;
+  const hasActions = !editing && ((revisable && (onEdit || onDelete)) || copyable || regenerable);
   const cancelPress = () => clearTimeout(press.current);
   const itemRef = useRef<HTMLLIElement>(null);
   // A touch anywhere else puts the long-pressed actions away again.
@@ -65,7 +73,9 @@ export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemP
       onPointerMove={cancelPress}
       onPointerCancel={cancelPress}
     >
-      {message.superseded && <span class="message-meta">Earlier answer, before your change</span>}
+      {message.superseded && versions === undefined && (
+        <span class="message-meta">Earlier answer, before your change</span>
+      )}
       {message.deleted ? (
         <p class="message-text message-deleted">You deleted this message.</p>
       ) : editing && onEdit ? (
@@ -81,11 +91,18 @@ export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemP
       ) : message.role === 'assistant' ? (
         message.text !== '' && <MarkdownView text={message.text} />
       ) : (
-        message.text !== '' && <p class="message-text">{message.text}</p>
+        (shownText ?? message.text) !== '' && <p class="message-text">{shownText ?? message.text}</p>
       )}
       {streaming && (
         // Visual only: the message is aria-busy and the status line says Nexus is typing.
         <span class="streaming-indicator" data-testid="streaming-indicator" aria-hidden="true" />
+      )}
+      {versions !== undefined && props.onChooseVersion && (
+        <ReplyVersionControls
+          versions={versions}
+          disabled={streaming}
+          onChoose={(replyId) => props.onChooseVersion?.(versions.questionId, replyId)}
+        />
       )}
       {!message.deleted && message.attachments && message.attachments.length > 0 && (
         <ul class="sent-attachments" aria-label="Attachments">
@@ -99,6 +116,9 @@ export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemP
       {message.media?.map((media, index) => (
         <ReplyMediaView key={index} media={media} />
       ))}
+      {retryOf !== undefined && props.onRegenerate && (
+        <TryAgainButton onTryAgain={() => props.onRegenerate?.(retryOf)} />
+      )}
       {message.role === 'assistant' && message.stopped && (
         <span class="message-meta message-stopped-mark" data-testid="stopped-mark">
           Stopped
@@ -123,6 +143,20 @@ export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemP
       {hasActions && (
         <span class="message-actions" data-testid="message-actions">
           {copyable && <CopyButton text={() => message.text} label="Copy this reply" />}
+          {regenerable && (
+            <button
+              type="button"
+              class="link-button"
+              data-testid="regenerate-reply"
+              aria-label="Regenerate this reply"
+              onClick={() => {
+                setActionsOpen(false);
+                props.onRegenerate?.(regenerateOf);
+              }}
+            >
+              Regenerate
+            </button>
+          )}
           {revisable && onEdit && message.text !== '' && (
             <button
               type="button"
