@@ -5,8 +5,9 @@ import type { VisibleMessage } from '../reply-versions.ts';
 import { CopyButton } from './copy-button.tsx';
 import { EditForm } from './edit-form.tsx';
 import { MarkdownView } from './markdown-view.tsx';
+import { RegenerateButton } from './regenerate-button.tsx';
+import { ReplyFooter } from './reply-footer.tsx';
 import { formatSize, ReplyMediaView } from './reply-media-view.tsx';
-import { ReplyVersionControls, TryAgainButton } from './reply-version-controls.tsx';
 
 export interface MessageActions {
   onRetry: (clientMessageId: string) => void;
@@ -25,7 +26,7 @@ export interface MessageItemProps extends MessageActions, Omit<VisibleMessage, '
 const longPressMs = 450;
 
 export function MessageItem(props: MessageItemProps) {
-  const { message, onRetry, onEdit, onDelete, versions, shownText, regenerateOf, retryOf } = props;
+  const { message, onRetry, onEdit, onDelete, versions, shownText, regenerateOf } = props;
   const streaming = message.state === 'streaming';
   const [editing, setEditing] = useState(false);
   const [actionsOpen, setActionsOpen] = useState(false);
@@ -97,13 +98,6 @@ export function MessageItem(props: MessageItemProps) {
         // Visual only: the message is aria-busy and the status line says Nexus is typing.
         <span class="streaming-indicator" data-testid="streaming-indicator" aria-hidden="true" />
       )}
-      {versions !== undefined && props.onChooseVersion && (
-        <ReplyVersionControls
-          versions={versions}
-          disabled={streaming}
-          onChoose={(replyId) => props.onChooseVersion?.(versions.questionId, replyId)}
-        />
-      )}
       {!message.deleted && message.attachments && message.attachments.length > 0 && (
         <ul class="sent-attachments" aria-label="Attachments">
           {message.attachments.map((attachment, index) => (
@@ -116,14 +110,7 @@ export function MessageItem(props: MessageItemProps) {
       {message.media?.map((media, index) => (
         <ReplyMediaView key={index} media={media} />
       ))}
-      {retryOf !== undefined && props.onRegenerate && (
-        <TryAgainButton onTryAgain={() => props.onRegenerate?.(retryOf)} />
-      )}
-      {message.role === 'assistant' && message.stopped && (
-        <span class="message-meta message-stopped-mark" data-testid="stopped-mark">
-          Stopped
-        </span>
-      )}
+      <ReplyFooter {...props} />
       {message.edited && !message.deleted && (
         <span class="message-meta" data-testid="edited-mark">
           edited
@@ -144,18 +131,12 @@ export function MessageItem(props: MessageItemProps) {
         <span class="message-actions" data-testid="message-actions">
           {copyable && <CopyButton text={() => message.text} label="Copy this reply" />}
           {regenerable && (
-            <button
-              type="button"
-              class="link-button"
-              data-testid="regenerate-reply"
-              aria-label="Regenerate this reply"
-              onClick={() => {
+            <RegenerateButton
+              onRegenerate={() => {
                 setActionsOpen(false);
                 props.onRegenerate?.(regenerateOf);
               }}
-            >
-              Regenerate
-            </button>
+            />
           )}
           {revisable && onEdit && message.text !== '' && (
             <button

@@ -1,7 +1,39 @@
+import type { ChatMessage } from '../conversation-state.ts';
 import type { ReplyVersions } from '../reply-versions.ts';
 
+/**
+ * Under a reply or an error: Try again (on an error about the newest message), the Stopped mark,
+ * and the pager between the versions of an answer.
+ */
+export function ReplyFooter(props: {
+  message: ChatMessage;
+  versions?: ReplyVersions | undefined;
+  retryOf?: string | undefined;
+  onRegenerate?: ((clientMessageId: string) => unknown) | undefined;
+  onChooseVersion?: ((clientMessageId: string, replyId: string) => unknown) | undefined;
+}) {
+  const { message, versions, retryOf, onRegenerate, onChooseVersion } = props;
+  return (
+    <>
+      {retryOf !== undefined && onRegenerate && <TryAgainButton onTryAgain={() => onRegenerate(retryOf)} />}
+      {message.role === 'assistant' && message.stopped && (
+        <span class="message-meta message-stopped-mark" data-testid="stopped-mark">
+          Stopped
+        </span>
+      )}
+      {versions !== undefined && onChooseVersion && (
+        <ReplyVersionControls
+          versions={versions}
+          disabled={message.state === 'streaming'}
+          onChoose={(replyId) => onChooseVersion(versions.questionId, replyId)}
+        />
+      )}
+    </>
+  );
+}
+
 /** ‹ 2/3 ›: pages between the versions of an answer (regenerated, or to an edited message). */
-export function ReplyVersionControls({
+function ReplyVersionControls({
   versions,
   disabled,
   onChoose,
@@ -45,7 +77,7 @@ export function ReplyVersionControls({
 }
 
 /** On an error bubble: asks for the answer again. */
-export function TryAgainButton({ onTryAgain }: { onTryAgain: () => void }) {
+function TryAgainButton({ onTryAgain }: { onTryAgain: () => void }) {
   return (
     <button type="button" class="link-button try-again-button" data-testid="try-again" onClick={onTryAgain}>
       Try again
