@@ -107,13 +107,19 @@ export class ChatConnection {
   }
 
   /**
-   * Asks the gateway to stop a reply still being written, keeping the first `shownChars`
-   * characters (what the page showed). Not connected: sent after the next welcome.
+   * Asks the gateway to stop a reply still being written (named by its id, or before its first
+   * words by the message it answers), keeping the first `shownChars` characters (what the page
+   * showed). Not connected: sent after the next welcome.
    */
-  cancel(request: { conversationId: string; replyId: string; shownChars: number }): void {
+  cancel(
+    request: { conversationId: string; shownChars: number } & (
+      | { replyId: string }
+      | { targetClientMessageId: string }
+    ),
+  ): void {
     const frame = { type: 'cancel' as const, ...request };
     if (this.#welcomed && this.#socket?.readyState === OPEN) this.#send(frame);
-    else this.#cancels.set(request.replyId, frame);
+    else this.#cancels.set('replyId' in request ? request.replyId : request.targetClientMessageId, frame);
   }
 
   /** Skips the backoff wait, e.g. when the browser reports it is back online. */

@@ -71,6 +71,8 @@ export class ChatSession {
   readonly #listeners = new Set<(snapshot: ChatSnapshot) => void>();
   #snapshot: ChatSnapshot;
   #persistTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The last frame that asks for an answer (message, edit, regenerate): Stop names it before the reply's first words. */
+  #answerRequest: { conversationId: string; clientMessageId: string } | undefined;
 
   constructor(options: ChatSessionOptions) {
     this.#options = options;
@@ -167,6 +169,7 @@ export class ChatSession {
     this.#update({ conversation });
     const message = conversation.messages.at(-1)!;
     this.#connection.sendMessage(outgoingOf(message, conversation.conversationId));
+    this.#answerRequest = { conversationId: conversation.conversationId, clientMessageId };
     return { ok: true, clientMessageId };
   }
 
@@ -189,6 +192,7 @@ export class ChatSession {
       targetClientMessageId,
       text: trimmed,
     });
+    this.#answerRequest = { conversationId: before.conversationId, clientMessageId };
     return { ok: true, clientMessageId };
   }
 
@@ -227,6 +231,7 @@ export class ChatSession {
       targetClientMessageId,
       text: target.text,
     });
+    this.#answerRequest = { conversationId: before.conversationId, clientMessageId };
     return { ok: true, clientMessageId };
   }
 
@@ -324,18 +329,39 @@ export class ChatSession {
   }
 
   /**
+   * Whether Stop has something to stop: a reply streaming, or the gateway working on the answer
+   * to the person's last message (typing, a status) before its first words.
+   */
+  canStop(): boolean {
+    const conversation = this.#snapshot.conversation;
+    if (streamingReply(conversation) !== undefined) return true;
+    return (
+      conversation.activity !== undefined &&
+      this.#answerRequest?.conversationId === conversation.conversationId
+    );
+  }
+
+  /**
    * Stop: the reply being written ends here with the text shown so far, and the gateway is told to
-   * abort the model and keep exactly that much (see stopStreaming).
+   * abort the model and keep exactly that much (see stopStreaming). Before the reply's first words
+   * the gateway is told which message's answer to stop.
    */
   stopReply(): void {
     const conversation = this.#snapshot.conversation;
+    const { conversationId } = conversation;
     const reply = streamingReply(conversation);
-    this.#update({ conversation: stopStreaming(conversation) });
-    if (reply === undefined) return;
+    if (reply !== undefined) {
+      this.#update({ conversation: stopStreaming(conversation) });
+      this.#connection.cancel({ conversationId, replyId: reply.id, shownChars: reply.text.length });
+      return;
+    }
+    const request = this.#answerRequest;
+    if (request === undefined || request.conversationId !== conversationId) return;
+    this.#update({ conversation: { ...conversation, activity: undefined } });
     this.#connection.cancel({
-      conversationId: conversation.conversationId,
-      replyId: reply.id,
-      shownChars: reply.text.length,
+      conversationId,
+      targetClientMessageId: request.clientMessageId,
+      shownChars: 0,
     });
   }
 

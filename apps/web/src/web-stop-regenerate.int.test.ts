@@ -126,6 +126,22 @@ describe('Stop in Chromium', () => {
   });
 });
 
+describe('Stop before the first words in Chromium', () => {
+  it('offers Stop while the gateway works on the answer, and stops the model request', async () => {
+    const gateway = await gatewayWithModel();
+    const page = await openLaptop(gateway);
+    model.enqueue({ text: 'far too late', delayMs: 4000 });
+    await sendMessage(page, 'Think hard');
+    await expect.poll(() => model.chatRequests().length).toBe(1);
+    await page.getByTestId('stop-button').click();
+    await page.getByTestId('stopped-mark').waitFor();
+    await expect.poll(() => model.chatRequests()[0]?.finishedAt).toBeDefined();
+    expect(model.chatRequests()[0]?.abortedByClient).toBe(true);
+    await page.getByTestId('send-button').waitFor();
+    expect(page.problems).toEqual([]);
+  });
+});
+
 describe('Regenerate and versions in Chromium', () => {
   it('regenerates a second version, pages back to the first, and the next turn sees only the chosen one', async () => {
     const gateway = await gatewayWithModel();

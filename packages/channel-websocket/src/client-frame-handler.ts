@@ -16,7 +16,7 @@ import {
 import type { ClientConnection } from './client-connection.ts';
 import type { ConnectionRegistry } from './connection-registry.ts';
 import type { ReplayLog } from './replay-log.ts';
-import { buildWebIntent } from './to-intent.ts';
+import { buildWebIntent, webIntentId } from './to-intent.ts';
 import type { ResolvedWebSocketChannelOptions } from './web-socket-channel-options.ts';
 import type { WebUpload } from './web-uploads.ts';
 
@@ -139,24 +139,39 @@ export class ClientFrameHandler {
 
   /** Stop: only the conversation's own client may stop its reply; answered with `cancelled`. */
   #stopReply(connection: ClientConnection, clientId: string, frame: CancelFrame): void {
-    const { conversationId, replyId } = frame;
+    const { conversationId, replyId, targetClientMessageId } = frame;
+    if (replyId === undefined && targetClientMessageId === undefined) {
+      connection.sendError('bad_frame', 'cancel: name the reply (replyId) or the message it answers', false);
+      return;
+    }
     if (this.#replayLog.claim(conversationId, clientId) === 'forbidden') {
       connection.sendError('unauthorized', 'this conversation belongs to another client', false);
       return;
     }
+    const channel = this.#settings.channelName;
+    const shown = frame.shownChars === undefined ? {} : { shownChars: frame.shownChars };
     let answer: ReturnType<CancelSink> = 'not_running';
     try {
-      answer =
-        this.#cancel()?.({
-          channel: this.#settings.channelName,
-          conversationId,
-          replyId,
-          ...(frame.shownChars === undefined ? {} : { shownChars: frame.shownChars }),
-        }) ?? 'not_running';
+      const cancel = this.#cancel();
+      if (cancel !== undefined)
+        answer =
+          replyId !== undefined
+            ? cancel({ channel, conversationId, replyId, ...shown })
+            : cancel({
+                channel,
+                conversationId,
+                intentId: webIntentId(channel, clientId, targetClientMessageId ?? ''),
+                ...shown,
+              });
     } catch (error) {
       connection.logger.error({ err: error, conversationId }, 'stopping a reply failed');
     }
-    connection.sendFrame({ type: 'cancelled', conversationId, replyId, stopping: answer === 'stopping' });
+    connection.sendFrame({
+      type: 'cancelled',
+      conversationId,
+      ...(replyId === undefined ? { targetClientMessageId } : { replyId }),
+      stopping: answer === 'stopping',
+    });
   }
 
   #change(connection: ClientConnection, clientId: string, frame: ChangeFrame): void {

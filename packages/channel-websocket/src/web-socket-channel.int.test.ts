@@ -318,9 +318,17 @@ describe('Stop', () => {
     expect(
       await client.next((frame) => frame.type === 'cancelled' && frame.replyId === 'r-finished'),
     ).toMatchObject({ stopping: false });
+    // Before its first words a reply is named by the message it answers.
+    client.send({ type: 'cancel', conversationId: 'conv-1', targetClientMessageId: 'm-1', shownChars: 0 });
+    expect(
+      await client.next((frame) => frame.type === 'cancelled' && frame.targetClientMessageId === 'm-1'),
+    ).toMatchObject({ stopping: false });
+    client.send({ type: 'cancel', conversationId: 'conv-1' });
+    expect(await client.next((frame) => frame.type === 'error')).toMatchObject({ code: 'bad_frame' });
     expect(harness.cancels).toEqual([
       { channel: 'web', conversationId: 'conv-1', replyId: 'r-running', shownChars: 12 },
       { channel: 'web', conversationId: 'conv-1', replyId: 'r-finished' },
+      { channel: 'web', conversationId: 'conv-1', intentId: 'web:browser-1:m-1', shownChars: 0 },
     ]);
   });
 

@@ -23,15 +23,15 @@ export type IntakeResult =
 export type IntentSink = (intent: IntentInput) => Promise<IntakeResult>;
 
 /**
- * A person pressed Stop on a reply that is still being written. `shownChars` is how much of the
- * reply's text (UTF-16 code units, as streamed) they had been shown; what is stored is cut there.
+ * A person pressed Stop on a reply that is still being written, named by its `replyId` or, before
+ * its first words, by the `intentId` it answers. `shownChars` is how much of the reply's text
+ * (UTF-16 code units, as streamed) they had been shown; what is stored is cut there.
  */
-export interface ReplyCancelRequest {
+export type ReplyCancelRequest = {
   channel: string;
   conversationId: string;
-  replyId: string;
   shownChars?: number;
-}
+} & ({ replyId: string; intentId?: undefined } | { intentId: string; replyId?: undefined });
 
 /**
  * Core's answer to a Stop: `stopping` when the reply was still being generated (its `reply.end`

@@ -64,13 +64,16 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
   }),
   /**
    * Stop the reply being written (the Stop button): the gateway aborts the model call and keeps
-   * the first `shownChars` characters of the reply, the text the person saw. Answered with
-   * `cancelled`; the reply's `reply.end` (marked `stopped`) follows when it was still running.
+   * the first `shownChars` characters of the reply, the text the person saw. The reply is named
+   * by `replyId` once it started, or before its first words by the `clientMessageId` of the frame
+   * it answers (`targetClientMessageId`). Answered with `cancelled`; the reply's `reply.end`
+   * (marked `stopped`) follows when it was still running.
    */
   z.object({
     type: z.literal('cancel'),
     conversationId: conversationIdSchema,
-    replyId: idSchema,
+    replyId: idSchema.optional(),
+    targetClientMessageId: idSchema.optional(),
     shownChars: z.number().int().nonnegative().optional(),
   }),
   /**
@@ -146,11 +149,12 @@ export const serverFrameSchema = z.discriminatedUnion('type', [
     retryable: z.boolean(),
     clientMessageId: z.string().optional(),
   }),
-  /** The answer to `cancel`: `stopping` false when the reply had already ended (or is unknown). */
+  /** The answer to `cancel`, naming the reply as the cancel did: `stopping` false when it had already ended (or is unknown). */
   z.object({
     type: z.literal('cancelled'),
     conversationId: conversationIdSchema,
-    replyId: idSchema,
+    replyId: idSchema.optional(),
+    targetClientMessageId: idSchema.optional(),
     stopping: z.boolean(),
   }),
   z.object({ type: z.literal('pong'), t: z.number().optional() }),

@@ -23,7 +23,7 @@ export function ChatPane({ session, snapshot }: { session: ChatSession; snapshot
       window.removeEventListener('offline', update);
     };
   }, []);
-  const streaming = conversation.messages.some((message) => message.state === 'streaming');
+  const stoppable = session.canStop();
   return (
     // Dropping files anywhere is a shortcut; the attach button is the accessible way.
     <main
@@ -59,7 +59,7 @@ export function ChatPane({ session, snapshot }: { session: ChatSession; snapshot
       <Composer
         maxTextChars={maxTextChars}
         onSend={(text, ready) => session.send(text, ready)}
-        {...(streaming ? { onStop: () => session.stopReply() } : {})}
+        {...(stoppable ? { onStop: () => session.stopReply() } : {})}
         {...(canAttach
           ? {
               attachments,

@@ -64,6 +64,7 @@ async function runStages(
     channel: intent.channel,
     conversationId: intent.conversation.id,
     replyId: turn.reply.replyId,
+    intentId: intent.id,
   });
   try {
     admitTurn({ intent, startedAt, dailyBudget, shutdownSignal, logger });

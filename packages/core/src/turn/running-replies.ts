@@ -1,4 +1,4 @@
-import type { CancelSink, ReplyCancelRequest } from '@nexus/protocol';
+import type { CancelSink } from '@nexus/protocol';
 
 /** Why a reply's model call was aborted: the person pressed Stop (not a failure). */
 export class ReplyStoppedByPerson extends Error {
@@ -28,35 +28,39 @@ export interface RunningReply {
  * went out there is nothing left to stop.
  */
 export interface RunningReplies {
-  start(key: Omit<ReplyCancelRequest, 'shownChars'>): RunningReply;
+  start(key: { channel: string; conversationId: string; replyId: string; intentId: string }): RunningReply;
   cancel: CancelSink;
   size(): number;
 }
 
 export function createRunningReplies(): RunningReplies {
+  // Each running reply under two keys: its reply id, and the intent it answers (Stop before the
+  // first words, when the client knows no reply id yet).
   const running = new Map<string, AbortController>();
-  const keyOf = (request: Omit<ReplyCancelRequest, 'shownChars'>) =>
-    `${request.channel}\u0000${request.conversationId}\u0000${request.replyId}`;
+  const keyOf = (channel: string, conversationId: string, id: string) =>
+    `${channel}\u0000${conversationId}\u0000${id}`;
   return {
     start(request) {
-      const key = keyOf(request);
+      const keys = [
+        keyOf(request.channel, request.conversationId, `reply:${request.replyId}`),
+        keyOf(request.channel, request.conversationId, `intent:${request.intentId}`),
+      ];
       const controller = new AbortController();
-      running.set(key, controller);
+      for (const key of keys) running.set(key, controller);
       return {
         stopSignal: controller.signal,
         finished: () => {
-          if (running.get(key) === controller) running.delete(key);
+          for (const key of keys) if (running.get(key) === controller) running.delete(key);
         },
       };
     },
     cancel(request) {
-      const key = keyOf(request);
-      const controller = running.get(key);
+      const id = request.replyId !== undefined ? `reply:${request.replyId}` : `intent:${request.intentId}`;
+      const controller = running.get(keyOf(request.channel, request.conversationId, id));
       if (controller === undefined || controller.signal.aborted) return 'not_running';
-      running.delete(key);
       controller.abort(new ReplyStoppedByPerson(request.shownChars));
       return 'stopping';
     },
-    size: () => running.size,
+    size: () => new Set(running.values()).size,
   };
 }

@@ -165,4 +165,29 @@ describe('Stop', () => {
     await core.whenIdle();
     expect(channel.replyTextOf('m1')).toBe(WORDS.slice(0, 6).join(''));
   });
+
+  it('stops before the first words, named by the message it answers', async () => {
+    server.enqueue({ text: 'far too late', delayMs: 3000 });
+    const channel = createRecordingChannel();
+    const sessionStore = createSqliteSessionStore({ path: ':memory:' });
+    const core = createNexusCore({ sessionStore, agent: createAgent({ model: modelNamed('chat-model') }) });
+    core.registerChannel(channel.adapter);
+    cores.push(core);
+    await core.intake(testIntent({ id: 'm1', text: 'think hard' }));
+    await until(() => server.chatRequests().length === 1, 'the model request');
+    expect(
+      core.cancelReply({ channel: 'test', conversationId: 'conversation-1', intentId: 'm1', shownChars: 0 }),
+    ).toBe('stopping');
+    await core.whenIdle();
+    await until(() => server.chatRequests()[0]?.finishedAt !== undefined, 'the model request to close');
+    expect(server.chatRequests()[0]?.abortedByClient).toBe(true);
+    expect(channel.deliveries[0]?.events.at(-1)).toMatchObject({
+      type: 'reply.end',
+      text: '',
+      stopped: true,
+    });
+    expect(await sessionStore.history({ conversationKey: 'test:conversation-1', limit: 5 })).toMatchObject([
+      { userText: 'think hard', replyText: '' },
+    ]);
+  });
 });
