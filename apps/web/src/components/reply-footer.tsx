@@ -18,7 +18,7 @@ export function ReplyFooter(props: {
       {retryOf !== undefined && onRegenerate && <TryAgainButton onTryAgain={() => onRegenerate(retryOf)} />}
       {message.role === 'assistant' && message.stopped && (
         <span class="message-meta message-stopped-mark" data-testid="stopped-mark">
-          Stopped
+          {message.text === '' && !message.media?.length ? 'Stopped before the answer began' : 'Stopped'}
         </span>
       )}
       {versions !== undefined && onChooseVersion && (
