@@ -58,7 +58,9 @@ export function budgetMiddleware(budget: TurnBudget, run: TurnSpend): LanguageMo
           try {
             next = await parts.read();
           } catch (error) {
-            await chargeOnce(undefined);
+            // The stream's own failure is what the run must report; a budget store that also
+            // fails here would only hide it (the next claim meets that store again).
+            await chargeOnce(undefined).catch(() => undefined);
             throw error;
           }
           if (next.done) {
@@ -71,8 +73,11 @@ export function budgetMiddleware(budget: TurnBudget, run: TurnSpend): LanguageMo
           controller.enqueue(next.value);
         },
         cancel: async (reason) => {
-          await chargeOnce(undefined);
-          await parts.cancel(reason);
+          try {
+            await chargeOnce(undefined);
+          } finally {
+            await parts.cancel(reason);
+          }
         },
       });
       return { ...result, stream: passed };
