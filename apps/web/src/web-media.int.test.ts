@@ -289,10 +289,11 @@ describe('web client media in Chromium', () => {
     expect(page.problems).toEqual([]);
   });
 
-  it('edits the last message: accepted, marked edited, the old answer marked, the new answer shown once', async () => {
+  it('edits the last message: accepted, marked edited, the old answer marked, the new answer shown once as its second version', async () => {
     const gateway = await gatewayWith();
     const page = await openChat(gateway);
-    model.enqueue({ text: 'Paris is lovely.' }, { text: 'Paris is the capital of France.' });
+    // The second answer comes late, so the first is seen marked in the meantime.
+    model.enqueue({ text: 'Paris is lovely.' }, { text: 'Paris is the capital of France.', delayMs: 1500 });
     await page.getByTestId('message-input').fill('Tell me about Pari');
     await page.getByTestId('send-button').click();
     await assistantDone(page).waitFor();
@@ -310,13 +311,18 @@ describe('web client media in Chromium', () => {
     await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
     await expect.poll(() => page.getByTestId('status-line').getAttribute('data-queued')).toBe('0');
     expect(await page.locator('[role=alert]').count()).toBe(0);
-    // Core answers the edit once, as a new reply; the first one stays, marked.
-    await expect.poll(() => assistantDone(page).count()).toBe(2);
+    // Core answers the edit once, as a new reply: the second version of the answer, shown in place
+    // of the first, which paging back brings up with the words it answered.
+    await page.getByTestId('version-position').waitFor();
     await new Promise((resolve) => setTimeout(resolve, 300));
     const answers = page.locator('[data-testid=message][data-role=assistant]');
-    expect(await answers.count()).toBe(2);
-    expect(await answers.last().textContent()).toContain('Paris is the capital of France.');
-    expect(await answers.first().getAttribute('data-superseded')).toBe('true');
-    expect(await page.locator('[data-testid=message][data-superseded=true]').count()).toBe(1);
+    expect(await answers.count()).toBe(1);
+    expect(await answers.textContent()).toContain('Paris is the capital of France.');
+    expect(await page.getByTestId('version-position').textContent()).toBe('2/2');
+    await page.getByTestId('previous-version').click();
+    await expect.poll(() => answers.textContent()).toContain('Paris is lovely.');
+    expect(await page.locator('[data-testid=message][data-role=user] .message-text').textContent()).toBe(
+      'Tell me about Pari',
+    );
   });
 });

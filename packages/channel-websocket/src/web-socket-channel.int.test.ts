@@ -323,3 +323,50 @@ describe('delivery, seq and resume', () => {
     expect(harness.channel.connectionCount()).toBe(0);
   });
 });
+
+describe('Stop', () => {
+  it('passes a cancel of its own conversation to core and answers cancelled', async () => {
+    harness = await startHarness();
+    harness.setCancel((request) => (request.replyId === 'r-running' ? 'stopping' : 'not_running'));
+    const client = await greeted('browser-1');
+    await sendMessage(client, 'm-1', 'conv-1');
+    client.send({ type: 'cancel', conversationId: 'conv-1', replyId: 'r-running', shownChars: 12 });
+    expect(await client.next((frame) => frame.type === 'cancelled')).toEqual({
+      type: 'cancelled',
+      conversationId: 'conv-1',
+      replyId: 'r-running',
+      stopping: true,
+    });
+    client.send({ type: 'cancel', conversationId: 'conv-1', replyId: 'r-finished' });
+    expect(
+      await client.next((frame) => frame.type === 'cancelled' && frame.replyId === 'r-finished'),
+    ).toMatchObject({ stopping: false });
+    // Before its first words a reply is named by the message it answers.
+    client.send({ type: 'cancel', conversationId: 'conv-1', targetClientMessageId: 'm-1', shownChars: 0 });
+    expect(
+      await client.next((frame) => frame.type === 'cancelled' && frame.targetClientMessageId === 'm-1'),
+    ).toMatchObject({ stopping: false });
+    client.send({ type: 'cancel', conversationId: 'conv-1' });
+    expect(await client.next((frame) => frame.type === 'error')).toMatchObject({ code: 'bad_frame' });
+    expect(harness.cancels).toEqual([
+      { channel: 'web', conversationId: 'conv-1', replyId: 'r-running', shownChars: 12 },
+      { channel: 'web', conversationId: 'conv-1', replyId: 'r-finished' },
+      { channel: 'web', conversationId: 'conv-1', intentId: 'web:browser-1:m-1', shownChars: 0 },
+    ]);
+  });
+
+  it("refuses to stop another client's reply, and keeps the connection", async () => {
+    harness = await startHarness();
+    harness.setCancel(() => 'stopping');
+    const owner = await greeted('browser-1');
+    await sendMessage(owner, 'm-1', 'conv-1');
+    const stranger = await greeted('browser-2');
+    stranger.send({ type: 'cancel', conversationId: 'conv-1', replyId: 'r-1' });
+    expect(await stranger.next((frame) => frame.type === 'error')).toMatchObject({ code: 'unauthorized' });
+    expect(harness.cancels).toEqual([]);
+    stranger.send({ type: 'cancel', conversationId: 'conv-1', replyId: 'r-1', shownChars: -1 });
+    expect(await stranger.next((frame) => frame.type === 'error')).toMatchObject({ code: 'bad_frame' });
+    stranger.send({ type: 'ping', t: 1 });
+    expect(await stranger.next((frame) => frame.type === 'pong')).toMatchObject({ t: 1 });
+  });
+});

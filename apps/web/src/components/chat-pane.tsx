@@ -24,7 +24,7 @@ export function ChatPane({ session, snapshot }: { session: ChatSession; snapshot
       window.removeEventListener('offline', update);
     };
   }, []);
-  const streaming = conversation.messages.some((message) => message.state === 'streaming');
+  const stoppable = session.canStop();
   return (
     // Dropping files anywhere is a shortcut; the attach button is the accessible way.
     <main
@@ -52,6 +52,8 @@ export function ChatPane({ session, snapshot }: { session: ChatSession; snapshot
         onRetry={(id) => session.retry(id)}
         onEdit={(id, text) => session.edit(id, text)}
         onDelete={(id) => session.delete(id)}
+        onRegenerate={(id) => session.regenerate(id)}
+        onChooseVersion={(id, replyId) => session.chooseVersion(id, replyId)}
       />
       <ConnectionBanner connection={connection} offline={offline} />
       <StatusLine connection={connection} activity={conversation.activity} alert={conversation.alert} />
@@ -59,7 +61,7 @@ export function ChatPane({ session, snapshot }: { session: ChatSession; snapshot
         focusKey={conversation.conversationId}
         maxTextChars={maxTextChars}
         onSend={(text, ready) => session.send(text, ready)}
-        {...(streaming ? { onStop: () => session.stopReply() } : {})}
+        {...(stoppable ? { onStop: () => session.stopReply() } : {})}
         {...(canAttach
           ? {
               attachments,

@@ -15,7 +15,7 @@ export interface ComposerProps {
   attachments?: PendingAttachments;
   /** Uploads a finished recording and sends it as a voice note; rejects with a message to show. */
   onVoiceNote?: (audio: Blob) => Promise<void>;
-  /** Present while a reply streams: a Stop button stops showing it. */
+  /** Present while a reply streams: Stop replaces Send and stops the reply on the gateway too. */
   onStop?: () => void;
 }
 
@@ -128,25 +128,28 @@ export function Composer({
           }}
         />
         {onVoiceNote && <VoiceButton onRecorded={onVoiceNote} onProblem={setProblem} />}
-        {onStop && (
+        {onStop ? (
+          // Stop takes Send's place while a reply streams; Enter still queues a new message.
           <button
             type="button"
-            class="secondary icon-button"
+            class="stop-reply-button"
             data-testid="stop-button"
             aria-label="Stop the reply"
             title="Stop the reply"
             onClick={onStop}
           >
             <StopIcon />
+            <span>Stop</span>
+          </button>
+        ) : (
+          <button
+            type="submit"
+            data-testid="send-button"
+            disabled={(text.trim() === '' && pending.length === 0) || attachments?.busy || failed}
+          >
+            Send
           </button>
         )}
-        <button
-          type="submit"
-          data-testid="send-button"
-          disabled={(text.trim() === '' && pending.length === 0) || attachments?.busy || failed}
-        >
-          Send
-        </button>
       </div>
     </form>
   );

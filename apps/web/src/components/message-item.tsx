@@ -1,9 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { SendResult } from '../chat-session.ts';
 import type { ChatMessage } from '../conversation-state.ts';
+import type { VisibleMessage } from '../reply-versions.ts';
 import { CopyButton } from './copy-button.tsx';
 import { EditForm } from './edit-form.tsx';
 import { LazyMarkdownView } from './lazy-markdown-view.tsx';
+import { RegenerateButton } from './regenerate-button.tsx';
+import { ReplyFooter } from './reply-footer.tsx';
 import { ReplyMediaView } from './reply-media-view.tsx';
 import { SentAttachments } from './sent-attachments.tsx';
 
@@ -11,9 +14,13 @@ export interface MessageActions {
   onRetry: (clientMessageId: string) => void;
   onEdit?: (clientMessageId: string, text: string) => SendResult;
   onDelete?: (clientMessageId: string) => SendResult;
+  /** Another answer to the person's message (Regenerate, Try again). */
+  onRegenerate?: (clientMessageId: string) => SendResult;
+  /** Shows (and keeps in history) another version of the answer to the person's message. */
+  onChooseVersion?: (clientMessageId: string, replyId: string) => SendResult;
 }
 
-export interface MessageItemProps extends MessageActions {
+export interface MessageItemProps extends MessageActions, Omit<VisibleMessage, 'message'> {
   message: ChatMessage;
 }
 
@@ -21,7 +28,8 @@ const longPressMs = 450;
 /** How long Undo is offered before a delete is sent (it also removes what memory learned from it). */
 export const undoDeleteMs = 5000;
 
-export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemProps) {
+export function MessageItem(props: MessageItemProps) {
+  const { message, onRetry, onEdit, onDelete, versions, shownText, regenerateOf } = props;
   const streaming = message.state === 'streaming';
   const [editing, setEditing] = useState(false);
   const [actionsOpen, setActionsOpen] = useState(false);
@@ -32,7 +40,8 @@ export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemP
   // Copy once the reply is complete: a half-written one would copy half.
   const copyable =
     message.role === 'assistant' && message.state === 'done' && message.text !== '' && !message.deleted;
-  const hasActions = !editing && ((revisable && (onEdit || onDelete)) || copyable);
+  const regenerable = regenerateOf !== undefined && props.onRegenerate !== undefined;
+  const hasActions = !editing && ((revisable && (onEdit || onDelete)) || copyable || regenerable);
   const cancelPress = () => clearTimeout(press.current);
   const itemRef = useRef<HTMLLIElement>(null);
   // A touch anywhere else puts the long-pressed actions away again.
@@ -70,13 +79,16 @@ export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemP
       onPointerMove={cancelPress}
       onPointerCancel={cancelPress}
     >
-      {message.superseded && <span class="message-meta">Earlier answer, before your change</span>}
+      {message.superseded && versions === undefined && (
+        <span class="message-meta">Earlier answer, before your change</span>
+      )}
       <MessageBody
         message={message}
         editing={editing && onEdit !== undefined}
         deleting={deleting}
         onEditDone={() => setEditing(false)}
         {...(onEdit ? { onEdit } : {})}
+        {...(shownText !== undefined ? { shownText } : {})}
       />
       {streaming && (
         // Visual only: the message is aria-busy and the status line says Nexus is typing.
@@ -88,6 +100,7 @@ export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemP
       {message.media?.map((media, index) => (
         <ReplyMediaView key={index} media={media} />
       ))}
+      <ReplyFooter {...props} />
       {message.edited && !message.deleted && (
         <span class="message-meta" data-testid="edited-mark">
           edited
@@ -107,6 +120,14 @@ export function MessageItem({ message, onRetry, onEdit, onDelete }: MessageItemP
       {hasActions && (
         <span class="message-actions" data-testid="message-actions">
           {copyable && <CopyButton text={() => message.text} label="Copy this reply" />}
+          {regenerable && (
+            <RegenerateButton
+              onRegenerate={() => {
+                setActionsOpen(false);
+                props.onRegenerate?.(regenerateOf);
+              }}
+            />
+          )}
           {revisable && onEdit && message.text !== '' && (
             <button
               type="button"
@@ -147,10 +168,12 @@ interface MessageBodyProps {
   deleting: ReturnType<typeof useDelayedDelete>;
   onEditDone: () => void;
   onEdit?: MessageActions['onEdit'];
+  /** A user message paged back to an earlier answer shows the words that answer was to. */
+  shownText?: string;
 }
 
 /** What a message says: its text or Markdown, the edit form, or what became of it. */
-function MessageBody({ message, editing, deleting, onEditDone, onEdit }: MessageBodyProps) {
+function MessageBody({ message, editing, deleting, onEditDone, onEdit, shownText }: MessageBodyProps) {
   return (
     <>
       {message.deleted ? (
@@ -180,7 +203,7 @@ function MessageBody({ message, editing, deleting, onEditDone, onEdit }: Message
       ) : message.role === 'assistant' ? (
         message.text !== '' && <LazyMarkdownView text={message.text} final={message.state !== 'streaming'} />
       ) : (
-        message.text !== '' && <p class="message-text">{message.text}</p>
+        (shownText ?? message.text) !== '' && <p class="message-text">{shownText ?? message.text}</p>
       )}
     </>
   );

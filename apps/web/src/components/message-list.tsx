@@ -1,5 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { ChatMessage } from '../conversation-state.ts';
+import { visibleMessages } from '../reply-versions.ts';
 import { type MessageActions, MessageItem } from './message-item.tsx';
 
 export interface MessageListProps extends MessageActions {
@@ -77,8 +78,8 @@ export function MessageList({ messages, ...actions }: MessageListProps) {
           <p class="empty">Say hello to start a conversation.</p>
         ) : (
           <ol class="message-items">
-            {messages.map((message) => (
-              <MessageItem key={`${message.role}:${message.id}`} message={message} {...actions} />
+            {visibleMessages(messages).map((row) => (
+              <MessageItem key={`${row.message.role}:${row.message.id}`} {...row} {...actions} />
             ))}
           </ol>
         )}

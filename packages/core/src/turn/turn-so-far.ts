@@ -17,6 +17,8 @@ export interface ReplyDraft {
   /** `reply.start` went out. */
   started: boolean;
   firstDeltaAt?: number;
+  /** The person pressed Stop; `text` is what they had been shown. */
+  stopped?: boolean;
   /** Set when a cap cut the reply short, or the person's daily allowance refused the turn. */
   budgetExhausted?: BudgetStopReason | 'daily_tokens';
 }
