@@ -2,14 +2,15 @@ import preact from '@preact/preset-vite';
 import { defineConfig, type Plugin } from 'vite';
 
 /**
- * The page renders model text, so it runs only its own script: no inline script or style, no
- * remote images (an image URL could carry conversation data away), sockets only to its origin.
+ * The page renders model text, so it runs only its own script: no inline script or style, sockets
+ * only to its origin. https images are allowed because a reply's image loads only after the person
+ * clicks its placeholder (components/remote-image.tsx): an image URL can carry conversation data.
  */
 const contentSecurityPolicy = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data: blob:",
+  "img-src 'self' data: blob: https:",
   "connect-src 'self'",
   "manifest-src 'self'",
   "base-uri 'none'",

@@ -8,12 +8,11 @@ import { parse } from 'yaml';
 const root = new URL('../../', import.meta.url).pathname;
 
 /**
- * Never shipped in the default install: dev and test tooling, the transformers add-on, and sharp
- * (18 MB of libvips that Baileys would use only for the preview of an image it sends; removed
- * from Baileys' dependencies in pnpm-workspace.yaml).
+ * Never shipped in the default install: dev and test tooling and the transformers add-on. (sharp
+ * is shipped: core scales every image to what the model provider accepts before it goes further,
+ * see packages/core/src/media/scale-image-for-model.ts.)
  */
 const FORBIDDEN = [
-  'sharp',
   '@nexus/testkit',
   '@nexus/embedder-transformers',
   '@huggingface/transformers',

@@ -69,7 +69,7 @@ describe('memory ranking', () => {
     // the prior (0.07 between these two) lifts a preference over the memory just ahead of it only.
     const third = await service.add({
       userId: 'ann',
-      content: 'Prefers tea over coffee at work and at home, always',
+      content: 'Prefers tea over coffee at work and at home, always, with milk and honey in the morning',
       category: 'preference',
       source: 'user_explicit',
     });

@@ -1,5 +1,5 @@
 /**
- * pnpm bench:turn [--turns 400] [--memories 10000,100000]
+ * pnpm bench:turn [--turns 400] [--memories 10000,100000] [--session-size 20]
  * Whole turns through the core (intake, lanes, history, memory step, agent over the AI SDK's real
  * HTTP client, delivery, stored turn) against a zero-latency scripted model, for one person with
  * 10k, then 100k memories in the embedded SQLite store (lexical search), once without memory for
@@ -31,10 +31,13 @@ const { values } = parseArgs({
   options: {
     turns: { type: 'string', default: '400' },
     memories: { type: 'string', default: '10000,100000' },
+    // Memories per conversation session they are linked to; 0 links none (no session neighbours).
+    'session-size': { type: 'string', default: '20' },
   },
 });
 const TURNS = Number(values.turns);
 const SIZES = values.memories.split(',').map(Number);
+const SESSION_SIZE = Number(values['session-size']);
 const WARM_UP = 30;
 const PERSON = 'bench:person';
 const VOCABULARY = (
@@ -80,6 +83,9 @@ async function seededMemory(count: number) {
         id: randomUUID(),
         userId: PERSON,
         scope: 'user',
+        // Linked to a conversation, twenty memories each, as extraction links them: search also
+        // weighs each memory's session neighbours (session-neighbours.ts), so the bench pays for it.
+        ...(SESSION_SIZE > 0 ? { sessionId: `bench:session-${Math.floor(index / SESSION_SIZE)}` } : {}),
         content,
         category: CATEGORIES[index % 4]!,
         source: index % 2 === 0 ? 'user_explicit' : 'inferred',
@@ -237,6 +243,7 @@ for (const [label, value] of rows) process.stdout.write(`${label.padEnd(width)} 
 process.stdout.write(
   `${JSON.stringify({
     turns: TURNS - WARM_UP,
+    session_size: SESSION_SIZE,
     turn_overhead_without_memory_p95_ms: round(percentile(without.overhead, 95)),
     cpu_ms_per_turn_without_memory: round(without.cpuMsPerTurn),
     allocated_kb_per_turn_without_memory: round(without.allocatedKbPerTurn),

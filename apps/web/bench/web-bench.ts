@@ -7,6 +7,13 @@
 //   js_gzip_kb     every JavaScript response of a first load and the service worker's script,
 //                  gzip-compressed here (level 6; the gateway itself sends them uncompressed)
 //   first_load_ms  median, navigation start until the chat is usable (socket open), fresh profile
+//   markdown_100kb_ms  median of 3: opening a conversation whose reply is 100 KB of Markdown,
+//                  until its elements are in the page and laid out (target: under 50 ms)
+//   lex_100kb_cpu_ms   CPU time (not wall time, so less skewed by a busy machine) of lexing the
+//                  100 KB reply once in Node, median of 5
+//   stream_100kb_cpu_ms  CPU time of lexing it as it streams in 1 KB chunks (incremental)
+// It also writes screenshots of the main states (light and dark, laptop and phone) to
+// apps/web/bench/screenshots/ (git-ignored), to be looked at. `--screenshots-only` skips the rest.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -21,10 +28,21 @@ import axe from 'axe-core';
 import lighthouse from 'lighthouse';
 import { chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
+// The web app does not depend on memory; the bench opens the gateway's store to seed the Memory panel.
+import { createSqliteMemoryStore, MemoryService } from '../../../packages/memory/src/index.ts';
+import { IncrementalMarkdown } from '../src/markdown/incremental-markdown.ts';
+import { lexMarkdown } from '../src/markdown/lex-markdown.ts';
+import { longReplyChunks, renderTime } from '../src/test-support/long-reply.ts';
+import { takeScreenshots } from './take-screenshots.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-background-networking', '--disable-component-update'];
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' } } });
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '5' },
+    'screenshots-only': { type: 'boolean', default: false },
+  },
+});
 const runs = Math.max(1, Number(values.runs));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -48,11 +66,48 @@ const gateway = await startGateway({
   webDistDir: distDir,
 });
 const chatUrl = `${gateway.url}/#token=${gateway.token}`;
+const screenshotsDir = join(webRoot, 'bench', 'screenshots');
+const memory = new MemoryService({
+  store: createSqliteMemoryStore({ path: join(workDir, 'data', 'memory.sqlite') }),
+});
+const screenshotTarget = {
+  chatUrl,
+  enqueueReply: (text: string) => model.enqueue({ text }),
+  seedMemories: async (clientId: string) => {
+    const userId = `web:${clientId}`;
+    await memory.add({
+      userId,
+      content: 'Lives in Lisbon and works as a nurse',
+      category: 'fact',
+      source: 'user_explicit',
+    });
+    await memory.add({
+      userId,
+      content: 'Prefers short answers with a table when comparing things',
+      category: 'preference',
+    });
+    await memory.add({ userId, content: 'Plays chess on Sunday mornings', category: 'pattern' });
+    await memory.add({ userId, content: 'Travelling to Porto in May', category: 'event' });
+  },
+};
 
 try {
+  if (values['screenshots-only']) {
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    try {
+      const files = await takeScreenshots(browser, screenshotTarget, screenshotsDir);
+      log(`screenshots: ${files.length} in ${screenshotsDir}`);
+    } finally {
+      await browser.close();
+    }
+    process.exit(0);
+  }
   const scores = await runLighthouse();
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
   try {
+    const files = await takeScreenshots(browser, screenshotTarget, screenshotsDir);
+    log(`screenshots: ${files.length} in ${screenshotsDir}`);
+    const markdownMs = await measureLongReply(browser);
     const loads = [];
     for (let run = 0; run < runs; run++) loads.push(await firstLoad(browser));
     const axeSerious = await axeViolations(browser);
@@ -63,6 +118,8 @@ try {
       axe_serious: axeSerious,
       js_gzip_kb: Math.round(Math.max(...loads.map((load) => load.jsGzipBytes)) / 102.4) / 10,
       first_load_ms: Math.round(median(loads.map((load) => load.ms))),
+      markdown_100kb_ms: Math.round(markdownMs * 10) / 10,
+      ...lexCost(),
       load_average: loadavg().map((value) => Math.round(value * 100) / 100),
     };
     process.stdout.write(`${JSON.stringify(line)}\n`);
@@ -158,6 +215,54 @@ async function firstLoad(browser: Browser): Promise<{ ms: number; jsGzipBytes: n
   await context.close();
   log(`first load: ${Math.round(ms)} ms, ${scripts.length} scripts, ${jsGzipBytes} bytes gzip`);
   return { ms, jsGzipBytes };
+}
+
+/** The lexer's CPU time for the 100 KB reply: one parse, and the whole reply streamed in chunks. */
+function lexCost() {
+  const chunks = longReplyChunks(100_000);
+  const text = chunks.join('');
+  const cpuMs = (work: () => void) => {
+    const start = process.cpuUsage();
+    work();
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / 1000;
+  };
+  lexMarkdown(text);
+  const once = median(Array.from({ length: 5 }, () => cpuMs(() => lexMarkdown(text))));
+  const streamed = median(
+    Array.from({ length: 3 }, () =>
+      cpuMs(() => {
+        const markdown = new IncrementalMarkdown();
+        let sofar = '';
+        for (const chunk of chunks) {
+          sofar += chunk;
+          markdown.update(sofar);
+        }
+        markdown.update(sofar, true);
+      }),
+    ),
+  );
+  return {
+    lex_100kb_cpu_ms: Math.round(once * 10) / 10,
+    stream_100kb_cpu_ms: Math.round(streamed * 10) / 10,
+  };
+}
+
+/** Median of three: a conversation holding a 100 KB Markdown reply opened from another one. */
+async function measureLongReply(browser: Browser): Promise<number> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await page.goto(chatUrl);
+  await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
+  model.enqueue({ chunks: longReplyChunks(100_000) });
+  await page.getByTestId('message-input').fill('Write a long report');
+  await page.getByTestId('send-button').click();
+  await page.locator('[data-role=assistant][data-state=done]').waitFor({ timeout: 120_000 });
+  const times: number[] = [];
+  for (let run = 0; run < 3; run++) times.push(await renderTime(page));
+  await context.close();
+  log(`100 KB reply: ${times.map((ms) => ms.toFixed(1)).join(', ')} ms`);
+  return median(times);
 }
 
 /** Serious and critical axe-core violations (affected elements) over every view, light and dark. */

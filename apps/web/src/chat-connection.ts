@@ -23,10 +23,13 @@ export interface ResumePoint {
   lastSeq: number;
 }
 
-/** A new message (the `type` may be left out), or an edit or delete of an earlier one. */
+/**
+ * A new message (the `type` may be left out), an edit or delete of an earlier one, or a request
+ * for another answer to one (regenerate) or for an earlier version of its answer (choose).
+ */
 export type OutgoingMessage =
   | (Omit<Extract<ClientFrame, { type: 'message' }>, 'type'> & { type?: 'message' })
-  | Extract<ClientFrame, { type: 'edit' | 'delete' }>;
+  | Extract<ClientFrame, { type: 'edit' | 'delete' | 'regenerate' | 'choose' }>;
 
 export interface ChatConnectionOptions {
   /** ws: or wss: URL of the gateway's `/ws` endpoint. */
@@ -62,6 +65,8 @@ type Limits = Extract<ServerFrame, { type: 'welcome' }>['limits'];
 export class ChatConnection {
   readonly #options: ChatConnectionOptions;
   readonly #outbox = new Map<string, OutgoingMessage>();
+  /** Stops pressed while not connected, by reply id: sent after the next welcome, then dropped. */
+  readonly #cancels = new Map<string, Extract<ClientFrame, { type: 'cancel' }>>();
   #socket: WebSocket | undefined;
   #phase: ConnectionPhase = 'connecting';
   #attempt = 0;
@@ -99,6 +104,22 @@ export class ChatConnection {
    */
   resume(point: { conversationId: string; lastSeq: number }): void {
     if (this.#welcomed) this.#send({ type: 'resume', ...point });
+  }
+
+  /**
+   * Asks the gateway to stop a reply still being written (named by its id, or before its first
+   * words by the message it answers), keeping the first `shownChars` characters (what the page
+   * showed). Not connected: sent after the next welcome.
+   */
+  cancel(
+    request: { conversationId: string; shownChars: number } & (
+      | { replyId: string }
+      | { targetClientMessageId: string }
+    ),
+  ): void {
+    const frame = { type: 'cancel' as const, ...request };
+    if (this.#welcomed && this.#socket?.readyState === OPEN) this.#send(frame);
+    else this.#cancels.set('replyId' in request ? request.replyId : request.targetClientMessageId, frame);
   }
 
   /** Skips the backoff wait, e.g. when the browser reports it is back online. */
@@ -170,6 +191,8 @@ export class ChatConnection {
         this.#options.onFrame(frame);
         this.#setPhase('open');
         for (const message of [...this.#outbox.values()]) this.#transmit(message);
+        for (const cancel of this.#cancels.values()) this.#send(cancel);
+        this.#cancels.clear();
         return;
       case 'accepted':
         this.#outbox.delete(frame.clientMessageId);

@@ -107,7 +107,7 @@ describe('ChatSession conversations', () => {
     expect(new ChatStorage({ store, randomId }).readConversation(id)).toBeUndefined();
   });
 
-  it('stops showing a streaming reply when asked, keeping the text so far', async () => {
+  it('Stop: keeps the text shown, asks the gateway to stop there, and takes the stopped end it answers', async () => {
     gateway = await startStandInGateway({ token });
     const session = openSession(memoryKeyValueStore());
     session.start();
@@ -124,6 +124,7 @@ describe('ChatSession conversations', () => {
     });
     await vi.waitFor(() => expect(session.snapshot.conversation.messages[1]?.state).toBe('streaming'));
     session.stopReply();
+    expect(await server.nextFrame()).toEqual({ type: 'cancel', conversationId, replyId: 'r', shownChars: 4 });
     server.send({
       type: 'event',
       conversationId,
@@ -137,5 +138,41 @@ describe('ChatSession conversations', () => {
       state: 'done',
       stopped: true,
     });
+    server.send({
+      type: 'event',
+      conversationId,
+      seq: 4,
+      event: { type: 'reply.end', replyId: 'r', text: 'Once', stopped: true },
+    });
+    await vi.waitFor(() => expect(session.snapshot.conversation.lastSeq).toBe(4));
+    expect(session.snapshot.conversation.messages[1]).toMatchObject({ text: 'Once', stopped: true });
+  });
+
+  it('Stop that came too late: the whole reply the gateway kept replaces the cut text', async () => {
+    gateway = await startStandInGateway({ token });
+    const session = openSession(memoryKeyValueStore());
+    session.start();
+    const server = await gateway.nextConnection();
+    await server.nextFrame();
+    session.send('short one');
+    await server.nextFrame();
+    const conversationId = session.snapshot.conversation.conversationId;
+    server.send({
+      type: 'event',
+      conversationId,
+      seq: 1,
+      event: { type: 'reply.delta', replyId: 'r', text: 'Hi' },
+    });
+    await vi.waitFor(() => expect(session.snapshot.conversation.messages[1]?.state).toBe('streaming'));
+    session.stopReply();
+    await server.nextFrame();
+    server.send({
+      type: 'event',
+      conversationId,
+      seq: 2,
+      event: { type: 'reply.end', replyId: 'r', text: 'Hi there' },
+    });
+    await vi.waitFor(() => expect(session.snapshot.conversation.messages[1]?.text).toBe('Hi there'));
+    expect(session.snapshot.conversation.messages[1]?.stopped).toBeUndefined();
   });
 });

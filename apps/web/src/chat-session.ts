@@ -7,11 +7,14 @@ import {
   applyServerFrame,
   type ChatMessage,
   type ConversationState,
+  chooseAnswer,
   emptyConversation,
   markPending,
+  regenerateAnswer,
   reviseUserMessage,
   type SentAttachment,
   stopStreaming,
+  streamingReply,
 } from './conversation-state.ts';
 import type { ChatStorage } from './storage.ts';
 import { isTokenRejected } from './token-check.ts';
@@ -36,6 +39,8 @@ export interface ChatSnapshot {
   /** From `welcome.limits`: absent when the server takes no files. */
   maxUploadBytes?: number;
   maxAttachments?: number;
+  /** The gateway transcribes voice notes: the composer offers the microphone. */
+  voiceNotes?: boolean;
 }
 
 export type SendResult = { ok: true; clientMessageId: string } | { ok: false; reason: string };
@@ -68,6 +73,8 @@ export class ChatSession {
   readonly #listeners = new Set<(snapshot: ChatSnapshot) => void>();
   #snapshot: ChatSnapshot;
   #persistTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The last frame that asks for an answer (message, edit, regenerate): Stop names it before the reply's first words. */
+  #answerRequest: { conversationId: string; clientMessageId: string } | undefined;
 
   constructor(options: ChatSessionOptions) {
     this.#options = options;
@@ -164,6 +171,7 @@ export class ChatSession {
     this.#update({ conversation });
     const message = conversation.messages.at(-1)!;
     this.#connection.sendMessage(outgoingOf(message, conversation.conversationId));
+    this.#answerRequest = { conversationId: conversation.conversationId, clientMessageId };
     return { ok: true, clientMessageId };
   }
 
@@ -186,6 +194,7 @@ export class ChatSession {
       targetClientMessageId,
       text: trimmed,
     });
+    this.#answerRequest = { conversationId: before.conversationId, clientMessageId };
     return { ok: true, clientMessageId };
   }
 
@@ -202,6 +211,46 @@ export class ChatSession {
       clientMessageId,
       conversationId: before.conversationId,
       targetClientMessageId,
+    });
+    return { ok: true, clientMessageId };
+  }
+
+  /**
+   * Another answer to one of the person's sent messages (Regenerate on the newest reply, Try
+   * again on an error); it arrives as a new version, shown in place of the earlier one.
+   */
+  regenerate(targetClientMessageId: string): SendResult {
+    const target = this.#ownSentMessage(targetClientMessageId);
+    if (target === undefined)
+      return { ok: false, reason: 'Only messages the server took can be answered again.' };
+    const clientMessageId = this.#options.randomId();
+    const before = this.#snapshot.conversation;
+    this.#update({ conversation: regenerateAnswer(before, targetClientMessageId) });
+    this.#connection.sendMessage({
+      type: 'regenerate',
+      clientMessageId,
+      conversationId: before.conversationId,
+      targetClientMessageId,
+      text: target.text,
+    });
+    this.#answerRequest = { conversationId: before.conversationId, clientMessageId };
+    return { ok: true, clientMessageId };
+  }
+
+  /** Shows another version of a message's answer and makes it the one the model sees next. */
+  chooseVersion(targetClientMessageId: string, replyId: string): SendResult {
+    if (this.#ownSentMessage(targetClientMessageId) === undefined) {
+      return { ok: false, reason: 'Only answers to messages the server took have versions.' };
+    }
+    const clientMessageId = this.#options.randomId();
+    const before = this.#snapshot.conversation;
+    this.#update({ conversation: chooseAnswer(before, targetClientMessageId, replyId) });
+    this.#connection.sendMessage({
+      type: 'choose',
+      clientMessageId,
+      conversationId: before.conversationId,
+      targetClientMessageId,
+      replyId,
     });
     return { ok: true, clientMessageId };
   }
@@ -281,9 +330,41 @@ export class ChatSession {
     this.#update({ conversations: this.#options.storage.listConversations() });
   }
 
-  /** Stops showing the reply being written (see stopStreaming). */
+  /**
+   * Whether Stop has something to stop: a reply streaming, or the gateway working on the answer
+   * to the person's last message (typing, a status) before its first words.
+   */
+  canStop(): boolean {
+    const conversation = this.#snapshot.conversation;
+    if (streamingReply(conversation) !== undefined) return true;
+    return (
+      conversation.activity !== undefined &&
+      this.#answerRequest?.conversationId === conversation.conversationId
+    );
+  }
+
+  /**
+   * Stop: the reply being written ends here with the text shown so far, and the gateway is told to
+   * abort the model and keep exactly that much (see stopStreaming). Before the reply's first words
+   * the gateway is told which message's answer to stop.
+   */
   stopReply(): void {
-    this.#update({ conversation: stopStreaming(this.#snapshot.conversation) });
+    const conversation = this.#snapshot.conversation;
+    const { conversationId } = conversation;
+    const reply = streamingReply(conversation);
+    if (reply !== undefined) {
+      this.#update({ conversation: stopStreaming(conversation) });
+      this.#connection.cancel({ conversationId, replyId: reply.id, shownChars: reply.text.length });
+      return;
+    }
+    const request = this.#answerRequest;
+    if (request === undefined || request.conversationId !== conversationId) return;
+    this.#update({ conversation: { ...conversation, activity: undefined } });
+    this.#connection.cancel({
+      conversationId,
+      targetClientMessageId: request.clientMessageId,
+      shownChars: 0,
+    });
   }
 
   reconnectNow(): void {
@@ -307,6 +388,7 @@ export class ChatSession {
         maxTextChars: frame.limits.maxTextChars,
         maxUploadBytes: frame.limits.maxUploadBytes,
         maxAttachments: frame.limits.maxAttachments,
+        voiceNotes: frame.limits.voiceNotes === true,
       });
       return;
     }

@@ -9,6 +9,7 @@ import {
   reviseUserMessage,
   TYPING_ACTIVITY,
 } from './conversation-state.ts';
+import { toStoredConversation } from './stored-conversation.ts';
 
 const event = (seq: number, replyEvent: ReplyEvent, conversationId = 'c1'): ServerFrame => ({
   type: 'event',
@@ -225,5 +226,27 @@ describe('reply files and revisions', () => {
     });
     expect(state.alert).toContain('too old to edit');
     expect(state.messages[0]?.state).toBe('sent');
+  });
+
+  it('shows a restart as a notice that the next reply removes, also after a reload', () => {
+    const restarting = applyAll(emptyConversation('c1'), [
+      event(1, { type: 'reply.delta', replyId: 'r1', text: 'Half' }),
+      event(2, {
+        type: 'error',
+        code: 'shutting_down',
+        message: 'The assistant is restarting; please send your message again in a moment.',
+        retryable: true,
+      }),
+    ]);
+    expect(restarting.messages[1]).toMatchObject({ role: 'error', restarting: true });
+    const reloaded = toStoredConversation(JSON.parse(JSON.stringify(restarting)));
+    expect(reloaded?.messages[1]).toMatchObject({ restarting: true });
+    const answered = applyAll(reloaded!, [
+      event(3, { type: 'reply.start', replyId: 'r1' }),
+      event(4, { type: 'reply.end', replyId: 'r1', text: 'The whole answer.' }),
+    ]);
+    expect(answered.messages).toEqual([
+      { id: 'r1', role: 'assistant', text: 'The whole answer.', state: 'done' },
+    ]);
   });
 });

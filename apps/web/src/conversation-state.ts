@@ -24,8 +24,23 @@ export interface ChatMessage {
   deleted?: boolean;
   /** A reply to a message that was edited or deleted afterwards: kept, but shown as outdated. */
   superseded?: boolean;
-  /** The person pressed Stop while this reply streamed: later text for it is not shown. */
+  /**
+   * The person pressed Stop while this reply streamed: later text for it is not shown, and the
+   * gateway keeps what was shown (its `reply.end`, marked stopped, confirms it).
+   */
   stopped?: boolean;
+  /**
+   * An error saying the gateway was restarting: the message is kept (durable intake) and answered
+   * once it is back, so this is a notice, removed when the next reply ends.
+   */
+  restarting?: boolean;
+  /**
+   * On a user message: the version of its answer the person chose (paging ‹1/2›); unset, the
+   * newest. Only that one is shown, and only it is in the history the gateway gives the model.
+   */
+  chosenReplyId?: string;
+  /** On a reply to a message edited since: the words it answered (shown when paged back to it). */
+  question?: string;
 }
 
 /** What the person attached to a message, as shown beside it. */
@@ -54,9 +69,14 @@ export function emptyConversation(conversationId: string): ConversationState {
   return { conversationId, lastSeq: 0, messages: [] };
 }
 
+/** The reply being written, if any: what Stop stops. */
+export function streamingReply(state: ConversationState): ChatMessage | undefined {
+  return state.messages.findLast((message) => message.role === 'assistant' && message.state === 'streaming');
+}
+
 /**
- * Stops showing the reply that is streaming. The protocol has no cancel frame, so the server may
- * still finish the answer (and keep it in history); this page keeps the text shown so far.
+ * Stops showing the reply that is streaming; the page keeps the text shown so far and tells the
+ * gateway (a `cancel` frame) to stop generating and keep exactly that.
  */
 export function stopStreaming(state: ConversationState): ConversationState {
   if (!state.messages.some((message) => message.state === 'streaming')) return state;
@@ -99,9 +119,43 @@ export function reviseUserMessage(
       : { ...target, text: '', attachments: undefined, deleted: true };
   for (let next = index + 1; next < messages.length && messages[next]!.role !== 'user'; next++) {
     const reply = messages[next]!;
-    if (reply.role === 'assistant') messages[next] = { ...reply, superseded: true };
+    if (reply.role === 'assistant')
+      messages[next] = { ...reply, superseded: true, question: reply.question ?? target.text };
   }
+  // The answer to the new words will be the one shown.
+  const { chosenReplyId: _chosen, ...revised } = messages[index]!;
+  messages[index] = revised;
   return { ...state, messages, alert: undefined };
+}
+
+/**
+ * Asks for another answer to a message (Regenerate, Try again): the answer to come is the one
+ * shown; errors about the message are cleared (the gateway kept nothing of them).
+ */
+export function regenerateAnswer(state: ConversationState, targetClientMessageId: string): ConversationState {
+  const index = findLastIndex(state.messages, targetClientMessageId, 'user');
+  if (index === -1) return state;
+  const { chosenReplyId: _chosen, ...target } = state.messages[index]!;
+  const messages: ChatMessage[] = [...state.messages.slice(0, index), target];
+  let next = index + 1;
+  for (; next < state.messages.length && state.messages[next]!.role !== 'user'; next++) {
+    const message = state.messages[next]!;
+    if (message.role !== 'error') messages.push(message);
+  }
+  messages.push(...state.messages.slice(next));
+  return { ...state, messages, alert: undefined };
+}
+
+/** Shows another version of a message's answer (see `chosenReplyId`). */
+export function chooseAnswer(
+  state: ConversationState,
+  targetClientMessageId: string,
+  replyId: string,
+): ConversationState {
+  return updateMessage(state, targetClientMessageId, 'user', (message) => ({
+    ...message,
+    chosenReplyId: replyId,
+  }));
 }
 
 /** Marks a failed user message as pending again, so it can be sent once more under the same id. */
@@ -153,7 +207,10 @@ export function applyServerFrame(state: ConversationState, frame: ServerFrame): 
 }
 
 function applyReplyEvent(state: ConversationState, event: ReplyEvent, seq: number): ConversationState {
-  if ('replyId' in event && isStopped(state, event.replyId)) return { ...state, activity: undefined };
+  // After Stop only the reply's end counts: it carries the text the gateway kept (what was shown,
+  // or the whole reply when it had finished before the Stop arrived).
+  if ('replyId' in event && event.type !== 'reply.end' && isStopped(state, event.replyId))
+    return { ...state, activity: undefined };
   switch (event.type) {
     case 'typing':
       return { ...state, activity: TYPING_ACTIVITY };
@@ -173,11 +230,10 @@ function applyReplyEvent(state: ConversationState, event: ReplyEvent, seq: numbe
         text: message.text + event.text,
       }));
     case 'reply.end':
-      return withReply({ ...state, activity: undefined }, event.replyId, (message) => ({
-        ...message,
-        text: event.text,
-        state: 'done',
-      }));
+      return withReply(withoutRestartNotices({ ...state, activity: undefined }), event.replyId, (message) => {
+        const { stopped: _wasStopped, ...rest } = message;
+        return { ...rest, text: event.text, state: 'done', ...(event.stopped ? { stopped: true } : {}) };
+      });
     case 'reply.media':
       return withReply({ ...state, activity: undefined }, event.replyId, (message) => ({
         ...message,
@@ -185,7 +241,13 @@ function applyReplyEvent(state: ConversationState, event: ReplyEvent, seq: numbe
         media: [...(message.media ?? []), event.media],
       }));
     case 'error': {
-      const entry: ChatMessage = { id: `error-${seq}`, role: 'error', text: event.message, state: 'done' };
+      const entry: ChatMessage = {
+        id: `error-${seq}`,
+        role: 'error',
+        text: event.message,
+        state: 'done',
+        ...(event.code === 'shutting_down' ? { restarting: true } : {}),
+      };
       const messages = state.messages.map((message) =>
         message.role === 'assistant' && message.state === 'streaming'
           ? { ...message, state: 'done' as const }
@@ -213,6 +275,12 @@ function incompleteResume(state: ConversationState): ConversationState {
 function isStopped(state: ConversationState, replyId: string): boolean {
   const index = findLastIndex(state.messages, replyId, 'assistant');
   return index !== -1 && state.messages[index]!.stopped === true;
+}
+
+/** The gateway is back and answering: the restart notices have done their job. */
+function withoutRestartNotices(state: ConversationState): ConversationState {
+  if (!state.messages.some((message) => message.restarting)) return state;
+  return { ...state, messages: state.messages.filter((message) => !message.restarting) };
 }
 
 function withReply(

@@ -47,6 +47,9 @@ function toChatMessage(value: unknown): ChatMessage | undefined {
     deleted,
     superseded,
     stopped,
+    restarting,
+    chosenReplyId,
+    question,
   } = value;
   if (typeof id !== 'string' || typeof text !== 'string') return undefined;
   if (!roles.includes(role as ChatMessageRole) || !states.includes(state as ChatMessageState))
@@ -58,6 +61,9 @@ function toChatMessage(value: unknown): ChatMessage | undefined {
   if (deleted === true) message.deleted = true;
   if (superseded === true) message.superseded = true;
   if (stopped === true) message.stopped = true;
+  if (restarting === true) message.restarting = true;
+  if (typeof chosenReplyId === 'string') message.chosenReplyId = chosenReplyId;
+  if (typeof question === 'string') message.question = question;
   if (Array.isArray(attachments))
     message.attachments = attachments.flatMap((entry) => toAttachment(entry) ?? []);
   if (Array.isArray(media)) message.media = media.flatMap((entry) => toReplyMedia(entry) ?? []);

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { ChatSession, MessageAttachment } from './chat-session.ts';
+import { keepSentThumbnail } from './sent-thumbnails.ts';
 
 /** A file chosen, pasted, dropped or recorded for the next message, while and after it uploads. */
 export interface PendingAttachment {
@@ -72,8 +73,13 @@ export function usePendingAttachments(session: ChatSession, maxAttachments: numb
     return current.map((item) => item.attachment!);
   };
 
+  /** After sending: the sent images' thumbnails move to the sent message (sent-thumbnails.ts). */
   const clear = () => {
-    revokeAll(itemsRef.current);
+    for (const item of itemsRef.current) {
+      const uploadId = item.attachment?.upload.uploadId;
+      if (item.previewUrl && uploadId) keepSentThumbnail(uploadId, item.previewUrl);
+      else if (item.previewUrl) URL.revokeObjectURL(item.previewUrl);
+    }
     setItems([]);
   };
 

@@ -127,6 +127,7 @@ describe.each(['desktop', 'phone'] as const)('web client at %s size', (size) => 
 
     if (size === 'phone') await page.getByTestId('conversations-button').click();
     const porto = page.locator('[data-testid=conversation-item]', { hasText: 'Porto' });
+    await porto.getByTestId('conversation-more').click();
     await porto.getByTestId('conversation-rename').click();
     await page.getByTestId('conversation-rename-input').fill('Porto trip');
     await page.getByTestId('conversation-rename-save').click();
@@ -155,7 +156,10 @@ describe.each(['desktop', 'phone'] as const)('web client at %s size', (size) => 
     const attack = [
       '# Title <img src=x onerror="window.__xss=1">',
       '',
-      '<script>window.__xss=2</script> [click](javascript:window.__xss=3) [ok](https://example.com)',
+      // An HTML block (CommonMark): the whole line stays text.
+      '<script>window.__xss=2</script> [ok](https://example.com)',
+      '',
+      'Links: [click](javascript:window.__xss=3) [ok](https://example.com)',
       '',
       '| a | b<svg onload="window.__xss=4"> |',
       '|---|---|',
@@ -269,6 +273,7 @@ describe('deleting a conversation', () => {
     expect(storedTurns(doomed)).toBe(1);
 
     const item = page.locator('[data-testid=conversation-item]', { hasText: 'Forget this one' });
+    await item.getByTestId('conversation-more').click();
     await item.getByTestId('conversation-delete').click();
     await item.getByTestId('conversation-delete-confirm').click();
     await expect.poll(() => titles(page)).toEqual(['Keep this one']);

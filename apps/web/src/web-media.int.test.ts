@@ -136,7 +136,10 @@ describe('web client media in Chromium', () => {
     await assistantDone(page).first().waitFor();
     expect(userContent(0)).toContain('data:image/png;base64,');
     expect(userContent(0)).toContain('what is this?');
-    expect(await page.locator('[data-testid=sent-attachment]').first().textContent()).toContain('square.png');
+    // The sent bubble shows the picture itself, from the tray's thumbnail.
+    const sent = page.locator('[data-testid=sent-attachment]').first().locator('img.sent-thumbnail');
+    expect(await sent.getAttribute('src')).toMatch(/^blob:/);
+    expect(await sent.getAttribute('alt')).toBe('square.png');
     expect(await page.locator('[data-testid=pending-attachment]').count()).toBe(0);
 
     model.enqueue({ text: 'Pasted one.' }, { text: 'Dropped one.' });
@@ -157,6 +160,9 @@ describe('web client media in Chromium', () => {
   it('gets the honest answer for an image when the model has no vision, and can remove a pending file', async () => {
     const gateway = await gatewayWith();
     const page = await openChat(gateway);
+    // No transcriber is configured: files are offered, the microphone is not.
+    await page.getByTestId('attach-button').waitFor();
+    expect(await page.getByTestId('record-button').count()).toBe(0);
     const input = page.getByTestId('attach-input');
     await input.setInputFiles({
       name: 'notes.pdf',
@@ -194,8 +200,15 @@ describe('web client media in Chromium', () => {
     model.enqueue({ text: 'Noted: oat milk.' });
     const page = await openChat(gateway);
     const record = page.getByTestId('record-button');
+    // Cancel throws a recording away: nothing is uploaded or sent.
+    await record.click();
+    await page.getByTestId('recording-time').waitFor();
+    await page.getByTestId('cancel-recording').click();
+    await page.locator('[data-testid=record-button][data-phase=idle]').waitFor();
+    expect(await page.locator('[data-testid=message]').count()).toBe(0);
     await record.click();
     await page.locator('[data-testid=record-button][data-phase=recording]').waitFor();
+    await expect.poll(() => page.getByTestId('recording-time').textContent(), { timeout: 5000 }).toBe('0:01');
     await page.waitForTimeout(1200);
     await record.click();
     await assistantDone(page).waitFor();
@@ -276,10 +289,11 @@ describe('web client media in Chromium', () => {
     expect(page.problems).toEqual([]);
   });
 
-  it('edits the last message: accepted, marked edited, the old answer marked, the new answer shown once', async () => {
+  it('edits the last message: accepted, marked edited, the old answer marked, the new answer shown once as its second version', async () => {
     const gateway = await gatewayWith();
     const page = await openChat(gateway);
-    model.enqueue({ text: 'Paris is lovely.' }, { text: 'Paris is the capital of France.' });
+    // The second answer comes late, so the first is seen marked in the meantime.
+    model.enqueue({ text: 'Paris is lovely.' }, { text: 'Paris is the capital of France.', delayMs: 1500 });
     await page.getByTestId('message-input').fill('Tell me about Pari');
     await page.getByTestId('send-button').click();
     await assistantDone(page).waitFor();
@@ -297,13 +311,18 @@ describe('web client media in Chromium', () => {
     await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
     await expect.poll(() => page.getByTestId('status-line').getAttribute('data-queued')).toBe('0');
     expect(await page.locator('[role=alert]').count()).toBe(0);
-    // Core answers the edit once, as a new reply; the first one stays, marked.
-    await expect.poll(() => assistantDone(page).count()).toBe(2);
+    // Core answers the edit once, as a new reply: the second version of the answer, shown in place
+    // of the first, which paging back brings up with the words it answered.
+    await page.getByTestId('version-position').waitFor();
     await new Promise((resolve) => setTimeout(resolve, 300));
     const answers = page.locator('[data-testid=message][data-role=assistant]');
-    expect(await answers.count()).toBe(2);
-    expect(await answers.last().textContent()).toContain('Paris is the capital of France.');
-    expect(await answers.first().getAttribute('data-superseded')).toBe('true');
-    expect(await page.locator('[data-testid=message][data-superseded=true]').count()).toBe(1);
+    expect(await answers.count()).toBe(1);
+    expect(await answers.textContent()).toContain('Paris is the capital of France.');
+    expect(await page.getByTestId('version-position').textContent()).toBe('2/2');
+    await page.getByTestId('previous-version').click();
+    await expect.poll(() => answers.textContent()).toContain('Paris is lovely.');
+    expect(await page.locator('[data-testid=message][data-role=user] .message-text').textContent()).toBe(
+      'Tell me about Pari',
+    );
   });
 });

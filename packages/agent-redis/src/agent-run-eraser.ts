@@ -6,8 +6,9 @@ import { agentRunKeys } from './agent-run-protocol.ts';
 /**
  * Forgets a person's agent runs on Redis: the jobs that carry their ids (agent runs, and memory
  * jobs when those go through Redis too) in every state BullMQ keeps, then the run messages of
- * those turns still in any gateway or worker inbox stream (reply text, tool calls and results)
- * and the turns' `done` markers.
+ * those turns, and of their recent turns whose jobs completed and were deleted (`personTurns`),
+ * still in any gateway or worker inbox stream (reply text, tool calls and results), and the
+ * turns' `done` markers.
  */
 export function agentRunEraser(options: { queue: JobQueue; commands: Redis; prefix: string }): PersonEraser {
   const keys = agentRunKeys(options.prefix);
@@ -22,6 +23,12 @@ export function agentRunEraser(options: { queue: JobQueue; commands: Redis; pref
       });
       const turnIds = new Set(purged.jobIds);
       let removed = purged.removed;
+      // Turns whose jobs were already deleted on completion (see `personTurns`).
+      for (const userId of target.userIds) {
+        const personTurns = keys.personTurns(userId);
+        for (const turnId of await commands.smembers(personTurns)) turnIds.add(turnId);
+        removed += await commands.del(personTurns);
+      }
       if (turnIds.size === 0) return { count: removed, running: purged.running };
       const runIds = new Set<string>();
       const streams = await scanKeys(commands, `${options.prefix}:agent-run:gateway:*`);

@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
 import { errorCodeSchema, replyMediaSchema } from '@nexus/protocol';
 import { z } from 'zod';
 
 /**
  * The wire format between a gateway and its workers. A turn becomes one `agent.run` job carrying
- * everything the run needs; the worker streams run messages into the gateway's inbox (a Redis
+ * everything the run needs but the bytes of images (references, fetched from the gateway with
+ * `media-request`); the worker streams run messages into the gateway's inbox (a Redis
  * stream), and the gateway answers tool calls and cancellations into the worker's inbox.
  *
  * Every run of a job (a retry after a worker died is a new run) has its own `runId` and numbers
@@ -28,8 +30,19 @@ export const agentRunPayloadSchema = z.object({
   userText: z.string(),
   /** Document text sent with the message (see docs/media.md). */
   userDocuments: z.array(z.string()).optional(),
-  /** Images sent with the message, base64 (a Redis job is JSON), for a model with vision. */
-  userImages: z.array(z.object({ base64: z.string(), mediaType: z.string() })).optional(),
+  /**
+   * Images sent with the message, for a model with vision: references only. The worker asks the
+   * gateway for each one's bytes over the run channel (`media-request`), so no job in Redis ever
+   * holds a photo. The bare base64 form is what gateways before it sent; it is still read.
+   */
+  userImages: z
+    .array(
+      z.union([
+        z.object({ ref: z.string().min(1).max(100), mediaType: z.string(), byteLength: z.number().int() }),
+        z.object({ base64: z.string(), mediaType: z.string() }),
+      ]),
+    )
+    .optional(),
   /** The person speaking, so `/forget-me` finds this job (and through its id, its streams). */
   userId: z.string().optional(),
   /** Tools the gateway runs on the worker's behalf (they are bound to the person speaking there). */
@@ -82,6 +95,8 @@ export const runMessageSchema = z.discriminatedUnion('kind', [
     message: z.string(),
     retryable: z.boolean(),
   }),
+  /** The bytes of one of the turn's images (`userImages[].ref`), answered with `media-bytes`. */
+  z.object({ ...runHeader, kind: z.literal('media-request'), ref: z.string() }),
   z.object({
     ...runHeader,
     kind: z.literal('tool-call'),
@@ -97,8 +112,21 @@ export const workerMessageSchema = z.discriminatedUnion('kind', [
   z.object({ runId: z.string(), kind: z.literal('tool-result'), callId: z.string(), output: z.unknown() }),
   z.object({ runId: z.string(), kind: z.literal('tool-error'), callId: z.string(), message: z.string() }),
   z.object({ runId: z.string(), kind: z.literal('cancel') }),
+  z.object({
+    runId: z.string(),
+    kind: z.literal('media-bytes'),
+    ref: z.string(),
+    base64: z.string(),
+    mediaType: z.string(),
+  }),
+  z.object({ runId: z.string(), kind: z.literal('media-error'), ref: z.string(), message: z.string() }),
 ]);
 export type WorkerMessage = z.infer<typeof workerMessageSchema>;
+
+/** How a turn's image is named in its job: its place among the turn's images. */
+export function imageRef(index: number): string {
+  return `image-${index}`;
+}
 
 /** Redis keys, all under the deployment's prefix. */
 export function agentRunKeys(prefix: string) {
@@ -107,5 +135,12 @@ export function agentRunKeys(prefix: string) {
     workerInbox: (workerId: string) => `${prefix}:agent-run:worker:${workerId}`,
     /** Set when a run finished, so a redelivered job is not run again. */
     done: (turnId: string) => `${prefix}:agent-run:done:${turnId}`,
+    /**
+     * The turn ids of one person's recent runs (an hour, as `done`), so forgetting them finds run
+     * messages left in inboxes after the job itself was deleted on completion. Keyed by a hash:
+     * no person id (a phone number on WhatsApp) appears in a key name.
+     */
+    personTurns: (userId: string) =>
+      `${prefix}:agent-run:person:${createHash('sha256').update(`nexus-agent-run-person\0${userId}`).digest('hex')}`,
   };
 }

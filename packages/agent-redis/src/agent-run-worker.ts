@@ -29,6 +29,7 @@ import type { MessageRouter } from './message-router.ts';
 import { type BudgetObserver, observedTurnBudget } from './observed-turn-budget.ts';
 import { createProxyTools } from './proxy-tools.ts';
 import { createRedisTurnBudget } from './redis-turn-budget.ts';
+import { createRunImageRequests } from './run-image-requests.ts';
 import { sendToInbox } from './stream-inbox.ts';
 
 export interface AgentRunReport {
@@ -122,9 +123,14 @@ export function startAgentRunWorker(options: AgentRunWorkerOptions): JobProcesso
         string,
         { resolve: (value: unknown) => void; reject: (error: Error) => void }
       >();
+      const images = createRunImageRequests((ref) => publish({ kind: 'media-request', ref }));
       options.router.register(runId, (message) => {
         if (message.kind === 'cancel') {
           cancelled.abort(new NexusError({ code: 'internal', message: 'The gateway cancelled this run.' }));
+          return;
+        }
+        if (message.kind === 'media-bytes' || message.kind === 'media-error') {
+          images.answer(message);
           return;
         }
         const pending = pendingCalls.get(message.callId);
@@ -148,6 +154,7 @@ export function startAgentRunWorker(options: AgentRunWorkerOptions): JobProcesso
           },
           signal,
         );
+        const userImages = await images.fetch(payload, signal, payload.deadlineAt, now);
         const budget = runBudget(payload, options);
         let finish: Extract<AgentPart, { type: 'finish' }> | undefined;
         for await (const part of options.agent.run({
@@ -157,14 +164,7 @@ export function startAgentRunWorker(options: AgentRunWorkerOptions): JobProcesso
           history: payload.history as never,
           userText: payload.userText,
           ...(payload.userDocuments ? { userDocuments: payload.userDocuments } : {}),
-          ...(payload.userImages
-            ? {
-                userImages: payload.userImages.map((image) => ({
-                  bytes: Buffer.from(image.base64, 'base64'),
-                  mediaType: image.mediaType,
-                })),
-              }
-            : {}),
+          ...(userImages.length > 0 ? { userImages } : {}),
           ...(tools ? { tools } : {}),
           abortSignal: signal,
         } as Parameters<Agent['run']>[0])) {
@@ -206,6 +206,7 @@ export function startAgentRunWorker(options: AgentRunWorkerOptions): JobProcesso
       } finally {
         options.router.unregister(runId);
         for (const pending of pendingCalls.values()) pending.reject(new Error('The run ended.'));
+        images.close();
       }
     },
   });

@@ -1,8 +1,11 @@
 import type { AgentRunOptions } from '@nexus/core';
-import type { AgentRunPayload } from './agent-run-protocol.ts';
+import { type AgentRunPayload, imageRef } from './agent-run-protocol.ts';
 import { describeTools } from './gateway-tools.ts';
 
-/** Everything a worker needs to run one turn, as the JSON an `agent.run` job carries. */
+/**
+ * Everything a worker needs to run one turn, as the JSON an `agent.run` job carries, except the
+ * bytes of images: those stay with the gateway until the worker asks (see agent-run-protocol.ts).
+ */
 export async function buildAgentRunPayload(
   runOptions: AgentRunOptions,
   addressing: { turnId: string; replyTo: string; deadlineAt: number },
@@ -15,11 +18,13 @@ export async function buildAgentRunPayload(
     history: runOptions.history as unknown as AgentRunPayload['history'],
     userText: runOptions.userText,
     ...(runOptions.userDocuments?.length ? { userDocuments: [...runOptions.userDocuments] } : {}),
+    // References only: the worker fetches the bytes from this gateway (`media-request`).
     ...(runOptions.userImages?.length
       ? {
-          userImages: runOptions.userImages.map((image) => ({
-            base64: Buffer.from(image.bytes).toString('base64'),
+          userImages: runOptions.userImages.map((image, index) => ({
+            ref: imageRef(index),
             mediaType: image.mediaType,
+            byteLength: image.bytes.byteLength,
           })),
         }
       : {}),

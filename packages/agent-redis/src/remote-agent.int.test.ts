@@ -4,6 +4,7 @@ import { type AgentPart, createAgent } from '@nexus/core';
 import { type ActiveJob, type JobQueue, NexusError, silentLogger } from '@nexus/protocol';
 import { createBullMqJobQueue } from '@nexus/queue-bullmq';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
+import { makePng } from '@nexus/testkit/media';
 import { tool } from 'ai';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -139,6 +140,41 @@ describe('remote agent (gateway side)', () => {
     expect(await readInbox(workerA)).toEqual([{ runId: 'run-a', kind: 'cancel' }]);
   });
 
+  it('sends images as references and answers a run’s requests for this turn’s images only', async () => {
+    const queue = openQueue();
+    const nextJob = takeJobs(queue);
+    const gateway = await openGateway(queue);
+    const photo = new Uint8Array(randomBytes(300_000));
+    const parts = collect(
+      gateway.agent.run({
+        history: [],
+        userText: 'what is this?',
+        userImages: [{ bytes: photo, mediaType: 'image/jpeg' }],
+      }),
+    );
+    const payload = await nextJob();
+    expect(payload.userImages).toEqual([{ ref: 'image-0', mediaType: 'image/jpeg', byteLength: 300_000 }]);
+    expect(JSON.stringify(payload).length).toBeLessThan(2_000);
+
+    const workerInbox = `${prefix}:test-worker-images`;
+    const run = writer(payload, 'run-images');
+    await run(0, { kind: 'start', attempt: 1, replyTo: workerInbox });
+    await run(1, { kind: 'media-request', ref: 'image-0' });
+    await run(2, { kind: 'media-request', ref: 'image-1' });
+    await expect.poll(async () => (await readInbox(workerInbox)).length).toBe(2);
+    const [bytes, missing] = (await readInbox(workerInbox)) as Record<string, string>[];
+    expect(bytes).toMatchObject({
+      runId: 'run-images',
+      kind: 'media-bytes',
+      ref: 'image-0',
+      mediaType: 'image/jpeg',
+    });
+    expect(Buffer.from(bytes?.base64 ?? '', 'base64').equals(photo)).toBe(true);
+    expect(missing).toMatchObject({ kind: 'media-error', ref: 'image-1' });
+    await run(3, { kind: 'finish', text: 'a photo' });
+    expect(await parts).toEqual([{ type: 'finish', text: 'a photo' }]);
+  });
+
   it('sends a run again when Redis lost its job (evicted, or restarted without persistence)', async () => {
     const queue = openQueue();
     const gateway = await openGateway(queue, 10_000, 200);
@@ -256,6 +292,34 @@ describe('remote agent with the real worker host', () => {
     expect(JSON.stringify(first?.tools)).toContain('Weather for a city');
     expect(JSON.stringify(first?.messages)).toContain('## Known Facts');
     expect(JSON.stringify(second?.messages)).toContain('for ada only');
+  });
+
+  it('gives the worker’s model the turn’s image, fetched from the gateway over the run channel', async () => {
+    const queue = openQueue();
+    const gateway = await openGateway(queue);
+    const provider = createOpenAICompatible({ name: 'scripted', baseURL: model.baseUrl });
+    host = await startAgentRunWorkerHost({
+      redisUrl: REDIS_URL,
+      prefix,
+      queue,
+      agent: createAgent({ model: provider.chatModel('scripted'), maxSteps: 1 }),
+      concurrency: 1,
+      logger: silentLogger,
+    });
+    model.reset();
+    model.enqueue({ text: 'A red square.' });
+    const image = makePng(8, 8);
+    const parts = await collect(
+      gateway.agent.run({
+        history: [],
+        userText: 'What is it?',
+        userImages: [{ bytes: image, mediaType: 'image/png' }],
+      }),
+    );
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', text: 'A red square.' });
+    expect(JSON.stringify(model.chatRequests()[0]?.body)).toContain(
+      `data:image/png;base64,${Buffer.from(image).toString('base64')}`,
+    );
   });
 
   it('reports a model failure as an error reply, not a retried job', async () => {

@@ -83,7 +83,13 @@ async function* runRemoteTurn(
   const logger = (options.logger ?? silentLogger).child({ turnId });
   const keys = agentRunKeys(options.prefix);
   const turn = openTurn(options, turnId, runOptions.abortSignal);
-  const follower = createRunFollower({ tools: runOptions.tools, send, abortSignal: turn.signal, logger });
+  const follower = createRunFollower({
+    tools: runOptions.tools,
+    ...(runOptions.userImages ? { images: runOptions.userImages } : {}),
+    send,
+    abortSignal: turn.signal,
+    logger,
+  });
   const watch = watchRun({
     queue: options.queue,
     turnId,
@@ -111,6 +117,16 @@ async function* runRemoteTurn(
       // A run sent again must run even when an earlier one finished and its reply was lost.
       // Bounded: the command waits for Redis, and the enqueue below has its own deadline.
       if (jobId !== turnId) await untilDeadline(options.commands.del(keys.done(turnId)), now() + 5000, now);
+      if (runOptions.userId !== undefined) {
+        // The job is deleted once done: this is how forgetting the person still finds the turn.
+        const personTurns = keys.personTurns(runOptions.userId);
+        options.commands
+          .multi()
+          .sadd(personTurns, turnId)
+          .pexpire(personTurns, 3_600_000)
+          .exec()
+          .catch((error: unknown) => logger.warn({ err: error }, 'could not record the turn for forgetting'));
+      }
       const enqueue = { name: AGENT_RUN_JOB, jobId, payload, attempts: options.attempts ?? 3 };
       await enqueueWithRetry(
         options.queue,

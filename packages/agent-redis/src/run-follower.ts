@@ -1,7 +1,7 @@
 import type { AgentPart } from '@nexus/core';
 import { type Logger, NexusError } from '@nexus/protocol';
 import type { ToolSet } from 'ai';
-import type { RunMessage, WorkerMessage } from './agent-run-protocol.ts';
+import { imageRef, type RunMessage, type WorkerMessage } from './agent-run-protocol.ts';
 import { executeGatewayTool } from './gateway-tools.ts';
 
 export interface FollowedStep {
@@ -27,10 +27,12 @@ export interface RunFollower {
  * the gateway sent the run again) the newest run is followed: text already shown is not repeated
  * (its deltas are skipped up to the length already emitted), media are sent once, and `finish`
  * carries the whole reply. Tool calls are executed here, where core built the tools for the
- * person speaking.
+ * person speaking, and a run's requests for the turn's images are answered from here.
  */
 export function createRunFollower(options: {
   tools: ToolSet | undefined;
+  /** The turn's images: a run of this turn may ask for their bytes, and only for these. */
+  images?: readonly { bytes: Uint8Array; mediaType: string }[];
   send: (to: string, message: WorkerMessage) => void;
   abortSignal: AbortSignal;
   logger: Logger;
@@ -99,6 +101,32 @@ export function createRunFollower(options: {
             retryable: message.retryable,
           }),
         };
+      case 'media-request': {
+        const index = (options.images ?? []).findIndex((_, place) => imageRef(place) === message.ref);
+        const image = options.images?.[index];
+        options.send(
+          current.replyTo,
+          image
+            ? {
+                runId: message.runId,
+                kind: 'media-bytes',
+                ref: message.ref,
+                base64: Buffer.from(
+                  image.bytes.buffer,
+                  image.bytes.byteOffset,
+                  image.bytes.byteLength,
+                ).toString('base64'),
+                mediaType: image.mediaType,
+              }
+            : {
+                runId: message.runId,
+                kind: 'media-error',
+                ref: message.ref,
+                message: 'No such image in this turn.',
+              },
+        );
+        return none;
+      }
       default: {
         const replyTo = current.replyTo;
         void executeGatewayTool({

@@ -15,7 +15,14 @@ import {
   NexusError,
   silentLogger,
 } from '@nexus/protocol';
-import { type Client, type Interaction, type Message, type PartialMessage, REST } from 'discord.js';
+import {
+  type Client,
+  type Interaction,
+  type Message,
+  type PartialMessage,
+  PermissionFlagsBits,
+  REST,
+} from 'discord.js';
 import { backfillMissedMessages } from './backfill-missed-messages.ts';
 import { DISCORD_CAPABILITIES } from './capabilities.ts';
 import { deliverDiscordReply } from './deliver-reply.ts';
@@ -381,6 +388,18 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
       });
     },
     health: () => connection.health(),
+    // A group admin here is whoever may manage others' messages in the channel (Manage Messages,
+    // which the server's owner and Administrator roles include): cancelling a reminder someone
+    // else set is of that kind. Members come from discord.js's cache (every guild message carries
+    // its author's), else from the API.
+    async isGroupAdmin({ conversationId, platformId }) {
+      const client = connection.client();
+      if (!client) return false;
+      const channel = await client.channels.fetch(conversationId);
+      if (!channel || channel.isDMBased() || !('guild' in channel)) return false;
+      const member = await channel.guild.members.fetch(platformId);
+      return channel.permissionsFor(member)?.has(PermissionFlagsBits.ManageMessages) ?? false;
+    },
     fetchAttachment: (fetchOptions) =>
       fetchDiscordAttachment({
         ...fetchOptions,

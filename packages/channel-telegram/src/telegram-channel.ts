@@ -257,6 +257,13 @@ class TelegramChannelAdapter implements ChannelAdapter {
     return { ...this.#health };
   }
 
+  async isGroupAdmin(options: { conversationId: string; platformId: string }): Promise<boolean> {
+    const address = parseConversationId(options.conversationId);
+    if (!address || !/^\d+$/u.test(options.platformId)) return false;
+    const member = await this.#bot.api.getChatMember(address.chatId, Number(options.platformId));
+    return member.status === 'creator' || member.status === 'administrator';
+  }
+
   fetchAttachment(options: FetchAttachmentOptions): Promise<FetchedAttachment> {
     return fetchTelegramAttachment((download) => this.downloadAttachment(download), options);
   }

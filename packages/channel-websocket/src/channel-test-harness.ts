@@ -2,7 +2,15 @@
 // a recording intake, and a thin real `ws` client. Not exported from the package.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ConversationRef, IntakeResult, IntentInput, ReplyEvent, ServerFrame } from '@nexus/protocol';
+import type {
+  CancelSink,
+  ConversationRef,
+  IntakeResult,
+  IntentInput,
+  ReplyCancelRequest,
+  ReplyEvent,
+  ServerFrame,
+} from '@nexus/protocol';
 import { WEB_SOCKET_SUBPROTOCOL, WEB_SOCKET_TOKEN_PROTOCOL_PREFIX } from '@nexus/protocol';
 import WebSocket, { type ClientOptions } from 'ws';
 import { createWebSocketChannel, type WebSocketChannel } from './web-socket-channel.ts';
@@ -18,6 +26,10 @@ export interface Harness {
   intents: IntentInput[];
   /** Replaces how the intake answers (default: accepted, duplicate for a repeated id). */
   setSink(sink: (intent: IntentInput) => Promise<IntakeResult>): void;
+  /** Every Stop the channel passed to core, in order. */
+  cancels: ReplyCancelRequest[];
+  /** Replaces how core answers a Stop (default: `not_running`). */
+  setCancel(cancel: CancelSink): void;
   /** What core would do: stream events for the conversation of a recorded intent. */
   deliver(intent: IntentInput, events: ReplyEvent[] | AsyncIterable<ReplyEvent>): Promise<void>;
   close(): Promise<void>;
@@ -42,6 +54,8 @@ export async function startHarness(options: Partial<WebSocketChannelOptions> = {
     seen.add(intent.id);
     return { status: 'accepted' };
   };
+  const cancels: ReplyCancelRequest[] = [];
+  let cancel: CancelSink = () => 'not_running';
   const channel = createWebSocketChannel({ token: TEST_TOKEN, ...options });
   const server = createServer((request, response) => {
     if (channel.handleRequest(request, response)) return;
@@ -60,6 +74,10 @@ export async function startHarness(options: Partial<WebSocketChannelOptions> = {
       intents.push(intent);
       return sink(intent);
     },
+    cancel: (request) => {
+      cancels.push(request);
+      return cancel(request);
+    },
   });
   return {
     channel,
@@ -68,6 +86,10 @@ export async function startHarness(options: Partial<WebSocketChannelOptions> = {
     intents,
     setSink(next) {
       sink = next;
+    },
+    cancels,
+    setCancel(next) {
+      cancel = next;
     },
     async deliver(intent, events) {
       const iterable = Array.isArray(events) ? toAsync(events) : events;

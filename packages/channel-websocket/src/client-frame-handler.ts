@@ -1,4 +1,5 @@
 import {
+  type CancelSink,
   type ClientFrame,
   type ErrorCode,
   errorCodeSchema,
@@ -15,13 +16,14 @@ import {
 import type { ClientConnection } from './client-connection.ts';
 import type { ConnectionRegistry } from './connection-registry.ts';
 import type { ReplayLog } from './replay-log.ts';
-import { buildWebIntent } from './to-intent.ts';
+import { buildWebIntent, webIntentId } from './to-intent.ts';
 import type { ResolvedWebSocketChannelOptions } from './web-socket-channel-options.ts';
 import type { WebUpload } from './web-uploads.ts';
 
 type HelloFrame = Extract<ClientFrame, { type: 'hello' }>;
-/** The frames that become intents: a new message, an edit or a delete. */
-type ChangeFrame = Extract<ClientFrame, { type: 'message' | 'edit' | 'delete' }>;
+type CancelFrame = Extract<ClientFrame, { type: 'cancel' }>;
+/** The frames that become intents: a new message, an edit, a delete, a regenerate or a choice of version. */
+type ChangeFrame = Extract<ClientFrame, { type: 'message' | 'edit' | 'delete' | 'regenerate' | 'choose' }>;
 
 export interface ClientFrameHandlerOptions {
   options: ResolvedWebSocketChannelOptions;
@@ -29,6 +31,8 @@ export interface ClientFrameHandlerOptions {
   registry: ConnectionRegistry;
   /** The intake while the channel accepts work; undefined once it is stopping. */
   sink: () => IntentSink | undefined;
+  /** Core's Stop, when it has one (see `ChannelStartOptions.cancel`). */
+  cancel: () => CancelSink | undefined;
 }
 
 /** Refusals worth retrying later with the same frame; the rest will fail the same way again. */
@@ -52,12 +56,14 @@ export class ClientFrameHandler {
   readonly #replayLog: ReplayLog;
   readonly #registry: ConnectionRegistry;
   readonly #sink: () => IntentSink | undefined;
+  readonly #cancel: () => CancelSink | undefined;
 
   constructor(options: ClientFrameHandlerOptions) {
     this.#settings = options.options;
     this.#replayLog = options.replayLog;
     this.#registry = options.registry;
     this.#sink = options.sink;
+    this.#cancel = options.cancel;
   }
 
   handle(connection: ClientConnection, frame: ClientFrame): void {
@@ -75,6 +81,7 @@ export class ClientFrameHandler {
       return;
     }
     if (frame.type === 'resume') this.#resume(connection, clientId, frame);
+    else if (frame.type === 'cancel') this.#stopReply(connection, clientId, frame);
     else this.#change(connection, clientId, frame);
   }
 
@@ -102,7 +109,11 @@ export class ClientFrameHandler {
         messagesPerMinute: this.#settings.messagesPerMinute,
         ...(this.#settings.uploads === undefined
           ? {}
-          : { maxUploadBytes: this.#settings.maxUploadBytes, maxAttachments: MAX_WEB_ATTACHMENTS }),
+          : {
+              maxUploadBytes: this.#settings.maxUploadBytes,
+              maxAttachments: MAX_WEB_ATTACHMENTS,
+              voiceNotes: this.#settings.voiceNotes,
+            }),
       },
       ...(notice === undefined ? {} : { notice }),
     });
@@ -130,9 +141,46 @@ export class ClientFrameHandler {
     });
   }
 
+  /** Stop: only the conversation's own client may stop its reply; answered with `cancelled`. */
+  #stopReply(connection: ClientConnection, clientId: string, frame: CancelFrame): void {
+    const { conversationId, replyId, targetClientMessageId } = frame;
+    if (replyId === undefined && targetClientMessageId === undefined) {
+      connection.sendError('bad_frame', 'cancel: name the reply (replyId) or the message it answers', false);
+      return;
+    }
+    if (this.#replayLog.claim(conversationId, clientId) === 'forbidden') {
+      connection.sendError('unauthorized', 'this conversation belongs to another client', false);
+      return;
+    }
+    const channel = this.#settings.channelName;
+    const shown = frame.shownChars === undefined ? {} : { shownChars: frame.shownChars };
+    let answer: ReturnType<CancelSink> = 'not_running';
+    try {
+      const cancel = this.#cancel();
+      if (cancel !== undefined)
+        answer =
+          replyId !== undefined
+            ? cancel({ channel, conversationId, replyId, ...shown })
+            : cancel({
+                channel,
+                conversationId,
+                intentId: webIntentId(channel, clientId, targetClientMessageId ?? ''),
+                ...shown,
+              });
+    } catch (error) {
+      connection.logger.error({ err: error, conversationId }, 'stopping a reply failed');
+    }
+    connection.sendFrame({
+      type: 'cancelled',
+      conversationId,
+      ...(replyId === undefined ? { targetClientMessageId } : { replyId }),
+      stopping: answer === 'stopping',
+    });
+  }
+
   #change(connection: ClientConnection, clientId: string, frame: ChangeFrame): void {
     const { clientMessageId } = frame;
-    if (frame.type !== 'delete' && frame.text.length > MAX_INTENT_TEXT_CHARS) {
+    if ('text' in frame && frame.text.length > MAX_INTENT_TEXT_CHARS) {
       const message = `text is longer than ${MAX_INTENT_TEXT_CHARS} characters`;
       connection.sendError('payload_too_large', message, false, clientMessageId);
       return;

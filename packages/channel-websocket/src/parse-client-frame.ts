@@ -6,7 +6,9 @@ export type ParsedClientFrame =
   | { ok: true; frame: ClientFrame }
   | { ok: false; code: ErrorCode; message: string };
 
-const KNOWN_TYPES: ReadonlySet<string> = new Set(['hello', 'message', 'edit', 'delete', 'resume', 'ping']);
+const KNOWN_TYPES: ReadonlySet<string> = new Set(
+  clientFrameSchema.options.map((option) => option.shape.type.value),
+);
 const MAX_DETAIL_CHARS = 200;
 
 function toBuffer(data: RawData): Buffer {

@@ -82,3 +82,46 @@ describe('buildWebIntent for changes', () => {
     ]);
   });
 });
+
+describe('buildWebIntent for another answer and a choice of version', () => {
+  const receivedAt = new Date('2026-03-04T05:06:07.000Z');
+  it('turns regenerate into a regenerate revision carrying the message text, under its own id', () => {
+    const intent = buildWebIntent({
+      channelName: 'web',
+      clientId: 'b7',
+      frame: {
+        type: 'regenerate',
+        clientMessageId: 'g-1',
+        conversationId: 'c',
+        targetClientMessageId: 'm-1',
+        text: 'the question',
+      },
+      receivedAt,
+    });
+    expect(intentSchema.parse(intent)).toMatchObject({
+      id: 'web:b7:g-1',
+      text: 'the question',
+      revises: { kind: 'regenerate', targetIntentId: 'web:b7:m-1' },
+    });
+  });
+
+  it('turns choose into a choose revision naming the reply, with no text', () => {
+    const intent = buildWebIntent({
+      channelName: 'web',
+      clientId: 'b7',
+      frame: {
+        type: 'choose',
+        clientMessageId: 'v-1',
+        conversationId: 'c',
+        targetClientMessageId: 'm-1',
+        replyId: 'r-abc',
+      },
+      receivedAt,
+    });
+    expect(intentSchema.parse(intent)).toMatchObject({
+      id: 'web:b7:v-1',
+      text: '',
+      revises: { kind: 'choose', targetIntentId: 'web:b7:m-1', replyId: 'r-abc' },
+    });
+  });
+});

@@ -1,7 +1,7 @@
 import type { Attachment, ClientFrame, IntentInput } from '@nexus/protocol';
 import type { WebUpload } from './web-uploads.ts';
 
-type ChangeFrame = Extract<ClientFrame, { type: 'message' | 'edit' | 'delete' }>;
+type ChangeFrame = Extract<ClientFrame, { type: 'message' | 'edit' | 'delete' | 'regenerate' | 'choose' }>;
 
 export interface BuildWebIntentOptions {
   channelName: string;
@@ -33,7 +33,7 @@ export function parseUploadFileId(fileId: string): { clientId: string; uploadId:
 }
 
 /**
- * The Intent for one web `message`, `edit` or `delete` frame. The id is derived from the client's
+ * The Intent for one web `message`, `edit`, `delete`, `regenerate` or `choose` frame. The id is derived from the client's
  * idempotency key, so a frame re-sent after a reconnect is recognised by core as the same change;
  * a delete's id is `<target>:delete`, so deleting twice is one change.
  */
@@ -58,6 +58,18 @@ export function buildWebIntent(options: BuildWebIntentOptions): IntentInput {
     };
   }
   const targetIntentId = webIntentId(channelName, clientId, frame.targetClientMessageId);
+  if (frame.type === 'regenerate' || frame.type === 'choose') {
+    return {
+      ...base,
+      id: webIntentId(channelName, clientId, frame.clientMessageId),
+      text: frame.type === 'regenerate' ? frame.text : '',
+      attachments: [],
+      revises:
+        frame.type === 'regenerate'
+          ? { kind: 'regenerate', targetIntentId }
+          : { kind: 'choose', targetIntentId, replyId: frame.replyId },
+    };
+  }
   if (frame.type === 'edit') {
     return {
       ...base,

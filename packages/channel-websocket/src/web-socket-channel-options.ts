@@ -44,6 +44,11 @@ export interface WebSocketChannelOptions {
   /** Largest upload, announced in `welcome.limits`. Default 20 MiB (core's media cap). */
   maxUploadBytes?: number;
   /**
+   * Whether a voice note is turned into text (a transcriber is configured), announced as
+   * `welcome.limits.voiceNotes` so a client offers recording only when it will be understood.
+   */
+  voiceNotes?: boolean;
+  /**
    * A reply file above this size is sent to the connected client but kept in the replay log as a
    * placeholder without its bytes (a resume shows "no longer available"). Default 2 MiB.
    */
@@ -105,6 +110,7 @@ export function resolveWebSocketChannelOptions(
     notice: options.notice,
     uploads: options.uploads,
     maxUploadBytes: positive('maxUploadBytes', options.maxUploadBytes, 20 * 1024 * 1024),
+    voiceNotes: options.voiceNotes ?? false,
     replayMediaMaxBytes: positive('replayMediaMaxBytes', options.replayMediaMaxBytes, 2 * 1024 * 1024),
     shutdownRetryAfterMs: positive('shutdownRetryAfterMs', options.shutdownRetryAfterMs, 1000),
     closeGraceMs: positive('closeGraceMs', options.closeGraceMs, 2000),

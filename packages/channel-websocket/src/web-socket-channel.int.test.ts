@@ -1,6 +1,7 @@
-import type { ReplyEvent, ServerFrame } from '@nexus/protocol';
+import { NexusError, type ReplyEvent, type ServerFrame } from '@nexus/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, replyEvents, startHarness, TestClient } from './channel-test-harness.ts';
+import type { WebUploads } from './web-uploads.ts';
 
 type ErrorFrame = Extract<ServerFrame, { type: 'error' }>;
 
@@ -43,6 +44,28 @@ describe('hello and messages', () => {
       limits: { maxFrameBytes: 64 * 1024, maxTextChars: 32_000, messagesPerMinute: 30 },
       notice: 'No model provider configured: set NEXUS_MODEL_PROVIDER',
     });
+  });
+
+  it('announces voice notes in welcome only when a transcriber will turn them into text', async () => {
+    // No upload exists here: only what welcome announces is under test.
+    const uploads: WebUploads = {
+      describe: async () => undefined,
+      read: async () => {
+        throw new NexusError({ code: 'attachment_unavailable', message: 'no uploads in this test' });
+      },
+    };
+    for (const voiceNotes of [true, false]) {
+      harness = await startHarness({ uploads, voiceNotes });
+      const client = await TestClient.open(harness.url);
+      clients.push(client);
+      client.send({ type: 'hello', v: 1, clientId: 'browser-1' });
+      const welcome = await client.next((frame) => frame.type === 'welcome');
+      expect(welcome).toMatchObject({ limits: { voiceNotes, maxAttachments: 10 } });
+      await client.close();
+      clients.splice(0);
+      await harness.close();
+      harness = undefined;
+    }
   });
 
   it('closes with 4408 when no hello arrives in time', async () => {
@@ -298,5 +321,52 @@ describe('delivery, seq and resume', () => {
     expect((await client.closed).code).toBe(1001);
     expect(harness.channel.health().status).toBe('stopped');
     expect(harness.channel.connectionCount()).toBe(0);
+  });
+});
+
+describe('Stop', () => {
+  it('passes a cancel of its own conversation to core and answers cancelled', async () => {
+    harness = await startHarness();
+    harness.setCancel((request) => (request.replyId === 'r-running' ? 'stopping' : 'not_running'));
+    const client = await greeted('browser-1');
+    await sendMessage(client, 'm-1', 'conv-1');
+    client.send({ type: 'cancel', conversationId: 'conv-1', replyId: 'r-running', shownChars: 12 });
+    expect(await client.next((frame) => frame.type === 'cancelled')).toEqual({
+      type: 'cancelled',
+      conversationId: 'conv-1',
+      replyId: 'r-running',
+      stopping: true,
+    });
+    client.send({ type: 'cancel', conversationId: 'conv-1', replyId: 'r-finished' });
+    expect(
+      await client.next((frame) => frame.type === 'cancelled' && frame.replyId === 'r-finished'),
+    ).toMatchObject({ stopping: false });
+    // Before its first words a reply is named by the message it answers.
+    client.send({ type: 'cancel', conversationId: 'conv-1', targetClientMessageId: 'm-1', shownChars: 0 });
+    expect(
+      await client.next((frame) => frame.type === 'cancelled' && frame.targetClientMessageId === 'm-1'),
+    ).toMatchObject({ stopping: false });
+    client.send({ type: 'cancel', conversationId: 'conv-1' });
+    expect(await client.next((frame) => frame.type === 'error')).toMatchObject({ code: 'bad_frame' });
+    expect(harness.cancels).toEqual([
+      { channel: 'web', conversationId: 'conv-1', replyId: 'r-running', shownChars: 12 },
+      { channel: 'web', conversationId: 'conv-1', replyId: 'r-finished' },
+      { channel: 'web', conversationId: 'conv-1', intentId: 'web:browser-1:m-1', shownChars: 0 },
+    ]);
+  });
+
+  it("refuses to stop another client's reply, and keeps the connection", async () => {
+    harness = await startHarness();
+    harness.setCancel(() => 'stopping');
+    const owner = await greeted('browser-1');
+    await sendMessage(owner, 'm-1', 'conv-1');
+    const stranger = await greeted('browser-2');
+    stranger.send({ type: 'cancel', conversationId: 'conv-1', replyId: 'r-1' });
+    expect(await stranger.next((frame) => frame.type === 'error')).toMatchObject({ code: 'unauthorized' });
+    expect(harness.cancels).toEqual([]);
+    stranger.send({ type: 'cancel', conversationId: 'conv-1', replyId: 'r-1', shownChars: -1 });
+    expect(await stranger.next((frame) => frame.type === 'error')).toMatchObject({ code: 'bad_frame' });
+    stranger.send({ type: 'ping', t: 1 });
+    expect(await stranger.next((frame) => frame.type === 'pong')).toMatchObject({ t: 1 });
   });
 });

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type {
+  CancelSink,
   ChannelAdapter,
   ChannelCapabilities,
   ChannelHealth,
@@ -109,6 +110,7 @@ class WebSocketChannelAdapter implements WebSocketChannel {
   #state: State = 'idle';
   #server: WebSocketServer | undefined;
   #sink: IntentSink | undefined;
+  #cancel: CancelSink | undefined;
   /** Set by `stopIntake`: message frames are refused (retryable) while deliveries go on. */
   #intakeStopped = false;
   #heartbeat: NodeJS.Timeout | undefined;
@@ -134,6 +136,7 @@ class WebSocketChannelAdapter implements WebSocketChannel {
       replayLog: this.#replayLog,
       registry: this.#registry,
       sink: () => (this.#state === 'started' && !this.#intakeStopped ? this.#sink : undefined),
+      cancel: () => (this.#state === 'started' ? this.#cancel : undefined),
     });
   }
 
@@ -142,6 +145,7 @@ class WebSocketChannelAdapter implements WebSocketChannel {
       throw new NexusError({ code: 'internal', message: `channel ${this.name} is already ${this.#state}` });
     }
     this.#sink = options.sink;
+    this.#cancel = options.cancel;
     this.#intakeStopped = false;
     this.#server = new WebSocketServer({
       noServer: true,
@@ -288,6 +292,7 @@ class WebSocketChannelAdapter implements WebSocketChannel {
     this.#server?.close();
     this.#server = undefined;
     this.#sink = undefined;
+    this.#cancel = undefined;
     this.#state = 'stopped';
     this.#logger.info({}, 'web-socket channel stopped');
   }

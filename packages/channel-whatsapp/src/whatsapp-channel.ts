@@ -221,6 +221,16 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
         deliveries.delete(delivery);
       }
     },
+    async isGroupAdmin({ conversationId, platformId }) {
+      const socket = running?.supervisor.openSocket();
+      if (!socket || !conversationId.endsWith('@g.us')) return false;
+      const { participants } = await socket.groupMetadata(conversationId);
+      // A participant is named by LID or phone JID depending on the group's addressing mode.
+      const participant = participants.find((candidate) =>
+        [candidate.id, candidate.lid, candidate.phoneNumber].includes(platformId),
+      );
+      return participant?.admin === 'admin' || participant?.admin === 'superadmin';
+    },
     async fetchAttachment(fetchOptions) {
       const current = await runningForDelivery();
       return fetchWhatsAppAttachment(current.messageStore.find, mediaPolicy, fetchOptions);

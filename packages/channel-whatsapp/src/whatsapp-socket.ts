@@ -2,6 +2,7 @@ import type {
   AnyMessageContent,
   BaileysEventEmitter,
   Contact,
+  GroupMetadata,
   MiscMessageGenerationOptions,
   UserFacingSocketConfig,
   WAMessage,
@@ -29,6 +30,8 @@ export interface WhatsAppSocket {
   ): Promise<WAMessage | undefined>;
   sendPresenceUpdate(type: WAPresence, toJid?: string): Promise<void>;
   requestPairingCode(phoneNumber: string): Promise<string>;
+  /** A group's subject and participants, with who administers it (asked only by `isGroupAdmin`). */
+  groupMetadata(jid: string): Promise<GroupMetadata>;
   end(error: Error | undefined): void | Promise<void>;
 }
 

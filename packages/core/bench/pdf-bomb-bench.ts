@@ -25,7 +25,13 @@ async function runCase(name: string): Promise<void> {
   const started = performance.now();
   let outcome: string;
   try {
-    const pdf = await extractPdfText({ bytes, maxPages: 50, maxChars: 50_000, timeoutMs: 60_000 });
+    const pdf = await extractPdfText({
+      bytes,
+      personId: 'bench',
+      maxPages: 50,
+      maxChars: 50_000,
+      timeoutMs: 60_000,
+    });
     outcome = `read: ${pdf.text.trim().length} characters`;
   } catch (error) {
     const failure = error as { code?: string; message?: string };

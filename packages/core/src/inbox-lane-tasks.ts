@@ -209,7 +209,8 @@ export function createInboxLaneTasks(context: InboxLaneContext) {
     }
     for (const entry of entries) {
       const revises = entry.decided.revises;
-      if (revises) withdraw(entry.channel, revises.targetIntentId, entry.decided.userId);
+      if (revises && (revises.kind === 'edit' || revises.kind === 'delete'))
+        withdraw(entry.channel, revises.targetIntentId, entry.decided.userId);
     }
     for (const entry of entries) {
       const adapter = context.adapters.get(entry.channel);

@@ -52,6 +52,8 @@ export type { ForgetTarget } from './identity/person-records.ts';
 
 // Media
 export {
+  type AttachmentRefusals,
+  createAttachmentRefusals,
   createFileMediaStore,
   createOpenAiTranscriber,
   formatMegabytes,
@@ -63,7 +65,7 @@ export {
 
 // Schedules and time zones
 export { createSchedules, type Schedules } from './schedules/create-schedules.ts';
-export { createSqliteScheduleStore, type ScheduleStore } from './schedules/schedule-store.ts';
+export { createSqliteScheduleStore, type Schedule, type ScheduleStore } from './schedules/schedule-store.ts';
 export { zonedCalendarDate } from './time-zones/zoned-time.ts';
 
 // Tracing

@@ -1,5 +1,6 @@
 import { sharedTokenCounter, type TokenCounter } from '@nexus/limits-kit';
 import {
+  type CancelSink,
   type ChannelAdapter,
   type IntakeResult,
   type Intent,
@@ -37,6 +38,7 @@ import { inSpan } from './tracing/in-span.ts';
 import { SPAN } from './tracing/turn-spans.ts';
 import { spanIdOf, type TurnTracing } from './tracing/turn-tracing.ts';
 import type { TurnDependencies, TurnReport } from './turn/run-turn.ts';
+import { createRunningReplies } from './turn/running-replies.ts';
 
 export interface NexusCoreOptions {
   sessionStore: SessionStore;
@@ -100,6 +102,12 @@ export interface NexusCore {
    * it survives a restart. Answers before the reply is generated.
    */
   intake: IntentSink;
+  /**
+   * Stops a reply still being generated (a person pressed Stop): the model call is aborted and
+   * the reply ends, marked stopped, with the text the person was shown, which is what is stored,
+   * charged and learned from. Hand it to channels as `ChannelStartOptions.cancel`.
+   */
+  cancelReply: CancelSink;
   /** A message the assistant starts (a reminder): access-checked now, then delivered like a reply. */
   deliverOutbound(outbound: OutboundIntent): Promise<OutboundResult>;
   /**
@@ -133,6 +141,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
   });
   const shutdownController = new AbortController();
   const hardStopController = new AbortController();
+  const runningReplies = createRunningReplies();
   const tokenCounter = Promise.resolve(options.tokenCounter ?? sharedTokenCounter());
   const dependencies: TurnDependencies = {
     sessionStore: options.access
@@ -155,6 +164,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     ...(options.tracing ? { tracing: options.tracing } : {}),
     ...(options.outsideTools ? { outsideTools: options.outsideTools } : {}),
     ...(options.media ? { media: options.media } : {}),
+    runningReplies,
   };
   const inbox = createInboxLaneTasks({
     sessionStore: options.sessionStore,
@@ -268,7 +278,9 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
     }
     if (admitted === 'duplicate') return { status: 'duplicate' };
     const revises = decision.intent.revises;
-    if (revises) inbox.withdraw(intent.channel, revises.targetIntentId, decision.intent.userId);
+    // Only an edit or a delete replaces the waiting message; another answer or a version does not.
+    if (revises && (revises.kind === 'edit' || revises.kind === 'delete'))
+      inbox.withdraw(intent.channel, revises.targetIntentId, decision.intent.userId);
     inbox.enqueueAdmitted(entry, adapter, decision);
     return { status: 'accepted' };
   }
@@ -288,7 +300,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
       intentId: revises.targetIntentId,
     });
     if (seen) return decideAccess(intent);
-    if (revises.kind === 'delete') return { status: 'accepted' };
+    if (revises.kind === 'delete' || revises.kind === 'choose') return { status: 'accepted' };
     const { revises: _edit, ...asNew } = intent;
     const decision = await decideAccess(asNew);
     if ('status' in decision || decision.action !== 'turn') return decision;
@@ -372,6 +384,7 @@ export function createNexusCore(options: NexusCoreOptions): NexusCore {
       adapters.set(adapter.name, adapter);
     },
     intake,
+    cancelReply: (request) => runningReplies.cancel(request),
     deliverOutbound: (outbound) =>
       deliverOutbound(
         {

@@ -23,6 +23,11 @@ export interface StoredTurn {
   createdAt: number;
   /** Tokens of `userText` + `replyText`, counted once when stored so history cuts need no re-count. */
   tokenCount?: number;
+  /**
+   * The id the answer went out under. Set when storing: the answer is also kept as a version of
+   * the message (see `replyVersion`). History reads do not return it.
+   */
+  replyId?: string;
 }
 
 export type AppendTurnOptions = StoredTurn;
@@ -81,6 +86,7 @@ export interface ApplyRevisionOptions {
   /** The revision's own intent id: recorded, so a redelivered revision is a duplicate. */
   intentId: string;
   targetIntentId: string;
+  /** Regenerating and choosing a version are recorded as edits of the message's answer. */
   kind: 'edit' | 'delete';
   /** The person who sent the revision. */
   userId: string;
@@ -132,6 +138,12 @@ export interface SessionStore {
    * conversation's own last turn.
    */
   markActive?(options: { userId: string; at: number }): Promise<number | undefined>;
+  /**
+   * One stored version of the answer to a message (its first answer, one to an edit, a
+   * regenerated one), by the reply id it went out under; undefined when not kept. Optional so a
+   * store that keeps no versions needs nothing (choosing a version then changes nothing).
+   */
+  replyVersion?(options: IntentKey & { replyId: string }): Promise<StoredTurn | undefined>;
   /** The last `limit` turns of a conversation (notes included), oldest first. */
   history(options: { conversationKey: string; limit: number }): Promise<StoredTurn[]>;
   /**

@@ -12,6 +12,7 @@ import { RecentTurnsCache } from './history/recent-turns-cache.ts';
 import type { AppendTurnOptions, SessionStore, StoredTurn } from './session-store.ts';
 import { createSqliteIntentInbox, INBOX_MIGRATION, INBOX_WAITING_SQL } from './sqlite-intent-inbox.ts';
 import { createSqlitePersonActivity, PERSON_ACTIVITY_MIGRATION } from './sqlite-person-activity.ts';
+import { createSqliteReplyVersions, REPLY_VERSIONS_MIGRATION } from './sqlite-reply-versions.ts';
 import {
   createSqliteTurnRevisions,
   REVISION_KNOWN_SQL,
@@ -58,6 +59,7 @@ const MIGRATIONS: readonly string[] = [
   INBOX_MIGRATION,
   REVISIONS_MIGRATION,
   PERSON_ACTIVITY_MIGRATION,
+  REPLY_VERSIONS_MIGRATION,
 ];
 
 /**
@@ -108,23 +110,28 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   const inbox = createSqliteIntentInbox(database, seenSql);
   const revisions = createSqliteTurnRevisions(database);
   const activity = createSqlitePersonActivity(database);
+  const versions = createSqliteReplyVersions(database);
   const isSeen = ({ channel, intentId }: { channel: string; intentId: string }) =>
     (seenStatement.get({ channel, intentId }) as { seen: number }).seen === 1;
   /** Returns whether the turn was stored (an intent stored before keeps its first turn). */
-  const insertTurn = (turn: AppendTurnOptions, note?: { kind: 'note'; revises: string }): boolean =>
-    insertStatement.run(
-      turn.channel,
-      turn.intentId,
-      turn.conversationKey,
-      turn.userId,
-      turn.userText,
-      turn.replyText,
-      turn.outcome,
-      turn.tokenCount ?? null,
-      turn.createdAt,
-      note ? 'note' : 'turn',
-      note ? note.revises : null,
-    ).changes !== 0;
+  const insertTurn = (turn: AppendTurnOptions, note?: { kind: 'note'; revises: string }): boolean => {
+    if (!note) versions.record(turn);
+    return (
+      insertStatement.run(
+        turn.channel,
+        turn.intentId,
+        turn.conversationKey,
+        turn.userId,
+        turn.userText,
+        turn.replyText,
+        turn.outcome,
+        turn.tokenCount ?? null,
+        turn.createdAt,
+        note ? 'note' : 'turn',
+        note ? note.revises : null,
+      ).changes !== 0
+    );
+  };
   // History reads are served from here while nothing but this store's own commits changed the
   // file: `PRAGMA data_version` moves when another connection (`nexus users forget`, another
   // process) commits, and then the cache is emptied. Read once per pass of the event loop.
@@ -215,10 +222,14 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
       settled();
       // Edits and deletes reach into history anywhere: read it again afterwards.
       try {
-        revisions.apply(options, insertTurn, inbox.finish);
+        revisions.apply(options, insertTurn, inbox.finish, versions.record);
       } finally {
         recent.clear();
       }
+    },
+    async replyVersion(key) {
+      settled();
+      return versions.find(key);
     },
     async history({ conversationKey, limit }) {
       ensureOpen();
@@ -243,6 +254,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
         for (const userId of userIds) {
           revisions.forgetPerson(userId);
           activity.forget(userId);
+          versions.forgetPerson(userId);
         }
         return userIds.reduce(
           (sum, userId) =>
@@ -258,12 +270,12 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     async forgetConversation({ conversationKey, userIds }) {
       ensureOpen();
       recent.clear();
+      // Returns the turns deleted; the versions of their answers go with them.
       const deleted = inTransaction(database, () =>
-        userIds.reduce(
-          (sum, userId) =>
-            sum + Number(forgetConversationStatement.run({ userId, key: conversationKey }).changes),
-          0,
-        ),
+        userIds.reduce((sum, userId) => {
+          versions.forgetConversation(userId, conversationKey);
+          return sum + Number(forgetConversationStatement.run({ userId, key: conversationKey }).changes);
+        }, 0),
       );
       checkpointAndTruncate(database);
       return deleted;

@@ -40,6 +40,7 @@ export interface SqliteTurnRevisions {
     options: ApplyRevisionOptions,
     insertTurn: (turn: AppendTurnOptions, extra?: { kind: 'note'; revises: string }) => void,
     finish: (key: IntentKey) => void,
+    recordVersion: (turn: AppendTurnOptions) => void,
   ): void;
   forgetPerson(userId: string): number;
 }
@@ -82,7 +83,7 @@ export function createSqliteTurnRevisions(database: DatabaseSync): SqliteTurnRev
         ? { state: 'deleted' }
         : { state: 'unknown' };
     },
-    apply(options, insertTurn, finish) {
+    apply(options, insertTurn, finish, recordVersion) {
       const { channel, targetIntentId, change } = options;
       inTransaction(database, () => {
         // Recorded first: a revision seen before (another process applied it) changes nothing again.
@@ -101,6 +102,7 @@ export function createSqliteTurnRevisions(database: DatabaseSync): SqliteTurnRev
         if (fresh) {
           if (change.type === 'replace') {
             const { turn } = change;
+            recordVersion({ ...turn, intentId: targetIntentId });
             removeNotes.run(channel, targetIntentId);
             replace.run(
               turn.userText,

@@ -21,7 +21,7 @@ import {
 } from '@nexus/memory';
 import { QdrantClient } from '@qdrant/js-client-rest';
 import { guard } from './qdrant-errors.ts';
-import { sparseDocumentVector, sparseQueryVector } from './sparse-bm25.ts';
+import { type SparseTerms, sparseDocumentVector, sparseQueryVector } from './sparse-bm25.ts';
 
 export interface QdrantMemoryStoreOptions {
   /** A configured client, or `url` (+ `apiKey`) to make one. */
@@ -66,7 +66,10 @@ export async function openQdrantMemoryStore(options: QdrantMemoryStoreOptions): 
       .createCollection(name, {
         vectors: options.vectors ? { [DENSE]: { size: options.vectors.dimensions, distance: 'Cosine' } } : {},
         sparse_vectors: { [SPARSE]: { modifier: 'idf' } },
-        metadata: options.vectors ? { embedderId: options.vectors.embedderId } : {},
+        metadata: {
+          ...(options.vectors ? { embedderId: options.vectors.embedderId } : {}),
+          sparseTerms: 'stems',
+        },
       })
       .catch(async (error: unknown) => {
         // Another process created it between our check and our create: that is fine.
@@ -76,7 +79,10 @@ export async function openQdrantMemoryStore(options: QdrantMemoryStoreOptions): 
   });
   const info = await guard('read collection', () => client.getCollection(name));
   const dense = (info.config.params.vectors as Record<string, { size?: number }> | undefined)?.[DENSE];
-  const storedId = (info.config as { metadata?: { embedderId?: string } }).metadata?.embedderId;
+  const metadata = (info.config as { metadata?: { embedderId?: string; sparseTerms?: string } }).metadata;
+  const storedId = metadata?.embedderId;
+  // A collection created before its sparse vectors were made of stems keeps its own terms.
+  const sparseTerms: SparseTerms = metadata?.sparseTerms === 'stems' ? 'stems' : 'light-fold';
   const stored = dense?.size ? { embedderId: storedId ?? 'unknown', dimensions: dense.size } : undefined;
   if (
     options.vectors &&
@@ -103,7 +109,7 @@ export async function openQdrantMemoryStore(options: QdrantMemoryStoreOptions): 
       client.createPayloadIndex(name, { field_name: field, field_schema: schema, wait: true }),
     );
   }
-  return new QdrantMemoryStore(client, name, options.vectors ?? stored);
+  return new QdrantMemoryStore(client, name, options.vectors ?? stored, sparseTerms);
 }
 
 class QdrantMemoryStore implements MemoryStore {
@@ -111,7 +117,15 @@ class QdrantMemoryStore implements MemoryStore {
   readonly #client: QdrantClient;
   readonly #name: string;
 
-  constructor(client: QdrantClient, name: string, vectorSpace: VectorSpace | undefined) {
+  readonly #sparseTerms: SparseTerms;
+
+  constructor(
+    client: QdrantClient,
+    name: string,
+    vectorSpace: VectorSpace | undefined,
+    sparseTerms: SparseTerms,
+  ) {
+    this.#sparseTerms = sparseTerms;
     this.#client = client;
     this.#name = name;
     this.vectorSpace = vectorSpace;
@@ -211,7 +225,7 @@ class QdrantMemoryStore implements MemoryStore {
     options.abortSignal?.throwIfAborted();
     const filter = personFilter(options.userId, options.scopes, options.sessionId);
     const candidates = Math.max(options.limit * 4, 40);
-    const sparse = sparseQueryVector(options.text, options.contextText);
+    const sparse = sparseQueryVector(options.text, options.contextText, this.#sparseTerms);
     const searches: Array<Record<string, unknown>> = [];
     if (sparse.indices.length > 0)
       searches.push({ query: sparse, using: SPARSE, filter, limit: candidates, with_payload: true });
@@ -402,7 +416,7 @@ class QdrantMemoryStore implements MemoryStore {
 
   #point(memory: Memory, sessionIds: string[], embedding: Float32Array | undefined) {
     const vector: Record<string, number[] | { indices: number[]; values: number[] }> = {};
-    const sparse = sparseDocumentVector(memory.content);
+    const sparse = sparseDocumentVector(memory.content, this.#sparseTerms);
     if (sparse.indices.length > 0) vector[SPARSE] = sparse;
     if (embedding && this.vectorSpace) vector[DENSE] = Array.from(embedding);
     const payload: Payload = {

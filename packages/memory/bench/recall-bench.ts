@@ -7,6 +7,8 @@
  * the same memories (given the turns and the message as one text), computed in the same run. The
  * last line is one JSON object.
  *
+ * `--locomo [<file>]` runs the LoCoMo protocol instead (`bench/locomo-recall-bench.ts`).
+ *
  * An embedder is used when NEXUS_BENCH_EMBEDDINGS_URL, _MODEL and _DIMENSIONS (and optionally
  * _API_KEY) name an OpenAI-compatible `/v1/embeddings` endpoint; otherwise search is lexical only.
  */
@@ -140,4 +142,9 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+// `pnpm bench:recall --locomo [<file>]`: the LoCoMo protocol instead (bench/locomo-recall-bench.ts).
+const locomo = process.argv.indexOf('--locomo');
+if (locomo >= 0) {
+  process.argv.splice(locomo, 1);
+  await import('../../../bench/locomo-recall-bench.ts');
+} else await main();

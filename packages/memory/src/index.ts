@@ -43,7 +43,10 @@ export {
 export { createSqliteMemoryStore, type SqliteMemoryStore } from './sqlite/sqlite-memory-store.ts';
 
 // Ranking and lexical terms, shared with other stores (memory-qdrant)
+export { BM25_PARAMETERS } from './lexical/bm25-parameters.ts';
+export { ENGLISH_STOP_WORDS } from './lexical/english-stop-words.ts';
 export { lexicalTerms } from './lexical/lexical-terms.ts';
+export { indexTokens } from './lexical/person-lexical-index.ts';
 export { lexicalQueryParts } from './ranking/conversation-query.ts';
 export { type ChannelRanking, fuseRankings } from './ranking/rank-fusion.ts';
 export { mergeStandingKinds, newestFirst, STANDING_KINDS } from './ranking/standing-kinds.ts';
@@ -54,7 +57,7 @@ export type { Embedder } from './embedders/embedder.ts';
 export { createOpenAICompatibleEmbedder } from './embedders/openai-compatible-embedder.ts';
 
 // The memory HTTP API: server, request handler and client
-export { isLoopbackName } from './http/is-loopback-name.ts';
+export { hostHeaderName, isLoopbackName } from './http/is-loopback-name.ts';
 export { createMemoryClient } from './http/memory-http-client.ts';
 export {
   createMemoryRequestHandler,

@@ -22,8 +22,28 @@ export type IntakeResult =
 /** Core's entry point as seen by a channel: adapters push intents, core answers via `deliver`. */
 export type IntentSink = (intent: IntentInput) => Promise<IntakeResult>;
 
+/**
+ * A person pressed Stop on a reply that is still being written, named by its `replyId` or, before
+ * its first words, by the `intentId` it answers. `shownChars` is how much of the reply's text
+ * (UTF-16 code units, as streamed) they had been shown; what is stored is cut there.
+ */
+export type ReplyCancelRequest = {
+  channel: string;
+  conversationId: string;
+  shownChars?: number;
+} & ({ replyId: string; intentId?: undefined } | { intentId: string; replyId?: undefined });
+
+/**
+ * Core's answer to a Stop: `stopping` when the reply was still being generated (its `reply.end`
+ * follows, marked stopped), `not_running` when there is nothing to stop (finished, or unknown).
+ * The channel checks first that the conversation is the requester's.
+ */
+export type CancelSink = (request: ReplyCancelRequest) => 'stopping' | 'not_running';
+
 export interface ChannelStartOptions {
   sink: IntentSink;
+  /** Present when core can stop a reply mid-generation (the web chat's Stop). */
+  cancel?: CancelSink;
   abortSignal?: AbortSignal;
 }
 
@@ -87,6 +107,18 @@ export interface ChannelAdapter {
    * may help). Absent: the channel cannot fetch media and core answers that honestly.
    */
   fetchAttachment?(options: FetchAttachmentOptions): Promise<FetchedAttachment>;
+  /**
+   * Whether the platform says `platformId` administers the group `conversationId` (on Telegram
+   * the chat's creator or an administrator, on WhatsApp an admin in the group's metadata, on
+   * Discord a member who may manage messages in the channel). Asked
+   * only when a member manages what others set in the group (`/reminders cancel`); a failure
+   * means no. Absent: the platform's roles are not read, and only the owner manages what others set.
+   */
+  isGroupAdmin?(options: {
+    conversationId: string;
+    platformId: string;
+    abortSignal?: AbortSignal;
+  }): Promise<boolean>;
 }
 
 export type { Intent };

@@ -1,4 +1,5 @@
 export type {
+  CancelSink,
   ChannelAdapter,
   ChannelHealth,
   ChannelStartOptions,
@@ -7,6 +8,7 @@ export type {
   FetchedAttachment,
   IntakeResult,
   IntentSink,
+  ReplyCancelRequest,
 } from './channel-adapter.ts';
 export type {
   ChannelCapabilities,

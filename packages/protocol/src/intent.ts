@@ -16,15 +16,20 @@ export type Attachment = z.infer<typeof attachmentSchema>;
 
 /**
  * Marks an intent as a change to an earlier message of the same conversation rather than a new
- * one. An edit carries the message's new full text (and attachments) in the intent itself; a
- * delete carries empty text. The intent's own `id` stays unique per change (channels derive it
- * from the target id plus the platform's edit time or version, `<target>:delete` for a delete),
- * so a redelivered edit is a duplicate while a second, different edit is not.
+ * one. An edit carries the message's new full text (and attachments); a delete carries empty
+ * text. `regenerate` asks for another answer to the message (its text is the message's as the
+ * channel has it, used only when core never stored an answer, e.g. after a failure: "Try again");
+ * `choose` brings back an earlier answer (`replyId`) into history, with no model call. The
+ * intent's own `id` stays unique per change (channels derive it from the target id plus the
+ * platform's edit time or version, `<target>:delete` for a delete), so a redelivered edit is a
+ * duplicate while a second, different edit is not.
  */
 export const revisionSchema = z.object({
-  kind: z.enum(['edit', 'delete']),
+  kind: z.enum(['edit', 'delete', 'regenerate', 'choose']),
   /** The `id` of the intent being edited or deleted, exactly as this channel produced it. */
   targetIntentId: z.string().min(1).max(512),
+  /** For `choose`: the reply (version) of the target to keep in history. */
+  replyId: z.string().min(1).max(128).optional(),
 });
 export type Revision = z.infer<typeof revisionSchema>;
 

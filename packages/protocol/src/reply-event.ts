@@ -9,7 +9,16 @@ import { replyMediaSchema } from './reply-media.ts';
 export const replyEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('reply.start'), replyId: z.string() }),
   z.object({ type: z.literal('reply.delta'), replyId: z.string(), text: z.string() }),
-  z.object({ type: z.literal('reply.end'), replyId: z.string(), text: z.string() }),
+  /**
+   * `stopped`: the person pressed Stop; `text` is what they had been shown, which is also what
+   * history keeps (a client that drew more replaces it with this).
+   */
+  z.object({
+    type: z.literal('reply.end'),
+    replyId: z.string(),
+    text: z.string(),
+    stopped: z.boolean().optional(),
+  }),
   /** An image or file for the reply, sent after (or between) its text; `caption` is optional. */
   z.object({
     type: z.literal('reply.media'),

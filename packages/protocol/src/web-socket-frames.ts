@@ -62,6 +62,43 @@ export const clientFrameSchema = z.discriminatedUnion('type', [
     conversationId: conversationIdSchema,
     targetClientMessageId: idSchema,
   }),
+  /**
+   * Stop the reply being written (the Stop button): the gateway aborts the model call and keeps
+   * the first `shownChars` characters of the reply, the text the person saw. The reply is named
+   * by `replyId` once it started, or before its first words by the `clientMessageId` of the frame
+   * it answers (`targetClientMessageId`). Answered with `cancelled`; the reply's `reply.end`
+   * (marked `stopped`) follows when it was still running.
+   */
+  z.object({
+    type: z.literal('cancel'),
+    conversationId: conversationIdSchema,
+    replyId: idSchema.optional(),
+    targetClientMessageId: idSchema.optional(),
+    shownChars: z.number().int().nonnegative().optional(),
+  }),
+  /**
+   * Another answer to one of this client's messages (Regenerate on the newest reply, Try again on
+   * an error); `text` is the message as the client shows it, used when the gateway kept no answer
+   * to it. Answered with `accepted`; the new reply streams under a new `replyId`.
+   */
+  z.object({
+    type: z.literal('regenerate'),
+    clientMessageId: idSchema,
+    conversationId: conversationIdSchema,
+    targetClientMessageId: idSchema,
+    text: z.string(),
+  }),
+  /**
+   * Keeps an earlier version (`replyId`) of the answer to one of this client's messages in the
+   * history the model sees next, in place of the newest. Answered with `accepted`; no reply.
+   */
+  z.object({
+    type: z.literal('choose'),
+    clientMessageId: idSchema,
+    conversationId: conversationIdSchema,
+    targetClientMessageId: idSchema,
+    replyId: idSchema,
+  }),
   z.object({ type: z.literal('resume'), ...resumeRequestSchema.shape }),
   z.object({ type: z.literal('ping'), t: z.number().optional() }),
 ]);
@@ -80,6 +117,8 @@ export const serverFrameSchema = z.discriminatedUnion('type', [
       /** Largest upload (`POST /api/web/uploads`) and attachments per message; absent: no uploads. */
       maxUploadBytes: z.number().optional(),
       maxAttachments: z.number().optional(),
+      /** Voice notes are transcribed (a transcriber is configured); absent or false: do not offer recording. */
+      voiceNotes: z.boolean().optional(),
     }),
     /** A message the operator should see, e.g. how to configure a model provider. */
     notice: z.string().optional(),
@@ -111,6 +150,14 @@ export const serverFrameSchema = z.discriminatedUnion('type', [
     message: z.string(),
     retryable: z.boolean(),
     clientMessageId: z.string().optional(),
+  }),
+  /** The answer to `cancel`, naming the reply as the cancel did: `stopping` false when it had already ended (or is unknown). */
+  z.object({
+    type: z.literal('cancelled'),
+    conversationId: conversationIdSchema,
+    replyId: idSchema.optional(),
+    targetClientMessageId: idSchema.optional(),
+    stopping: z.boolean(),
   }),
   z.object({ type: z.literal('pong'), t: z.number().optional() }),
   z.object({ type: z.literal('shutdown'), retryAfterMs: z.number() }),

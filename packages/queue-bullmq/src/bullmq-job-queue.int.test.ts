@@ -90,6 +90,50 @@ describe('BullMQ job queue specifics', () => {
     }
   });
 
+  it('deletes the jobs of `removeCompletedOf` names as they complete, and keeps only the newest failed jobs', async () => {
+    const queue = createBullMqJobQueue({
+      ...options,
+      removeCompletedOf: ['gone-when-done'],
+      keepFailedCount: 3,
+    });
+    const client = new Redis(REDIS_URL);
+    try {
+      queue.process({ name: 'gone-when-done', handler: async () => {} });
+      queue.process({ name: 'kept-when-done', handler: async () => {} });
+      const gone = await queue.enqueue({ name: 'gone-when-done', payload: { photo: 'reference' } });
+      await queue.enqueue({ name: 'kept-when-done', payload: { fine: true } });
+      await waitFor(async () => (await queue.counts({ name: 'kept-when-done' })).completed === 1, {
+        description: 'the kept job to complete',
+      });
+      await waitFor(async () => (await client.exists(`${prefix}:gone-when-done:${gone.jobId}`)) === 0, {
+        description: 'the completed job to be deleted with its payload',
+      });
+      expect(await queue.counts({ name: 'gone-when-done' })).toMatchObject({ completed: 0, waiting: 0 });
+
+      queue.process({
+        name: 'always-fails',
+        handler: async () => {
+          throw new Error('broken on purpose');
+        },
+      });
+      for (let index = 0; index < 6; index += 1)
+        await queue.enqueue({ name: 'always-fails', payload: { index }, attempts: 1 });
+      await waitFor(
+        async () => {
+          const counts = await queue.counts({ name: 'always-fails' });
+          return counts.waiting === 0 && counts.active === 0;
+        },
+        { description: 'every failing job to be parked' },
+      );
+      const parked = await queue.parked({ name: 'always-fails' });
+      expect(parked.length).toBe(3);
+      expect(parked.map((job) => (job.payload as { index: number }).index).sort()).toEqual([3, 4, 5]);
+    } finally {
+      await queue.close();
+      await client.quit();
+    }
+  });
+
   it('fails enqueue with a retryable error when Redis cannot be reached', async () => {
     const queue = createBullMqJobQueue({
       connection: { url: 'redis://127.0.0.1:1' },

@@ -36,6 +36,20 @@ export interface BullMqJobQueueOptions {
   maxStalledCount?: number;
   /** How long completed jobs are kept, and so how long their jobId de-duplicates. */
   keepCompletedMs?: number;
+  /**
+   * Job names whose jobs are deleted as soon as they complete (their payload with them), for jobs
+   * that de-duplicate by other means: `agent.run` marks a finished turn with its own key.
+   */
+  removeCompletedOf?: readonly string[];
+  /** How long a failed (parked) job is kept for inspection and `retry`. Default 7 days. */
+  keepFailedMs?: number;
+  /**
+   * Failed jobs kept per job name at most (the newest): with the payload cap this bounds what
+   * parked jobs hold in Redis. Default 1000.
+   */
+  keepFailedCount?: number;
+  /** Bytes of JSON a job's payload may hold (default DEFAULT_MAX_JOB_PAYLOAD_BYTES, 1 MiB). */
+  maxPayloadBytes?: number;
   /** Default deadline of `close()` and `stop()` for running handlers. */
   closeTimeoutMs?: number;
   /**
@@ -52,8 +66,9 @@ export interface BullMqJobQueueOptions {
 
 /**
  * JobQueue on Redis through BullMQ 5: one BullMQ queue per job name (`{prefix}:{name}:…`),
- * failed jobs are the parked ones (kept, never removed), completed ones kept for
- * `keepCompletedMs`. Used when workers run in other processes or on other machines.
+ * failed jobs are the parked ones (the newest `keepFailedCount` kept for `keepFailedMs`),
+ * completed ones kept for `keepCompletedMs` unless their name is in `removeCompletedOf`. Every
+ * payload is under `maxPayloadBytes`. Used when workers run in other processes or on other machines.
  */
 export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
   const prefix = options.prefix ?? 'nexus';
@@ -63,6 +78,11 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
   const logger = (options.logger ?? silentLogger).child({ component: 'bullmq-job-queue' });
   const generateId = options.generateId ?? randomUUID;
   const keepCompletedSeconds = Math.ceil((options.keepCompletedMs ?? 24 * 60 * 60 * 1000) / 1000);
+  const removeCompletedOf = new Set(options.removeCompletedOf ?? []);
+  const keepFailed = {
+    age: Math.ceil((options.keepFailedMs ?? 7 * 24 * 60 * 60 * 1000) / 1000),
+    count: options.keepFailedCount ?? 1000,
+  };
   const closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_JOB_CLOSE_TIMEOUT_MS;
   const owned: Redis[] = [];
   const track = (client: Redis): Redis => {
@@ -115,7 +135,7 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
     async enqueue(enqueueOptions) {
       enqueueOptions.abortSignal?.throwIfAborted();
       ensureOpen();
-      const job = normaliseEnqueueOptions(enqueueOptions);
+      const job = normaliseEnqueueOptions(enqueueOptions, options.maxPayloadBytes);
       const jobId = job.jobId ?? generateId();
       const encodedId = encodeJobId(jobId);
       return reachRedis('enqueue a job', async () => {
@@ -132,8 +152,8 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
           // BullMQ's own field for propagated trace context (stored with the job, never interpreted
           // here since the queue has no telemetry of its own configured).
           ...(job.traceparent ? { telemetry: { metadata: job.traceparent } } : {}),
-          removeOnComplete: { age: keepCompletedSeconds },
-          removeOnFail: false,
+          removeOnComplete: removeCompletedOf.has(job.name) ? true : { age: keepCompletedSeconds },
+          removeOnFail: keepFailed,
         });
         return { jobId, deduplicated: false };
       });

@@ -5,6 +5,7 @@ export { type EnqueueRetryOptions, enqueueWithRetry } from './enqueue-with-retry
 export { jobBackoffDelayMs } from './job-backoff-delay-ms.ts';
 export {
   assertJobName,
+  DEFAULT_MAX_JOB_PAYLOAD_BYTES,
   type NormalisedEnqueueOptions,
   normaliseConcurrency,
   normaliseEnqueueOptions,

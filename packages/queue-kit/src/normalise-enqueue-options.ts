@@ -7,6 +7,13 @@ import {
 } from '@nexus/protocol';
 
 const JOB_NAME_PATTERN = /^[A-Za-z0-9._-]{1,100}$/;
+
+/**
+ * Bytes of JSON one job's payload may hold unless the queue is given another cap. Jobs carry
+ * references, never file bytes: a job in Redis is kept in memory, so the cap (times the jobs that
+ * may exist at once) is what a deployment sizes Redis by (docs/job-queue.md).
+ */
+export const DEFAULT_MAX_JOB_PAYLOAD_BYTES = 1024 * 1024;
 const MAX_JOB_ID_LENGTH = 200;
 
 /** Validated enqueue options with defaults applied and the payload already serialised. */
@@ -36,8 +43,14 @@ function nonNegativeInteger(value: number | undefined, fallback: number, label: 
   return value;
 }
 
-/** Shared by every JobQueue implementation so they accept and reject exactly the same input. */
-export function normaliseEnqueueOptions(options: EnqueueJobOptions): NormalisedEnqueueOptions {
+/**
+ * Shared by every JobQueue implementation so they accept and reject exactly the same input. A
+ * payload over `maxPayloadBytes` (UTF-8 bytes of its JSON) is refused with `payload_too_large`.
+ */
+export function normaliseEnqueueOptions(
+  options: EnqueueJobOptions,
+  maxPayloadBytes = DEFAULT_MAX_JOB_PAYLOAD_BYTES,
+): NormalisedEnqueueOptions {
   assertJobName(options.name);
   const attempts = nonNegativeInteger(options.attempts, DEFAULT_JOB_ATTEMPTS, 'attempts');
   if (attempts < 1) throw invalid('attempts must be at least 1.');
@@ -62,6 +75,13 @@ export function normaliseEnqueueOptions(options: EnqueueJobOptions): NormalisedE
   }
   if (payloadJson === undefined)
     throw invalid(`The payload of job '${options.name}' is not JSON-serialisable.`);
+  // Characters never exceed bytes, so only a long payload pays for counting its bytes.
+  const payloadBytes = payloadJson.length > maxPayloadBytes / 3 ? Buffer.byteLength(payloadJson) : 0;
+  if (payloadBytes > maxPayloadBytes)
+    throw new NexusError({
+      code: 'payload_too_large',
+      message: `The payload of job '${options.name}' is ${payloadBytes} bytes of JSON, over the queue's cap of ${maxPayloadBytes}. Jobs carry references, not file contents.`,
+    });
   return {
     name: options.name,
     payloadJson,

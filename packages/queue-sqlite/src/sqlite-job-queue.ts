@@ -23,6 +23,8 @@ export interface SqliteJobQueueOptions {
   maxLeaseExpiries?: number;
   /** How long completed jobs are kept, and so how long their jobId de-duplicates. */
   keepCompletedMs?: number;
+  /** Bytes of JSON a job's payload may hold (default DEFAULT_MAX_JOB_PAYLOAD_BYTES, 1 MiB). */
+  maxPayloadBytes?: number;
   /** Default deadline of `close()` and `stop()` for running handlers. */
   closeTimeoutMs?: number;
   busyTimeoutMs?: number;
@@ -101,7 +103,7 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
     async enqueue(enqueueOptions) {
       enqueueOptions.abortSignal?.throwIfAborted();
       ensureOpen();
-      const job = normaliseEnqueueOptions(enqueueOptions);
+      const job = normaliseEnqueueOptions(enqueueOptions, options.maxPayloadBytes);
       const jobId = job.jobId ?? generateId();
       const time = now();
       const inserted = await inserts.add({

@@ -199,6 +199,9 @@ export class SqliteJobStore {
         try {
           return this.insert(job);
         } catch (error) {
+          // A full disk or an I/O error ends the whole transaction: the rest would be written
+          // outside it, so the batch fails with SQLite's own error instead.
+          if (!this.#database.isTransaction) throw error;
           return error instanceof Error ? error : new Error(String(error));
         }
       }),

@@ -14,6 +14,8 @@ const prepared = new WeakMap<DatabaseSync, SavepointStatements>();
  * One item of a group commit (see `GroupCommit`): `work` in its own savepoint inside the open
  * transaction. A throw undoes that item's writes alone, runs `undone` (for in-process state the
  * item changed) and comes back as the item's outcome, an `Error`, so the others still commit.
+ * When SQLite rolled the whole transaction back (a full disk, an I/O error) there is nothing left
+ * to commit: the error is thrown, so the transaction and every item in it fail with it.
  */
 export function inSavepoint(database: DatabaseSync, work: () => unknown, undone?: () => void): unknown {
   let statements = prepared.get(database);
@@ -31,6 +33,10 @@ export function inSavepoint(database: DatabaseSync, work: () => unknown, undone?
     statements.release.run();
     return result;
   } catch (error) {
+    if (!database.isTransaction) {
+      undone?.();
+      throw error;
+    }
     statements.rollbackTo.run();
     statements.release.run();
     undone?.();

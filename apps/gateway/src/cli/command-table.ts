@@ -5,12 +5,14 @@
  */
 
 /** The owner's commands besides `start`; they work on the data directory, gateway running or not. */
-export const ADMIN_COMMANDS = ['pairing', 'users', 'doctor'] as const;
+export const ADMIN_COMMANDS = ['pairing', 'users', 'reminders', 'doctor'] as const;
 
 export const ADMIN_USAGE = `  pairing list|approve CODE|reject CODE
                    Approve or refuse people who asked for access (\`nexus pairing\` for details)
   users list|link A B|unlink A|forget A
                    People and their linked accounts (\`nexus users\` for details)
+  reminders list|cancel ID
+                   Reminders waiting in groups, with who set each (\`nexus reminders\` for details)
   doctor [--fix]   Check config, stores, file modes, queue, model provider and channel
                    credentials; --fix makes the data directory readable by its owner only`;
 

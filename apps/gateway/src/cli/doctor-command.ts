@@ -1,6 +1,7 @@
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { ConfigError, type LoadConfigOptions, loadConfig } from '../config/load-config.ts';
 import type { CommandOutput } from './command-output.ts';
+import { checkDataVolume } from './doctor-disk-check.ts';
 import { checkExtractionModel } from './doctor-extraction-check.ts';
 import { type DoctorLine, formatDoctorLine } from './doctor-line.ts';
 import { checkMcpServers } from './doctor-mcp-check.ts';
@@ -42,7 +43,8 @@ export async function doctorCommand(options: {
   }
   if (config) {
     const permissions = await checkDataPermissions(config.dataDir, { fix: options.fix === true });
-    const [stores, queue, model, extraction, search, channels, mcpServers] = await Promise.all([
+    const [volume, stores, queue, model, extraction, search, channels, mcpServers] = await Promise.all([
+      checkDataVolume(config.dataDir, config.dataMinFreeMb),
       checkStores(config),
       checkQueue(config),
       checkModel(config, fetchFunction),
@@ -52,6 +54,7 @@ export async function doctorCommand(options: {
       checkMcpServers(config),
     ]);
     lines.push(
+      volume,
       ...stores,
       permissions,
       queue,

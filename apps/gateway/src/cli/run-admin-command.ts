@@ -1,9 +1,11 @@
 import { openAccessStore } from '../composition/create-gateway-access.ts';
 import type { LoadConfigOptions } from '../config/load-config.ts';
+import { openScheduleStore } from '../tools/open-schedule-store.ts';
 import { type CommandOutput, processOutput } from './command-output.ts';
 import { doctorCommand } from './doctor-command.ts';
 import { EX_CONFIG, loadCommandConfig } from './load-command-config.ts';
 import { PAIRING_USAGE, pairingCommand } from './pairing-command.ts';
+import { REMINDERS_USAGE, remindersCommand } from './reminders-command.ts';
 import { USERS_USAGE, usersCommand } from './users-command.ts';
 import { usersForgetCommand } from './users-forget.ts';
 
@@ -38,11 +40,21 @@ async function dispatch(
     });
   }
   if (rest.length === 0 || rest[0] === 'help') {
-    output.out(command === 'pairing' ? PAIRING_USAGE : USERS_USAGE);
+    output.out(
+      command === 'pairing' ? PAIRING_USAGE : command === 'reminders' ? REMINDERS_USAGE : USERS_USAGE,
+    );
     return 0;
   }
   const config = loadCommandConfig(options.config, output);
   if (!config) return EX_CONFIG;
+  if (command === 'reminders') {
+    const schedules = openScheduleStore(config);
+    try {
+      return remindersCommand({ args: rest, store: schedules, output });
+    } finally {
+      schedules.close();
+    }
+  }
   const store = openAccessStore(config.dataDir);
   try {
     if (command === 'users' && rest[0] === 'forget') {

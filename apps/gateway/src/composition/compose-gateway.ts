@@ -111,6 +111,7 @@ export async function composeGateway(options: ComposeGatewayOptions): Promise<Ga
     core.registerChannel(channel);
     notifier.add(channel);
   }
+  schedules.bindChannels([web, ...platformChannels]);
   // What an earlier process accepted and did not answer goes into the lanes before any channel
   // takes a new message, so each conversation keeps its order.
   await core.replayInbox();

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import {
+  createAttachmentRefusals,
   createFileMediaStore,
   createOpenAiTranscriber,
   type MediaSettings,
@@ -12,6 +13,8 @@ export function openGatewayMediaStore(config: GatewayConfig): MediaStore {
   return createFileMediaStore({
     directory: join(config.dataDir, 'media'),
     retentionDays: config.media.retentionDays,
+    maxBytesPerPersonPerDay: config.media.personDailyBytes,
+    maxTotalBytes: config.media.maxTotalBytes,
   });
 }
 
@@ -37,6 +40,7 @@ export function createGatewayMedia(config: GatewayConfig): {
       documentMaxChars: media.documentMaxChars,
       pdfMaxPages: media.pdfMaxPages,
       store,
+      refusals: createAttachmentRefusals({ perDay: media.refusedPerDay }),
       ...(media.transcriptionBaseUrl
         ? {
             transcriber: createOpenAiTranscriber({

@@ -26,6 +26,7 @@ export function createGatewayWebChannel(options: {
     notice: () => (options.modelConfigured ? undefined : NOT_CONFIGURED_MESSAGE),
     uploads: options.uploads,
     maxUploadBytes: config.media.maxBytes,
+    voiceNotes: Boolean(config.media.transcriptionBaseUrl),
     logger: options.logger,
   });
 }

@@ -4,9 +4,9 @@ import type { GatewayConfig } from '../config/gateway-config.ts';
 import { PLATFORM_ID_FIELDS } from '../data-dir/platform-id-pseudonym.ts';
 import { logTraceIds } from '../tracing/log-trace-ids.ts';
 import { withLazyChildren } from './lazy-child-logger.ts';
+import { platformIdMasker } from './mask-platform-ids.ts';
 
 const SECRET_PATHS = ['*.apiKey', '*.token', '*.raw', 'apiKey', 'token', 'raw', 'headers.authorization'];
-const SECRET_FIELDS = new Set(['apiKey', 'token', 'raw', 'authorization']);
 
 /**
  * Fields the AI SDK's errors carry that hold the prompt, the model's answer or the provider's
@@ -38,9 +38,10 @@ function withoutPayload(value: unknown, depth: number): unknown {
 /**
  * JSON lines by default (what log shippers want), pretty on a terminal (what people want).
  * Secrets and raw platform payloads are redacted wherever they appear in a log object; with
- * `pseudonymise` (platformIdPseudonymiser of the data directory), platform ids and people in
- * the fields PLATFORM_ID_FIELDS names (top level or one object down) are logged as their
- * keyed pseudonyms. Children are made when they first write (see withLazyChildren).
+ * `pseudonymise` (platformIdPseudonymiser of the data directory), every platform id in a line is
+ * logged as its keyed pseudonym: found by value in every string (platformIdMasker: fields at any
+ * depth, child bindings, the message, the error), and numeric ids by the fields
+ * PLATFORM_ID_FIELDS names. Children are made when they first write (see withLazyChildren).
  */
 export function createLogger(
   config: GatewayConfig['log'],
@@ -48,34 +49,46 @@ export function createLogger(
   pseudonymise?: (value: unknown) => string,
 ): Logger {
   const pretty = config.pretty ?? (destination === undefined && process.stdout.isTTY === true);
-  const options = {
+  const masker = pseudonymise ? platformIdMasker(pseudonymise, new Set(PLATFORM_ID_FIELDS)) : undefined;
+  const options: pino.LoggerOptions = {
     level: config.level,
     base: { service: 'nexus' },
     // The active span's trace and span ids on every line written inside one (tracing on).
     mixin: logTraceIds.current,
-    serializers: { err: serializeError },
-    redact: {
-      paths: [
-        ...SECRET_PATHS,
-        ...(pseudonymise ? PLATFORM_ID_FIELDS.flatMap((field) => [field, `*.${field}`]) : []),
-      ],
-      censor: (value: unknown, path: string[]) =>
-        SECRET_FIELDS.has(path.at(-1) ?? '') || !pseudonymise
-          ? '[redacted]'
-          : value === undefined || value === null
-            ? value
-            : pseudonymise(value),
-    },
+    serializers: { err: masker ? (error: unknown) => masker.mask(serializeError(error)) : serializeError },
+    ...(masker
+      ? {
+          formatters: {
+            log: (object: Record<string, unknown>) => masker.mask(object) as Record<string, unknown>,
+          },
+          hooks: {
+            logMethod(this: pino.Logger, args: unknown[], method: pino.LogFn) {
+              const masked = args.map((argument) =>
+                typeof argument === 'string' ? masker.maskText(argument) : argument,
+              );
+              method.apply(this, masked as Parameters<pino.LogFn>);
+            },
+          },
+        }
+      : {}),
+    redact: { paths: SECRET_PATHS, censor: '[redacted]' },
   };
+  const prepareBindings = masker
+    ? (bindings: Record<string, unknown>) => masker.mask(bindings) as Record<string, unknown>
+    : undefined;
   if (pretty) {
     return withLazyChildren(
       pino({
         ...options,
         transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'HH:MM:ss' } },
       }),
+      prepareBindings,
     );
   }
-  return withLazyChildren(destination ? pino(options, destination as pino.DestinationStream) : pino(options));
+  return withLazyChildren(
+    destination ? pino(options, destination as pino.DestinationStream) : pino(options),
+    prepareBindings,
+  );
 }
 
 /**

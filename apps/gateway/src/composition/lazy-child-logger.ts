@@ -9,13 +9,17 @@ type Level = 'debug' | 'info' | 'warn' | 'error';
  * turn makes a few children and, at the default level, usually writes nothing through them.
  * Lines are the same as through pino's own children; `flush` is the root's.
  */
-export function withLazyChildren(root: pino.Logger): Logger & Pick<pino.Logger, 'flush'> {
+export function withLazyChildren(
+  root: pino.Logger,
+  /** Applied to a child's bindings when it is made (pino formats only the root's own). */
+  prepareBindings: (bindings: Record<string, unknown>) => Record<string, unknown> = (bindings) => bindings,
+): Logger & Pick<pino.Logger, 'flush'> {
   return {
     debug: (object, message) => write(root, 'debug', object, message),
     info: (object, message) => write(root, 'info', object, message),
     warn: (object, message) => write(root, 'warn', object, message),
     error: (object, message) => write(root, 'error', object, message),
-    child: (bindings) => new LazyChildLogger(root, () => root, bindings),
+    child: (bindings) => new LazyChildLogger(root, () => root, bindings, prepareBindings),
     flush: (callback) => root.flush(callback),
   };
 }
@@ -24,11 +28,18 @@ class LazyChildLogger implements Logger {
   readonly #root: pino.Logger;
   readonly #parent: () => pino.Logger;
   readonly #bindings: Record<string, unknown>;
+  readonly #prepare: (bindings: Record<string, unknown>) => Record<string, unknown>;
   #made: pino.Logger | undefined;
 
-  constructor(root: pino.Logger, parent: () => pino.Logger, bindings: Record<string, unknown>) {
+  constructor(
+    root: pino.Logger,
+    parent: () => pino.Logger,
+    bindings: Record<string, unknown>,
+    prepare: (bindings: Record<string, unknown>) => Record<string, unknown>,
+  ) {
     this.#root = root;
     this.#parent = parent;
+    this.#prepare = prepare;
     // A copy: what was bound when the child was made is what its lines carry.
     this.#bindings = { ...bindings };
   }
@@ -50,7 +61,7 @@ class LazyChildLogger implements Logger {
   }
 
   child(bindings: Record<string, unknown>): Logger {
-    return new LazyChildLogger(this.#root, () => this.#logger(), bindings);
+    return new LazyChildLogger(this.#root, () => this.#logger(), bindings, this.#prepare);
   }
 
   #write(level: Level, object: object, message: string | undefined): void {
@@ -58,7 +69,7 @@ class LazyChildLogger implements Logger {
   }
 
   #logger(): pino.Logger {
-    this.#made ??= this.#parent().child(this.#bindings);
+    this.#made ??= this.#parent().child(this.#prepare(this.#bindings));
     return this.#made;
   }
 }

@@ -26,7 +26,7 @@ export async function startServing(
       resolveListen();
     });
   });
-  await web.start({ sink: core.intake });
+  await web.start({ sink: core.intake, cancel: core.cancelReply });
   // Platform channels start in the background: one that cannot connect (or waits to be linked) is
   // logged and reported by /ready, and never delays or stops the web chat.
   const platformStarts = Promise.all(

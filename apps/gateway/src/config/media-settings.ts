@@ -44,6 +44,33 @@ export const MEDIA_SETTINGS = [
     hint: 'set it to a positive number of days such as 30',
   },
   {
+    env: 'NEXUS_MEDIA_PERSON_DAILY_BYTES',
+    path: 'media.personDailyBytes',
+    schema: positiveInt,
+    defaultValue: 256 * 1024 * 1024,
+    description:
+      'Bytes of media one person may have kept in any 24 hours (attachments core used, web-chat uploads). Past it their new files get a reply to try again tomorrow and are not downloaded. See docs/media.md.',
+    hint: 'set it to a byte count such as 268435456',
+  },
+  {
+    env: 'NEXUS_MEDIA_MAX_TOTAL_BYTES',
+    path: 'media.maxTotalBytes',
+    schema: positiveInt,
+    defaultValue: 2 * 1024 * 1024 * 1024,
+    description:
+      'Bytes the whole `<dataDir>/media` folder may hold; to keep a new file under it, the oldest files are removed first. Keep it well below the free space of the data volume (SQLite and Redis share it).',
+    hint: 'set it to a byte count such as 2147483648',
+  },
+  {
+    env: 'NEXUS_MEDIA_REFUSED_PER_DAY',
+    path: 'media.refusedPerDay',
+    schema: positiveInt,
+    defaultValue: 20,
+    description:
+      'Messages with an attachment that could not be used (wrong type, too large, unreadable) one person may send in 24 hours; past it their attachments get one sentence and are not downloaded until the window frees up. Counted in memory.',
+    hint: 'set it to a positive integer such as 20',
+  },
+  {
     env: 'NEXUS_DOCUMENT_MAX_CHARS',
     path: 'media.documentMaxChars',
     schema: positiveInt,

@@ -44,7 +44,7 @@ export const OBSERVABILITY_SETTINGS = [
     path: 'metrics.token',
     schema: z.string().min(16),
     description:
-      'Bearer token for `/metrics` and the detailed `/ready` (`Authorization: Bearer <token>`), e.g. for Prometheus scraping over the network. Unset: both answer in full only to requests from this machine (loopback, without proxy forwarding headers); from elsewhere `/metrics` is refused (403) and `/ready` says only ready or not. Also read from `NEXUS_METRICS_TOKEN_FILE`.',
+      'Bearer token for `/metrics` and the detailed `/ready` (`Authorization: Bearer <token>`), e.g. for Prometheus scraping over the network. Unset: both answer in full only to requests from this machine addressed to it (loopback peer and `Host`, no proxy headers; behind a same-host reverse proxy set this, see docs/deployment.md); from elsewhere `/metrics` is refused (403) and `/ready` says only ready or not. Also read from `NEXUS_METRICS_TOKEN_FILE`.',
     hint: 'use a random string of at least 16 characters',
     secret: true,
   },

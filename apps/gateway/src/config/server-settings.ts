@@ -70,6 +70,15 @@ export const SERVER_SETTINGS = [
     hint: 'set it to a writable directory path',
   },
   {
+    env: 'NEXUS_DATA_MIN_FREE_MB',
+    path: 'dataMinFreeMb',
+    schema: z.coerce.number().int().min(1).max(10_000_000),
+    defaultValue: 512,
+    description:
+      "Free space (MiB) the data directory's volume should keep. Below it, `/ready` and `nexus doctor` report the volume nearly full (`/ready` stays ready); under 16 MiB they report it full and `/ready` answers 503, since SQLite can no longer store messages.",
+    hint: 'use a whole number of MiB, e.g. 512',
+  },
+  {
     env: 'NEXUS_WEB_TOKEN',
     path: 'web.token',
     schema: z.string().regex(/^[A-Za-z0-9_-]{16,256}$/, 'expected 16–256 letters, digits, _ or -'),

@@ -104,4 +104,13 @@ export const TOOL_SETTINGS = [
       'Time zone (IANA name, e.g. `Europe/Lisbon`) for people who have not set theirs with `/timezone`: reminders, schedules and "today" in memory extraction.',
     hint: 'use an IANA zone name such as UTC or Europe/Lisbon',
   },
+  {
+    env: 'NEXUS_GROUP_MAX_REMINDERS',
+    path: 'reminders.maxPerGroup',
+    schema: z.coerce.number().int().min(1).max(1000),
+    defaultValue: 10,
+    description:
+      'Reminders and recurring messages one group (or thread) may have waiting, whoever set them (each person may have 20). Everyone in the group can list them with `/reminders`; the owner cancels any with `nexus reminders` or the web Access panel.',
+    hint: 'use a whole number from 1 to 1000',
+  },
 ] as const satisfies readonly SettingDefinition[];

@@ -11,6 +11,8 @@ import { createHttpHandler } from './http-handler.ts';
 import { createPairingApi } from './pairing-api.ts';
 import { createPersonMemoryApi } from './person-memory-api.ts';
 import { refuseBadTarget } from './refuse-bad-target.ts';
+import { createRemindersApi } from './reminders-api.ts';
+import { watchDataVolume } from './watch-data-volume.ts';
 import { createWebConversationsApi } from './web-conversations-api.ts';
 import { webSocketUpgrade } from './web-socket-upgrade.ts';
 import { createWebUploadsApi } from './web-uploads-api.ts';
@@ -31,7 +33,11 @@ export async function createGatewayServer(
   const handleHttp = createHttpHandler({
     staticFiles,
     memorySearch,
-    readiness: gatewayReadiness(parts, state),
+    readiness: gatewayReadiness(
+      parts,
+      state,
+      watchDataVolume({ dataDir: config.dataDir, minFreeMb: config.dataMinFreeMb, logger }),
+    ),
     startedAt: parts.startedAt,
     now: parts.now,
     ...(config.metrics?.token ? { metricsToken: config.metrics.token } : {}),
@@ -46,6 +52,7 @@ export async function createGatewayServer(
   });
   // A plain GET on the socket path lets the web client check its token before upgrading.
   const pairingApi = createPairingApi({ store: accessStore, token, logger });
+  const remindersApi = createRemindersApi({ store: parts.schedules.store, token, logger });
   const personMemoryApi = createPersonMemoryApi({
     memory: parts.memory.service,
     store: accessStore,
@@ -84,6 +91,7 @@ export async function createGatewayServer(
       if (refuseBadTarget(request, response)) return;
       if (
         pairingApi(request, response) ||
+        remindersApi(request, response) ||
         webUploadsApi(request, response) ||
         webConversationsApi(request, response) ||
         channelsApi(request, response) ||

@@ -64,7 +64,7 @@ export function createHttpHandler(options: HttpHandlerOptions) {
           response,
           403,
           'text/plain; charset=utf-8',
-          'metrics are served to this machine only; set NEXUS_METRICS_TOKEN and send it as Authorization: Bearer <token>\n',
+          'metrics are served to this machine only (loopback address and Host, no proxy headers); set NEXUS_METRICS_TOKEN and send it as Authorization: Bearer <token>\n',
         );
         return;
       }

@@ -39,6 +39,22 @@ function upload(
 }
 
 describe('POST /api/web/uploads', () => {
+  it('refuses with 429 an upload past the person’s daily media quota; another client still uploads', async () => {
+    const running = await gateway({ NEXUS_MEDIA_PERSON_DAILY_BYTES: String(1000) });
+    const headers = (client: string) => ({
+      authorization: `Bearer ${running.token}`,
+      'x-nexus-client-id': client,
+    });
+    const text = (fill: string) => new TextEncoder().encode(fill.repeat(600));
+    expect((await upload(running.url, text('a'), headers('browser-q'))).status).toBe(201);
+    const over = await upload(running.url, text('b'), headers('browser-q'));
+    expect(over).toMatchObject({
+      status: 429,
+      body: { error: { code: 'rate_limited', message: expect.stringContaining('try again tomorrow') } },
+    });
+    expect((await upload(running.url, text('b'), headers('browser-r'))).status).toBe(201);
+  });
+
   it('stores an image for its client, content-addressed in the media store, and refuses bad requests clearly', async () => {
     const running = await gateway({ NEXUS_MEDIA_MAX_BYTES: String(64 * 1024) });
     const auth = { authorization: `Bearer ${running.token}`, 'x-nexus-client-id': 'browser-a' };

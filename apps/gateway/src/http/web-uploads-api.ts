@@ -3,7 +3,7 @@ import { refuseAfterBody } from '@nexus/channel-kit';
 import type { WebUpload } from '@nexus/channel-websocket';
 import { formatMegabytes, sniffMediaType } from '@nexus/core';
 import { requestPath } from '@nexus/limits-kit';
-import type { Logger } from '@nexus/protocol';
+import { type Logger, NexusError } from '@nexus/protocol';
 import type { FileWebUploads } from '../web-uploads/file-web-uploads.ts';
 import { authorized, digest, sendJson } from './pairing-api.ts';
 import { BodyTooLarge, readBody } from './read-body.ts';
@@ -33,7 +33,8 @@ const KIND_OF_FAMILY: Partial<Record<string, WebUpload['kind']>> = {
  * plus `X-Nexus-Client-Id`: only that client may attach the upload. Optional
  * `X-Nexus-File-Name` (URI-encoded). Answers 201 `{uploadId, kind, mimeType, sizeBytes, name?}`,
  * or a JSON error: 401 (token), 400 (client id), 413 (over the cap), 415 (not an image, audio,
- * PDF or text file, judged from the bytes). Returns false for other paths.
+ * PDF or text file, judged from the bytes), 429 (the person's daily media quota is used up).
+ * Returns false for other paths.
  */
 export function createWebUploadsApi(options: WebUploadsApiOptions) {
   const expected = digest(options.token);
@@ -90,6 +91,15 @@ export function createWebUploadsApi(options: WebUploadsApiOptions) {
         if (response.headersSent) return;
         if (error instanceof BodyTooLarge) {
           refuse(413, 'attachment_too_large', tooLarge);
+          return;
+        }
+        if (error instanceof NexusError && error.code === 'rate_limited') {
+          // The person's daily media quota (NEXUS_MEDIA_PERSON_DAILY_BYTES).
+          refuse(
+            429,
+            'rate_limited',
+            'You have sent as many files today as this server keeps for one person; try again tomorrow.',
+          );
           return;
         }
         options.logger.error({ err: error }, 'web upload failed');

@@ -61,6 +61,9 @@ export async function createAgentRunQueue(
     stalledIntervalMs: config.worker.stalledCheckMs,
     maxStalledCount: 2,
     closeTimeoutMs: config.core.shutdownDeadlineMs,
+    // A finished turn is marked by its own key (see agent-run-protocol.ts), so a completed run's
+    // job, its payload with the conversation in it, has nothing left to do in Redis.
+    removeCompletedOf: ['agent.run'],
     logger,
   });
   return tracing ? tracing.traceJobQueue(queue) : queue;

@@ -14,6 +14,8 @@ export interface TestGatewayOptions {
    */
   dataDir?: string;
   whatsappSocketFactory?: StartGatewayOptions['whatsappSocketFactory'];
+  /** Where the gateway logs (silent by default). */
+  logger?: StartGatewayOptions['logger'];
 }
 
 /** Test helper: a gateway on a free port and a temporary data directory, wired to a model URL. */
@@ -44,6 +46,7 @@ export async function startTestGateway(
   const gateway = await startGateway({
     config,
     ...(options.whatsappSocketFactory ? { whatsappSocketFactory: options.whatsappSocketFactory } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   return {
     ...gateway,

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ChatSession } from '../chat-session.ts';
 import { randomId } from '../random-id.ts';
 import type { ChatStorage, KeyValueStore } from '../storage.ts';
+import { takeTokenFromLocation } from '../token-from-location.ts';
 import { ChatView } from './chat-view.tsx';
 import { SignInForm } from './sign-in-form.tsx';
 
@@ -24,6 +25,19 @@ export function App({ storage, url, initialToken, themeStore }: AppProps) {
     () => (token === undefined ? undefined : new ChatSession({ url, token, storage, randomId })),
     [token, url, storage],
   );
+
+  // A token link pasted into a tab already open only changes the hash: no page load follows.
+  useEffect(() => {
+    const onHashChange = () => {
+      const linked = takeTokenFromLocation(window.location, window.history);
+      if (linked === undefined) return;
+      storage.writeToken(linked);
+      setSignInError(undefined);
+      setToken(linked);
+    };
+    window.addEventListener('hashchange', onHashChange);
+    return () => window.removeEventListener('hashchange', onHashChange);
+  }, [storage]);
 
   useEffect(() => {
     if (session === undefined) return;

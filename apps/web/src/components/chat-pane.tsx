@@ -9,7 +9,8 @@ import { StatusLine } from './status-line.tsx';
 
 /** The conversation shown, its status and the composer; files can be dropped anywhere on it. */
 export function ChatPane({ session, snapshot }: { session: ChatSession; snapshot: ChatSnapshot }) {
-  const { conversation, connection, notice, maxTextChars, maxUploadBytes, maxAttachments } = snapshot;
+  const { conversation, connection, notice, maxTextChars, maxUploadBytes, maxAttachments, voiceNotes } =
+    snapshot;
   const attachments = usePendingAttachments(session, maxAttachments);
   const canAttach = maxUploadBytes !== undefined;
   const [dragging, setDragging] = useState(false);
@@ -23,7 +24,7 @@ export function ChatPane({ session, snapshot }: { session: ChatSession; snapshot
       window.removeEventListener('offline', update);
     };
   }, []);
-  const streaming = conversation.messages.some((message) => message.state === 'streaming');
+  const stoppable = session.canStop();
   return (
     // Dropping files anywhere is a shortcut; the attach button is the accessible way.
     <main
@@ -51,21 +52,29 @@ export function ChatPane({ session, snapshot }: { session: ChatSession; snapshot
         onRetry={(id) => session.retry(id)}
         onEdit={(id, text) => session.edit(id, text)}
         onDelete={(id) => session.delete(id)}
+        onRegenerate={(id) => session.regenerate(id)}
+        onChooseVersion={(id, replyId) => session.chooseVersion(id, replyId)}
       />
       <ConnectionBanner connection={connection} offline={offline} />
       <StatusLine connection={connection} activity={conversation.activity} alert={conversation.alert} />
       <Composer
+        focusKey={conversation.conversationId}
         maxTextChars={maxTextChars}
         onSend={(text, ready) => session.send(text, ready)}
-        {...(streaming ? { onStop: () => session.stopReply() } : {})}
+        {...(stoppable ? { onStop: () => session.stopReply() } : {})}
         {...(canAttach
           ? {
               attachments,
-              onVoiceNote: async (audio: Blob) => {
-                const upload = await session.upload(audio, { name: 'voice-note' });
-                const result = session.send('', [{ upload, voice: true }]);
-                if (!result.ok) throw new Error(result.reason);
-              },
+              // The microphone is offered only when the gateway can transcribe what is said.
+              ...(voiceNotes
+                ? {
+                    onVoiceNote: async (audio: Blob) => {
+                      const upload = await session.upload(audio, { name: 'voice-note' });
+                      const result = session.send('', [{ upload, voice: true }]);
+                      if (!result.ok) throw new Error(result.reason);
+                    },
+                  }
+                : {}),
             }
           : {})}
       />

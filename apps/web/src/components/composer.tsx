@@ -1,28 +1,43 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { MessageAttachment, SendResult } from '../chat-session.ts';
 import type { PendingAttachments } from '../use-pending-attachments.ts';
 import { AttachmentTray } from './attachment-tray.tsx';
 import { PaperclipIcon, StopIcon } from './icons.tsx';
+import { preloadMarkdown } from './lazy-markdown-view.tsx';
 import { VoiceButton } from './voice-button.tsx';
 
 export interface ComposerProps {
+  /** The conversation shown: the message box takes the focus on load and after each switch. */
+  focusKey?: string;
   maxTextChars: number | undefined;
   onSend: (text: string, attachments: MessageAttachment[]) => SendResult;
   /** Absent when the server takes no files: no attach or record controls. */
   attachments?: PendingAttachments;
   /** Uploads a finished recording and sends it as a voice note; rejects with a message to show. */
   onVoiceNote?: (audio: Blob) => Promise<void>;
-  /** Present while a reply streams: a Stop button stops showing it. */
+  /** Present while a reply streams: Stop replaces Send and stops the reply on the gateway too. */
   onStop?: () => void;
 }
 
-export function Composer({ maxTextChars, onSend, attachments, onVoiceNote, onStop }: ComposerProps) {
+export function Composer({
+  focusKey,
+  maxTextChars,
+  onSend,
+  attachments,
+  onVoiceNote,
+  onStop,
+}: ComposerProps) {
   const [text, setText] = useState('');
   const [problem, setProblem] = useState<string>();
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const fileRef = useRef<HTMLInputElement>(null);
   const pending = attachments?.items ?? [];
   const failed = pending.some((item) => item.error !== undefined);
+  // With a mouse or trackpad the box is ready to type in; on a touch screen focusing it would
+  // raise the keyboard over the conversation the person came to read.
+  useEffect(() => {
+    if (window.matchMedia?.('(pointer: fine)').matches) inputRef.current?.focus();
+  }, [focusKey]);
 
   const submit = () => {
     const ready = attachments?.ready() ?? [];
@@ -94,7 +109,10 @@ export function Composer({ maxTextChars, onSend, attachments, onVoiceNote, onSto
           rows={Math.min(6, text.split('\n').length)}
           maxLength={maxTextChars}
           value={text}
-          onInput={(event) => setText(event.currentTarget.value)}
+          onInput={(event) => {
+            setText(event.currentTarget.value);
+            void preloadMarkdown();
+          }}
           onPaste={(event) => {
             const files = [...(event.clipboardData?.files ?? [])];
             if (attachments && files.length > 0) {
@@ -110,25 +128,28 @@ export function Composer({ maxTextChars, onSend, attachments, onVoiceNote, onSto
           }}
         />
         {onVoiceNote && <VoiceButton onRecorded={onVoiceNote} onProblem={setProblem} />}
-        {onStop && (
+        {onStop ? (
+          // Stop takes Send's place while a reply streams; Enter still queues a new message.
           <button
             type="button"
-            class="secondary icon-button"
+            class="stop-reply-button"
             data-testid="stop-button"
             aria-label="Stop the reply"
             title="Stop the reply"
             onClick={onStop}
           >
             <StopIcon />
+            <span>Stop</span>
+          </button>
+        ) : (
+          <button
+            type="submit"
+            data-testid="send-button"
+            disabled={(text.trim() === '' && pending.length === 0) || attachments?.busy || failed}
+          >
+            Send
           </button>
         )}
-        <button
-          type="submit"
-          data-testid="send-button"
-          disabled={(text.trim() === '' && pending.length === 0) || attachments?.busy || failed}
-        >
-          Send
-        </button>
       </div>
     </form>
   );

@@ -10,7 +10,10 @@ export interface ConversationEntryProps {
   onDelete: () => Promise<void>;
 }
 
-/** One conversation in the list; deleting asks once more, since the gateway forgets it too. */
+/**
+ * One conversation in the list, with Rename and Delete behind its ⋯ button; deleting asks once
+ * more, since the gateway forgets it too.
+ */
 export function ConversationEntry({
   summary,
   current,
@@ -21,6 +24,8 @@ export function ConversationEntry({
 }: ConversationEntryProps) {
   const [mode, setMode] = useState<'view' | 'rename' | 'confirm' | 'deleting'>('view');
   const [draft, setDraft] = useState(summary.title);
+  // Rename and Delete wait behind ⋯, so the list shows titles, not a column of links.
+  const [menuOpen, setMenuOpen] = useState(false);
   if (mode === 'rename') {
     return (
       <li class="conversation-item" data-testid="conversation-item">
@@ -60,39 +65,59 @@ export function ConversationEntry({
       data-testid="conversation-item"
       data-id={summary.conversationId}
     >
-      <button
-        type="button"
-        class="conversation-open"
-        aria-current={current ? 'page' : undefined}
-        onClick={onSelect}
-      >
-        <span class="conversation-title">{summary.title}</span>
-        <span class="conversation-date">{when}</span>
-      </button>
+      <span class="conversation-row">
+        <button
+          type="button"
+          class="conversation-open"
+          aria-current={current ? 'page' : undefined}
+          onClick={onSelect}
+        >
+          <span class="conversation-title">{summary.title}</span>
+          <span class="conversation-date">{when}</span>
+        </button>
+        {mode === 'view' && (
+          <button
+            type="button"
+            class="conversation-more"
+            data-testid="conversation-more"
+            aria-label={`More for “${summary.title}”`}
+            aria-expanded={menuOpen}
+            onClick={() => setMenuOpen(!menuOpen)}
+          >
+            <span aria-hidden="true">⋯</span>
+          </button>
+        )}
+      </span>
       {mode === 'view' ? (
-        <span class="conversation-actions">
-          <button
-            type="button"
-            class="link-button"
-            data-testid="conversation-rename"
-            aria-label={`Rename “${summary.title}”`}
-            onClick={() => {
-              setDraft(summary.title);
-              setMode('rename');
-            }}
-          >
-            Rename
-          </button>
-          <button
-            type="button"
-            class="link-button"
-            data-testid="conversation-delete"
-            aria-label={`Delete “${summary.title}”`}
-            onClick={() => setMode('confirm')}
-          >
-            Delete
-          </button>
-        </span>
+        menuOpen && (
+          <span class="conversation-actions conversation-menu">
+            <button
+              type="button"
+              class="link-button"
+              data-testid="conversation-rename"
+              aria-label={`Rename “${summary.title}”`}
+              onClick={() => {
+                setMenuOpen(false);
+                setDraft(summary.title);
+                setMode('rename');
+              }}
+            >
+              Rename
+            </button>
+            <button
+              type="button"
+              class="link-button"
+              data-testid="conversation-delete"
+              aria-label={`Delete “${summary.title}”`}
+              onClick={() => {
+                setMenuOpen(false);
+                setMode('confirm');
+              }}
+            >
+              Delete
+            </button>
+          </span>
+        )
       ) : (
         <span class="conversation-actions">
           <button

@@ -1,108 +1,159 @@
-import type { ComponentChildren } from 'preact';
-import { useMemo } from 'preact/hooks';
-import { type Block, parseBlocks } from '../markdown/parse-blocks.ts';
-import type { Inline } from '../markdown/parse-inline.ts';
+import type { Tokens } from 'marked';
+import { Component, type ComponentChildren } from 'preact';
+import { useMemo, useRef } from 'preact/hooks';
+import { decodeEntities } from '../markdown/decode-entities.ts';
+import { IncrementalMarkdown } from '../markdown/incremental-markdown.ts';
+import type { Token } from '../markdown/lex-markdown.ts';
+import type { MathToken } from '../markdown/math-extension.ts';
 import { CodeBlock } from './code-block.tsx';
+import { renderInlines } from './markdown-inline.tsx';
+import { MathView } from './math-view.tsx';
 
 /**
- * Model text as Markdown. The text is untrusted, so it is parsed into plain data and built into
- * DOM by Preact: every string lands in a text node or a validated `href`, never in innerHTML.
+ * Model text as Markdown. The text is untrusted: marked's lexer turns it into tokens and Preact
+ * builds them into DOM, so every string lands in a text node or a validated `href`, never in
+ * innerHTML. While a reply streams, finished blocks keep their tokens and their elements.
  */
-export function MarkdownView({ text }: { text: string }) {
-  const blocks = useMemo(() => parseBlocks(text), [text]);
-  return <div class="markdown">{blocks.map(renderBlock)}</div>;
+export function MarkdownView({ text, final = true }: { text: string; final?: boolean }) {
+  const markdown = useRef<IncrementalMarkdown | undefined>(undefined);
+  markdown.current ??= new IncrementalMarkdown();
+  const tokens = useMemo(() => markdown.current!.update(text, final), [text, final]);
+  return (
+    <div class="markdown">
+      {tokens.map((token, index) => (
+        <TokenBlock key={index} token={token} />
+      ))}
+    </div>
+  );
 }
 
-function renderBlock(block: Block, key: number): ComponentChildren {
-  switch (block.kind) {
+/** One top-level block; a finished block's token is the same object, so it is not built again. */
+class TokenBlock extends Component<{ token: Token }> {
+  override shouldComponentUpdate(next: { token: Token }): boolean {
+    return next.token !== this.props.token;
+  }
+  override render({ token }: { token: Token }) {
+    return renderBlock(token, 0, 0);
+  }
+}
+
+/** Hostile input can nest quotes and lists thousands deep; past this depth content is flattened. */
+const maxDepth = 12;
+
+function renderBlocks(tokens: Token[], depth: number): ComponentChildren {
+  return tokens.map((token, key) => renderBlock(token, key, depth));
+}
+
+function renderBlock(token: Token, key: number, depth: number): ComponentChildren {
+  switch (token.type) {
+    case 'space':
+    case 'def':
+    case 'checkbox':
+      return null;
     case 'heading': {
       // Replies sit under the page's h1 and the conversation's h2; their headings start at h3.
-      const Tag = `h${Math.min(6, block.level + 2)}` as 'h3';
-      return <Tag key={key}>{renderInlines(block.content)}</Tag>;
+      const Tag = `h${Math.min(6, token.depth + 2)}` as 'h3';
+      return <Tag key={key}>{renderInlines(token.tokens)}</Tag>;
     }
     case 'paragraph':
-      return <p key={key}>{renderInlines(block.content)}</p>;
+      return <p key={key}>{renderInlines(token.tokens)}</p>;
+    case 'text':
+      return 'tokens' in token && token.tokens ? renderInlines(token.tokens) : decodeEntities(token.text);
     case 'code':
-      return <CodeBlock key={key} language={block.language} text={block.text} />;
-    case 'quote':
-      return <blockquote key={key}>{block.blocks.map(renderBlock)}</blockquote>;
-    case 'rule':
+      return (
+        <CodeBlock key={key} language={(token.lang ?? '').split(/\s/)[0]!.toLowerCase()} text={token.text} />
+      );
+    case 'hr':
       return <hr key={key} />;
-    case 'list': {
-      const items = block.items.map((item, index) => <li key={index}>{renderListItem(item)}</li>);
-      return block.ordered ? (
-        <ol key={key} start={block.start === 1 ? undefined : block.start}>
-          {items}
-        </ol>
-      ) : (
-        <ul key={key}>{items}</ul>
+    case 'blockquote':
+      return (
+        <blockquote key={key}>
+          {depth < maxDepth ? renderBlocks(token.tokens ?? [], depth + 1) : token.text}
+        </blockquote>
+      );
+    case 'list':
+      return renderList(token as Tokens.List, key, depth);
+    case 'table':
+      return renderTable(token as Tokens.Table, key);
+    case 'math': {
+      const math = token as MathToken;
+      return (
+        <div key={key} class="math-block">
+          <MathView tex={math.tex} display />
+        </div>
       );
     }
-    case 'table':
+    default:
+      // Raw HTML blocks stay visible as the text they were written as.
       return (
-        // biome-ignore lint/a11y/noNoninteractiveTabindex: a wide table scrolls; keyboard users must reach it.
-        <section key={key} class="table-scroll" tabIndex={0} aria-label="Table">
-          <table>
-            <thead>
-              <tr>
-                {block.head.map((cell, column) => (
-                  <th key={column} scope="col" style={alignOf(block.align[column])}>
-                    {renderInlines(cell)}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {block.rows.map((row, index) => (
-                <tr key={index}>
-                  {row.map((cell, column) => (
-                    <td key={column} style={alignOf(block.align[column])}>
-                      {renderInlines(cell)}
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
+        <p key={key} class="markdown-raw">
+          {token.raw.trimEnd()}
+        </p>
       );
   }
 }
 
-/** A list item of one paragraph renders tight (no <p>), as Markdown renderers do. */
-function renderListItem(blocks: Block[]): ComponentChildren {
-  const [first, ...rest] = blocks;
-  if (first?.kind !== 'paragraph') return blocks.map(renderBlock);
-  return [renderInlines(first.content), ...rest.map((block, index) => renderBlock(block, index + 1))];
+function renderList(list: Tokens.List, key: number, depth: number): ComponentChildren {
+  const tasks = list.items.some((item) => item.task);
+  const items = list.items.map((item, index) => (
+    <li key={index} class={item.task ? 'task' : undefined}>
+      {item.task && (
+        // A read-only checkbox: the model's list shows its state; there is nothing to toggle.
+        <input
+          type="checkbox"
+          checked={item.checked === true}
+          disabled
+          aria-label={item.checked ? 'Done' : 'Not done'}
+        />
+      )}
+      {depth < maxDepth ? renderBlocks(item.tokens, depth + 1) : item.text}
+    </li>
+  ));
+  const className = tasks ? 'task-list' : undefined;
+  if (!list.ordered)
+    return (
+      <ul key={key} class={className}>
+        {items}
+      </ul>
+    );
+  const start = typeof list.start === 'number' ? list.start : 1;
+  return (
+    <ol key={key} class={className} start={start === 1 ? undefined : start}>
+      {items}
+    </ol>
+  );
 }
 
-function alignOf(align: 'left' | 'center' | 'right' | undefined) {
-  return align === undefined ? undefined : { textAlign: align };
-}
-
-function renderInlines(nodes: Inline[]): ComponentChildren {
-  return nodes.map((node, key): ComponentChildren => {
-    switch (node.kind) {
-      case 'text':
-        return node.text;
-      case 'break':
-        return <br key={key} />;
-      case 'code':
-        return <code key={key}>{node.text}</code>;
-      case 'strong':
-        return <strong key={key}>{renderInlines(node.children)}</strong>;
-      case 'em':
-        return <em key={key}>{renderInlines(node.children)}</em>;
-      case 'del':
-        return <del key={key}>{renderInlines(node.children)}</del>;
-      case 'link':
-        return (
-          <a key={key} href={node.href} target="_blank" rel="noopener noreferrer">
-            {renderInlines(node.children)}
-          </a>
-        );
-      default:
-        return null;
-    }
-  });
+function renderTable(table: Tokens.Table, key: number): ComponentChildren {
+  const alignOf = (column: number) => {
+    const align = table.align[column];
+    return align ? { textAlign: align } : undefined;
+  };
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a wide table scrolls; keyboard users must reach it.
+    <section key={key} class="table-scroll" tabIndex={0} aria-label="Table">
+      <table>
+        <thead>
+          <tr>
+            {table.header.map((cell, column) => (
+              <th key={column} scope="col" style={alignOf(column)}>
+                {renderInlines(cell.tokens)}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {table.rows.map((row, index) => (
+            <tr key={index}>
+              {row.map((cell, column) => (
+                <td key={column} style={alignOf(column)}>
+                  {renderInlines(cell.tokens)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
 }

@@ -180,6 +180,7 @@ export function MemoryPanel({ api, onClose }: MemoryPanelProps) {
                     </button>
                     <button
                       type="button"
+                      class="secondary"
                       data-testid="memory-delete"
                       disabled={busy}
                       onClick={() => void act(() => deleteMemory(api, memory.id))}

@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import type { PairingRequestsOptions } from '../pairing-requests.ts';
 import type { PersonMemoryOptions } from '../person-memory.ts';
 import { ChannelsPanel } from './channels-panel.tsx';
+import { GroupRemindersSection } from './group-reminders-section.tsx';
 import type { PanelName } from './header-menu.tsx';
 import { MemoryPanel } from './memory-panel.tsx';
 import { PairingPanel } from './pairing-panel.tsx';
@@ -36,6 +37,7 @@ export function PanelSheet({ panel, onClose, pairingApi, memoryApi }: PanelSheet
         {panel === 'access' && pairingApi !== undefined && (
           <PairingPanel api={pairingApi} onClose={onClose} />
         )}
+        {panel === 'access' && pairingApi !== undefined && <GroupRemindersSection api={pairingApi} />}
         {panel === 'channels' && pairingApi !== undefined && (
           <ChannelsPanel api={pairingApi} onClose={onClose} />
         )}

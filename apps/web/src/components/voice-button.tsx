@@ -7,11 +7,19 @@ export interface VoiceButtonProps {
   onProblem: (message: string | undefined) => void;
 }
 
-/** Record / stop: stopping sends the recording as a voice note. */
+/** Record / stop: stopping sends the recording as a voice note; Cancel throws it away. */
 export function VoiceButton({ onRecorded, onProblem }: VoiceButtonProps) {
   const [phase, setPhase] = useState<'idle' | 'starting' | 'recording' | 'sending'>('idle');
+  const [seconds, setSeconds] = useState(0);
   const recordingRef = useRef<VoiceRecording>();
   useEffect(() => () => recordingRef.current?.cancel(), []);
+  useEffect(() => {
+    if (phase !== 'recording') return;
+    const startedAt = Date.now();
+    setSeconds(0);
+    const timer = setInterval(() => setSeconds(Math.floor((Date.now() - startedAt) / 1000)), 250);
+    return () => clearInterval(timer);
+  }, [phase]);
 
   const toggle = async () => {
     if (phase === 'idle') {
@@ -39,20 +47,38 @@ export function VoiceButton({ onRecorded, onProblem }: VoiceButtonProps) {
     }
   };
 
+  const cancel = () => {
+    recordingRef.current?.cancel();
+    recordingRef.current = undefined;
+    setPhase('idle');
+  };
+
   const recording = phase === 'recording';
   return (
-    <button
-      type="button"
-      class={`secondary icon-button${recording ? ' recording' : ''}`}
-      data-testid="record-button"
-      data-phase={phase}
-      aria-pressed={recording}
-      aria-label={recording ? 'Stop and send the voice note' : 'Record a voice note'}
-      title={recording ? 'Stop and send' : 'Record a voice note'}
-      disabled={phase === 'starting' || phase === 'sending'}
-      onClick={() => void toggle()}
-    >
-      {recording ? <StopIcon /> : <MicrophoneIcon />}
-    </button>
+    <>
+      {recording && (
+        <span class="recording-bar">
+          <span class="recording-time" data-testid="recording-time" role="timer" aria-label="Recording time">
+            {Math.floor(seconds / 60)}:{String(seconds % 60).padStart(2, '0')}
+          </span>
+          <button type="button" class="secondary" data-testid="cancel-recording" onClick={cancel}>
+            Cancel
+          </button>
+        </span>
+      )}
+      <button
+        type="button"
+        class={`secondary icon-button${recording ? ' recording' : ''}`}
+        data-testid="record-button"
+        data-phase={phase}
+        aria-pressed={recording}
+        aria-label={recording ? 'Stop and send the voice note' : 'Record a voice note'}
+        title={recording ? 'Stop and send' : 'Record a voice note'}
+        disabled={phase === 'starting' || phase === 'sending'}
+        onClick={() => void toggle()}
+      >
+        {recording ? <StopIcon /> : <MicrophoneIcon />}
+      </button>
+    </>
   );
 }

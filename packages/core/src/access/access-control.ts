@@ -138,9 +138,10 @@ export function createAccessControl(input: AccessControlOptions): AccessControl 
       identity = options.store.identities.find(sender) ?? ensureIdentity(intent, sender);
     }
     const resolved: Intent = { ...intent, userId: identity.userId };
-    // An edit may cost a model call, so it is rate limited like a message; a delete never is.
-    if (intent.revises?.kind !== 'edit' || !limiter || exempt.has(intent.channel))
-      return { action: 'turn', intent: resolved };
+    // An edit or a regenerate may cost a model call, so it is rate limited like a message; a
+    // delete or a choice of version never is.
+    const costly = intent.revises?.kind === 'edit' || intent.revises?.kind === 'regenerate';
+    if (!costly || !limiter || exempt.has(intent.channel)) return { action: 'turn', intent: resolved };
     const rate = limiter.take(identity.userId);
     if (rate.allowed) return { action: 'turn', intent: resolved };
     return replyWith(

@@ -2,6 +2,7 @@ import type { Intent } from '@nexus/protocol';
 import type { AccessDecision } from '../access/access-decision.ts';
 import { ACCESS_MESSAGES } from '../access/access-messages.ts';
 import type { ResolvedAccessOptions } from '../access/access-options.ts';
+import { displayNameAsText } from '../access/display-name-as-text.ts';
 import { escapeMarkdown } from '../access/escape-markdown.ts';
 import { forgetPerson } from '../identity/forget-person.ts';
 import { type IdentityRef, identityKey } from '../identity/identity-key.ts';
@@ -70,5 +71,5 @@ export function forgetMe(
 
 function describe(account: IdentityRef & { displayName?: string }): string {
   const key = escapeMarkdown(identityKey(account));
-  return account.displayName ? `${escapeMarkdown(account.displayName)} (${key})` : key;
+  return account.displayName ? `${displayNameAsText(account.displayName)} (${key})` : key;
 }

@@ -43,19 +43,44 @@ export function budgetMiddleware(budget: TurnBudget, run: TurnSpend): LanguageMo
       // A pull-through stream rather than pipeThrough(TransformStream): the same parts, without the
       // writable side and pipe loop a transform adds per part (the turn's hot path).
       const parts = result.stream.getReader();
-      const charged = new ReadableStream<typeof result.stream extends ReadableStream<infer P> ? P : never>({
+      // A stream cut short (Stop, shutdown, a dropped connection) never gets its `finish` part
+      // with usage: what was generated until then is charged, estimated from the text streamed.
+      let charged = false;
+      let streamedCharacters = 0;
+      const chargeOnce = async (usage: ProviderUsage | undefined) => {
+        if (charged) return;
+        charged = true;
+        await charge(usage ?? { outputTokens: { total: Math.ceil(streamedCharacters / 4) } }, params.prompt);
+      };
+      const passed = new ReadableStream<typeof result.stream extends ReadableStream<infer P> ? P : never>({
         async pull(controller) {
-          const next = await parts.read();
+          let next: Awaited<ReturnType<typeof parts.read>>;
+          try {
+            next = await parts.read();
+          } catch (error) {
+            // The stream's own failure is what the run must report; a budget store that also
+            // fails here would only hide it (the next claim meets that store again).
+            await chargeOnce(undefined).catch(() => undefined);
+            throw error;
+          }
           if (next.done) {
+            await chargeOnce(undefined);
             controller.close();
             return;
           }
-          if (next.value.type === 'finish') await charge(next.value.usage, params.prompt);
+          if (next.value.type === 'text-delta') streamedCharacters += next.value.delta.length;
+          if (next.value.type === 'finish') await chargeOnce(next.value.usage);
           controller.enqueue(next.value);
         },
-        cancel: (reason) => parts.cancel(reason),
+        cancel: async (reason) => {
+          try {
+            await chargeOnce(undefined);
+          } finally {
+            await parts.cancel(reason);
+          }
+        },
       });
-      return { ...result, stream: charged };
+      return { ...result, stream: passed };
     },
   };
 }

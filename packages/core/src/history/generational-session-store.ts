@@ -18,6 +18,7 @@ export function withConversationGenerations(
     appendTurn: (turn) => store.appendTurn({ ...turn, conversationKey: keyOf(turn.conversationKey) }),
     history: (options) => store.history({ ...options, conversationKey: keyOf(options.conversationKey) }),
     lookUpMessage: (key) => store.lookUpMessage(key),
+    ...(store.replyVersion ? { replyVersion: store.replyVersion.bind(store) } : {}),
     // A found message keeps its own generation's key; only a turn answered now takes the current one.
     applyRevision: (options) =>
       store.applyRevision(

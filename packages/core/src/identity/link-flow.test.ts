@@ -87,11 +87,46 @@ describe('the person who types a link code', () => {
       expect(html).not.toContain('<a ');
       expect(html).not.toContain('<i>urgent</i>');
       // WhatsApp has no masked links: the renderer would show "label (url)"; the literal stays.
-      expect(renderWhatsAppText(text)).toMatch(/\[(Support team|Owner)\]\(https:/);
+      expect(renderWhatsAppText(text)).toMatch(/\[(Support team|Owner)\]\(https\[:\]\/\//);
       // Discord renders Markdown itself and honours backslash escapes.
-      expect(renderDiscordMarkdown(text)).toMatch(/\\\[(Support team|Owner)\\\]\\\(https:/);
+      expect(renderDiscordMarkdown(text)).toMatch(/\\\[(Support team|Owner)\\\]\\\(https\\\[:\\\]\/\//);
     }
-    expect(renderTelegramHtml(notice)).toContain('[Support team](https://evil.example/login) *urgent*');
-    expect(renderWhatsAppText(notice)).toContain('[Support team](https://evil.example/login)');
+    expect(renderTelegramHtml(notice)).toContain('[Support team](https[:]//evil[.]example/login) *urgent*');
+    expect(renderWhatsAppText(notice)).toContain('[Support team](https[:]//evil[.]example/login)');
+  });
+
+  it('never lets a display name that is a URL or a host name become a link, on any renderer', async () => {
+    // Telegram and WhatsApp link bare host names by themselves; Discord and the web client link
+    // http(s) URLs: what reaches them must hold neither.
+    const names = [
+      'https://evil.example/login',
+      'www.evil.example',
+      'evil.example',
+      'Support t.me/evil_bot',
+      'mailto:help@evil.example',
+      'пример.рф',
+    ];
+    const linkable = /[a-z][a-z\d+.-]*:\/\/|mailto:|www\.|[\p{L}\p{N}-]\.(?:example|me|рф)\b/iu;
+    for (const [index, name] of names.entries()) {
+      setup = await startAccessCore({ directMessagePolicies: { test: 'open' } });
+      const { channel } = setup;
+      await channel.send({ text: '/link', senderId: `owner${index}`, senderName: 'Owner' });
+      const code = codeIn(await channel.waitForReply(`dm:owner${index}`));
+      await channel.send({ text: `/link ${code}`, senderId: `mallory${index}`, senderName: name });
+      await channel.waitForReply(`dm:mallory${index}`);
+      await channel.send({ text: '/link confirm', senderId: `mallory${index}` });
+      await channel.waitForReply(`dm:mallory${index}`);
+      const notice = await channel.waitForReply(`dm:owner${index}`);
+      for (const rendered of [
+        renderTelegramHtml(notice),
+        renderWhatsAppText(notice),
+        renderDiscordMarkdown(notice).replace(/\\(.)/gu, '$1'),
+      ]) {
+        expect(rendered, name).not.toMatch(linkable);
+        expect(rendered, name).not.toContain('<a ');
+      }
+      await setup.close();
+      setup = undefined;
+    }
   });
 });

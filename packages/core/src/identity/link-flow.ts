@@ -2,6 +2,7 @@ import { conversationRefOf, type Intent } from '@nexus/protocol';
 import type { AccessDecision } from '../access/access-decision.ts';
 import { ACCESS_MESSAGES } from '../access/access-messages.ts';
 import type { ResolvedAccessOptions } from '../access/access-options.ts';
+import { displayNameAsText } from '../access/display-name-as-text.ts';
 import { escapeMarkdown } from '../access/escape-markdown.ts';
 import type { NoticeThrottle } from '../access/notice-throttle.ts';
 import { looksLikeCode } from '../access/random-code.ts';
@@ -147,7 +148,7 @@ function confirmLink(options: ResolvedAccessOptions, intent: Intent, sender: Ide
 /** An account as a notice names it: its display name as literal text, then its channel id. */
 function describeAccount(account: IdentityRef, displayName: string | undefined): string {
   const key = escapeMarkdown(identityKey(account));
-  return displayName ? `${escapeMarkdown(displayName)}, ${key}` : key;
+  return displayName ? `${displayNameAsText(displayName)}, ${key}` : key;
 }
 
 /** When the sender may not enter codes: their own lockout, or one failed try during a flood. */

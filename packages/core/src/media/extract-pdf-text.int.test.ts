@@ -1,7 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { makeFilterChainBombPdf, makePdf } from '@nexus/testkit/media';
 import { describe, expect, it } from 'vitest';
-import { extractPdfText, MAX_PDF_READERS } from './extract-pdf-text.ts';
+import { extractPdfText } from './extract-pdf-text.ts';
+import { MAX_PDF_READERS, pdfReaderSlotHolders } from './pdf-reader-slots.ts';
 
 /** PDF reader processes this process has right now (Linux `/proc`). */
 async function readerChildren(): Promise<number> {
@@ -31,8 +32,10 @@ describe.skipIf(process.platform !== 'linux')('extractPdfText under load', () =>
     })();
     const options = { maxPages: 5, maxChars: 10_000, timeoutMs: 60_000 };
     const outcomes = await Promise.allSettled([
-      ...[1, 2, 3, 4].map(() => extractPdfText({ ...options, bytes: bomb })),
-      extractPdfText({ ...options, bytes: makePdf(['Still readable.']) }),
+      ...[1, 2, 3, 4].map((sender) =>
+        extractPdfText({ ...options, personId: `sender-${sender}`, bytes: bomb }),
+      ),
+      extractPdfText({ ...options, personId: 'sender-5', bytes: makePdf(['Still readable.']) }),
     ]);
     watching = false;
     await watch;
@@ -46,5 +49,41 @@ describe.skipIf(process.platform !== 'linux')('extractPdfText under load', () =>
     expect(most).toBeLessThanOrEqual(2);
     expect(MAX_PDF_READERS).toBe(2);
     expect(await readerChildren()).toBe(0);
+  });
+});
+
+describe.skipIf(process.platform !== 'linux')('PDF reader slots', () => {
+  it('gives one person one slot at a time: their second file waits, another person reads at once', async () => {
+    const bomb = await makeFilterChainBombPdf(1024 * 1024 * 1024, 'flate-flate');
+    let twice = false;
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        const holders = pdfReaderSlotHolders();
+        if (holders.filter((holder) => holder === 'heavy-sender').length > 1) twice = true;
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    })();
+    const options = { maxPages: 5, maxChars: 10_000, timeoutMs: 60_000 };
+    const settled: string[] = [];
+    const track = (label: string, work: Promise<unknown>) =>
+      work.then(
+        () => settled.push(label),
+        () => settled.push(label),
+      );
+    await Promise.all([
+      track('heavy 1', extractPdfText({ ...options, personId: 'heavy-sender', bytes: bomb })),
+      track('heavy 2', extractPdfText({ ...options, personId: 'heavy-sender', bytes: bomb })),
+      track(
+        'other',
+        extractPdfText({ ...options, personId: 'other-sender', bytes: makePdf(['Not kept waiting.']) }),
+      ),
+    ]);
+    watching = false;
+    await watch;
+    expect(twice).toBe(false);
+    // The other person's file ran beside the first bomb, not after both.
+    expect(settled.indexOf('other')).toBeLessThan(settled.indexOf('heavy 2'));
+    expect(pdfReaderSlotHolders()).toEqual([]);
   });
 });

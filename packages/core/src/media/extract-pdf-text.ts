@@ -1,6 +1,7 @@
 import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { NexusError } from '@nexus/protocol';
+import { PDF_READER_SCRIPT, pdfReaderLaunch } from './pdf-reader-launch.ts';
+import { takePdfReaderSlot } from './pdf-reader-slots.ts';
 import type { PdfJob, PdfJobResult } from './pdf-text-child.ts';
 import { watchChildMemory } from './watch-child-memory.ts';
 
@@ -14,6 +15,8 @@ export interface PdfText {
 
 export interface ExtractPdfTextOptions {
   bytes: Uint8Array;
+  /** The person the file came from: one reader slot per person at a time (see pdf-reader-slots.ts). */
+  personId: string;
   maxPages: number;
   maxChars: number;
   timeoutMs: number;
@@ -29,49 +32,24 @@ export interface ExtractPdfTextOptions {
 }
 
 export const DEFAULT_PDF_MEMORY_MB = 320;
-const CHILD = fileURLToPath(new URL('./pdf-text-child.ts', import.meta.url));
-
-/** Readers at once: each may use up to its memory budget, so many uploads at once cannot add up. */
-export const MAX_PDF_READERS = 2;
-let readers = 0;
-const waiting: Array<() => void> = [];
 
 /**
  * PDF text through pdf.js (via `unpdf`) in a child process with a heap limit, a resident-memory
- * watchdog and a deadline. A crafted file (a decompression bomb behind a `/Filter` chain, huge
- * objects) grows that process, never the gateway's: over budget it is killed and the person is
- * told the file expands to more than can be opened safely. At most MAX_PDF_READERS run at once;
- * waiting for one counts against the deadline.
+ * watchdog and a deadline, started without privileges (`pdfReaderLaunch`: empty environment, no
+ * access to the data directory). A crafted file (a decompression bomb behind a `/Filter` chain,
+ * huge objects) grows that process, never the gateway's: over budget it is killed and the person
+ * is told the file expands to more than can be opened safely. At most MAX_PDF_READERS run at
+ * once, one per person; waiting for one counts against the deadline.
  */
 export async function extractPdfText(options: ExtractPdfTextOptions): Promise<PdfText> {
   const started = Date.now();
-  await takeReader(options.timeoutMs);
+  const release = await takePdfReaderSlot(options.personId, options.timeoutMs);
   try {
     const left = Math.max(1, options.timeoutMs - (Date.now() - started));
     return await readInChild({ ...options, timeoutMs: left }, options.timeoutMs);
   } finally {
-    readers -= 1;
-    waiting.shift()?.();
+    release();
   }
-}
-
-function takeReader(timeoutMs: number): Promise<void> {
-  if (readers < MAX_PDF_READERS) {
-    readers += 1;
-    return Promise.resolve();
-  }
-  return new Promise<void>((resolve, reject) => {
-    const turn = () => {
-      clearTimeout(timer);
-      readers += 1;
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      waiting.splice(waiting.indexOf(turn), 1);
-      reject(timeoutError(timeoutMs));
-    }, timeoutMs);
-    waiting.push(turn);
-  });
 }
 
 function timeoutError(timeoutMs: number): NexusError {
@@ -81,8 +59,10 @@ function timeoutError(timeoutMs: number): NexusError {
 function readInChild(options: ExtractPdfTextOptions, budgetMs: number): Promise<PdfText> {
   const maxMemoryMb = options.maxMemoryMb ?? DEFAULT_PDF_MEMORY_MB;
   return new Promise<PdfText>((resolve, reject) => {
-    const child = fork(CHILD, [], {
-      execArgv: [`--max-old-space-size=${options.maxHeapMb ?? 192}`],
+    const launch = pdfReaderLaunch(PDF_READER_SCRIPT, options.maxHeapMb ?? 192);
+    const child = fork(PDF_READER_SCRIPT, [], {
+      execArgv: launch.execArgv,
+      env: launch.env,
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });

@@ -1,4 +1,4 @@
-import type { TurnMedia } from './prepare-turn-media.ts';
+import type { TurnMedia } from './turn-media.ts';
 
 /**
  * Shown ahead of the model's answer: what the assistant heard in each voice note (so a

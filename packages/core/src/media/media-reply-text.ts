@@ -37,6 +37,12 @@ export function attachmentProblemText(attachment: Attachment, error: unknown, ma
   }
 }
 
+/** The reply once a person's messages with unusable files used up their allowance. */
+export function refusalAllowanceText(perDay: number, blockedUntil: number): string {
+  const hours = Math.max(1, Math.ceil((blockedUntil - Date.now()) / (60 * 60 * 1000)));
+  return `You have sent ${perDay} messages today with files I could not use, so I am not opening your attachments for now. I will look at them again in about ${hours} ${hours === 1 ? 'hour' : 'hours'}.`;
+}
+
 export function formatMegabytes(bytes: number): string {
   return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
 }

@@ -1,3 +1,4 @@
+import type { AttachmentRefusals } from './attachment-refusals.ts';
 import type { MediaStore } from './media-store.ts';
 import type { Transcriber } from './transcriber.ts';
 
@@ -15,8 +16,10 @@ export interface MediaSettings {
   documentMaxChars: number;
   /** Pages of a PDF read at most; the rest is left out, and the model is told so. */
   pdfMaxPages: number;
-  /** Unset: media is not kept on disk. */
+  /** Unset: media is not kept on disk. Only attachments core used are kept (docs/media.md). */
   store?: MediaStore;
+  /** Unset: no allowance for messages whose attachments are refused. */
+  refusals?: AttachmentRefusals;
 }
 
 export const DEFAULT_MEDIA_SETTINGS: MediaSettings = {

@@ -80,3 +80,43 @@ describe('file media store', () => {
     expect(await store.forget(['web:ann'])).toBe(0);
   });
 });
+
+describe('file media store quotas', () => {
+  it('refuses a file that would take a person past their daily quota, and frees it after a day', async () => {
+    let now = Date.now();
+    const store = createFileMediaStore({
+      directory,
+      retentionDays: 30,
+      maxBytesPerPersonPerDay: 100,
+      now: () => now,
+    });
+    await store.put(new Uint8Array(60).fill(1), 'telegram:ann');
+    expect(await store.bytesLeftToday('telegram:ann')).toBe(40);
+    await expect(store.put(new Uint8Array(50).fill(2), 'telegram:ann')).rejects.toMatchObject({
+      code: 'rate_limited',
+    });
+    // The same bytes again cost nothing; another person has their own quota.
+    await store.put(new Uint8Array(60).fill(1), 'telegram:ann');
+    await store.put(new Uint8Array(90).fill(3), 'discord:bob');
+    expect(await readdir(join(directory, personFolder('telegram:ann')))).toHaveLength(1);
+    now += DAY + 1;
+    expect(await store.bytesLeftToday('telegram:ann')).toBe(100);
+    await store.put(new Uint8Array(50).fill(2), 'telegram:ann');
+  });
+
+  it('removes the oldest files to stay under the total cap, counting what was on disk at start', async () => {
+    const first = createFileMediaStore({ directory, retentionDays: 30 });
+    const oldest = await first.put(new Uint8Array(40).fill(1), 'telegram:ann');
+    const old = new Date(Date.now() - 60_000);
+    await utimes(oldest.path, old, old);
+    const store = createFileMediaStore({ directory, retentionDays: 30, maxTotalBytes: 100 });
+    const middle = await store.put(new Uint8Array(40).fill(2), 'discord:bob');
+    const newest = await store.put(new Uint8Array(40).fill(3), 'telegram:ann');
+    await expect(stat(oldest.path)).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await stat(middle.path)).size).toBe(40);
+    expect((await stat(newest.path)).size).toBe(40);
+    await expect(store.put(new Uint8Array(101), 'telegram:ann')).rejects.toMatchObject({
+      code: 'attachment_too_large',
+    });
+  });
+});

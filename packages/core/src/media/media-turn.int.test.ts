@@ -1,3 +1,6 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type Attachment, type ChannelAdapter, NexusError } from '@nexus/protocol';
 import type { ChatCompletionRequest } from '@nexus/testkit/llm';
 import {
@@ -10,6 +13,7 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRecordingChannel, testIntent } from '../testing/recording-channel.ts';
 import { type ScriptedCore, startScriptedCore } from '../testing/scripted-core.ts';
+import { createFileMediaStore } from './media-store.ts';
 
 /** A channel whose platform holds files by id, as Telegram's getFile does. */
 function channelWithFiles(files: Map<string, Uint8Array | 'slow'>) {
@@ -53,6 +57,69 @@ async function send(
   await core.core.whenIdle();
   return channel.replyTextOf(id) ?? '';
 }
+
+describe('what core keeps', () => {
+  let folder: string | undefined;
+  afterEach(async () => {
+    if (folder) await rm(folder, { recursive: true, force: true });
+    folder = undefined;
+  });
+
+  it('stores only attachments it used, within the daily quota, and then refuses without downloading', async () => {
+    folder = await mkdtemp(join(tmpdir(), 'nexus-media-kept-'));
+    const store = createFileMediaStore({
+      directory: folder,
+      retentionDays: 1,
+      maxBytesPerPersonPerDay: 3000,
+    });
+    scripted = await startScriptedCore({ media: { vision: true, store } });
+    const fetched: string[] = [];
+    const files = new Map<string, Uint8Array>([
+      ['photo', makePng(20, 20)],
+      ['zip', Uint8Array.from([0x50, 0x4b, 0x03, 0x04, ...new Uint8Array(2000)])],
+      ['notes', new TextEncoder().encode('Buy oat milk. '.repeat(200))],
+      ['more-notes', new TextEncoder().encode('Call the bank. '.repeat(100))],
+    ]);
+    const channel = channelWithFiles(files);
+    const fetchAttachment = channel.adapter.fetchAttachment?.bind(channel.adapter);
+    channel.adapter.fetchAttachment = async (options) => {
+      fetched.push(options.attachment.platformFileId ?? '');
+      return (fetchAttachment as NonNullable<typeof fetchAttachment>)(options);
+    };
+    scripted.core.registerChannel(channel.adapter);
+    const kept = async () =>
+      (await readdir(folder as string, { recursive: true, withFileTypes: true })).filter((entry) =>
+        entry.isFile(),
+      ).length;
+
+    await send(scripted, channel, 'm1', 'look', [
+      { kind: 'image', platformFileId: 'photo' },
+      { kind: 'document', platformFileId: 'zip', name: 'a.zip' },
+    ]);
+    // The photo was used and kept; the archive was refused and never written.
+    expect(await kept()).toBe(1);
+    await send(scripted, channel, 'm2', 'read', [
+      { kind: 'document', platformFileId: 'notes', name: 'n.txt' },
+    ]);
+    expect(await kept()).toBe(2);
+    // 2,800 bytes of notes leave less than this file's size of today's quota.
+    const reply = await send(scripted, channel, 'm3', 'and this', [
+      { kind: 'document', platformFileId: 'more-notes', name: 'm.txt' },
+    ]);
+    expect(reply).toMatch(/as many files today as I keep for one person in a day/);
+    expect(await kept()).toBe(2);
+    // Another file of theirs (a web upload, say) takes what is left of the day.
+    const person = testIntent({ id: 'x', text: '' }).userId;
+    await store.put(new Uint8Array(await store.bytesLeftToday(person)).fill(7), person);
+    expect(await store.bytesLeftToday(person)).toBe(0);
+    fetched.length = 0;
+    const refused = await send(scripted, channel, 'm4', 'again', [
+      { kind: 'image', platformFileId: 'photo' },
+    ]);
+    expect(refused).toMatch(/Try again tomorrow/);
+    expect(fetched).toEqual([]);
+  });
+});
 
 describe('attachments through core', () => {
   it('passes a PNG to a vision model as an image part typed from its bytes', async () => {

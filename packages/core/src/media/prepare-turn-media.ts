@@ -1,27 +1,14 @@
-import {
-  type Attachment,
-  type ChannelAdapter,
-  type Intent,
-  type Logger,
-  MAX_INTENT_TEXT_CHARS,
-  NexusError,
-  toNexusError,
-} from '@nexus/protocol';
-import { extractPdfText } from './extract-pdf-text.ts';
+import { type Attachment, MAX_INTENT_TEXT_CHARS, NexusError, toNexusError } from '@nexus/protocol';
 import {
   attachmentProblemText,
   formatMegabytes,
   NO_TRANSCRIBER_TEXT,
   NO_VISION_TEXT,
+  refusalAllowanceText,
 } from './media-reply-text.ts';
-import type { MediaSettings } from './media-settings.ts';
-import { sniffMediaType } from './sniff-media-type.ts';
-
-/** An image for the model, type checked from its bytes. */
-export interface TurnImage {
-  bytes: Uint8Array;
-  mediaType: string;
-}
+import type { PrepareTurnMediaOptions, TurnMedia } from './turn-media.ts';
+import { useAttachment } from './use-attachment.ts';
+import { withDeadline } from './with-deadline.ts';
 
 /**
  * Attachments read from one message; the rest get one sentence saying so. Platforms allow albums
@@ -42,29 +29,6 @@ export const TURN_BYTES_PER_FILE_CAP = 2;
  */
 export const TURN_TIME_BUDGETS = 2;
 
-/** What a turn's attachments became. */
-export interface TurnMedia {
-  /** The turn's text: what the person wrote, then what they said in voice notes. */
-  text: string;
-  /** Transcripts of voice notes, shown back to the person ("🎤 I heard: …"). */
-  heard: string[];
-  images: TurnImage[];
-  /** Document text for the prompt, already cut to the budget. */
-  documents: string[];
-  /** One honest sentence per attachment that could not be used. */
-  problems: string[];
-  /** Nothing usable is left: answer with `problems` alone, without a model call. */
-  problemsOnly: boolean;
-}
-
-export interface PrepareTurnMediaOptions {
-  intent: Intent;
-  adapter: ChannelAdapter;
-  settings: MediaSettings;
-  logger: Logger;
-  abortSignal?: AbortSignal;
-}
-
 /**
  * Core's media step, before the agent runs: each attachment is downloaded through its channel
  * under the size cap, typed from its bytes and turned into an image part, a transcript or
@@ -80,12 +44,22 @@ export async function prepareTurnMedia(options: PrepareTurnMediaOptions): Promis
     problems: [],
     problemsOnly: false,
   };
+  const personId = intent.userId;
+  const blockedUntil = settings.refusals?.blockedUntil(personId);
+  if (blockedUntil !== undefined) {
+    // Past the allowance nothing is downloaded: one sentence answers all of the message's files.
+    media.problems.push(refusalAllowanceText(settings.refusals?.perDay ?? 0, blockedUntil));
+    media.problemsOnly = media.text.trim() === '';
+    return media;
+  }
   const turnDeadline = AbortSignal.timeout(settings.timeBudgetMs * TURN_TIME_BUDGETS);
   const budget = { bytesLeft: settings.maxBytes * TURN_BYTES_PER_FILE_CAP, deadline: turnDeadline };
+  let refused = false;
   for (const attachment of intent.attachments.slice(0, MAX_ATTACHMENTS_PER_TURN)) {
     try {
       await prepareOne(attachment, media, budget, options);
     } catch (error) {
+      refused = true;
       options.logger.warn(
         { kind: attachment.kind, code: error instanceof NexusError ? error.code : 'internal' },
         'attachment not used',
@@ -93,6 +67,7 @@ export async function prepareTurnMedia(options: PrepareTurnMediaOptions): Promis
       media.problems.push(attachmentProblemText(attachment, error, settings.maxBytes));
     }
   }
+  if (refused) settings.refusals?.record(personId);
   const skipped = intent.attachments.length - MAX_ATTACHMENTS_PER_TURN;
   if (skipped > 0)
     media.problems.push(
@@ -161,6 +136,8 @@ async function prepareOne(
       )} one message may carry.`,
     );
   if (maxBytes <= 0) throw overMessageCap();
+  const keptLeft = (await settings.store?.bytesLeftToday(options.intent.userId)) ?? Number.POSITIVE_INFINITY;
+  if (keptLeft <= 0) throw dailyQuotaReached();
   const fetched = await withDeadline(
     adapter.fetchAttachment({ attachment, maxBytes, abortSignal: signal }),
     signal,
@@ -174,87 +151,16 @@ async function prepareOne(
     throw new NexusError({ code: 'attachment_too_large', message: 'over the size cap' });
   }
   budget.bytesLeft -= fetched.bytes.byteLength;
-  const sniffed = sniffMediaType(fetched.bytes);
-  // Kept under the person the turn ran for, so forgetting them removes it (docs/media.md).
-  await settings.store?.put(fetched.bytes, options.intent.userId);
-  switch (sniffed.family) {
-    case 'image':
-      if (!settings.vision) media.problems.push(NO_VISION_TEXT);
-      else media.images.push({ bytes: fetched.bytes, mediaType: sniffed.mimeType });
-      return;
-    case 'audio': {
-      if (!settings.transcriber) {
-        media.problems.push(NO_TRANSCRIBER_TEXT);
-        return;
-      }
-      const text = await withDeadline(
-        settings.transcriber.transcribe({
-          bytes: fetched.bytes,
-          mimeType: sniffed.mimeType,
-          abortSignal: signal,
-        }),
-        signal,
-      );
-      if (text === '') throw unsupported('I could not make out any words in it.');
-      media.heard.push(text);
-      return;
-    }
-    case 'pdf': {
-      const remaining = settings.documentMaxChars - documentChars(media);
-      const pdf = await extractPdfText({
-        bytes: fetched.bytes,
-        maxPages: settings.pdfMaxPages,
-        maxChars: Math.max(0, remaining),
-        timeoutMs: settings.timeBudgetMs,
-      });
-      if (pdf.text.trim() === '')
-        throw unsupported('it has no text I can read (perhaps only scanned images).');
-      const cut =
-        pdf.pagesRead < pdf.pages ? ` (pages 1-${pdf.pagesRead} of ${pdf.pages}; the rest was left out)` : '';
-      media.documents.push(documentBlock(attachment, `PDF${cut}`, pdf.text));
-      return;
-    }
-    case 'text': {
-      const remaining = Math.max(0, settings.documentMaxChars - documentChars(media));
-      const text = new TextDecoder().decode(fetched.bytes);
-      const cut = text.length > remaining ? ` (first ${remaining} characters of ${text.length})` : '';
-      media.documents.push(documentBlock(attachment, `text${cut}`, text.slice(0, remaining)));
-      return;
-    }
-    default:
-      // Claimed to be an image or a voice note, but the bytes are something else: refuse, never guess.
-      if (attachment.kind !== 'document' && attachment.kind !== 'other') {
-        throw new NexusError({ code: 'attachment_corrupt', message: 'magic bytes do not match' });
-      }
-      throw unsupported('I can read images, voice notes, PDFs and plain text, but not this kind of file.');
-  }
+  if (fetched.bytes.byteLength > keptLeft) throw dailyQuotaReached();
+  await useAttachment(attachment, fetched.bytes, media, signal, options);
 }
 
-function documentBlock(attachment: Attachment, what: string, text: string): string {
-  return `Attached document "${attachment.name ?? 'unnamed'}" (${what}):\n${text}`;
-}
-
-function documentChars(media: TurnMedia): number {
-  return media.documents.reduce((sum, block) => sum + block.length, 0);
+function dailyQuotaReached(): NexusError {
+  return unsupported(
+    'you have sent as many files today as I keep for one person in a day. Try again tomorrow.',
+  );
 }
 
 function unsupported(message: string): NexusError {
   return new NexusError({ code: 'attachment_unsupported', message });
-}
-
-/** Rejects when the signal fires even if the work ignores it (a channel that does not honour abort). */
-function withDeadline<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(deadlineError(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(deadlineError(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-function deadlineError(signal: AbortSignal): unknown {
-  const reason = signal.reason as { name?: string } | undefined;
-  if (reason?.name === 'TimeoutError')
-    return new NexusError({ code: 'timeout', message: 'time budget used up' });
-  return reason;
 }

@@ -30,7 +30,7 @@ export async function runRevision(
       channel: intent.channel,
       intentId: intent.id,
       targetIntentId: target,
-      kind: revises.kind,
+      kind: revises.kind === 'delete' ? 'delete' : 'edit',
       userId: intent.userId,
       change,
       createdAt: dependencies.now(),
@@ -44,6 +44,9 @@ export async function runRevision(
   }
   if (revises.kind === 'delete') return deleteMessage(intent, found, apply, dependencies);
   if (found.state === 'deleted') return apply({ type: 'none', reason: 'message was deleted' });
+  if (revises.kind === 'regenerate')
+    return regenerate(intent, enqueuedAt, adapter, found, apply, dependencies);
+  if (revises.kind === 'choose') return chooseVersion(intent, found, apply, dependencies);
   if (found.state === 'unknown')
     return {
       turn: await runTurn(intent, enqueuedAt, adapter, dependencies, { targetIntentId: target, mode: 'new' }),
@@ -61,6 +64,61 @@ export async function runRevision(
     };
   }
   return noteEdit(intent, turn, apply, dependencies);
+}
+
+/**
+ * Another answer to a message (Regenerate, Try again). The newest answered turn runs again with
+ * its stored words and its exchange is replaced (the earlier answer stays a version); a message
+ * never answered (the turn failed before it was stored) is answered as new with the words the
+ * channel sent. Only the newest exchange can be answered again: the ones after it answered it.
+ */
+async function regenerate(
+  intent: Intent,
+  enqueuedAt: number,
+  adapter: ChannelAdapter,
+  found: MessageLookup,
+  apply: (change: RevisionChange) => Promise<RevisionOutcome>,
+  dependencies: TurnDependencies,
+): Promise<RevisionOutcome> {
+  const target = intent.revises?.targetIntentId ?? '';
+  if (found.state === 'unknown') {
+    if (intent.text.trim() === '' && intent.attachments.length === 0)
+      return apply({ type: 'none', reason: 'nothing to answer' });
+    return {
+      turn: await runTurn(intent, enqueuedAt, adapter, dependencies, { targetIntentId: target, mode: 'new' }),
+    };
+  }
+  if (found.state !== 'answered' || !found.latest)
+    return apply({ type: 'none', reason: 'only the newest answer can be regenerated' });
+  const again: Intent = { ...intent, text: found.turn.userText };
+  return {
+    turn: await runTurn(again, enqueuedAt, adapter, dependencies, { targetIntentId: target, mode: 'rerun' }),
+  };
+}
+
+/**
+ * Brings an earlier version of a message's answer back into history in place of the one there
+ * now: no model call and no reply; the model sees the chosen words from the next turn on.
+ */
+async function chooseVersion(
+  intent: Intent,
+  found: MessageLookup,
+  apply: (change: RevisionChange) => Promise<RevisionOutcome>,
+  dependencies: TurnDependencies,
+): Promise<RevisionOutcome> {
+  const replyId = intent.revises?.replyId;
+  if (found.state !== 'answered' || replyId === undefined)
+    return apply({ type: 'none', reason: 'no answer to choose from' });
+  const version = await dependencies.sessionStore.replyVersion?.({
+    channel: intent.channel,
+    intentId: found.turn.intentId,
+    replyId,
+  });
+  if (version === undefined) return apply({ type: 'none', reason: 'that version is not kept' });
+  return apply({
+    type: 'replace',
+    turn: { ...version, conversationKey: found.turn.conversationKey, createdAt: dependencies.now() },
+  });
 }
 
 /** An older message edited: no new reply, the stored text updated, a note where the edit happened. */

@@ -29,6 +29,10 @@ export function createSchedules(options: {
   deliver: (outbound: OutboundIntent) => Promise<OutboundResult>;
   now: () => number;
   logger: Logger;
+  /** Reminders one group may have waiting (NEXUS_GROUP_MAX_REMINDERS). Default 10. */
+  maxActivePerGroup?: number;
+  /** Whether a sender administers their group (the channel's `isGroupAdmin`); asked by `/reminders cancel`. */
+  isGroupAdmin?: (intent: Intent) => Promise<boolean>;
   onDelivery?: (event: { channel: string; outcome: ScheduledDeliveryOutcome }) => void;
   onToolCall?: (outcome: 'ok' | 'refused' | 'error') => void;
 }): Schedules {
@@ -43,12 +47,18 @@ export function createSchedules(options: {
     deliver: options.deliver,
     now: options.now,
     logger: options.logger,
+    ...(options.maxActivePerGroup ? { maxActivePerGroup: options.maxActivePerGroup } : {}),
     ...(options.onDelivery ? { onDelivery: options.onDelivery } : {}),
   });
   return {
     scheduler,
     store,
-    commands: createScheduleCommands({ scheduler, store, now: options.now }),
+    commands: createScheduleCommands({
+      scheduler,
+      store,
+      now: options.now,
+      ...(options.isGroupAdmin ? { isGroupAdmin: options.isGroupAdmin } : {}),
+    }),
     toolFor: (intent) =>
       createScheduleTool({
         scheduler,

@@ -11,6 +11,8 @@ import {
 export interface Schedule {
   id: number;
   userId: string;
+  /** The display name of who set it, when the channel gave one: a group's reminder says who set it. */
+  setByName?: string;
   conversation: ConversationRef;
   text: string;
   /** Set for recurring schedules: a five-field cron expression read in `timeZone`. */
@@ -24,6 +26,7 @@ export interface Schedule {
 
 export interface NewSchedule {
   userId: string;
+  setByName?: string;
   conversation: ConversationRef;
   text: string;
   cron?: string;
@@ -68,11 +71,14 @@ const MIGRATIONS = [
   ) STRICT;
   CREATE INDEX schedules_active ON schedules (user_id, next_run_at) WHERE next_run_at IS NOT NULL;`,
   TIME_ZONES_MIGRATION,
+  'ALTER TABLE schedules ADD COLUMN set_by_name TEXT',
+  'CREATE INDEX schedules_active_in ON schedules (conversation_key, next_run_at) WHERE next_run_at IS NOT NULL',
 ];
 
 interface Row {
   id: number;
   user_id: string;
+  set_by_name: string | null;
   conversation: string;
   text: string;
   cron: string | null;
@@ -86,6 +92,7 @@ function fromRow(row: Row): Schedule {
   return {
     id: row.id,
     userId: row.user_id,
+    ...(row.set_by_name === null ? {} : { setByName: row.set_by_name }),
     conversation: JSON.parse(row.conversation) as ConversationRef,
     text: row.text,
     ...(row.cron ? { cron: row.cron } : {}),
@@ -107,8 +114,8 @@ export function createSqliteScheduleStore(options: {
     storeName: 'schedule store',
   });
   const insert = database.prepare(
-    `INSERT INTO schedules (user_id, conversation, conversation_key, text, cron, time_zone, next_run_at, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    `INSERT INTO schedules (user_id, set_by_name, conversation, conversation_key, text, cron, time_zone, next_run_at, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
   );
   const select = database.prepare('SELECT * FROM schedules WHERE id = ?');
   const advance = database.prepare(
@@ -128,6 +135,7 @@ export function createSqliteScheduleStore(options: {
       const { conversation } = schedule;
       const row = insert.get(
         schedule.userId,
+        schedule.setByName ?? null,
         JSON.stringify(conversation),
         `${conversation.channel}:${conversation.conversationId}`,
         schedule.text,

@@ -8,6 +8,7 @@ import {
   type OutboundIntent,
   type OutboundResult,
 } from '@nexus/protocol';
+import { displayNameAsText } from '../access/display-name-as-text.ts';
 import { formatZonedTime } from '../time-zones/zoned-time.ts';
 import { isFiveFieldCron, nextCronRun } from './next-cron-run.ts';
 import type { Schedule, ScheduleStore } from './schedule-store.ts';
@@ -28,6 +29,8 @@ export interface SchedulerOptions {
   lateAfterMs?: number;
   /** Active schedules one person may have. Default 20. */
   maxActivePerPerson?: number;
+  /** Active schedules one group (or thread) may have, whoever set them. Default 10. */
+  maxActivePerGroup?: number;
   /** Shortest gap between two firings of a recurring schedule. Default 15 minutes. */
   minIntervalMs?: number;
   onDelivery?: (event: { channel: string; outcome: ScheduledDeliveryOutcome }) => void;
@@ -35,6 +38,8 @@ export interface SchedulerOptions {
 
 export interface CreateScheduleInput {
   userId: string;
+  /** Who set it, as the channel names them; a group's reminder says so when it fires. */
+  setByName?: string;
   conversation: ConversationRef;
   text: string;
   timeZone: string;
@@ -72,6 +77,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   const { store, queue, logger, now } = options;
   const lateAfterMs = options.lateAfterMs ?? 60_000;
   const maxActive = options.maxActivePerPerson ?? 20;
+  const maxActivePerGroup = options.maxActivePerGroup ?? 10;
   const minIntervalMs = options.minIntervalMs ?? 15 * 60_000;
   let processor: JobProcessor | undefined;
 
@@ -91,9 +97,14 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     const channel = schedule.conversation.channel;
     const lateBy = now() - dueAt;
     const late = lateBy > lateAfterMs;
+    // In a group everyone sees it: it says who set it, so nobody mistakes it for the assistant's own.
+    const setBy =
+      schedule.conversation.kind === 'direct'
+        ? ''
+        : `\n\n(set by ${schedule.setByName ? displayNameAsText(schedule.setByName) : schedule.userId})`;
     const text = late
-      ? `${schedule.text}\n\n(late: this was due at ${formatZonedTime(dueAt, schedule.timeZone)} ${schedule.timeZone})`
-      : schedule.text;
+      ? `${schedule.text}${setBy}\n\n(late: this was due at ${formatZonedTime(dueAt, schedule.timeZone)} ${schedule.timeZone})`
+      : `${schedule.text}${setBy}`;
     const result = await options.deliver({
       kind: 'reminder',
       id: `schedule-${schedule.id}-${dueAt}`,
@@ -147,6 +158,14 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
           `You already have ${maxActive} reminders; cancel one with /reminders cancel <n>.`,
         );
       }
+      if (
+        input.conversation.kind !== 'direct' &&
+        store.active({ conversationKey: conversationKeyOf(input.conversation) }).length >= maxActivePerGroup
+      ) {
+        throw new ScheduleRefused(
+          `This group already has ${maxActivePerGroup} reminders; see them with /reminders, and ask whoever set one (or the assistant's owner) to cancel it.`,
+        );
+      }
       let nextRunAt: number;
       if (input.cron !== undefined) {
         if (!isFiveFieldCron(input.cron)) throw new ScheduleRefused('Use a five-field cron expression.');
@@ -165,6 +184,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       }
       const schedule = store.add({
         userId: input.userId,
+        ...(input.setByName ? { setByName: input.setByName } : {}),
         conversation: input.conversation,
         text: text.slice(0, 2000),
         ...(input.cron !== undefined ? { cron: input.cron } : {}),
@@ -181,4 +201,9 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       processor = undefined;
     },
   };
+}
+
+/** The key schedules are filed under per conversation: `<channel>:<conversation id>`. */
+export function conversationKeyOf(conversation: Pick<ConversationRef, 'channel' | 'conversationId'>): string {
+  return `${conversation.channel}:${conversation.conversationId}`;
 }

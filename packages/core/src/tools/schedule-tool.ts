@@ -52,6 +52,7 @@ export function createScheduleTool(options: ScheduleToolOptions): Tool {
           throw new ScheduleRefused('Give exactly one of "at" or "cron".');
         const schedule = await scheduler.create({
           userId: intent.userId,
+          ...(intent.sender.displayName ? { setByName: intent.sender.displayName } : {}),
           conversation: conversationRefOf(intent),
           text,
           timeZone,

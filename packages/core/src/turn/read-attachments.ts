@@ -1,6 +1,7 @@
 import type { ChannelAdapter, Intent, Logger } from '@nexus/protocol';
 import { DEFAULT_MEDIA_SETTINGS, type MediaSettings } from '../media/media-settings.ts';
-import { prepareTurnMedia, type TurnMedia } from '../media/prepare-turn-media.ts';
+import { prepareTurnMedia } from '../media/prepare-turn-media.ts';
+import type { TurnMedia } from '../media/turn-media.ts';
 
 /**
  * Media: the attachments read, transcribed and checked. The intent comes back with what voice

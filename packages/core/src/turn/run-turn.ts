@@ -60,6 +60,12 @@ async function runStages(
     channel: intent.channel,
   });
   const { dailyBudget } = dependencies;
+  const running = dependencies.runningReplies?.start({
+    channel: intent.channel,
+    conversationId: intent.conversation.id,
+    replyId: turn.reply.replyId,
+    intentId: intent.id,
+  });
   try {
     admitTurn({ intent, startedAt, dailyBudget, shutdownSignal, logger });
     const settings = dependencies.media;
@@ -79,9 +85,20 @@ async function runStages(
     });
     turn.tokenCounter = context.tokenCounter;
     turn.memoryReport = context.memoryStep?.report;
-    await streamAgentReply({ turn, context, budget, events, conversationKey, dependencies, logger });
+    await streamAgentReply({
+      turn,
+      context,
+      budget,
+      events,
+      conversationKey,
+      ...(running ? { stopSignal: running.stopSignal } : {}),
+      dependencies,
+      logger,
+    });
   } catch (error) {
     turn.failure = stopReply(error, turn.reply, events, shutdownSignal.aborted, logger);
+  } finally {
+    running?.finished();
   }
   events.end();
   const finishedAt = now();

@@ -49,6 +49,8 @@ export async function storeTurnOutcome(options: {
       replyText: storedReply,
       outcome: failure ? ('error' as const) : ('ok' as const),
       createdAt: finishedAt,
+      // Kept as a version of the answer to this message too, so the person can page back to it.
+      replyId: reply.replyId,
       ...(turn.tokenCounter
         ? { tokenCount: turn.tokenCounter.count(intent.text) + turn.tokenCounter.count(storedReply) }
         : {}),

@@ -6,6 +6,7 @@ import { mediaPrefix } from '../media/media-prefix.ts';
 import type { ReplyStream } from '../reply-stream.ts';
 import { toolsForTurn } from '../tools/create-turn-tools.ts';
 import type { TurnContext } from './load-turn-context.ts';
+import { ReplyStoppedByPerson } from './running-replies.ts';
 import type { ReplyDraft, TurnSoFar } from './turn-so-far.ts';
 import type { TurnDependencies } from './turn-types.ts';
 
@@ -20,6 +21,8 @@ export async function streamAgentReply(options: {
   budget: TurnBudget;
   events: ReplyStream;
   conversationKey: string;
+  /** Aborted when the person presses Stop: the reply ends with what they were shown. */
+  stopSignal?: AbortSignal;
   dependencies: Pick<
     TurnDependencies,
     | 'agent'
@@ -68,38 +71,66 @@ export async function streamAgentReply(options: {
     push({ type: 'reply.delta', replyId: reply.replyId, text: prefix });
   }
   const memoryBlock = context.memoryStep?.block;
-  for await (const part of agent.run({
-    history: history.messages,
-    userText: intent.text,
-    ...(media && media.images.length > 0 ? { userImages: media.images } : {}),
-    ...(media && media.documents.length > 0 ? { userDocuments: media.documents } : {}),
-    userId: intent.userId,
-    ...(memoryBlock ? { systemContext: memoryBlock } : {}),
-    ...(tools ? { tools } : {}),
-    abortSignal: dependencies.shutdownSignal,
-    budget,
-  })) {
-    // A status (waiting for a worker) is shown as it comes, before the reply rather than inside it.
-    if (part.type === 'status') {
-      push({ type: 'status', text: part.text });
-      continue;
+  const stopSignal = options.stopSignal;
+  const abortSignal = stopSignal
+    ? AbortSignal.any([dependencies.shutdownSignal, stopSignal])
+    : dependencies.shutdownSignal;
+  try {
+    for await (const part of agent.run({
+      history: history.messages,
+      userText: intent.text,
+      ...(media && media.images.length > 0 ? { userImages: media.images } : {}),
+      ...(media && media.documents.length > 0 ? { userDocuments: media.documents } : {}),
+      userId: intent.userId,
+      ...(memoryBlock ? { systemContext: memoryBlock } : {}),
+      ...(tools ? { tools } : {}),
+      abortSignal,
+      budget,
+    })) {
+      // A status (waiting for a worker) is shown as it comes, before the reply rather than inside it.
+      if (part.type === 'status') {
+        push({ type: 'status', text: part.text });
+        continue;
+      }
+      start();
+      if (part.type === 'text-delta') {
+        reply.firstDeltaAt ??= dependencies.now();
+        if (reply.text === '') reply.text = prefix;
+        reply.text += part.text;
+        push({ type: 'reply.delta', replyId: reply.replyId, text: part.text });
+      } else if (part.type === 'media') {
+        push({ type: 'reply.media', replyId: reply.replyId, media: part.media });
+        reply.mediaNames.push(part.media.name);
+      } else {
+        reply.text = prefix + part.text;
+        if (part.stopped) addBudgetNote(reply, part.stopped, dependencies.turnLimits, push);
+      }
     }
-    start();
-    if (part.type === 'text-delta') {
-      reply.firstDeltaAt ??= dependencies.now();
-      if (reply.text === '') reply.text = prefix;
-      reply.text += part.text;
-      push({ type: 'reply.delta', replyId: reply.replyId, text: part.text });
-    } else if (part.type === 'media') {
-      push({ type: 'reply.media', replyId: reply.replyId, media: part.media });
-      reply.mediaNames.push(part.media.name);
-    } else {
-      reply.text = prefix + part.text;
-      if (part.stopped) addBudgetNote(reply, part.stopped, dependencies.turnLimits, push);
-    }
+  } catch (error) {
+    if (!stopSignal?.aborted || dependencies.shutdownSignal.aborted) throw error;
+    endStopped(reply, stopSignal.reason, push, start);
+    return;
   }
   if (!reply.started) push({ type: 'reply.start', replyId: reply.replyId });
   push({ type: 'reply.end', replyId: reply.replyId, text: reply.text });
+}
+
+/**
+ * The person pressed Stop: the reply keeps what they had been shown (their client says how much;
+ * without it, what was generated), so history, the bill and memory hold exactly that.
+ */
+function endStopped(
+  reply: ReplyDraft,
+  reason: unknown,
+  push: (event: ReplyEvent) => void,
+  start: () => void,
+): void {
+  const shownChars = reason instanceof ReplyStoppedByPerson ? reason.shownChars : undefined;
+  if (shownChars !== undefined && shownChars < reply.text.length)
+    reply.text = reply.text.slice(0, shownChars);
+  reply.stopped = true;
+  start();
+  push({ type: 'reply.end', replyId: reply.replyId, text: reply.text, stopped: true });
 }
 
 /** Cut short by the message's caps: what was generated stays, with an honest note. */

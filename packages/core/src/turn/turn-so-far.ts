@@ -1,7 +1,7 @@
 import type { TokenCounter } from '@nexus/limits-kit';
 import type { Intent, NexusError } from '@nexus/protocol';
 import type { BudgetStopReason } from '../cost/turn-budget.ts';
-import type { TurnMedia } from '../media/prepare-turn-media.ts';
+import type { TurnMedia } from '../media/turn-media.ts';
 import type { MemoryStepReport } from '../memory/context/run-memory-step.ts';
 
 /**
@@ -17,6 +17,8 @@ export interface ReplyDraft {
   /** `reply.start` went out. */
   started: boolean;
   firstDeltaAt?: number;
+  /** The person pressed Stop; `text` is what they had been shown. */
+  stopped?: boolean;
   /** Set when a cap cut the reply short, or the person's daily allowance refused the turn. */
   budgetExhausted?: BudgetStopReason | 'daily_tokens';
 }

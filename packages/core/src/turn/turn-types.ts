@@ -10,6 +10,7 @@ import type { SessionStore } from '../session-store.ts';
 import type { SubagentSettings } from '../subagents/subagent-settings.ts';
 import type { OutsideTools } from '../tools/outside-tools.ts';
 import type { TurnTracing } from '../tracing/turn-tracing.ts';
+import type { RunningReplies } from './running-replies.ts';
 
 /** What one turn did, for metrics. Times are in milliseconds of the core's clock. */
 export interface TurnReport {
@@ -61,6 +62,8 @@ export interface TurnDependencies {
   outsideTools?: OutsideTools;
   /** Attachments: size cap, vision, transcription, documents. Unset: attachments get honest refusals. */
   media?: MediaSettings;
+  /** Where a Stop finds the reply it stops; unset, replies cannot be stopped. */
+  runningReplies?: RunningReplies;
 }
 
 /**

@@ -87,10 +87,20 @@ export function createMemoryRequestHandler(options: MemoryHttpHandlerOptions) {
     [
       'GET',
       /^\/sessions\/([^/]+)\/memories$/u,
-      async (r) => [
-        200,
-        { memories: await service.sessionMemories(withSignal({ ...r.query, sessionId: r.parameter }, r)) },
-      ],
+      async (r) => {
+        // Over HTTP a session's memories are listed one person at a time: without userId the
+        // service would return every person's memories bound to that session.
+        if (typeof r.query.userId !== 'string' || r.query.userId === '') {
+          throw new MemoryInputError({
+            field: 'userId',
+            message: 'Invalid userId: required (GET /sessions/:id/memories?userId=<person>).',
+          });
+        }
+        return [
+          200,
+          { memories: await service.sessionMemories(withSignal({ ...r.query, sessionId: r.parameter }, r)) },
+        ];
+      },
       true,
     ],
     ['POST', /^\/reset$/u, async (r) => [200, await service.reset(withSignal(r.body, r))], true],

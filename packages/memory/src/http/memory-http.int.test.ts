@@ -91,6 +91,7 @@ describe('memory HTTP API', () => {
       ['DELETE', `/memories/${seededId}`, undefined, 400, /userId/],
       ['DELETE', '/memories/not-a-uuid?userId=ada', undefined, 400, /id/],
       ['GET', '/sessions/s1/memories?userId=', undefined, 400, /userId/],
+      ['GET', '/sessions/s1/memories', undefined, 400, /userId: required/],
       ['POST', '/reset', {}, 400, /userId/],
       ['POST', '/reset', { userId: 7 }, 400, /userId/],
       ['GET', '/stats?userId=', undefined, 400, /userId/],
@@ -209,7 +210,8 @@ describe('memory HTTP API', () => {
             category: 'fact',
           }),
           updatedElsewhere: await api.update({ userId: 'bob', id: added.memory.id, content: 'Bob was here' }),
-          session: await api.sessionMemories({ sessionId: 's1' }),
+          session: await api.sessionMemories({ sessionId: 's1', userId: 'ada' }),
+          sessionOfBob: await api.sessionMemories({ sessionId: 's1', userId: 'bob' }),
           stats: await api.stats(),
           deleted: await api.delete({ userId: 'ada', id: added.memory.id }),
           reset: await api.reset({ userId: 'ada' }),
@@ -225,6 +227,9 @@ describe('memory HTTP API', () => {
         createdAt: remote.added.memory.createdAt,
       });
       expect(remote.updatedElsewhere).toBeUndefined();
+      // Ada's memory is bound to s1, and Bob, in the same session, does not get it.
+      expect(remote.session.map((memory) => memory.userId)).toEqual(['ada']);
+      expect(remote.sessionOfBob).toEqual([]);
       const error = await client.add({ userId: 'ada', content: '' }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(MemoryInputError);
       expect((error as MemoryInputError).field).toBe('content');

@@ -28,8 +28,8 @@ function referenceRanking(
         const frequency = documents.filter((other) => other.tokens.includes(term)).length;
         const idf = Math.max(1e-6, Math.log((documents.length - frequency + 0.5) / (frequency + 0.5)));
         score +=
-          (weight * idf * count * 2.2) /
-          (count + 1.2 * (0.25 + (0.75 * document.tokens.length) / averageLength));
+          (weight * idf * count * 1.9) /
+          (count + 0.9 * (0.6 + (0.4 * document.tokens.length) / averageLength));
       }
       return { rowid: document.rowid, score };
     });

@@ -56,6 +56,8 @@ export function sumWeightedRankings<Id>(
 export interface WeightedTerms {
   readonly terms: readonly string[];
   readonly weight: number;
+  /** False: matched in a memory's own words only, not its session neighbours' (stop words). */
+  readonly neighbours?: boolean;
 }
 
 /** The last plan `lexicalQueryParts` made, with the texts it was made of. */
@@ -81,7 +83,9 @@ function planLexicalQuery(text: string, contextText: string): readonly WeightedT
   const context = queryTermGroups(contextText).content.filter((term) => !seen.has(term));
   return [
     { terms: message.content, weight: 1 },
-    { terms: message.stop, weight: STOP_WORD_WEIGHT },
-    { terms: context, weight: CONTEXT_WEIGHT },
+    { terms: message.stop, weight: STOP_WORD_WEIGHT, neighbours: false },
+    // The turns' words are context already: looked for in a memory's neighbours too, they would
+    // be two steps from the message (measured on bench:recall with context: 0.477 → 0.443).
+    { terms: context, weight: CONTEXT_WEIGHT, neighbours: false },
   ].filter((part) => part.terms.length > 0);
 }

@@ -172,6 +172,11 @@ export class SqliteLexicalCache {
     this.#pending.add(() => this.#apply(userId, (index) => index.upsert(rowid, scope, content)));
   }
 
+  /** A memory linked to a session inside the current transaction (its neighbours lend it words). */
+  linked(userId: string, rowid: number, sessionId: string): void {
+    this.#pending.add(() => this.#apply(userId, (index) => index.link(rowid, sessionId)));
+  }
+
   /** A memory deleted inside the current transaction. */
   removed(userId: string, rowid: number): void {
     this.#pending.add(() => this.#apply(userId, (index) => index.remove(rowid)));
@@ -262,8 +267,20 @@ export class SqliteLexicalCache {
     // Arrays, not one object per row: a build reads every row of the person.
     statement.setReturnArrays(true);
     const slice = statement.all(userId, build.afterRowid, rows) as unknown as Array<[number, string, string]>;
+    const last = slice.at(-1)?.[0];
+    // Links first: each memory's neighbours are then set once, when its text is indexed.
+    if (last !== undefined) {
+      // The slice's session links, by the links' memory index (a range of rowids).
+      const links = this.#statements(
+        // `+user_id`: the range on the memory index, not a walk of the person's every link per slice.
+        'SELECT memory_rowid, session_id FROM session_links WHERE memory_rowid > ? AND memory_rowid <= ? AND +user_id = ?',
+      );
+      links.setReturnArrays(true);
+      const rows = links.all(build.afterRowid, last, userId) as unknown as Array<[number, string]>;
+      for (const [rowid, sessionId] of rows) build.index.link(rowid, sessionId);
+    }
     for (const [rowid, scope, content] of slice) build.index.upsert(rowid, scope, content);
-    build.afterRowid = slice.at(-1)?.[0] ?? build.afterRowid;
+    build.afterRowid = last ?? build.afterRowid;
     return slice.length === rows;
   }
 

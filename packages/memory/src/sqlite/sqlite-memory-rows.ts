@@ -164,6 +164,7 @@ export class SqliteMemoryRows {
       `INSERT OR IGNORE INTO session_links (session_id, memory_rowid, user_id)
        SELECT ?, rowid, user_id FROM memories WHERE id = ? AND user_id = ? RETURNING memory_rowid`,
     ).get(sessionId, memoryId, userId) as { memory_rowid: number } | undefined;
+    if (row) this.#lexicalCache.linked(userId, row.memory_rowid, sessionId);
     return row?.memory_rowid;
   }
 }

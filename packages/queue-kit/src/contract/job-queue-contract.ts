@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type ActiveJob, type JobQueue, NexusError, PermanentJobError } from '@nexus/protocol';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_JOB_PAYLOAD_BYTES } from '../normalise-enqueue-options.ts';
 import {
   type JobQueueWorkerModule,
   type SpawnedJobQueueWorker,
@@ -499,6 +500,23 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
         completed: 0,
       });
       expect(await queue.enqueue({ name, payload: { fine: true } })).toMatchObject({ deduplicated: false });
+    });
+
+    it('refuses a payload over the cap with payload_too_large, stores nothing, and takes one at the cap', async () => {
+      const queue = await create();
+      const name = uniqueName('payload-cap');
+      // `{"text":"…"}` is 11 bytes around the text; "é" is two bytes in UTF-8 and one character.
+      const atCap = { text: `${'é'.repeat((DEFAULT_MAX_JOB_PAYLOAD_BYTES - 12) / 2)}a` };
+      expect(Buffer.byteLength(JSON.stringify(atCap))).toBe(DEFAULT_MAX_JOB_PAYLOAD_BYTES);
+      const overCap = { text: `${atCap.text}c` };
+      await expect(queue.enqueue({ name, payload: overCap })).rejects.toMatchObject({
+        code: 'payload_too_large',
+        retryable: false,
+        message: expect.stringContaining(`cap of ${DEFAULT_MAX_JOB_PAYLOAD_BYTES}`),
+      });
+      expect((await countsOf(queue, name)).waiting).toBe(0);
+      expect(await queue.enqueue({ name, payload: atCap })).toMatchObject({ deduplicated: false });
+      expect((await countsOf(queue, name)).waiting).toBe(1);
     });
   });
 }

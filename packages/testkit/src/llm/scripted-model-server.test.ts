@@ -179,6 +179,7 @@ describe('scripted model server', () => {
     await expect(pending).rejects.toThrow();
     while (server.chatRequests()[0]?.finishedAt === undefined)
       await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(server.chatRequests()[0]?.abortedByClient).toBe(true);
   });
 
   it('drops the connection mid-stream when asked', async () => {
@@ -189,6 +190,7 @@ describe('scripted model server', () => {
       for await (const part of result.stream) types.push(part.type);
     })().catch(() => types.push('thrown'));
     expect(types.some((type) => type === 'error' || type === 'thrown')).toBe(true);
+    expect(server.chatRequests()[0]?.abortedByClient).toBeUndefined();
   });
 
   it('waits the scripted delay before answering and resets its state', async () => {
@@ -196,6 +198,7 @@ describe('scripted model server', () => {
     await generateText({ model: providerFor(server)('m'), prompt: 'x' });
     const [recorded] = server.chatRequests();
     expect((recorded?.finishedAt ?? 0) - (recorded?.receivedAt ?? 0)).toBeGreaterThanOrEqual(35);
+    expect(recorded?.abortedByClient).toBeUndefined();
     server.enqueue({ text: 'never used' });
     server.setResponder(() => ({ text: 'never used either' }));
     server.reset();

@@ -42,6 +42,11 @@ export interface RecordedModelRequest {
   headers: IncomingHttpHeaders;
   receivedAt: number;
   finishedAt?: number;
+  /**
+   * The client closed the connection before the answer was complete (an aborted request); not set
+   * when the script itself dropped it (`dropConnection`).
+   */
+  abortedByClient?: boolean;
   /** Set for `/v1/audio/transcriptions`: the uploaded file as the server parsed it. */
   transcription?: RecordedTranscription;
 }
@@ -103,9 +108,11 @@ export async function startScriptedModelServer(
       }
     }
     const record: RecordedModelRequest = { path, body, headers: request.headers, receivedAt: Date.now() };
+    let droppedByScript = false;
     if (recordRequests) requests.push(record);
     response.once('close', () => {
       record.finishedAt = Date.now();
+      if (!response.writableEnded && !droppedByScript) record.abortedByClient = true;
     });
 
     if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) {
@@ -156,6 +163,7 @@ export async function startScriptedModelServer(
       }
       const scripted =
         queue.shift() ?? (responder ? await responder(chatRequest) : echoResponse(chatRequest));
+      droppedByScript = scripted.dropConnection === true;
       const delayMs = scripted.delayMs ?? latencyMs;
       if (delayMs > 0 && !(await waitUnlessClosed(response, delayMs))) return;
       if (scripted.hang) return new Promise((resolve) => response.once('close', () => resolve()));

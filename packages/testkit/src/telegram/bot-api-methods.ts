@@ -52,6 +52,7 @@ export class BotApiMethods {
   readonly #lastMessageId = new Map<number, number>();
   readonly #files = new Map<string, { file: FakeTelegramFile; content: Uint8Array }>();
   readonly #blocked = new Set<number>();
+  readonly #administrators = new Map<number, ReadonlySet<number>>();
   readonly #calls: RecordedApiCall[] = [];
 
   constructor(options: { botInfo: UserFromGetMe; recordCalls: boolean }) {
@@ -87,6 +88,10 @@ export class BotApiMethods {
 
   findMessage(chatId: number, messageId: number): Message | undefined {
     return this.#messages.get(`${chatId}:${messageId}`);
+  }
+
+  setChatAdministrators(chatId: number, userIds: readonly number[]): void {
+    this.#administrators.set(chatId, new Set(userIds));
   }
 
   blockChat(chatId: number): void {
@@ -132,6 +137,8 @@ export class BotApiMethods {
         return this.#chatGuard(payload) ?? { ok: true, result: true };
       case 'getFile':
         return this.#getFile(payload);
+      case 'getChatMember':
+        return this.#getChatMember(payload);
       case 'deleteMessage':
         return this.#deleteMessage(payload);
       case 'setMyCommands':
@@ -152,6 +159,21 @@ export class BotApiMethods {
     );
     if (index >= 0) this.#botMessages.splice(index, 1);
     return { ok: true, result: true };
+  }
+
+  /**
+   * A ChatMember: `administrator` for those set with setChatAdministrators, else `member`.
+   * Simplified: the user object carries only the id, and `left`/`kicked` members are not modelled.
+   */
+  #getChatMember(payload: Record<string, unknown>): Outcome {
+    const chatId = Number(payload.chat_id);
+    const userId = Number(payload.user_id);
+    if (!this.#chats.has(chatId)) return errorBody(400, 'Bad Request: chat not found');
+    if (!Number.isSafeInteger(userId)) return errorBody(400, 'Bad Request: invalid user_id specified');
+    const user = { id: userId, is_bot: false, first_name: '' };
+    return this.#administrators.get(chatId)?.has(userId)
+      ? { ok: true, result: { status: 'administrator', user, can_be_edited: false, is_anonymous: false } }
+      : { ok: true, result: { status: 'member', user } };
   }
 
   #chatGuard(payload: Record<string, unknown>): Outcome | undefined {

@@ -77,6 +77,8 @@ export interface FakeTelegram {
   ): void;
   /** Every later call that targets this chat answers 403 "bot was blocked by the user". */
   blockChat(chatId: number): void;
+  /** Who `getChatMember` reports as the group's administrators (everyone else is a plain member). */
+  setChatAdministrators(chatId: number, userIds: readonly number[]): void;
   unblockChat(chatId: number): void;
   /**
    * Open long polls are never answered from now on, nor are the next `newRequests` polls
@@ -335,6 +337,7 @@ export async function startFakeTelegram(options: FakeTelegramOptions = {}): Prom
       failures.set(method, list);
     },
     blockChat: (chatId) => methods.blockChat(chatId),
+    setChatAdministrators: (chatId, userIds) => methods.setChatAdministrators(chatId, userIds),
     unblockChat: (chatId) => methods.unblockChat(chatId),
     stallGetUpdates(stallOptions = {}) {
       queue.stall(stallOptions.newRequests ?? Number.POSITIVE_INFINITY);

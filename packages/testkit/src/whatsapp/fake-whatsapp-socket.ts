@@ -3,6 +3,8 @@ import {
   type AnyMessageContent,
   type ConnectionState,
   type Contact,
+  type GroupMetadata,
+  type GroupParticipant,
   generateWAMessage,
   jidNormalizedUser,
   type MessageUpsertType,
@@ -64,7 +66,10 @@ export interface FakeWhatsAppSocket {
   ): Promise<WAMessage | undefined>;
   sendPresenceUpdate(type: WAPresence, toJid?: string): Promise<void>;
   requestPairingCode(phoneNumber: string): Promise<string>;
+  groupMetadata(jid: string): Promise<GroupMetadata>;
   end(error: Error | undefined): Promise<void>;
+  /** Server side: a group and its participants, as `groupMetadata` answers for it. */
+  setGroup(jid: string, participants: GroupParticipant[]): void;
   /** Server side: the link is up. */
   open(): void;
   /** Server side: a QR to show while linking. */
@@ -99,6 +104,7 @@ export function createFakeWhatsAppSocket(
   let user = options.user;
   let ended = false;
   let failures: { count: number; error: Error } | undefined;
+  const groups = new Map<string, GroupParticipant[]>();
 
   const end = async (error: Error | undefined) => {
     if (ended) return;
@@ -156,6 +162,22 @@ export function createFakeWhatsAppSocket(
     async requestPairingCode(phoneNumber) {
       pairingCodeRequests.push(phoneNumber);
       return `FAKE${String(pairingCodeRequests.length).padStart(4, '0')}`;
+    },
+    async groupMetadata(jid) {
+      const participants = groups.get(jid);
+      // WhatsApp answers a group the account is not in with an error (item-not-found); the
+      // fake's metadata holds only the id, a subject, the size and the participants.
+      if (!participants) throw new Error('item-not-found');
+      return {
+        id: jid,
+        owner: undefined,
+        subject: 'Group',
+        size: participants.length,
+        participants: participants.map((participant) => ({ ...participant })),
+      };
+    },
+    setGroup(jid, participants) {
+      groups.set(jid, participants);
     },
     end,
     open() {

@@ -1,0 +1,128 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+
+/** What a screenshot run needs from the bench: the chat URL and a way to script the next reply. */
+export interface ScreenshotTarget {
+  chatUrl: string;
+  enqueueReply: (text: string) => void;
+  /** Puts a few memories in the store for the person of `clientId`, so the Memory panel has rows. */
+  seedMemories: (clientId: string) => Promise<void>;
+}
+
+export const sampleReply = [
+  '## Planning the trip',
+  '',
+  'Here is a **short plan** with `code`, a [reference link][guide] and a formula $E = mc^2$:',
+  '',
+  '- [x] Book the train',
+  '- [ ] Reserve the hotel',
+  '- Pack light',
+  '',
+  '| Day | City | Distance (km) | Notes |',
+  '|---|---|---:|---|',
+  '| 1 | Lisbon | 0 | Arrive in the afternoon, walk along the river |',
+  '| 2 | Porto | 313 | Morning train; lunch near the Ribeira |',
+  '',
+  '```ts',
+  'const total = days.reduce((sum, day) => sum + day.distance, 0); // km',
+  '```',
+  '',
+  '> Tip: trains sell out on Fridays.',
+  '',
+  '![Map of the route](https://maps.example.com/route.png)',
+  '',
+  '[guide]: https://example.com/guide',
+].join('\n');
+
+/**
+ * Screenshots of the main states (chat with a Markdown reply, hovered actions, edit form, Memory
+ * panel, conversation list, phone, dark) into `folder`, for a person to look at. Returns the files.
+ */
+export async function takeScreenshots(browser: Browser, target: ScreenshotTarget, folder: string) {
+  await mkdir(folder, { recursive: true });
+  const files: string[] = [];
+  const shoot = async (page: Page, name: string) => {
+    const file = join(folder, `${name}.png`);
+    await page.screenshot({ path: file });
+    files.push(file);
+  };
+  for (const colorScheme of ['light', 'dark'] as const) {
+    const laptop = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme });
+    const page = await laptop.newPage();
+    await openChat(page, target);
+    await chat(page, target, 'Plan a two-day trip from Lisbon to Porto, please.', sampleReply);
+    await chat(page, target, 'Thanks! And a short follow-up question?', 'Of course — ask away.');
+    await shoot(page, `laptop-${colorScheme}-chat`);
+    const userMessage = page.locator('[data-role=user]').last();
+    await userMessage.hover();
+    await shoot(page, `laptop-${colorScheme}-hovered-actions`);
+    await page.locator('[data-role=assistant]').first().hover();
+    await shoot(page, `laptop-${colorScheme}-hovered-reply-actions`);
+    await userMessage.hover();
+    await userMessage.getByTestId('edit-message').click();
+    await shoot(page, `laptop-${colorScheme}-edit-form`);
+    await page.keyboard.press('Escape');
+    const clientId = await page.evaluate(() => localStorage.getItem('nexus.clientId'));
+    if (clientId) await target.seedMemories(clientId);
+    await page.getByTestId('more-button').click();
+    await shoot(page, `laptop-${colorScheme}-menu`);
+    await page.getByTestId('memory-button').click();
+    await page.getByTestId('panel-sheet').waitFor();
+    await page.waitForTimeout(500);
+    await shoot(page, `laptop-${colorScheme}-memory-panel`);
+    await page.keyboard.press('Escape');
+    await page.getByTestId('message-list').evaluate((list) => {
+      list.scrollTop = 0;
+    });
+    await page.waitForTimeout(200);
+    await shoot(page, `laptop-${colorScheme}-scrolled-up`);
+    await laptop.close();
+
+    const phone = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      colorScheme,
+      hasTouch: true,
+      isMobile: true,
+      deviceScaleFactor: 2,
+    });
+    const phonePage = await phone.newPage();
+    await openChat(phonePage, target);
+    await chat(phonePage, target, 'Plan a two-day trip from Lisbon to Porto, please.', sampleReply);
+    await shoot(phonePage, `phone-${colorScheme}-chat`);
+    await phonePage.getByTestId('conversations-button').click();
+    await phonePage.getByTestId('conversation-list').waitFor();
+    await phonePage.waitForTimeout(300);
+    await shoot(phonePage, `phone-${colorScheme}-conversation-list`);
+    await phonePage.keyboard.press('Escape');
+    await phonePage
+      .getByTestId('conversations-button')
+      .click({ force: true })
+      .catch(() => {});
+    await phonePage.goto(target.chatUrl.replace(/#.*$/, ''));
+    await phonePage.locator('[data-testid=status-line][data-phase=open]').waitFor();
+    const phoneClient = await phonePage.evaluate(() => localStorage.getItem('nexus.clientId'));
+    if (phoneClient) await target.seedMemories(phoneClient);
+    await phonePage.getByTestId('more-button').click();
+    await phonePage.getByTestId('memory-button').click();
+    await phonePage.getByTestId('panel-sheet').waitFor();
+    await phonePage.waitForTimeout(500);
+    await shoot(phonePage, `phone-${colorScheme}-memory-panel`);
+    await phone.close();
+  }
+  return files;
+}
+
+async function openChat(page: Page, target: ScreenshotTarget) {
+  await page.goto(target.chatUrl);
+  await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
+}
+
+async function chat(page: Page, target: ScreenshotTarget, text: string, reply: string) {
+  const done = await page.locator('[data-role=assistant][data-state=done]').count();
+  target.enqueueReply(reply);
+  await page.getByTestId('message-input').fill(text);
+  await page.getByTestId('send-button').click();
+  await page.locator('[data-role=assistant][data-state=done]').nth(done).waitFor();
+  await page.waitForTimeout(300);
+}

@@ -1,0 +1,96 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSqliteJobQueue } from './sqlite-job-queue.ts';
+
+// Enqueues batched into one transaction (the queue's group commit) on a volume that really is
+// full: an 8 MiB tmpfs, filled up. Each enqueue must fail with SQLite's own "database or disk is
+// full", none may be stored outside the failed transaction, and the queue must work again once
+// there is room. Mounting needs root; as anyone else this is skipped.
+
+const MIB = 1024 * 1024;
+const isRoot = process.getuid?.() === 0;
+let mountPoint: string | undefined;
+
+beforeAll(async () => {
+  if (!isRoot) return;
+  const directory = await mkdtemp(join(tmpdir(), 'nexus-full-queue-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', directory], { stdio: 'ignore' });
+    mountPoint = directory;
+  } catch {
+    await rm(directory, { recursive: true, force: true });
+  }
+});
+afterAll(async () => {
+  if (!mountPoint) return;
+  execFileSync('umount', [mountPoint]);
+  await rm(mountPoint, { recursive: true, force: true });
+});
+
+describe.runIf(isRoot)('the SQLite job queue on a full volume', () => {
+  it('fails every enqueue of a batch with "database or disk is full" and stores none of them', async (context) => {
+    if (!mountPoint) context.skip();
+    const path = join(mountPoint!, 'jobs.sqlite');
+    const queue = createSqliteJobQueue({ path });
+    try {
+      await queue.enqueue({ name: 'test.job', payload: { n: 0 } });
+      await writeFile(join(mountPoint!, 'filler'), Buffer.alloc(8 * MIB - 128 * 1024));
+      // Big enough together that the batch cannot fit in what is left.
+      const big = 'x'.repeat(60_000);
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, index) => queue.enqueue({ name: 'test.job', payload: { index, big } })),
+      );
+      for (const outcome of outcomes) {
+        expect(outcome.status).toBe('rejected');
+        const reason = (outcome as PromiseRejectedResult).reason as Error & { cause?: Error };
+        expect(`${reason.message} ${reason.cause?.message ?? ''}`).toContain('database or disk is full');
+        expect(reason.message).not.toContain('no transaction is active');
+      }
+      await rm(join(mountPoint!, 'filler'));
+      await queue.enqueue({ name: 'test.job', payload: { n: 1 } });
+    } finally {
+      await queue.close({ timeoutMs: 100 });
+    }
+    const database = new DatabaseSync(path);
+    try {
+      expect(database.prepare('SELECT count(*) AS n FROM jobs').get()).toEqual({ n: 2 });
+    } finally {
+      database.close();
+    }
+  });
+
+  it('stores no job of a batch outside its transaction when one insert fills the disk mid-batch', async (context) => {
+    if (!mountPoint) context.skip();
+    const path = join(mountPoint!, 'mid-batch.sqlite');
+    const queue = createSqliteJobQueue({ path });
+    try {
+      await queue.enqueue({ name: 'test.job', payload: { n: 0 } });
+      await writeFile(join(mountPoint!, 'filler'), Buffer.alloc(5 * MIB));
+      // The middle job is larger than the room left and than SQLite's page cache, so its insert
+      // itself fails and SQLite ends the transaction; the small ones around it would fit.
+      const outcomes = await Promise.allSettled([
+        queue.enqueue({ name: 'test.job', payload: { n: 1 } }),
+        queue.enqueue({ name: 'test.job', payload: { big: 'x'.repeat(4 * MIB) } }),
+        queue.enqueue({ name: 'test.job', payload: { n: 3 } }),
+      ]);
+      for (const outcome of outcomes) {
+        expect(outcome.status).toBe('rejected');
+        const reason = (outcome as PromiseRejectedResult).reason as Error & { cause?: Error };
+        expect(`${reason.message} ${reason.cause?.message ?? ''}`).toContain('database or disk is full');
+      }
+      await rm(join(mountPoint!, 'filler'));
+    } finally {
+      await queue.close({ timeoutMs: 100 });
+    }
+    const database = new DatabaseSync(path);
+    try {
+      expect(database.prepare('SELECT count(*) AS n FROM jobs').get()).toEqual({ n: 1 });
+    } finally {
+      database.close();
+    }
+  });
+});
