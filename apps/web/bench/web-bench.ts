@@ -13,7 +13,7 @@
 //                  100 KB reply once in Node, median of 5
 //   stream_100kb_cpu_ms  CPU time of lexing it as it streams in 1 KB chunks (incremental)
 // It also writes screenshots of the main states (light and dark, laptop and phone) to
-// apps/web/bench/screenshots/ (git-ignored), to be looked at. `--screenshots-only` skips the rest.
+// the git-ignored `screenshots` folder beside this file, to be looked at. `--screenshots-only` skips the rest.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
