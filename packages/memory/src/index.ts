@@ -109,6 +109,7 @@ export { type ChannelRanking, fuseRankings, RRF_K } from './ranking/rank-fusion.
 export { mergeStandingKinds, newestFirst, STANDING_KINDS } from './ranking/standing-kinds.ts';
 export { compareStanding } from './ranking/standing-order.ts';
 export { MemoryService, type MemoryServiceOptions } from './service/memory-service.ts';
+export { inProcessPersonLane, type PersonLane } from './service/person-lane.ts';
 export {
   type ReindexProgress,
   type ReindexResult,
