@@ -27,6 +27,7 @@ import { createGatewayJobQueue } from '../create-gateway-job-queue.ts';
 import { createLanguageModel } from '../create-language-model.ts';
 import { DEFAULT_EMBEDDING_MODELS, detectProviderEmbedder } from './detect-provider-embedder.ts';
 import { loadTransformersAddon } from './load-transformers-addon.ts';
+import { openPersonLane } from './open-person-lane.ts';
 import { type ReindexTuning, reindexInBackground } from './reindex-in-background.ts';
 import { reindexQdrantInBackground } from './reindex-qdrant-in-background.ts';
 
@@ -228,9 +229,16 @@ export async function openLocalMemoryService(options: {
     options.fetch,
     autoReindex,
   );
+  // Shared by the lexical and the hybrid service, so a re-index's switch keeps one lane.
+  const personLane = openPersonLane({
+    config,
+    logger: options.logger,
+    ...(options.reindexElsewhere ? { shortLived: true } : {}),
+  });
   const serviceOn = (on: MemoryStore, onEmbedder: Embedder | undefined, why: string) =>
     new MemoryService({
       store: on,
+      ...(personLane.lane ? { lane: personLane.lane } : {}),
       ...(onEmbedder ? { embedder: onEmbedder } : {}),
       searchReason: why,
       logger: options.logger,
@@ -244,28 +252,33 @@ export async function openLocalMemoryService(options: {
     service = serviceOn(store, embedder, reason);
   } catch (error) {
     await store.close();
+    await personLane.close();
     throw error;
   }
-  if (!reindexTo || options.reindexElsewhere) return { service, close: () => store.close() };
+  if (!reindexTo || options.reindexElsewhere)
+    return { service, close: () => store.close().finally(() => personLane.close()) };
   const wanted = { embedderId: reindexTo.id, dimensions: reindexTo.dimensions };
   const hybridReason = reason.replace(/; (the store's|\d+ of the store's) .*$/u, '');
   const { qdrantUrl, qdrantApiKey, qdrantCollection } = config.memory;
   if (qdrantUrl)
-    return reindexQdrantInBackground({
-      qdrant: {
-        url: qdrantUrl,
-        ...(qdrantApiKey ? { apiKey: qdrantApiKey } : {}),
-        collection: qdrantCollection,
-      },
-      embedder: reindexTo,
-      logger: options.logger,
-      lexical: { service, store },
-      async openHybrid(collection) {
-        const hybridStore = await openMemoryStore(config, wanted, collection);
-        return { service: serviceOn(hybridStore, reindexTo, hybridReason), store: hybridStore };
-      },
-      ...(options.reindexTuning ? { tuning: options.reindexTuning } : {}),
-    });
+    return withLaneClosed(
+      personLane,
+      reindexQdrantInBackground({
+        qdrant: {
+          url: qdrantUrl,
+          ...(qdrantApiKey ? { apiKey: qdrantApiKey } : {}),
+          collection: qdrantCollection,
+        },
+        embedder: reindexTo,
+        logger: options.logger,
+        lexical: { service, store },
+        async openHybrid(collection) {
+          const hybridStore = await openMemoryStore(config, wanted, collection);
+          return { service: serviceOn(hybridStore, reindexTo, hybridReason), store: hybridStore };
+        },
+        ...(options.reindexTuning ? { tuning: options.reindexTuning } : {}),
+      }),
+    );
   return reindexInBackground({
     path: storePath(config),
     embedder: reindexTo,
@@ -277,6 +290,15 @@ export async function openLocalMemoryService(options: {
     },
     ...(options.reindexTuning ? { tuning: options.reindexTuning } : {}),
   });
+}
+
+/** `running` whose close also closes the person lane's Redis connection. */
+function withLaneClosed<T extends { close(): Promise<void> }>(
+  lane: { close(): Promise<void> },
+  running: T,
+): T {
+  const close = running.close.bind(running);
+  return Object.assign(running, { close: () => close().finally(() => lane.close()) });
 }
 
 /**
