@@ -24,7 +24,7 @@ import { createSecrets, type StackSecrets } from './docker/stack-secrets.ts';
 
 const PROJECT = process.env.NEXUS_STACK_PROJECT ?? `nexus-stack-${randomBytes(4).toString('hex')}`;
 const IMAGE = process.env.NEXUS_STACK_IMAGE ?? 'nexus:stack-test';
-const DEFAULT_SERVICES = 5; // nexus, memory, redis, qdrant, model
+const DEFAULT_SERVICES = 6; // nexus, two memory replicas (compose.test.yml), redis, qdrant, model
 const figures: Record<string, string> = {};
 
 let project: ComposeProject;
@@ -152,6 +152,26 @@ describe('the default docker-compose stack', () => {
     ).toBe(true);
   }, 240_000);
 
+  it('makes one fact of 50 concurrent identical adds for one person sent to two memory replicas', async () => {
+    const replicas = await project.containersOf('memory');
+    expect(replicas).toHaveLength(2);
+    const person = `replicas-${randomUUID()}`;
+    // Each replica's own port from inside its container: 25 adds to one, 25 to the other, at once.
+    const request = (path: string, body?: unknown) =>
+      `fetch('http://127.0.0.1:8787${path}',{method:${body ? "'POST'" : "'GET'"},headers:{'x-api-key':key,'content-type':'application/json'}${body ? `,body:${JSON.stringify(JSON.stringify(body))}` : ''}}).then(r=>r.json())`;
+    const addTwentyFive = `const key=require('fs').readFileSync('/run/secrets/memory-api-key','utf8').trim();Promise.all(Array.from({length:25},()=>${request('/add', { userId: person, content: 'Plays the cello on Sundays' })})).then(r=>process.stdout.write(JSON.stringify(r.map(x=>x.action??x.error?.code))))`;
+    const actions = (
+      await Promise.all(replicas.map((replica) => project.exec(replica, ['node', '-e', addTwentyFive])))
+    ).flatMap((output) => JSON.parse(output) as string[]);
+    expect(actions).toHaveLength(50);
+    expect(actions.filter((action) => action === 'inserted')).toHaveLength(1);
+    const list = `const key=require('fs').readFileSync('/run/secrets/memory-api-key','utf8').trim();${request(`/memories?userId=${person}`)}.then(r=>process.stdout.write(JSON.stringify(r.memories.map(m=>m.content))))`;
+    for (const replica of replicas)
+      expect(JSON.parse(await project.exec(replica, ['node', '-e', list]))).toEqual([
+        'Plays the cello on Sundays',
+      ]);
+  }, 120_000);
+
   it('runs every container as non-root, hardened, with secrets as files and no token outside the gateway', async () => {
     const containers = await project.containers();
     const inspected = JSON.parse(
@@ -197,7 +217,7 @@ describe('the default docker-compose stack', () => {
         );
         expect(secretMounts.sort(), service).toEqual(
           service === 'memory'
-            ? ['/run/secrets/memory-api-key', '/run/secrets/qdrant-api-key']
+            ? ['/run/secrets/memory-api-key', '/run/secrets/qdrant-api-key', '/run/secrets/redis-password']
             : ['/run/secrets/memory-api-key', '/run/secrets/redis-password'],
         );
       }
