@@ -41,6 +41,8 @@ interface ComposeService {
   entrypoint?: string[] | string;
   secrets?: Array<string | { source: string }>;
   logging?: { driver?: string; options?: Record<string, string> };
+  container_name?: string;
+  ports?: string[];
 }
 
 interface ComposeFile {
@@ -139,7 +141,13 @@ describe('docker-compose.yml', () => {
     }
     expect(memory?.profiles).toBeUndefined();
     expect(memory?.command).toEqual(['memory', 'serve']);
-    expect(memory?.depends_on).toMatchObject({ qdrant: { condition: 'service_healthy' } });
+    expect(memory?.depends_on).toMatchObject({
+      qdrant: { condition: 'service_healthy' },
+      redis: { condition: 'service_healthy' },
+    });
+    // Scaled like the workers (`--scale memory=2`): nothing that names one container or takes one host port.
+    expect(memory?.container_name).toBeUndefined();
+    expect(memory?.ports).toBeUndefined();
     expect(memory?.environment).toMatchObject({
       NEXUS_MEMORY_MODE: 'in-process',
       NEXUS_MEMORY_API_KEY_FILE: '/run/secrets/memory-api-key',
@@ -256,7 +264,11 @@ describe('docker-compose.yml', () => {
       );
     }
     const { memory } = compose.services;
-    expect(secretNames(memory).sort()).toEqual(['memory-api-key', 'qdrant-api-key']);
+    // Redis for the replicas' per-person write lease.
+    expect(secretNames(memory).sort()).toEqual(['memory-api-key', 'qdrant-api-key', 'redis-password']);
+    expect(withDefaults(memory?.environment?.NEXUS_REDIS_PASSWORD_FILE ?? '')).toBe(
+      '/run/secrets/redis-password',
+    );
     expect(withDefaults(memory?.environment?.NEXUS_QDRANT_API_KEY_FILE ?? '')).toBe(
       '/run/secrets/qdrant-api-key',
     );

@@ -25,7 +25,7 @@ import { createSecrets, DEFAULT_SECRETS_GID, type StackSecrets } from './docker/
 
 const PROJECT = process.env.NEXUS_STACK_PROJECT ?? `nexus-stack-${randomBytes(4).toString('hex')}`;
 const IMAGE = process.env.NEXUS_STACK_IMAGE ?? 'nexus:stack-test';
-const DEFAULT_SERVICES = 5; // nexus, memory, redis, qdrant, model
+const DEFAULT_SERVICES = 6; // nexus, two memory replicas (compose.test.yml), redis, qdrant, model
 const figures: Record<string, string> = {};
 
 let project: ComposeProject;
@@ -177,6 +177,36 @@ describe('the default docker-compose stack', () => {
     ).toBe(true);
   }, 240_000);
 
+  it('makes one fact of 50 concurrent identical adds for one person sent to two memory replicas', async () => {
+    const replicas = await project.containersOf('memory');
+    expect(replicas).toHaveLength(2);
+    const run = randomUUID();
+    const person = `replicas-${run}`;
+    // 60 more people told one fact each on both replicas at once: the burst queues at Qdrant, so
+    // each replica's adds stay long between reading a person's memories and inserting.
+    const others = Array.from({ length: 60 }, (_, index) => `replicas-${run}-${index}`);
+    const script = (body: string) =>
+      `const key=require('fs').readFileSync('/run/secrets/memory-api-key','utf8').trim();const call=(path,body)=>fetch('http://127.0.0.1:8787'+path,{method:body?'POST':'GET',headers:{'x-api-key':key,'content-type':'application/json'},body:body?JSON.stringify(body):undefined}).then(r=>r.json());const person=${JSON.stringify(person)};const others=${JSON.stringify(others)};${body}`;
+    // Each replica's own port from inside its container, started on one signal however slow
+    // `docker exec` is: 25 identical adds for one person, and the 60 others, to each replica.
+    const burst = script(
+      "process.stdout.write('ready\\n');process.stdin.once('data',()=>Promise.all([...Array.from({length:25},()=>call('/add',{userId:person,content:'Plays the cello on Sundays'})),...others.map(userId=>call('/add',{userId,content:'Plays the cello on Sundays'}))]).then(r=>{process.stdout.write(JSON.stringify(r.slice(0,25).map(x=>x.action??x.error?.code)));process.exit(0)}))",
+    );
+    const bursts = replicas.map((replica) => project.execOnSignal(replica, ['node', '-e', burst]));
+    await Promise.all(bursts.map((started) => started.ready));
+    for (const started of bursts) started.go();
+    const actions = (await Promise.all(bursts.map((started) => started.output))).flatMap(
+      (output) => JSON.parse(output) as string[],
+    );
+    expect(actions).toHaveLength(50);
+    expect(actions.filter((action) => action === 'inserted')).toHaveLength(1);
+    const counts = script(
+      "Promise.all([person,...others].map(userId=>call('/memories?userId='+userId).then(r=>r.memories.length))).then(n=>process.stdout.write(JSON.stringify(n)))",
+    );
+    for (const replica of replicas)
+      expect(JSON.parse(await project.exec(replica, ['node', '-e', counts]))).toEqual(Array(61).fill(1));
+  }, 120_000);
+
   it('runs every container as non-root, hardened, with secrets as files and no token outside the gateway', async () => {
     const containers = await project.containers();
     const inspected = JSON.parse(
@@ -230,7 +260,7 @@ describe('the default docker-compose stack', () => {
         );
         expect(secretMounts.sort(), service).toEqual(
           service === 'memory'
-            ? ['/run/secrets/memory-api-key', '/run/secrets/qdrant-api-key']
+            ? ['/run/secrets/memory-api-key', '/run/secrets/qdrant-api-key', '/run/secrets/redis-password']
             : ['/run/secrets/memory-api-key', '/run/secrets/redis-password'],
         );
       }

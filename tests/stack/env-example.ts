@@ -85,12 +85,13 @@ export function isGatewayOnlySetting(setting: { env: string }): boolean {
  * server, data directory, shutdown deadline and logs; the memory store (Qdrant) and its
  * embedder; and the chat model's provider, address and key, which the embedder falls back to
  * (NEXUS_EMBEDDING_BASE_URL / _API_KEY unset, or NEXUS_EMBEDDING_AUTO) and which are validated
- * together. Not the MCP servers' credentials, the transcription key, Redis, the web chat, access
- * or media settings, or OpenTelemetry (the memory service records no spans). A new setting
- * reaches it only when added here.
+ * together; and Redis's address, password and prefix, for the per-person write lease that keeps
+ * replicas from storing one fact twice. Not the MCP servers' credentials, the transcription key,
+ * the web chat, access or media settings, or OpenTelemetry (the memory service records no spans).
+ * A new setting reaches it only when added here.
  */
 const MEMORY_SERVICE_SETTING =
-  /^NEXUS_(HOST|PORT|HTTP_[A-Z_]+|DATA_DIR|SHUTDOWN_DEADLINE_MS|LOG_LEVEL|LOG_PRETTY|MODEL_PROVIDER|MODEL_BASE_URL|MODEL_API_KEY|MODEL|MEMORY_(MODE|API_KEY|AUTO_REINDEX|VECTOR_CACHE_MB|LEXICAL_CACHE_MB|CONTEXT_BUDGET_MS)|EMBEDDING_[A-Z_]+|QDRANT_[A-Z_]+)$/u;
+  /^NEXUS_(HOST|PORT|HTTP_[A-Z_]+|DATA_DIR|SHUTDOWN_DEADLINE_MS|LOG_LEVEL|LOG_PRETTY|MODEL_PROVIDER|MODEL_BASE_URL|MODEL_API_KEY|MODEL|MEMORY_(MODE|API_KEY|AUTO_REINDEX|VECTOR_CACHE_MB|LEXICAL_CACHE_MB|CONTEXT_BUDGET_MS)|EMBEDDING_[A-Z_]+|QDRANT_[A-Z_]+|REDIS_(URL|PASSWORD|PREFIX))$/u;
 
 export function isMemoryServiceSetting(setting: { env: string }): boolean {
   return MEMORY_SERVICE_SETTING.test(setting.env);

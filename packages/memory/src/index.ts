@@ -20,6 +20,7 @@ export {
   MemoryStoreError,
 } from './model/memory-errors.ts';
 export { MemoryService } from './service/memory-service.ts';
+export { inProcessPersonLane, type PersonLane } from './service/person-lane.ts';
 export { type BackgroundReindexOptions, startBackgroundReindex } from './service/background-reindex.ts';
 export { fitEmbedderToStore } from './service/fit-embedder-to-store.ts';
 export { SwitchingMemoryService } from './service/switching-memory-service.ts';

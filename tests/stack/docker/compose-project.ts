@@ -2,7 +2,7 @@
 // project name of its own, so its containers, network and volumes are its alone and `down()`
 // removes every one of them. Debian 12's docker-compose (v1) runs it; Docker's own CLI from
 // Debian's docker.io answers inspect/exec/kill.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
@@ -103,6 +103,40 @@ export class ComposeProject {
 
   async exec(container: string, command: string[]): Promise<string> {
     return this.docker(['exec', container, ...command]);
+  }
+
+  /**
+   * `command` in `container` with its stdin open: `ready` resolves on its first line of output,
+   * `go()` writes a line to its stdin, `output` is what it printed after that first line. Lets
+   * several containers start a step at one moment, however long each `docker exec` takes to start.
+   */
+  execOnSignal(
+    container: string,
+    command: string[],
+  ): { ready: Promise<void>; go(): void; output: Promise<string> } {
+    const child = spawn(DOCKER, ['exec', '-i', container, ...command], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let markReady = () => {};
+    const ready = new Promise<void>((resolve) => {
+      markReady = resolve;
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      if (stdout.includes('\n')) markReady();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    const output = new Promise<string>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', (code) => {
+        markReady();
+        if (code === 0) resolve(stdout.slice(stdout.indexOf('\n') + 1));
+        else reject(new Error(`docker exec ${container} exited ${code}: ${stderr}`));
+      });
+    });
+    return { ready, go: () => child.stdin.end('go\n'), output };
   }
 
   /** The last lines of every service's log, for failure messages. */

@@ -22,7 +22,7 @@ export const DEPLOYMENT_SETTINGS = [
     path: 'redis.url',
     schema: z.url().regex(/^rediss?:\/\//, 'expected a redis:// or rediss:// URL'),
     description:
-      'Redis for agent-run jobs and reply streams between gateway and workers. Required by the `gateway` and `worker` roles; with `all`, setting it lets extra workers share the load. Also read from `NEXUS_REDIS_URL_FILE`.',
+      'Redis for agent-run jobs and reply streams between gateway and workers. Required by the `gateway` and `worker` roles; with `all`, setting it lets extra workers share the load. A process that keeps memory in Qdrant (the `memory` role, or in-process memory) takes a per-person write lease here when it is set, so several of them can share one collection. Also read from `NEXUS_REDIS_URL_FILE`.',
     hint: 'use a URL such as redis://127.0.0.1:6379 (redis://:password@host:6379 with a password)',
     secret: true,
   },

@@ -38,6 +38,7 @@ import { queryTime, timeBonus } from '../ranking/query-time.ts';
 import { compareStanding } from '../ranking/standing-order.ts';
 import { buildMemoryContext } from './build-memory-context.ts';
 import { findLexicalDuplicate, LEXICAL_DUPLICATE_THRESHOLD } from './near-duplicate.ts';
+import { inProcessPersonLane, type PersonLane } from './person-lane.ts';
 import { updateMemory } from './update-memory.ts';
 
 export interface MemoryServiceOptions {
@@ -60,6 +61,8 @@ export interface MemoryServiceOptions {
   now?: () => number;
   generateId?: () => string;
   logger?: Logger;
+  /** Where one person's writes queue (default: in this process); replicas on one store share one. */
+  lane?: PersonLane;
 }
 
 type Ranked = MemorySearchResult & { memory: Memory };
@@ -77,7 +80,7 @@ export class MemoryService implements MemoryApi {
   readonly #now: () => number;
   readonly #generateId: () => string;
   readonly #logger: Logger;
-  readonly #addLanes = new Map<string, Promise<unknown>>();
+  readonly #lane: PersonLane;
   #tokenCounter: TokenCounter | Promise<TokenCounter>;
 
   constructor(options: MemoryServiceOptions) {
@@ -92,6 +95,7 @@ export class MemoryService implements MemoryApi {
     this.#generateId = options.generateId ?? randomUUID;
     this.#logger = options.logger ?? silentLogger;
     this.#tokenCounter = options.tokenCounter ?? sharedTokenCounter();
+    this.#lane = options.lane ?? inProcessPersonLane();
     const space = this.#store.vectorSpace;
     if (this.#embedder && space && space.embedderId !== this.#embedder.id) {
       throw new EmbedderMismatchError({ stored: space.embedderId, configured: this.#embedder.id });
@@ -156,15 +160,8 @@ export class MemoryService implements MemoryApi {
     );
   }
 
-  async #inLane<T>(userId: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.#addLanes.get(userId) ?? Promise.resolve();
-    const current = previous.catch(() => undefined).then(work);
-    this.#addLanes.set(userId, current);
-    try {
-      return await current;
-    } finally {
-      if (this.#addLanes.get(userId) === current) this.#addLanes.delete(userId);
-    }
+  #inLane<T>(userId: string, work: () => Promise<T>): Promise<T> {
+    return this.#lane.run(userId, work);
   }
 
   async #addInLane(
@@ -296,11 +293,14 @@ export class MemoryService implements MemoryApi {
   }
 
   async delete(options: MemoryRefOptions): Promise<{ deleted: boolean }> {
-    return { deleted: await this.#store.delete(parseInput(memoryRefOptionsSchema, options)) };
+    const input = parseInput(memoryRefOptionsSchema, options);
+    // In the lane, so an add that read the memory before the deletion cannot write it back after.
+    return { deleted: await this.#inLane(input.userId, () => this.#store.delete(input)) };
   }
 
   async reset(options: { userId: string; abortSignal?: AbortSignal }): Promise<{ deleted: number }> {
-    return { deleted: await this.#store.reset(parseInput(resetOptionsSchema, options)) };
+    const input = parseInput(resetOptionsSchema, options);
+    return { deleted: await this.#inLane(input.userId, () => this.#store.reset(input)) };
   }
 
   async sessionMemories(options: {

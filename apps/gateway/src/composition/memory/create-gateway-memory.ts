@@ -23,6 +23,7 @@ import { createExtractionModel } from '../create-extraction-model.ts';
 import { createGatewayJobQueue } from '../create-gateway-job-queue.ts';
 import { chooseEmbedderAndStore, openMemoryStore, storePath } from './choose-embedder-and-store.ts';
 import { detectProviderEmbedder } from './detect-provider-embedder.ts';
+import { openPersonLane } from './open-person-lane.ts';
 import { type RecheckTuning, recheckProviderEmbedder } from './recheck-provider-embedder.ts';
 import { type ReindexTuning, reindexInBackground } from './reindex-in-background.ts';
 import { reindexQdrantInBackground } from './reindex-qdrant-in-background.ts';
@@ -227,9 +228,16 @@ export async function openLocalMemoryService(options: {
     options.fetch,
     autoReindex,
   );
+  // Shared by the lexical and the hybrid service, so a re-index's switch keeps one lane.
+  const personLane = openPersonLane({
+    config,
+    logger: options.logger,
+    ...(options.reindexElsewhere ? { shortLived: true } : {}),
+  });
   const serviceOn = (on: MemoryStore, onEmbedder: Embedder | undefined, why: string) =>
     new MemoryService({
       store: on,
+      ...(personLane.lane ? { lane: personLane.lane } : {}),
       ...(onEmbedder ? { embedder: onEmbedder } : {}),
       searchReason: why,
       logger: options.logger,
@@ -243,6 +251,7 @@ export async function openLocalMemoryService(options: {
     service = serviceOn(store, embedder, reason);
   } catch (error) {
     await store.close();
+    await personLane.close();
     throw error;
   }
   const reindexFrom = (lexical: { service: MemoryApi; store: MemoryStore }, to: Embedder, why: string) => {
@@ -277,16 +286,28 @@ export async function openLocalMemoryService(options: {
       ...(options.reindexTuning ? { tuning: options.reindexTuning } : {}),
     });
   };
-  if (options.reindexElsewhere || !autoReindex) return { service, close: () => store.close() };
-  if (reindexTo) return reindexFrom({ service, store }, reindexTo, reason);
-  if (!askAgain) return { service, close: () => store.close() };
+  if (options.reindexElsewhere || !autoReindex || (!reindexTo && !askAgain))
+    return withLaneClosed(personLane, { service, close: () => store.close() });
+  if (reindexTo) return withLaneClosed(personLane, reindexFrom({ service, store }, reindexTo, reason));
   // The provider may serve embeddings later (a model still being pulled): asked again with backoff.
-  return recheckProviderEmbedder({
-    lexical: { service, store },
-    reason,
-    detect: () => detectProviderEmbedder(config, options.fetch),
-    reindex: (detected, why) => reindexFrom({ service, store }, detected, why),
-    logger: options.logger,
-    ...(options.recheckTuning ? { tuning: options.recheckTuning } : {}),
-  });
+  return withLaneClosed(
+    personLane,
+    recheckProviderEmbedder({
+      lexical: { service, store },
+      reason,
+      detect: () => detectProviderEmbedder(config, options.fetch),
+      reindex: (detected, why) => reindexFrom({ service, store }, detected, why),
+      logger: options.logger,
+      ...(options.recheckTuning ? { tuning: options.recheckTuning } : {}),
+    }),
+  );
+}
+
+/** `running` whose close also closes the person lane's Redis connection. */
+function withLaneClosed<T extends { close(): Promise<void> }>(
+  lane: { close(): Promise<void> },
+  running: T,
+): T {
+  const close = running.close.bind(running);
+  return Object.assign(running, { close: () => close().finally(() => lane.close()) });
 }
