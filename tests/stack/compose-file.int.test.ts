@@ -313,13 +313,18 @@ describe('docker-compose.yml', () => {
         'NEXUS_MODEL_BASE_URL',
         'NEXUS_MODEL_API_KEY_FILE',
         'NEXUS_MEMORY_API_KEY_FILE',
+        // Redis's address and password only, for the replicas' per-person write lease.
+        'NEXUS_REDIS_URL',
+        'NEXUS_REDIS_PASSWORD_FILE',
       ]),
     );
     // What it never uses: the MCP servers' credentials, the transcription key, OpenTelemetry's
-    // headers, Redis, the web chat, the chat platforms.
+    // headers, Redis's other settings, the web chat, the chat platforms.
     expect(
       memory.filter((name) =>
-        /^(NEXUS_(MCP|TRANSCRIPTION|REDIS|WEB|METRICS|TELEGRAM|DISCORD|WHATSAPP)_|OTEL_)/u.test(name),
+        /^(NEXUS_(MCP|TRANSCRIPTION|WEB|METRICS|TELEGRAM|DISCORD|WHATSAPP)_|NEXUS_REDIS_(?!URL|PASSWORD|PREFIX)|OTEL_)/u.test(
+          name,
+        ),
       ),
     ).toEqual([]);
     expect(isMemoryServiceSetting({ env: 'NEXUS_MCP_SERVERS' })).toBe(false);
