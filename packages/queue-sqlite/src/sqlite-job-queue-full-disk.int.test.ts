@@ -66,7 +66,8 @@ describe.runIf(isRoot)('the SQLite job queue on a full volume', () => {
   it('stores no job of a batch outside its transaction when one insert fills the disk mid-batch', async (context) => {
     if (!mountPoint) context.skip();
     const path = join(mountPoint!, 'mid-batch.sqlite');
-    const queue = createSqliteJobQueue({ path });
+    // A payload cap above the big job's size, so the disk, not the cap, refuses it.
+    const queue = createSqliteJobQueue({ path, maxPayloadBytes: 8 * MIB });
     try {
       await queue.enqueue({ name: 'test.job', payload: { n: 0 } });
       await writeFile(join(mountPoint!, 'filler'), Buffer.alloc(5 * MIB));
