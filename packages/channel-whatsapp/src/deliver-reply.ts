@@ -104,7 +104,11 @@ export function createReplySender(options: ReplySenderOptions) {
       : undefined;
     const status = createStatusReaction({
       key: answered?.key,
-      send: (content) => paced(() => sendOnce(jid, content, undefined, abortSignal)),
+      // Outside the send pacing: a reaction adds no message to the chat, and taking a pacing slot
+      // (a second each) for it and for its removal would delay every reply queued behind it.
+      send: async (content) => {
+        await (await socketFor(abortSignal)).sendMessage(jid, content);
+      },
       logger,
     });
     let reply: Awaited<ReturnType<typeof collectReply>>;
@@ -127,8 +131,9 @@ export function createReplySender(options: ReplySenderOptions) {
         await paced(() => sendOnce(jid, chunk, index === 0 ? quoted : undefined, abortSignal));
       }
     } finally {
-      // The answer is there (or will not come): the "restoring" reaction goes.
-      await status.clear();
+      // The answer is there (or will not come): the "restoring" reaction goes, without holding the
+      // delivery (and so the turn's finish) until WhatsApp confirms it.
+      void status.clear();
     }
     // Files follow the text, each as its own media message (Baileys encrypts and uploads it).
     for (const event of reply.media) {

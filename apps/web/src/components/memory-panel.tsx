@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { CATEGORY_LABELS, provenanceOf } from '../memory-provenance.ts';
 import {
   deleteMemory,
@@ -22,13 +22,20 @@ export function MemoryPanel({ api, onClose }: MemoryPanelProps) {
   const [editing, setEditing] = useState<{ id: string; draft: string; category: MemoryView['category'] }>();
   const [busy, setBusy] = useState(false);
 
+  // Only the newest load may fill the list: an older search answered late (the reload after a
+  // save, say) would otherwise replace the list the person asked for since.
+  const latestLoad = useRef(0);
   const load = useCallback(
     async (search: string) => {
+      latestLoad.current += 1;
+      const thisLoad = latestLoad.current;
       try {
-        setMemories(await listMemories(api, search));
+        const found = await listMemories(api, search);
+        if (thisLoad !== latestLoad.current) return;
+        setMemories(found);
         setProblem(undefined);
       } catch (error) {
-        setProblem((error as Error).message);
+        if (thisLoad === latestLoad.current) setProblem((error as Error).message);
       }
     },
     [api],
