@@ -21,6 +21,8 @@ export interface ClientConnectionOptions {
   maxBufferedBytes: number;
   /** How long a closing peer gets to complete the close handshake before it is terminated. */
   closeGraceMs: number;
+  /** The person the upgrade was signed in as; `hello.clientId` cannot name anyone else. */
+  boundClientId?: string;
   onFrame: (connection: ClientConnection, frame: ClientFrame) => void;
   onClose: (connection: ClientConnection) => void;
 }
@@ -70,6 +72,11 @@ export class ClientConnection {
       this.close(WEB_SOCKET_CLOSE_CODES.helloTimeout, 'hello expected');
     }, options.helloTimeoutMs);
     this.#helloTimer.unref();
+  }
+
+  /** Who a signed-in upgrade stands for (see `ClientConnectionOptions.boundClientId`). */
+  get boundClientId(): string | undefined {
+    return this.#options.boundClientId;
   }
 
   /** Set by `hello`; undefined until the client said who it is. */

@@ -179,7 +179,10 @@ class WebSocketChannelAdapter implements WebSocketChannel {
       rejectUpgrade(socket, verdict.status);
       return true;
     }
-    server.handleUpgrade(request, socket, head, (webSocket) => this.#accept(webSocket, socket));
+    const boundClientId = this.#options.clientIdOf?.(request);
+    server.handleUpgrade(request, socket, head, (webSocket) =>
+      this.#accept(webSocket, socket, boundClientId),
+    );
     return true;
   }
 
@@ -304,11 +307,12 @@ class WebSocketChannelAdapter implements WebSocketChannel {
     return { status: 'stopped', detail: this.#state === 'idle' ? 'not started' : 'stopped' };
   }
 
-  #accept(webSocket: WebSocket, transport: Duplex): void {
+  #accept(webSocket: WebSocket, transport: Duplex, boundClientId: string | undefined): void {
     const connection = new ClientConnection({
       id: this.#options.generateId(),
       socket: webSocket,
       transport,
+      ...(boundClientId === undefined ? {} : { boundClientId }),
       logger: this.#logger,
       now: this.#options.now,
       helloTimeoutMs: this.#options.helloTimeoutMs,

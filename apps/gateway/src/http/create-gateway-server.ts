@@ -89,7 +89,9 @@ export async function createGatewayServer(
     httpServerOptions(config.server),
     guardRequestListener((request, response) => {
       if (refuseBadTarget(request, response)) return;
+      parts.webSession.admit(request);
       if (
+        parts.webSession.handle(request, response) ||
         pairingApi(request, response) ||
         remindersApi(request, response) ||
         webUploadsApi(request, response) ||

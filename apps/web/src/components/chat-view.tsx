@@ -14,6 +14,8 @@ import { PanelSheet } from './panel-sheet.tsx';
 export interface ChatViewProps {
   session: ChatSession;
   onUnauthorized: () => void;
+  /** Sign out: the session ends on the gateway and the sign-in form comes back. */
+  onSignOut?: () => void;
   /** The gateway's admin API: access requests from the chat channels and the channels' links. */
   pairingApi?: PairingRequestsOptions;
   /** This browser's web client id: the Memory panel shows what is remembered about its person. */
@@ -24,7 +26,14 @@ export interface ChatViewProps {
 
 const fallbackThemeStore = memoryKeyValueStore();
 
-export function ChatView({ session, onUnauthorized, pairingApi, clientId, themeStore }: ChatViewProps) {
+export function ChatView({
+  session,
+  onUnauthorized,
+  onSignOut,
+  pairingApi,
+  clientId,
+  themeStore,
+}: ChatViewProps) {
   const snapshot = useChatSession(session);
   const { conversation, conversations, connection } = snapshot;
   const store = themeStore ?? fallbackThemeStore;
@@ -120,6 +129,7 @@ export function ChatView({ session, onUnauthorized, pairingApi, clientId, themeS
           onPanel={(panel) => setOpenPanel(openPanel === panel ? undefined : panel)}
           theme={theme}
           onTheme={setTheme}
+          {...(onSignOut ? { onSignOut } : {})}
         />
         {openPanel !== undefined && (
           <PanelSheet

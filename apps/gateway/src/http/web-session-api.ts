@@ -1,0 +1,145 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import type { Logger } from '@nexus/protocol';
+import { z } from 'zod';
+import { isAllowedOrigin } from '../web/is-same-origin.ts';
+import type { WebSessions } from '../web/web-sessions.ts';
+import { authorized, digest, sendJson } from './pairing-api.ts';
+import { requestPath } from './parse-request-target.ts';
+import { readJsonBody } from './read-json-body.ts';
+import { WEB_CLIENT_HEADER } from './web-client-request.ts';
+
+export const WEB_SESSION_API_PATH = '/api/web/session';
+export const WEB_SESSION_COOKIE = 'nexus_session';
+
+const signInSchema = z.object({ clientId: z.string().min(1).max(128) });
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+export interface WebSessionApiOptions {
+  sessions: WebSessions;
+  token: string;
+  /** `NEXUS_WEB_ALLOWED_ORIGINS`: a cookie only counts on requests from these pages (or the gateway's own). */
+  allowedOrigins: string[] | undefined;
+  /** The web socket's path: a cookie counts there besides `/api/*`. */
+  socketPath: string;
+  logger: Logger;
+}
+
+export interface WebSessionApi {
+  /** `POST|GET|DELETE /api/web/session`; false for other paths. */
+  handle(request: IncomingMessage, response: ServerResponse): boolean;
+  /**
+   * Run first on every request and upgrade: a valid session cookie (and no Authorization header)
+   * stands for the gateway token and names its person in `X-Nexus-Client`, replacing whatever
+   * the browser sent, so the routes behind the token need no second way in and a browser cannot
+   * choose another person's id.
+   */
+  admit(request: IncomingMessage): void;
+  /** The person a request was admitted as by its session cookie; undefined for token clients. */
+  clientIdOf(request: IncomingMessage): string | undefined;
+}
+
+/** The session id in the request's `Cookie` header, if any. */
+function sessionCookieOf(request: IncomingMessage): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const separator = part.indexOf('=');
+    if (separator > 0 && part.slice(0, separator).trim() === WEB_SESSION_COOKIE) {
+      const value = part.slice(separator + 1).trim();
+      return value === '' ? undefined : value;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * `Secure` when the browser reached us over TLS: the socket itself, or `X-Forwarded-Proto: https`
+ * from a reverse proxy on this machine (the only proxy whose header cannot be forged by a visitor).
+ */
+function cameOverTls(request: IncomingMessage): boolean {
+  if ((request.socket as TLSSocket).encrypted === true) return true;
+  const forwarded = request.headers['x-forwarded-proto'];
+  const proto = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim().toLowerCase();
+  return proto === 'https' && LOOPBACK.has(request.socket.remoteAddress ?? '');
+}
+
+function cookieHeader(request: IncomingMessage, value: string, maxAgeSeconds: number): string {
+  const secure = cameOverTls(request) ? '; Secure' : '';
+  return `${WEB_SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure}`;
+}
+
+/**
+ * Web sign-in: the link's token is exchanged once for a session cookie (HttpOnly, SameSite=Strict,
+ * Secure behind TLS), so no script on the page can read the credential and the token need not stay
+ * in the browser. Token clients (CLI, scripts) keep using `Authorization: Bearer`.
+ */
+export function createWebSessionApi(options: WebSessionApiOptions): WebSessionApi {
+  const expected = digest(options.token);
+  const admitted = new WeakMap<IncomingMessage, string>();
+  const refuse = (response: ServerResponse, status: number, code: string, message: string) =>
+    sendJson(response, status, { error: { code, message } });
+
+  function signIn(request: IncomingMessage, response: ServerResponse): void {
+    if (!authorized(request.headers.authorization, expected)) {
+      refuse(response, 401, 'unauthorized', 'Send the link token as a Bearer token to sign in.');
+      return;
+    }
+    readJsonBody(request, 1024)
+      .then((body) => {
+        const parsed = signInSchema.safeParse(body);
+        if (!parsed.success) {
+          refuse(response, 400, 'bad_request', 'Send {"clientId": "<this browser\'s client id>"}.');
+          return;
+        }
+        const { sessionId, clientId } = options.sessions.signInOwner(parsed.data.clientId);
+        options.logger.info({ firstBrowser: clientId === parsed.data.clientId }, 'web: owner signed in');
+        response.setHeader('set-cookie', cookieHeader(request, sessionId, 90 * 24 * 60 * 60));
+        sendJson(response, 200, { clientId, person: 'owner' });
+      })
+      .catch((error: unknown) => {
+        options.logger.warn({ err: error }, 'web: sign-in failed');
+        if (!response.headersSent)
+          refuse(response, 400, 'bad_request', error instanceof Error ? error.message : 'unreadable body');
+      });
+  }
+
+  return {
+    admit(request) {
+      if (request.headers.authorization !== undefined) return;
+      const path = requestPath(request);
+      if (path === undefined || (!path.startsWith('/api/') && path !== options.socketPath)) return;
+      if (!isAllowedOrigin(request, options.allowedOrigins)) return;
+      const sessionId = sessionCookieOf(request);
+      const clientId = sessionId === undefined ? undefined : options.sessions.clientIdOf(sessionId);
+      if (clientId === undefined) return;
+      request.headers.authorization = `Bearer ${options.token}`;
+      request.headers[WEB_CLIENT_HEADER] = clientId;
+      request.headers['x-nexus-client-id'] = clientId;
+      admitted.set(request, clientId);
+    },
+
+    clientIdOf: (request) => admitted.get(request),
+
+    handle(request, response) {
+      if (requestPath(request) !== WEB_SESSION_API_PATH) return false;
+      if (request.method === 'POST') {
+        signIn(request, response);
+        return true;
+      }
+      const clientId = admitted.get(request);
+      if (request.method === 'GET') {
+        if (clientId === undefined) refuse(response, 401, 'unauthorized', 'Not signed in.');
+        else sendJson(response, 200, { clientId, person: 'owner' });
+        return true;
+      }
+      if (request.method === 'DELETE') {
+        const sessionId = sessionCookieOf(request);
+        const ended = clientId !== undefined && sessionId !== undefined && options.sessions.end(sessionId);
+        response.setHeader('set-cookie', cookieHeader(request, '', 0));
+        sendJson(response, 200, { signedOut: ended });
+        return true;
+      }
+      refuse(response, 405, 'method_not_allowed', 'Use POST, GET or DELETE /api/web/session.');
+      return true;
+    },
+  };
+}
