@@ -1,6 +1,8 @@
 /** What `/api/web/session` answers: whose person this browser is now. */
 export interface SignedIn {
   clientId: string;
+  /** `owner` (the owner link) or `invited` (an invite link the owner made for someone). */
+  person?: 'owner' | 'invited';
 }
 
 /** A sign-in the gateway refused (401: wrong token) or could not be asked (status 0). */
@@ -34,11 +36,11 @@ async function call(options: WebSessionOptions, init: RequestInit): Promise<Resp
   }
 }
 
-function clientIdOf(body: unknown): string {
-  const clientId = (body as { clientId?: unknown } | null)?.clientId;
+function personOf(body: unknown): SignedIn {
+  const { clientId, person } = (body ?? {}) as { clientId?: unknown; person?: unknown };
   if (typeof clientId !== 'string' || clientId === '')
     throw new SignInError(502, 'The gateway answered oddly.');
-  return clientId;
+  return { clientId, person: person === 'invited' ? 'invited' : 'owner' };
 }
 
 /**
@@ -54,8 +56,9 @@ export async function signIn(
     body: JSON.stringify({ clientId: options.clientId }),
   });
   if (response.status === 401) throw new SignInError(401, 'The gateway did not accept that token.');
+  if (response.status === 403) throw new SignInError(403, 'This invite link was revoked. Ask for a new one.');
   if (!response.ok) throw new SignInError(response.status, `The gateway answered ${response.status}.`);
-  return { clientId: clientIdOf(await response.json()) };
+  return personOf(await response.json());
 }
 
 /** The person this browser's cookie stands for; undefined when it is not signed in. */
@@ -63,7 +66,7 @@ export async function currentSession(options: WebSessionOptions): Promise<Signed
   const response = await call(options, { method: 'GET' });
   if (response.status === 401) return undefined;
   if (!response.ok) throw new SignInError(response.status, `The gateway answered ${response.status}.`);
-  return { clientId: clientIdOf(await response.json()) };
+  return personOf(await response.json());
 }
 
 /** Ends the session on the gateway (the cookie stops working everywhere it was copied to). */

@@ -117,3 +117,45 @@ describe('signing in with the owner link in Chromium', () => {
     await page.close();
   });
 });
+
+describe('invite links in Chromium', () => {
+  it('are made in the Access panel; one is a different person, and a revoked one is refused', async () => {
+    const owner = await newPhonePage(browser);
+    await owner.goto(`${gateway.url}/#token=${gateway.token}`);
+    await open(owner);
+    const ownerId = await stored(owner, 'nexus.clientId');
+    await owner.getByTestId('more-button').click();
+    await owner.getByTestId('pairing-button').click();
+    await owner.getByTestId('invite-name').fill('Ann');
+    await owner.getByTestId('invite-create').click();
+    const link = (await owner.getByTestId('invite-link').textContent()) ?? '';
+    expect(link).toMatch(new RegExp(`^${gateway.url}/#token=[\\w-]{20,}$`));
+    await expect.poll(() => owner.getByTestId('invite').filter({ hasText: 'Ann' }).count()).toBe(1);
+
+    const ann = await newPhonePage(browser);
+    await ann.goto(link);
+    await open(ann);
+    const annId = await stored(ann, 'nexus.clientId');
+    expect(annId).not.toBe(ownerId);
+    await memory.add({ userId: `web:${annId}`, content: 'Ann likes green tea', category: 'fact' });
+    // Her Memory panel is hers (the owner's Lisbon fact is not in it); Access is not offered to her.
+    const panel = await memoryPanelText(ann);
+    expect(panel).toContain('Ann likes green tea');
+    expect(panel).not.toContain('Lisbon');
+    await ann.keyboard.press('Escape');
+    await ann.getByTestId('panel-sheet').waitFor({ state: 'detached' });
+    await ann.getByTestId('more-button').click();
+    expect(await ann.getByTestId('pairing-button').count()).toBe(0);
+
+    await owner.getByTestId('invite').filter({ hasText: 'Ann' }).getByTestId('invite-revoke').click();
+    await expect
+      .poll(() => owner.getByTestId('invite').filter({ hasText: 'Ann' }).getAttribute('data-revoked'))
+      .toBe('true');
+    // Her open tab is signed out, and the link no longer signs anyone in.
+    await ann.getByTestId('sign-in-form').waitFor();
+    await ann.goto(link);
+    await expect.poll(() => ann.getByTestId('sign-in-error').textContent()).toContain('revoked');
+    await owner.close();
+    await ann.close();
+  });
+});

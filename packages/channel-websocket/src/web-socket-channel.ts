@@ -13,7 +13,7 @@ import type {
   Logger,
   ReplyEvent,
 } from '@nexus/protocol';
-import { NexusError, WEB_SOCKET_SUBPROTOCOL } from '@nexus/protocol';
+import { NexusError, WEB_SOCKET_CLOSE_CODES, WEB_SOCKET_SUBPROTOCOL } from '@nexus/protocol';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { createUpgradeAuthorizer, type UpgradeAuthorizer } from './authorize-upgrade.ts';
 import { webSocketCapabilities } from './capabilities.ts';
@@ -49,6 +49,11 @@ export interface WebSocketChannel extends ChannelAdapter {
    * forgotten) when another client owns it.
    */
   forgetConversation(conversationId: string, clientId: string): boolean;
+  /**
+   * Closes every socket of `clientId` (signed in as them, or having said so in `hello`) with 4401,
+   * so a client whose access was taken away goes back to signing in. Returns how many.
+   */
+  closeClient(clientId: string): number;
   /** Message frames get a retryable `shutting_down` error from now on; deliveries go on. */
   stopIntake(): Promise<void>;
 }
@@ -206,6 +211,16 @@ class WebSocketChannelAdapter implements WebSocketChannel {
 
   connectionCount(): number {
     return this.#registry.size;
+  }
+
+  closeClient(clientId: string): number {
+    let closed = 0;
+    for (const connection of [...this.#registry.all()]) {
+      if (connection.boundClientId !== clientId && connection.clientId !== clientId) continue;
+      connection.close(WEB_SOCKET_CLOSE_CODES.unauthorized, 'access revoked');
+      closed += 1;
+    }
+    return closed;
   }
 
   async deliver(options: DeliverOptions): Promise<void> {

@@ -3,7 +3,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Logger } from '@nexus/protocol';
 import { z } from 'zod';
 import { isAllowedOrigin } from '../web/is-same-origin.ts';
-import type { WebSessions } from '../web/web-sessions.ts';
+import type { WebPerson, WebSessions } from '../web/web-sessions.ts';
 import { authorized, digest, sendJson } from './pairing-api.ts';
 import { requestPath } from './parse-request-target.ts';
 import { readJsonBody } from './read-json-body.ts';
@@ -14,6 +14,10 @@ export const WEB_SESSION_COOKIE = 'nexus_session';
 
 const signInSchema = z.object({ clientId: z.string().min(1).max(128) });
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+/** What an invited person may reach besides the socket: their own memory, files and conversations. */
+const PERSON_ROUTES = ['/api/memory', '/api/web/uploads', '/api/web/conversations', WEB_SESSION_API_PATH];
+const isPersonRoute = (path: string) =>
+  PERSON_ROUTES.some((route) => path === route || path.startsWith(`${route}/`));
 
 export interface WebSessionApiOptions {
   sessions: WebSessions;
@@ -26,6 +30,8 @@ export interface WebSessionApiOptions {
 }
 
 export interface WebSessionApi {
+  /** The sessions and invite links behind the cookie. */
+  readonly sessions: WebSessions;
   /** `POST|GET|DELETE /api/web/session`; false for other paths. */
   handle(request: IncomingMessage, response: ServerResponse): boolean;
   /**
@@ -37,6 +43,8 @@ export interface WebSessionApi {
   admit(request: IncomingMessage): void;
   /** The person a request was admitted as by its session cookie; undefined for token clients. */
   clientIdOf(request: IncomingMessage): string | undefined;
+  /** Who a request was admitted as (owner or invited); undefined for token clients. */
+  personOf(request: IncomingMessage): WebPerson | undefined;
 }
 
 /** The session id in the request's `Cookie` header, if any. */
@@ -74,13 +82,18 @@ function cookieHeader(request: IncomingMessage, value: string, maxAgeSeconds: nu
  */
 export function createWebSessionApi(options: WebSessionApiOptions): WebSessionApi {
   const expected = digest(options.token);
-  const admitted = new WeakMap<IncomingMessage, string>();
+  const admitted = new WeakMap<IncomingMessage, WebPerson>();
+  const answer = (person: WebPerson) => ({
+    clientId: person.clientId,
+    person: person.person,
+    ...(person.name === undefined ? {} : { name: person.name }),
+  });
   const refuse = (response: ServerResponse, status: number, code: string, message: string) =>
     sendJson(response, status, { error: { code, message } });
 
   function signIn(request: IncomingMessage, response: ServerResponse): void {
     if (!authorized(request.headers.authorization, expected)) {
-      refuse(response, 401, 'unauthorized', 'Send the link token as a Bearer token to sign in.');
+      signInInvited(request, response);
       return;
     }
     readJsonBody(request, 1024)
@@ -93,7 +106,7 @@ export function createWebSessionApi(options: WebSessionApiOptions): WebSessionAp
         const { sessionId, clientId } = options.sessions.signInOwner(parsed.data.clientId);
         options.logger.info({ firstBrowser: clientId === parsed.data.clientId }, 'web: owner signed in');
         response.setHeader('set-cookie', cookieHeader(request, sessionId, 90 * 24 * 60 * 60));
-        sendJson(response, 200, { clientId, person: 'owner' });
+        sendJson(response, 200, answer({ clientId, person: 'owner' }));
       })
       .catch((error: unknown) => {
         options.logger.warn({ err: error }, 'web: sign-in failed');
@@ -102,22 +115,44 @@ export function createWebSessionApi(options: WebSessionApiOptions): WebSessionAp
       });
   }
 
+  /** A token that is not the owner's may be an invite link's: that person, never the owner. */
+  function signInInvited(request: IncomingMessage, response: ServerResponse): void {
+    const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+    const result = token === undefined ? 'unknown' : options.sessions.signInInvited(token);
+    if (result === 'unknown') {
+      refuse(response, 401, 'unauthorized', 'Send the link token as a Bearer token to sign in.');
+      return;
+    }
+    if (result === 'revoked') {
+      refuse(response, 403, 'revoked', 'This invite link was revoked. Ask for a new one.');
+      return;
+    }
+    request.resume();
+    options.logger.info({ inviteId: result.person.inviteId }, 'web: invited person signed in');
+    response.setHeader('set-cookie', cookieHeader(request, result.sessionId, 90 * 24 * 60 * 60));
+    sendJson(response, 200, answer(result.person));
+  }
+
   return {
+    sessions: options.sessions,
     admit(request) {
       if (request.headers.authorization !== undefined) return;
       const path = requestPath(request);
       if (path === undefined || (!path.startsWith('/api/') && path !== options.socketPath)) return;
       if (!isAllowedOrigin(request, options.allowedOrigins)) return;
       const sessionId = sessionCookieOf(request);
-      const clientId = sessionId === undefined ? undefined : options.sessions.clientIdOf(sessionId);
-      if (clientId === undefined) return;
+      const person = sessionId === undefined ? undefined : options.sessions.personOf(sessionId);
+      if (person === undefined) return;
+      // An invited person's cookie opens their own things only; the owner's routes stay closed.
+      if (person.person === 'invited' && path !== options.socketPath && !isPersonRoute(path)) return;
       request.headers.authorization = `Bearer ${options.token}`;
-      request.headers[WEB_CLIENT_HEADER] = clientId;
-      request.headers['x-nexus-client-id'] = clientId;
-      admitted.set(request, clientId);
+      request.headers[WEB_CLIENT_HEADER] = person.clientId;
+      request.headers['x-nexus-client-id'] = person.clientId;
+      admitted.set(request, person);
     },
 
-    clientIdOf: (request) => admitted.get(request),
+    clientIdOf: (request) => admitted.get(request)?.clientId,
+    personOf: (request) => admitted.get(request),
 
     handle(request, response) {
       if (requestPath(request) !== WEB_SESSION_API_PATH) return false;
@@ -125,15 +160,15 @@ export function createWebSessionApi(options: WebSessionApiOptions): WebSessionAp
         signIn(request, response);
         return true;
       }
-      const clientId = admitted.get(request);
+      const person = admitted.get(request);
       if (request.method === 'GET') {
-        if (clientId === undefined) refuse(response, 401, 'unauthorized', 'Not signed in.');
-        else sendJson(response, 200, { clientId, person: 'owner' });
+        if (person === undefined) refuse(response, 401, 'unauthorized', 'Not signed in.');
+        else sendJson(response, 200, answer(person));
         return true;
       }
       if (request.method === 'DELETE') {
         const sessionId = sessionCookieOf(request);
-        const ended = clientId !== undefined && sessionId !== undefined && options.sessions.end(sessionId);
+        const ended = person !== undefined && sessionId !== undefined && options.sessions.end(sessionId);
         response.setHeader('set-cookie', cookieHeader(request, '', 0));
         sendJson(response, 200, { signedOut: ended });
         return true;

@@ -171,3 +171,70 @@ describe('web sign-in with the owner link', () => {
     expect(response.headers.get('set-cookie')).toMatch(/; Secure$/);
   });
 });
+
+describe('invite links', () => {
+  async function invite(name: string, auth: Record<string, string>) {
+    const response = await fetch(`${gateway.url}/api/web/invites`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ name }),
+    });
+    return {
+      status: response.status,
+      body: (await response.json()) as { invite: { inviteId: string; clientId: string }; token: string },
+    };
+  }
+
+  it('is a different person, kept out of the owner’s routes, and refused once revoked', async () => {
+    const owner = await signIn('browser-first');
+    const ownerAuth = { cookie: owner.cookie };
+    expect((await invite('', ownerAuth)).status).toBe(400);
+    const made = await invite('Ann', ownerAuth);
+    expect(made.status).toBe(201);
+
+    const ann = await signIn('anns-browser', made.body.token);
+    expect(ann.status).toBe(200);
+    expect(ann.body).toEqual({ clientId: made.body.invite.clientId, person: 'invited', name: 'Ann' });
+    expect(ann.body.clientId).not.toBe('browser-first');
+
+    await memory.add({
+      userId: `web:${made.body.invite.clientId}`,
+      content: 'Ann likes tea',
+      category: 'fact',
+    });
+    const anns = await fetch(
+      `${gateway.url}/api/memory`,
+      withCookie(ann.cookie, {}, { 'x-nexus-client': 'browser-first' }),
+    );
+    const contents = ((await anns.json()) as { memories: { content: string }[] }).memories.map(
+      (item) => item.content,
+    );
+    expect(contents).toEqual(['Ann likes tea']);
+    // The owner's routes stay closed to her cookie; the owner's own work.
+    for (const path of ['/api/web/invites', '/api/pairing', '/api/channels']) {
+      expect((await fetch(`${gateway.url}${path}`, withCookie(ann.cookie))).status).toBe(401);
+    }
+    const listed = await fetch(`${gateway.url}/api/web/invites`, withCookie(owner.cookie));
+    expect(
+      ((await listed.json()) as { invites: { name: string; revoked: boolean }[] }).invites,
+    ).toContainEqual(expect.objectContaining({ name: 'Ann', revoked: false }));
+
+    // Her open socket is closed when the owner revokes the link.
+    const socket = new WebSocket(`${gateway.url.replace('http', 'ws')}/ws`, [WEB_SOCKET_SUBPROTOCOL], {
+      headers: { cookie: ann.cookie },
+    });
+    await new Promise((resolve) => socket.once('open', resolve));
+    socket.send(JSON.stringify({ type: 'hello', clientId: 'anns-browser' }));
+    const closed = new Promise<number>((resolve) => socket.once('close', resolve));
+    const revoked = await fetch(
+      `${gateway.url}/api/web/invites/${made.body.invite.inviteId}`,
+      withCookie(owner.cookie, { method: 'DELETE' }),
+    );
+    expect(revoked.status).toBe(200);
+    expect(await closed).toBe(4401);
+    expect((await fetch(`${gateway.url}/api/web/session`, withCookie(ann.cookie))).status).toBe(401);
+    const again = await signIn('anns-browser', made.body.token);
+    expect(again.status).toBe(403);
+    expect(again.setCookie).toBe('');
+  });
+});

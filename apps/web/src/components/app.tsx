@@ -3,7 +3,7 @@ import { ChatSession } from '../chat-session.ts';
 import { randomId } from '../random-id.ts';
 import type { ChatStorage, KeyValueStore } from '../storage.ts';
 import { takeTokenFromLocation } from '../token-from-location.ts';
-import { currentSession, SignInError, signIn, signOut } from '../web-session.ts';
+import { currentSession, type SignedIn, SignInError, signIn, signOut } from '../web-session.ts';
 import { ChatView } from './chat-view.tsx';
 import { SignInForm } from './sign-in-form.tsx';
 
@@ -19,7 +19,7 @@ export interface AppProps {
 type Phase =
   | { kind: 'checking' }
   | { kind: 'signed-out'; error?: string }
-  | { kind: 'signed-in'; generation: number };
+  | { kind: 'signed-in'; generation: number; isOwner: boolean };
 
 const rejectedTokenMessage =
   'The gateway did not accept that token. It changes when the gateway is set up again.';
@@ -36,26 +36,30 @@ export function App({ storage, url, initialToken, themeStore }: AppProps) {
 
   const signInWith = useCallback(
     async (token: string | undefined) => {
-      const signedIn = (clientId: string) => {
-        storage.writeClientId(clientId);
+      const signedIn = (answer: SignedIn) => {
+        storage.writeClientId(answer.clientId);
         setPhase((previous) => ({
           kind: 'signed-in',
           generation: previous.kind === 'signed-in' ? previous.generation + 1 : 0,
+          isOwner: answer.person !== 'invited',
         }));
       };
       const offline = () =>
         setPhase((previous) =>
-          previous.kind === 'signed-in' ? previous : { kind: 'signed-in', generation: 0 },
+          previous.kind === 'signed-in' ? previous : { kind: 'signed-in', generation: 0, isOwner: true },
         );
       if (token !== undefined) {
         try {
           const answer = await signIn({ url, token, clientId: storage.clientId() });
           storage.clearToken();
-          signedIn(answer.clientId);
+          signedIn(answer);
         } catch (error) {
-          if (error instanceof SignInError && error.status === 401) {
+          if (error instanceof SignInError && (error.status === 401 || error.status === 403)) {
             storage.clearToken();
-            setPhase({ kind: 'signed-out', error: rejectedTokenMessage });
+            setPhase({
+              kind: 'signed-out',
+              error: error.status === 403 ? error.message : rejectedTokenMessage,
+            });
           } else {
             storage.writeToken(token);
             offline();
@@ -66,7 +70,7 @@ export function App({ storage, url, initialToken, themeStore }: AppProps) {
       try {
         const current = await currentSession({ url });
         if (current === undefined) setPhase({ kind: 'signed-out' });
-        else signedIn(current.clientId);
+        else signedIn(current);
       } catch {
         offline();
       }
@@ -145,6 +149,7 @@ export function App({ storage, url, initialToken, themeStore }: AppProps) {
       {...(pairingApi ? { pairingApi } : {})}
       clientId={storage.clientId()}
       {...(themeStore ? { themeStore } : {})}
+      isOwner={phase.kind === 'signed-in' && phase.isOwner}
       onSignOut={() => {
         setPhase({ kind: 'signed-out' });
         signOut({ url }).catch(() => {

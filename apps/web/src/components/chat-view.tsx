@@ -16,6 +16,8 @@ export interface ChatViewProps {
   onUnauthorized: () => void;
   /** Sign out: the session ends on the gateway and the sign-in form comes back. */
   onSignOut?: () => void;
+  /** False for a person signed in with an invite link: the owner's panels (Access, Channels) are not theirs. */
+  isOwner?: boolean;
   /** The gateway's admin API: access requests from the chat channels and the channels' links. */
   pairingApi?: PairingRequestsOptions;
   /** This browser's web client id: the Memory panel shows what is remembered about its person. */
@@ -30,6 +32,7 @@ export function ChatView({
   session,
   onUnauthorized,
   onSignOut,
+  isOwner = true,
   pairingApi,
   clientId,
   themeStore,
@@ -48,7 +51,7 @@ export function ChatView({
   );
   const panels: PanelName[] = [
     ...(memoryApi ? (['memory'] as const) : []),
-    ...(pairingApi ? (['access', 'channels'] as const) : []),
+    ...(pairingApi && isOwner ? (['access', 'channels'] as const) : []),
   ];
   const current = conversations.find((entry) => entry.conversationId === conversation.conversationId);
   const closeOnPhone = () => {
