@@ -23,6 +23,8 @@ export interface ClientConnectionOptions {
   closeGraceMs: number;
   /** The person the upgrade was signed in as; `hello.clientId` cannot name anyone else. */
   boundClientId?: string;
+  /** The sign-in session the upgrade came with (see `WebSocketChannelOptions.sessionOf`). */
+  session?: string;
   onFrame: (connection: ClientConnection, frame: ClientFrame) => void;
   onClose: (connection: ClientConnection) => void;
 }
@@ -72,6 +74,10 @@ export class ClientConnection {
       this.close(WEB_SOCKET_CLOSE_CODES.helloTimeout, 'hello expected');
     }, options.helloTimeoutMs);
     this.#helloTimer.unref();
+  }
+
+  get session(): string | undefined {
+    return this.#options.session;
   }
 
   /** Who a signed-in upgrade stands for (see `ClientConnectionOptions.boundClientId`). */

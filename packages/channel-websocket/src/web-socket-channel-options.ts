@@ -44,6 +44,8 @@ export interface WebSocketChannelOptions {
    * ownership, user id and uploads follow the person rather than the browser.
    */
   clientIdOf?: (request: IncomingMessage) => string | undefined;
+  /** A key of the sign-in session behind an upgrade, so `closeSession` can end its sockets at sign-out. */
+  sessionOf?: (request: IncomingMessage) => string | undefined;
   /** Shown to each client in `welcome.notice`, e.g. how to configure a model provider. */
   notice?: () => string | undefined;
   /** Files clients uploaded over HTTP; unset: `message.attachments` are refused. */
@@ -70,9 +72,9 @@ export interface WebSocketChannelOptions {
 }
 
 export type ResolvedWebSocketChannelOptions = Required<
-  Omit<WebSocketChannelOptions, 'allowedOrigins' | 'notice' | 'uploads' | 'clientIdOf'>
+  Omit<WebSocketChannelOptions, 'allowedOrigins' | 'notice' | 'uploads' | 'clientIdOf' | 'sessionOf'>
 > &
-  Pick<WebSocketChannelOptions, 'allowedOrigins' | 'notice' | 'uploads' | 'clientIdOf'>;
+  Pick<WebSocketChannelOptions, 'allowedOrigins' | 'notice' | 'uploads' | 'clientIdOf' | 'sessionOf'>;
 
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -116,6 +118,7 @@ export function resolveWebSocketChannelOptions(
     allowedOrigins: options.allowedOrigins,
     notice: options.notice,
     clientIdOf: options.clientIdOf,
+    sessionOf: options.sessionOf,
     uploads: options.uploads,
     maxUploadBytes: positive('maxUploadBytes', options.maxUploadBytes, 20 * 1024 * 1024),
     voiceNotes: options.voiceNotes ?? false,

@@ -54,6 +54,8 @@ export interface WebSocketChannel extends ChannelAdapter {
    * so a client whose access was taken away goes back to signing in. Returns how many.
    */
   closeClient(clientId: string): number;
+  /** Closes the sockets opened with one sign-in session (sign out) with 4401. Returns how many. */
+  closeSession(session: string): number;
   /** Message frames get a retryable `shutting_down` error from now on; deliveries go on. */
   stopIntake(): Promise<void>;
 }
@@ -184,10 +186,11 @@ class WebSocketChannelAdapter implements WebSocketChannel {
       rejectUpgrade(socket, verdict.status);
       return true;
     }
-    const boundClientId = this.#options.clientIdOf?.(request);
-    server.handleUpgrade(request, socket, head, (webSocket) =>
-      this.#accept(webSocket, socket, boundClientId),
-    );
+    const signedIn = {
+      clientId: this.#options.clientIdOf?.(request),
+      session: this.#options.sessionOf?.(request),
+    };
+    server.handleUpgrade(request, socket, head, (webSocket) => this.#accept(webSocket, socket, signedIn));
     return true;
   }
 
@@ -214,10 +217,21 @@ class WebSocketChannelAdapter implements WebSocketChannel {
   }
 
   closeClient(clientId: string): number {
+    return this.#closeWhere(
+      (connection) => connection.boundClientId === clientId || connection.clientId === clientId,
+      'access revoked',
+    );
+  }
+
+  closeSession(session: string): number {
+    return this.#closeWhere((connection) => connection.session === session, 'signed out');
+  }
+
+  #closeWhere(matches: (connection: ClientConnection) => boolean, reason: string): number {
     let closed = 0;
     for (const connection of [...this.#registry.all()]) {
-      if (connection.boundClientId !== clientId && connection.clientId !== clientId) continue;
-      connection.close(WEB_SOCKET_CLOSE_CODES.unauthorized, 'access revoked');
+      if (!matches(connection)) continue;
+      connection.close(WEB_SOCKET_CLOSE_CODES.unauthorized, reason);
       closed += 1;
     }
     return closed;
@@ -322,12 +336,17 @@ class WebSocketChannelAdapter implements WebSocketChannel {
     return { status: 'stopped', detail: this.#state === 'idle' ? 'not started' : 'stopped' };
   }
 
-  #accept(webSocket: WebSocket, transport: Duplex, boundClientId: string | undefined): void {
+  #accept(
+    webSocket: WebSocket,
+    transport: Duplex,
+    signedIn: { clientId: string | undefined; session: string | undefined },
+  ): void {
     const connection = new ClientConnection({
       id: this.#options.generateId(),
       socket: webSocket,
       transport,
-      ...(boundClientId === undefined ? {} : { boundClientId }),
+      ...(signedIn.clientId === undefined ? {} : { boundClientId: signedIn.clientId }),
+      ...(signedIn.session === undefined ? {} : { session: signedIn.session }),
       logger: this.#logger,
       now: this.#options.now,
       helloTimeoutMs: this.#options.helloTimeoutMs,

@@ -102,12 +102,15 @@ export async function composeGateway(options: ComposeGatewayOptions): Promise<Ga
     token,
     allowedOrigins: config.web.allowedOrigins,
     socketPath: '/ws',
+    // Called at sign-out, long after `web` below exists.
+    endSession: (session) => web.closeSession(session),
     logger,
   });
   const web = createGatewayWebChannel({
     config,
     token,
     clientIdOf: webSession.clientIdOf,
+    sessionOf: webSession.sessionOf,
     modelConfigured,
     uploads: webUploads.uploads,
     logger,

@@ -11,6 +11,8 @@ export function createGatewayWebChannel(options: {
   token: string;
   /** The person a signed-in upgrade stands for (see http/web-session-api.ts). */
   clientIdOf: (request: IncomingMessage) => string | undefined;
+  /** The sign-in session behind an upgrade, so sign-out closes its sockets. */
+  sessionOf: (request: IncomingMessage) => string | undefined;
   modelConfigured: boolean;
   uploads: FileWebUploads;
   logger: Logger;
@@ -19,6 +21,7 @@ export function createGatewayWebChannel(options: {
   return createWebSocketChannel({
     token: options.token,
     clientIdOf: options.clientIdOf,
+    sessionOf: options.sessionOf,
     channelName: WEB_CHANNEL_NAME,
     maxPayloadBytes: config.web.maxPayloadBytes,
     replayMaxBytes: config.web.replayMaxBytes,

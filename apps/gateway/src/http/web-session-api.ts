@@ -3,7 +3,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Logger } from '@nexus/protocol';
 import { z } from 'zod';
 import { isAllowedOrigin } from '../web/is-same-origin.ts';
-import type { WebPerson, WebSessions } from '../web/web-sessions.ts';
+import { hashOf, type WebPerson, type WebSessions } from '../web/web-sessions.ts';
 import { authorized, digest, sendJson } from './pairing-api.ts';
 import { requestPath } from './parse-request-target.ts';
 import { readJsonBody } from './read-json-body.ts';
@@ -26,6 +26,8 @@ export interface WebSessionApiOptions {
   allowedOrigins: string[] | undefined;
   /** The web socket's path: a cookie counts there besides `/api/*`. */
   socketPath: string;
+  /** Closes the sockets opened with a session (by `sessionOf`'s key) when it signs out. */
+  endSession: (session: string) => number;
   logger: Logger;
 }
 
@@ -45,6 +47,8 @@ export interface WebSessionApi {
   clientIdOf(request: IncomingMessage): string | undefined;
   /** Who a request was admitted as (owner or invited); undefined for token clients. */
   personOf(request: IncomingMessage): WebPerson | undefined;
+  /** The key of the session a request was admitted with (see `WebSessionApiOptions.endSession`). */
+  sessionOf(request: IncomingMessage): string | undefined;
 }
 
 /** The session id in the request's `Cookie` header, if any. */
@@ -153,6 +157,10 @@ export function createWebSessionApi(options: WebSessionApiOptions): WebSessionAp
 
     clientIdOf: (request) => admitted.get(request)?.clientId,
     personOf: (request) => admitted.get(request),
+    sessionOf: (request) => {
+      const sessionId = admitted.has(request) ? sessionCookieOf(request) : undefined;
+      return sessionId === undefined ? undefined : hashOf(sessionId);
+    },
 
     handle(request, response) {
       if (requestPath(request) !== WEB_SESSION_API_PATH) return false;
@@ -169,6 +177,8 @@ export function createWebSessionApi(options: WebSessionApiOptions): WebSessionAp
       if (request.method === 'DELETE') {
         const sessionId = sessionCookieOf(request);
         const ended = person !== undefined && sessionId !== undefined && options.sessions.end(sessionId);
+        // Other tabs of this browser share the cookie: their sockets end with it.
+        if (ended && sessionId !== undefined) options.endSession(hashOf(sessionId));
         response.setHeader('set-cookie', cookieHeader(request, '', 0));
         sendJson(response, 200, { signedOut: ended });
         return true;

@@ -143,8 +143,25 @@ describe('web sign-in with the owner link', () => {
   it('refuses a wrong token, and a signed-out cookie everywhere; the Bearer token keeps working', async () => {
     expect((await signIn('browser-x', 'not-the-token-0123456789')).status).toBe(401);
     const { cookie } = await signIn('browser-fourth');
+    const other = await signIn('browser-fifth');
+    const openSocket = async (with_: string) => {
+      const socket = new WebSocket(`${gateway.url.replace('http', 'ws')}/ws`, [WEB_SOCKET_SUBPROTOCOL], {
+        headers: { cookie: with_ },
+      });
+      await new Promise((resolve) => socket.once('open', resolve));
+      const codes: number[] = [];
+      socket.on('close', (code) => codes.push(code));
+      return { socket, codes };
+    };
+    // Another tab of this browser (same cookie), and another device of the owner (its own).
+    const sameBrowser = await openSocket(cookie);
+    const otherDevice = await openSocket(other.cookie);
     const out = await fetch(`${gateway.url}/api/web/session`, withCookie(cookie, { method: 'DELETE' }));
     expect(await out.json()).toEqual({ signedOut: true });
+    await expect.poll(() => sameBrowser.codes).toEqual([4401]);
+    await helloWith(other.cookie, 'browser-fifth');
+    expect(otherDevice.codes).toEqual([]);
+    otherDevice.socket.close();
     expect(out.headers.get('set-cookie')).toContain('Max-Age=0');
 
     expect((await fetch(`${gateway.url}/api/web/session`, withCookie(cookie))).status).toBe(401);

@@ -66,7 +66,8 @@ export class WebSessionsError extends Error {
   }
 }
 
-const hashOf = (sessionId: string) => createHash('sha256').update(sessionId, 'utf8').digest('hex');
+/** The key a session is stored under (and its sockets are known by): never the id itself. */
+export const hashOf = (sessionId: string) => createHash('sha256').update(sessionId, 'utf8').digest('hex');
 
 /**
  * Web sign-in sessions. The owner link is one person: the first browser that signs in with it
