@@ -2,7 +2,8 @@
 export interface AdminApiOptions {
   /** The gateway's web-socket URL; the API lives on the same origin. */
   url: string;
-  token: string;
+  /** A token client's credential; unset in a signed-in browser, whose session cookie goes instead. */
+  token?: string;
   fetch?: typeof fetch;
 }
 
@@ -18,8 +19,9 @@ export class AdminApiError extends Error {
 }
 
 /**
- * One call to the gateway's admin API with the token as a Bearer header: no cookies, so another
- * site cannot make the browser call it, and nothing cached, since answers carry codes.
+ * One call to the gateway's admin API: with the session cookie (HttpOnly, SameSite=Strict, so
+ * another site cannot make the browser send it) or a token as a Bearer header; nothing cached,
+ * since answers carry codes.
  */
 export async function callAdminApi(
   options: AdminApiOptions,
@@ -33,12 +35,12 @@ export async function callAdminApi(
     response = await fetchFunction(`${origin}${path}`, {
       ...init,
       headers: {
-        authorization: `Bearer ${options.token}`,
+        ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
         'content-type': 'application/json',
         ...(init.headers as Record<string, string> | undefined),
       },
       cache: 'no-store',
-      credentials: 'omit',
+      credentials: options.token === undefined ? 'same-origin' : 'omit',
     });
   } catch {
     throw new AdminApiError(0, 'The gateway cannot be reached.');

@@ -34,7 +34,8 @@ export type OutgoingMessage =
 export interface ChatConnectionOptions {
   /** ws: or wss: URL of the gateway's `/ws` endpoint. */
   url: string;
-  token: string;
+  /** Sent as the `nexus.token.<token>` sub-protocol; unset in a signed-in browser (its cookie goes). */
+  token?: string;
   clientId: string;
   /** Read at every hello, so a reconnect resumes from the last event the app has applied. */
   resumePoint: () => ResumePoint | undefined;
@@ -140,7 +141,10 @@ export class ChatConnection {
     this.#retryTimer = undefined;
     if (this.#phase === 'stopped' || this.#phase === 'unauthorized') return;
     const { url, token } = this.#options;
-    const protocols = [WEB_SOCKET_SUBPROTOCOL, WEB_SOCKET_TOKEN_PROTOCOL_PREFIX + token];
+    const protocols =
+      token === undefined
+        ? [WEB_SOCKET_SUBPROTOCOL]
+        : [WEB_SOCKET_SUBPROTOCOL, WEB_SOCKET_TOKEN_PROTOCOL_PREFIX + token];
     let socket: WebSocket;
     try {
       socket = this.#options.createWebSocket?.(url, protocols) ?? new WebSocket(url, protocols);

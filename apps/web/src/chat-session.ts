@@ -47,7 +47,8 @@ export type SendResult = { ok: true; clientMessageId: string } | { ok: false; re
 
 export interface ChatSessionOptions {
   url: string;
-  token: string;
+  /** A token client's credential; unset in a signed-in browser, whose session cookie goes instead. */
+  token?: string;
   storage: ChatStorage;
   randomId: () => string;
   createWebSocket?: (url: string, protocols: string[]) => WebSocket;
@@ -81,7 +82,7 @@ export class ChatSession {
     const conversation = options.storage.readConversation() ?? emptyConversation(options.randomId());
     this.#connection = new ChatConnection({
       url: options.url,
-      token: options.token,
+      ...(options.token === undefined ? {} : { token: options.token }),
       clientId: options.storage.clientId(),
       resumePoint: () => {
         const { conversationId, lastSeq, messages } = this.#snapshot.conversation;
@@ -92,7 +93,12 @@ export class ChatSession {
       onStatus: (connection) => this.#update({ connection }),
       createWebSocket: options.createWebSocket,
       isTokenRejected:
-        options.isTokenRejected ?? (() => isTokenRejected({ url: options.url, token: options.token })),
+        options.isTokenRejected ??
+        (() =>
+          isTokenRejected({
+            url: options.url,
+            ...(options.token === undefined ? {} : { token: options.token }),
+          })),
       backoff: options.backoff,
       random: options.random,
     });
@@ -142,7 +148,7 @@ export class ChatSession {
     }
     return (this.#options.uploadFile ?? uploadFile)({
       url: this.#options.url,
-      token: this.#options.token,
+      ...(this.#options.token === undefined ? {} : { token: this.#options.token }),
       clientId: this.#options.storage.clientId(),
       file,
       ...options,
@@ -316,7 +322,11 @@ export class ChatSession {
       this.#options.deleteServerConversation ??
       ((id: string) =>
         deleteServerConversation(
-          { url: this.#options.url, token: this.#options.token, clientId: this.#options.storage.clientId() },
+          {
+            url: this.#options.url,
+            ...(this.#options.token === undefined ? {} : { token: this.#options.token }),
+            clientId: this.#options.storage.clientId(),
+          },
           id,
         ))
     )(conversationId);

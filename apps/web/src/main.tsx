@@ -22,8 +22,8 @@ const store = browserStore();
 // Before the first render, so a chosen dark scheme does not flash light.
 applyTheme(store, readTheme(store), document.documentElement);
 const storage = new ChatStorage({ store, randomId });
+// Traded for a session cookie at once (see App); a token an older version stored is traded too.
 const tokenFromLink = takeTokenFromLocation(window.location, window.history);
-if (tokenFromLink !== undefined) storage.writeToken(tokenFromLink);
 
 // The offline shell (public/sw.js), once the page has loaded so it never slows the first paint.
 // Service workers exist only on secure origins (https, or localhost).
@@ -41,7 +41,7 @@ if (root) {
     <App
       storage={storage}
       url={webSocketUrl(window.location)}
-      initialToken={storage.readToken()}
+      initialToken={tokenFromLink ?? storage.readToken()}
       themeStore={store}
     />,
     root,

@@ -163,6 +163,8 @@ describe('Memory panel in Chromium', () => {
       await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
       const clientId = await page.evaluate(() => localStorage.getItem('nexus.clientId'));
       const userId = `web:${clientId}`;
+      // Every browser signed in with the owner link is the owner: start each size from nothing.
+      await memory.reset({ userId });
       const threeDaysAgo = Date.now() - 3 * 86_400_000;
       const told = await memory.add({
         userId,

@@ -54,9 +54,12 @@ export async function deleteMemory(options: PersonMemoryOptions, id: string): Pr
 export async function exportMemories(options: PersonMemoryOptions): Promise<string> {
   const origin = new URL(options.url.replace(/^ws(s?):/, 'http$1:')).origin;
   const response = await (options.fetch ?? globalThis.fetch)(`${origin}/api/memory/export`, {
-    headers: { authorization: `Bearer ${options.token}`, ...headersOf(options) },
+    headers: {
+      ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
+      ...headersOf(options),
+    },
     cache: 'no-store',
-    credentials: 'omit',
+    credentials: options.token === undefined ? 'same-origin' : 'omit',
   });
   if (!response.ok) throw new Error(`The gateway answered ${response.status} to the export.`);
   return response.text();

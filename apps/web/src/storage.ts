@@ -67,6 +67,11 @@ export class ChatStorage {
     this.#remove(keys.token);
   }
 
+  /** Sign-in answered whose person this browser is: every later hello and API call names it. */
+  writeClientId(clientId: string): void {
+    this.#write(keys.clientId, clientId);
+  }
+
   /** This browser's stable id, created on first use. */
   clientId(): string {
     const existing = this.#read(keys.clientId);

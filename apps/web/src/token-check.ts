@@ -1,7 +1,8 @@
 export interface TokenCheckOptions {
   /** The gateway's web-socket URL; the check asks the same path over HTTP. */
   url: string;
-  token: string;
+  /** Unset: ask with the session cookie, whose end (sign out, expiry) is answered 401 too. */
+  token?: string;
   fetch?: typeof fetch;
 }
 
@@ -16,9 +17,9 @@ export async function isTokenRejected(options: TokenCheckOptions): Promise<boole
   const url = options.url.replace(/^ws(s?):/, 'http$1:');
   try {
     const response = await fetchFunction(url, {
-      headers: { authorization: `Bearer ${options.token}` },
+      headers: options.token === undefined ? {} : { authorization: `Bearer ${options.token}` },
       cache: 'no-store',
-      credentials: 'omit',
+      credentials: options.token === undefined ? 'same-origin' : 'omit',
     });
     await response.body?.cancel();
     return response.status === 401;

@@ -10,7 +10,8 @@ export interface UploadedFile {
 export interface UploadFileOptions {
   /** The gateway's web-socket URL; uploads go to the same origin. */
   url: string;
-  token: string;
+  /** Unset: the session cookie goes instead (see admin-api.ts). */
+  token?: string;
   clientId: string;
   file: Blob;
   name?: string;
@@ -32,14 +33,14 @@ export class UploadError extends Error {
 
 /**
  * Sends one file as the raw body of `POST /api/web/uploads`. XMLHttpRequest rather than fetch:
- * it reports upload progress. The token goes as a Bearer header (no cookies), like the admin API.
+ * it reports upload progress. Credentials as the admin API sends them (cookie, or a Bearer token).
  */
 export function uploadFile(options: UploadFileOptions): Promise<UploadedFile> {
   const origin = new URL(options.url.replace(/^ws(s?):/, 'http$1:')).origin;
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
     request.open('POST', `${origin}/api/web/uploads`);
-    request.setRequestHeader('authorization', `Bearer ${options.token}`);
+    if (options.token !== undefined) request.setRequestHeader('authorization', `Bearer ${options.token}`);
     request.setRequestHeader('x-nexus-client-id', options.clientId);
     if (options.name) request.setRequestHeader('x-nexus-file-name', encodeURIComponent(options.name));
     request.setRequestHeader('content-type', options.file.type || 'application/octet-stream');

@@ -21,6 +21,10 @@ export interface ClientConnectionOptions {
   maxBufferedBytes: number;
   /** How long a closing peer gets to complete the close handshake before it is terminated. */
   closeGraceMs: number;
+  /** The person the upgrade was signed in as; `hello.clientId` cannot name anyone else. */
+  boundClientId?: string;
+  /** The sign-in session the upgrade came with (see `WebSocketChannelOptions.sessionOf`). */
+  session?: string;
   onFrame: (connection: ClientConnection, frame: ClientFrame) => void;
   onClose: (connection: ClientConnection) => void;
 }
@@ -70,6 +74,15 @@ export class ClientConnection {
       this.close(WEB_SOCKET_CLOSE_CODES.helloTimeout, 'hello expected');
     }, options.helloTimeoutMs);
     this.#helloTimer.unref();
+  }
+
+  get session(): string | undefined {
+    return this.#options.session;
+  }
+
+  /** Who a signed-in upgrade stands for (see `ClientConnectionOptions.boundClientId`). */
+  get boundClientId(): string | undefined {
+    return this.#options.boundClientId;
   }
 
   /** Set by `hello`; undefined until the client said who it is. */

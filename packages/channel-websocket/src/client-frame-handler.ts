@@ -90,8 +90,9 @@ export class ClientFrameHandler {
       connection.sendError('bad_frame', 'hello was already received on this connection', false);
       return;
     }
-    connection.greet(frame.clientId, frame.displayName);
-    this.#registry.assign(connection, frame.clientId);
+    const clientId = connection.boundClientId ?? frame.clientId;
+    connection.greet(clientId, frame.displayName);
+    this.#registry.assign(connection, clientId);
     let notice: string | undefined;
     try {
       notice = this.#settings.notice?.();
@@ -117,7 +118,7 @@ export class ClientFrameHandler {
       },
       ...(notice === undefined ? {} : { notice }),
     });
-    if (frame.resume !== undefined) this.#resume(connection, frame.clientId, frame.resume);
+    if (frame.resume !== undefined) this.#resume(connection, clientId, frame.resume);
   }
 
   #resume(

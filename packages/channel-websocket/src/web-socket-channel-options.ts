@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { type Logger, NexusError, silentLogger } from '@nexus/protocol';
 import type { WebUploads } from './web-uploads.ts';
 
@@ -37,6 +38,14 @@ export interface WebSocketChannelOptions {
   maxBufferedBytes?: number;
   /** When set, a browser Origin not listed is refused with 403 at upgrade. */
   allowedOrigins?: string[];
+  /**
+   * The person a signed-in upgrade request stands for (a session cookie the server checked). When
+   * it names one, that is the connection's client id whatever `hello.clientId` says, so replay
+   * ownership, user id and uploads follow the person rather than the browser.
+   */
+  clientIdOf?: (request: IncomingMessage) => string | undefined;
+  /** A key of the sign-in session behind an upgrade, so `closeSession` can end its sockets at sign-out. */
+  sessionOf?: (request: IncomingMessage) => string | undefined;
   /** Shown to each client in `welcome.notice`, e.g. how to configure a model provider. */
   notice?: () => string | undefined;
   /** Files clients uploaded over HTTP; unset: `message.attachments` are refused. */
@@ -63,9 +72,9 @@ export interface WebSocketChannelOptions {
 }
 
 export type ResolvedWebSocketChannelOptions = Required<
-  Omit<WebSocketChannelOptions, 'allowedOrigins' | 'notice' | 'uploads'>
+  Omit<WebSocketChannelOptions, 'allowedOrigins' | 'notice' | 'uploads' | 'clientIdOf' | 'sessionOf'>
 > &
-  Pick<WebSocketChannelOptions, 'allowedOrigins' | 'notice' | 'uploads'>;
+  Pick<WebSocketChannelOptions, 'allowedOrigins' | 'notice' | 'uploads' | 'clientIdOf' | 'sessionOf'>;
 
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -108,6 +117,8 @@ export function resolveWebSocketChannelOptions(
     maxBufferedBytes: positive('maxBufferedBytes', options.maxBufferedBytes, 8 * 1024 * 1024),
     allowedOrigins: options.allowedOrigins,
     notice: options.notice,
+    clientIdOf: options.clientIdOf,
+    sessionOf: options.sessionOf,
     uploads: options.uploads,
     maxUploadBytes: positive('maxUploadBytes', options.maxUploadBytes, 20 * 1024 * 1024),
     voiceNotes: options.voiceNotes ?? false,

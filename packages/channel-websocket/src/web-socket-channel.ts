@@ -13,7 +13,7 @@ import type {
   Logger,
   ReplyEvent,
 } from '@nexus/protocol';
-import { NexusError, WEB_SOCKET_SUBPROTOCOL } from '@nexus/protocol';
+import { NexusError, WEB_SOCKET_CLOSE_CODES, WEB_SOCKET_SUBPROTOCOL } from '@nexus/protocol';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { createUpgradeAuthorizer, type UpgradeAuthorizer } from './authorize-upgrade.ts';
 import { webSocketCapabilities } from './capabilities.ts';
@@ -49,6 +49,13 @@ export interface WebSocketChannel extends ChannelAdapter {
    * forgotten) when another client owns it.
    */
   forgetConversation(conversationId: string, clientId: string): boolean;
+  /**
+   * Closes every socket of `clientId` (signed in as them, or having said so in `hello`) with 4401,
+   * so a client whose access was taken away goes back to signing in. Returns how many.
+   */
+  closeClient(clientId: string): number;
+  /** Closes the sockets opened with one sign-in session (sign out) with 4401. Returns how many. */
+  closeSession(session: string): number;
   /** Message frames get a retryable `shutting_down` error from now on; deliveries go on. */
   stopIntake(): Promise<void>;
 }
@@ -179,7 +186,11 @@ class WebSocketChannelAdapter implements WebSocketChannel {
       rejectUpgrade(socket, verdict.status);
       return true;
     }
-    server.handleUpgrade(request, socket, head, (webSocket) => this.#accept(webSocket, socket));
+    const signedIn = {
+      clientId: this.#options.clientIdOf?.(request),
+      session: this.#options.sessionOf?.(request),
+    };
+    server.handleUpgrade(request, socket, head, (webSocket) => this.#accept(webSocket, socket, signedIn));
     return true;
   }
 
@@ -203,6 +214,27 @@ class WebSocketChannelAdapter implements WebSocketChannel {
 
   connectionCount(): number {
     return this.#registry.size;
+  }
+
+  closeClient(clientId: string): number {
+    return this.#closeWhere(
+      (connection) => connection.boundClientId === clientId || connection.clientId === clientId,
+      'access revoked',
+    );
+  }
+
+  closeSession(session: string): number {
+    return this.#closeWhere((connection) => connection.session === session, 'signed out');
+  }
+
+  #closeWhere(matches: (connection: ClientConnection) => boolean, reason: string): number {
+    let closed = 0;
+    for (const connection of [...this.#registry.all()]) {
+      if (!matches(connection)) continue;
+      connection.close(WEB_SOCKET_CLOSE_CODES.unauthorized, reason);
+      closed += 1;
+    }
+    return closed;
   }
 
   async deliver(options: DeliverOptions): Promise<void> {
@@ -304,11 +336,17 @@ class WebSocketChannelAdapter implements WebSocketChannel {
     return { status: 'stopped', detail: this.#state === 'idle' ? 'not started' : 'stopped' };
   }
 
-  #accept(webSocket: WebSocket, transport: Duplex): void {
+  #accept(
+    webSocket: WebSocket,
+    transport: Duplex,
+    signedIn: { clientId: string | undefined; session: string | undefined },
+  ): void {
     const connection = new ClientConnection({
       id: this.#options.generateId(),
       socket: webSocket,
       transport,
+      ...(signedIn.clientId === undefined ? {} : { boundClientId: signedIn.clientId }),
+      ...(signedIn.session === undefined ? {} : { session: signedIn.session }),
       logger: this.#logger,
       now: this.#options.now,
       helloTimeoutMs: this.#options.helloTimeoutMs,

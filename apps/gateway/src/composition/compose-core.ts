@@ -18,7 +18,7 @@ import type { GatewayParts } from './gateway-parts.ts';
 export function composeCore(
   parts: Omit<
     GatewayParts,
-    'core' | 'web' | 'platformChannels' | 'postRoutes' | 'token' | 'startedAt' | 'now'
+    'core' | 'web' | 'webSession' | 'platformChannels' | 'postRoutes' | 'token' | 'startedAt' | 'now'
   >,
   options: { agent: Agent; notifier: ConversationNotifier; tracing: GatewayTracing | undefined },
 ): NexusCore {

@@ -4,12 +4,14 @@ import { createConversationNotifier, createSqliteSessionStore } from '@nexus/cor
 import { type Logger, silentLogger } from '@nexus/protocol';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { privateFilePath } from '../data-dir/private-path.ts';
+import { createWebSessionApi } from '../http/web-session-api.ts';
 import { GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import { MemoryMetrics } from '../metrics/memory-metrics.ts';
 import { startDistributedRuns } from '../roles/distributed-runs.ts';
 import { createGatewaySchedules } from '../tools/create-gateway-schedules.ts';
 import { createGatewayTools } from '../tools/create-gateway-tools.ts';
 import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
+import { WebSessions } from '../web/web-sessions.ts';
 import { loadOrCreateWebToken } from '../web/web-token.ts';
 import { createGatewayWebUploads } from '../web-uploads/create-gateway-web-uploads.ts';
 import { composeCore } from './compose-core.ts';
@@ -95,9 +97,20 @@ export async function composeGateway(options: ComposeGatewayOptions): Promise<Ga
   });
   schedules.bindDelivery((outbound) => core.deliverOutbound(outbound));
   const modelConfigured = model !== undefined;
+  const webSession = createWebSessionApi({
+    sessions: new WebSessions({ dataDir: config.dataDir, now }),
+    token,
+    allowedOrigins: config.web.allowedOrigins,
+    socketPath: '/ws',
+    // Called at sign-out, long after `web` below exists.
+    endSession: (session) => web.closeSession(session),
+    logger,
+  });
   const web = createGatewayWebChannel({
     config,
     token,
+    clientIdOf: webSession.clientIdOf,
+    sessionOf: webSession.sessionOf,
     modelConfigured,
     uploads: webUploads.uploads,
     logger,
@@ -115,5 +128,5 @@ export async function composeGateway(options: ComposeGatewayOptions): Promise<Ga
   // What an earlier process accepted and did not answer goes into the lanes before any channel
   // takes a new message, so each conversation keeps its order.
   await core.replayInbox();
-  return { ...built, now, startedAt, token, core, web, platformChannels, postRoutes };
+  return { ...built, now, startedAt, token, core, web, webSession, platformChannels, postRoutes };
 }

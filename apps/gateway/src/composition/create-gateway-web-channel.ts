@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { createWebSocketChannel, WEB_CHANNEL_NAME, type WebSocketChannel } from '@nexus/channel-websocket';
 import type { Logger } from '@nexus/protocol';
 import type { GatewayConfig } from '../config/gateway-config.ts';
@@ -8,6 +9,10 @@ import { NOT_CONFIGURED_MESSAGE } from './create-language-model.ts';
 export function createGatewayWebChannel(options: {
   config: GatewayConfig;
   token: string;
+  /** The person a signed-in upgrade stands for (see http/web-session-api.ts). */
+  clientIdOf: (request: IncomingMessage) => string | undefined;
+  /** The sign-in session behind an upgrade, so sign-out closes its sockets. */
+  sessionOf: (request: IncomingMessage) => string | undefined;
   modelConfigured: boolean;
   uploads: FileWebUploads;
   logger: Logger;
@@ -15,6 +20,8 @@ export function createGatewayWebChannel(options: {
   const { config } = options;
   return createWebSocketChannel({
     token: options.token,
+    clientIdOf: options.clientIdOf,
+    sessionOf: options.sessionOf,
     channelName: WEB_CHANNEL_NAME,
     maxPayloadBytes: config.web.maxPayloadBytes,
     replayMaxBytes: config.web.replayMaxBytes,

@@ -3,6 +3,7 @@ import type { NexusCore, SessionStore } from '@nexus/core';
 import type { Logger } from '@nexus/protocol';
 import type { LanguageModel } from 'ai';
 import type { GatewayConfig } from '../config/gateway-config.ts';
+import type { WebSessionApi } from '../http/web-session-api.ts';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import type { DistributedRuns } from '../roles/distributed-runs.ts';
 import type { createGatewaySchedules } from '../tools/create-gateway-schedules.ts';
@@ -33,6 +34,8 @@ export interface GatewayParts {
   webUploads: ReturnType<typeof createGatewayWebUploads>;
   core: NexusCore;
   web: WebSocketChannel;
+  /** Web sign-in: the session routes and the cookie check every request and upgrade goes through. */
+  webSession: WebSessionApi;
   platformChannels: PlatformChannels['channels'];
   postRoutes: PlatformChannels['postRoutes'];
 }

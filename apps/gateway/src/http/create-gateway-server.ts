@@ -14,6 +14,7 @@ import { refuseBadTarget } from './refuse-bad-target.ts';
 import { createRemindersApi } from './reminders-api.ts';
 import { watchDataVolume } from './watch-data-volume.ts';
 import { createWebConversationsApi } from './web-conversations-api.ts';
+import { createWebInvitesApi } from './web-invites-api.ts';
 import { webSocketUpgrade } from './web-socket-upgrade.ts';
 import { createWebUploadsApi } from './web-uploads-api.ts';
 
@@ -67,6 +68,12 @@ export async function createGatewayServer(
     token,
     logger,
   });
+  const webInvitesApi = createWebInvitesApi({
+    sessions: parts.webSession.sessions,
+    token,
+    endConnections: (clientId) => web.closeClient(clientId),
+    logger,
+  });
   const uploads = parts.webUploads.uploads;
   const webUploadsApi = createWebUploadsApi({ uploads, token, maxBytes: config.media.maxBytes, logger });
   const channelsApi = createChannelsApi({
@@ -89,7 +96,10 @@ export async function createGatewayServer(
     httpServerOptions(config.server),
     guardRequestListener((request, response) => {
       if (refuseBadTarget(request, response)) return;
+      parts.webSession.admit(request);
       if (
+        parts.webSession.handle(request, response) ||
+        webInvitesApi(request, response) ||
         pairingApi(request, response) ||
         remindersApi(request, response) ||
         webUploadsApi(request, response) ||

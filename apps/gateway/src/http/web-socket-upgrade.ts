@@ -8,11 +8,11 @@ import { guardUpgradeListener } from './guard-request-listener.ts';
 
 /** The server's `upgrade` listener: the web socket, or a plain refusal that closes the connection. */
 export function webSocketUpgrade(
-  parts: Pick<GatewayParts, 'config' | 'web'>,
+  parts: Pick<GatewayParts, 'config' | 'web' | 'webSession'>,
   state: GatewayState,
   logger: Logger,
 ): (request: IncomingMessage, socket: Duplex, head: Buffer) => void {
-  const { config, web } = parts;
+  const { config, web, webSession } = parts;
   return guardUpgradeListener((request, socket, head) => {
     if (state.stopping) {
       socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
@@ -26,6 +26,7 @@ export function webSocketUpgrade(
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n');
       return;
     }
+    webSession.admit(request);
     if (!web.handleUpgrade(request, socket, head))
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n');
   }, logger);

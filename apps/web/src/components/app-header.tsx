@@ -14,6 +14,7 @@ export interface AppHeaderProps {
   onPanel: (panel: PanelName) => void;
   theme: ThemeChoice;
   onTheme: (theme: ThemeChoice) => void;
+  onSignOut?: () => void;
 }
 
 /** One row at every width: conversations, the conversation's title, new, and a menu for the rest. */
@@ -73,6 +74,7 @@ export function AppHeader(props: AppHeaderProps) {
             }}
             theme={props.theme}
             onTheme={props.onTheme}
+            {...(props.onSignOut ? { onSignOut: props.onSignOut } : {})}
             onClose={closeMenu}
           />
         )}

@@ -14,6 +14,10 @@ import { PanelSheet } from './panel-sheet.tsx';
 export interface ChatViewProps {
   session: ChatSession;
   onUnauthorized: () => void;
+  /** Sign out: the session ends on the gateway and the sign-in form comes back. */
+  onSignOut?: () => void;
+  /** False for a person signed in with an invite link: the owner's panels (Access, Channels) are not theirs. */
+  isOwner?: boolean;
   /** The gateway's admin API: access requests from the chat channels and the channels' links. */
   pairingApi?: PairingRequestsOptions;
   /** This browser's web client id: the Memory panel shows what is remembered about its person. */
@@ -24,7 +28,15 @@ export interface ChatViewProps {
 
 const fallbackThemeStore = memoryKeyValueStore();
 
-export function ChatView({ session, onUnauthorized, pairingApi, clientId, themeStore }: ChatViewProps) {
+export function ChatView({
+  session,
+  onUnauthorized,
+  onSignOut,
+  isOwner = true,
+  pairingApi,
+  clientId,
+  themeStore,
+}: ChatViewProps) {
   const snapshot = useChatSession(session);
   const { conversation, conversations, connection } = snapshot;
   const store = themeStore ?? fallbackThemeStore;
@@ -39,7 +51,7 @@ export function ChatView({ session, onUnauthorized, pairingApi, clientId, themeS
   );
   const panels: PanelName[] = [
     ...(memoryApi ? (['memory'] as const) : []),
-    ...(pairingApi ? (['access', 'channels'] as const) : []),
+    ...(pairingApi && isOwner ? (['access', 'channels'] as const) : []),
   ];
   const current = conversations.find((entry) => entry.conversationId === conversation.conversationId);
   const closeOnPhone = () => {
@@ -120,6 +132,7 @@ export function ChatView({ session, onUnauthorized, pairingApi, clientId, themeS
           onPanel={(panel) => setOpenPanel(openPanel === panel ? undefined : panel)}
           theme={theme}
           onTheme={setTheme}
+          {...(onSignOut ? { onSignOut } : {})}
         />
         {openPanel !== undefined && (
           <PanelSheet

@@ -9,6 +9,8 @@ export interface HeaderMenuProps {
   onPanel: (panel: PanelName) => void;
   theme: ThemeChoice;
   onTheme: (theme: ThemeChoice) => void;
+  /** Ends this browser's session on the gateway; absent where there is no sign-in. */
+  onSignOut?: () => void;
   onClose: () => void;
 }
 
@@ -16,7 +18,15 @@ const panelLabels: Record<PanelName, string> = { memory: 'Memory', access: 'Acce
 const themeLabels: Record<ThemeChoice, string> = { system: 'System', light: 'Light', dark: 'Dark' };
 
 /** The header's overflow: the panels and the colour scheme, so the header stays one row on a phone. */
-export function HeaderMenu({ panels, openPanel, onPanel, theme, onTheme, onClose }: HeaderMenuProps) {
+export function HeaderMenu({
+  panels,
+  openPanel,
+  onPanel,
+  theme,
+  onTheme,
+  onSignOut,
+  onClose,
+}: HeaderMenuProps) {
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     ref.current?.querySelector('button')?.focus();
@@ -67,6 +77,16 @@ export function HeaderMenu({ panels, openPanel, onPanel, theme, onTheme, onClose
           </label>
         ))}
       </fieldset>
+      {onSignOut && (
+        <button
+          type="button"
+          class="header-menu-item sign-out"
+          data-testid="sign-out-button"
+          onClick={onSignOut}
+        >
+          Sign out
+        </button>
+      )}
     </div>
   );
 }

@@ -4,6 +4,7 @@ import type { PersonMemoryOptions } from '../person-memory.ts';
 import { ChannelsPanel } from './channels-panel.tsx';
 import { GroupRemindersSection } from './group-reminders-section.tsx';
 import type { PanelName } from './header-menu.tsx';
+import { InvitesSection } from './invites-section.tsx';
 import { MemoryPanel } from './memory-panel.tsx';
 import { PairingPanel } from './pairing-panel.tsx';
 
@@ -37,6 +38,7 @@ export function PanelSheet({ panel, onClose, pairingApi, memoryApi }: PanelSheet
         {panel === 'access' && pairingApi !== undefined && (
           <PairingPanel api={pairingApi} onClose={onClose} />
         )}
+        {panel === 'access' && pairingApi !== undefined && <InvitesSection api={pairingApi} />}
         {panel === 'access' && pairingApi !== undefined && <GroupRemindersSection api={pairingApi} />}
         {panel === 'channels' && pairingApi !== undefined && (
           <ChannelsPanel api={pairingApi} onClose={onClose} />
