@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { requestPath } from '@nexus/limits-kit';
 import type { Logger } from '@nexus/protocol';
 import { z } from 'zod';
 import type { WebSessions } from '../web/web-sessions.ts';
 import { authorized, digest, sendJson } from './pairing-api.ts';
-import { requestPath } from './parse-request-target.ts';
 import { readJsonBody } from './read-json-body.ts';
 
 export const WEB_INVITES_API_PATH = '/api/web/invites';

@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import { requestPath } from '@nexus/limits-kit';
 import type { Logger } from '@nexus/protocol';
 import { z } from 'zod';
 import { isAllowedOrigin } from '../web/is-same-origin.ts';
 import { hashOf, type WebPerson, type WebSessions } from '../web/web-sessions.ts';
 import { authorized, digest, sendJson } from './pairing-api.ts';
-import { requestPath } from './parse-request-target.ts';
 import { readJsonBody } from './read-json-body.ts';
 import { WEB_CLIENT_HEADER } from './web-client-request.ts';
 
