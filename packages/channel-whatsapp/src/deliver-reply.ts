@@ -131,9 +131,8 @@ export function createReplySender(options: ReplySenderOptions) {
         await paced(() => sendOnce(jid, chunk, index === 0 ? quoted : undefined, abortSignal));
       }
     } finally {
-      // The answer is there (or will not come): the "restoring" reaction goes, without holding the
-      // delivery (and so the turn's finish) until WhatsApp confirms it.
-      void status.clear();
+      // The answer is there (or will not come): the "restoring" reaction goes.
+      await status.clear();
     }
     // Files follow the text, each as its own media message (Baileys encrypts and uploads it).
     for (const event of reply.media) {
