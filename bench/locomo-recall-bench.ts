@@ -2,14 +2,14 @@
  * pnpm bench:locomo [<locomo.json>] [--store sqlite,qdrant]
  * (also `pnpm bench:recall --locomo [<locomo.json>]`)
  *
- * Recall on real conversations, by the protocol of `../shared/data/README.md`: each LoCoMo
+ * Recall on real conversations, by the protocol in the README of the shared data folder beside the repository: each LoCoMo
  * conversation is one person; every turn is stored through the memory HTTP API as one memory
  * ("<speaker>: <text>", dated by its session, linked to its session); each question of categories
  * 1–4 is asked alone, once in process (`MemoryService.search`) and once over HTTP (`/search`), and
  * the protocol's plain BM25 (`stemmed-bm25.ts`) ranks the same stored memories in the same run.
  * Prints R_any@5, R_any@10 and evidence recall@10, overall and per category, for each store
  * (the embedded SQLite store, and Qdrant through the REST stand-in of @nexus/testkit); the last
- * line is one JSON object. The file defaults to `../shared/data/locomo-dev.json` (beside the
+ * line is one JSON object. The file defaults to the shared data folder's locomo-dev.json (beside the
  * repository); the data is never copied into the repository.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';

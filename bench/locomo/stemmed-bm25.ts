@@ -3,7 +3,7 @@ import { ENGLISH_STOP_WORDS, lexicalTerms } from '@nexus/memory';
 const STOP_WORDS = new Set(ENGLISH_STOP_WORDS);
 
 /**
- * The LoCoMo protocol's plain BM25 (`../shared/data/README.md`): Okapi BM25, k1 1.2, b 0.75,
+ * The LoCoMo protocol's plain BM25 (the shared data folder's README): Okapi BM25, k1 1.2, b 0.75,
  * English stop words dropped, light suffix stemming (`lexicalTerms`), statistics over the one
  * person's memories. Ties keep the documents' insertion order.
  */

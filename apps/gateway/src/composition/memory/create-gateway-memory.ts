@@ -229,7 +229,7 @@ export async function openLocalMemoryService(options: {
     autoReindex,
   );
   // Shared by the lexical and the hybrid service, so a re-index's switch keeps one lane.
-  const personLane = openPersonLane({
+  const personLane = await openPersonLane({
     config,
     logger: options.logger,
     ...(options.reindexElsewhere ? { shortLived: true } : {}),

@@ -1,4 +1,3 @@
-import { createRedisClient } from '@nexus/agent-redis';
 import type { PersonLane } from '@nexus/memory';
 import type { Logger } from '@nexus/protocol';
 import type { GatewayConfig } from '../../config/gateway-config.ts';
@@ -10,15 +9,17 @@ import { redisPersonLane } from './redis-person-lane.ts';
  * `NEXUS_REDIS_URL` set, the shared Redis lease; otherwise none, and the service queues one
  * person's writes in process (an embedded SQLite file belongs to one process).
  */
-export function openPersonLane(options: {
+export async function openPersonLane(options: {
   config: GatewayConfig;
   logger: Logger;
   /** A one-shot command: Redis commands fail after one reconnection attempt instead of waiting. */
   shortLived?: boolean;
-}): { lane?: PersonLane; close(): Promise<void> } {
+}): Promise<{ lane?: PersonLane; close(): Promise<void> }> {
   const { config, logger } = options;
   const url = config.redis.url;
   if (!config.memory.qdrantUrl || !url) return { close: async () => {} };
+  // Loaded only here, so a start without Qdrant and Redis loads no Redis client (lean start).
+  const { createRedisClient } = await import('@nexus/agent-redis');
   const redis = createRedisClient({
     url,
     name: 'memory-lane',
