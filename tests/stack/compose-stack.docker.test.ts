@@ -243,10 +243,13 @@ describe('the default docker-compose stack', () => {
         expect(container.HostConfig.ReadonlyRootfs, service).toBe(true);
       }
       if (service === 'memory') {
-        // Only what `nexus memory serve` reads: no MCP or transcription credentials, no Redis,
-        // no web chat or metrics settings, no OpenTelemetry headers.
+        // Only what `nexus memory serve` reads: no MCP or transcription credentials, of Redis only
+        // the address, password and prefix (the replicas' write lease), no web chat or metrics
+        // settings, no OpenTelemetry headers.
         const unused = container.Config.Env.filter((entry) =>
-          /^(NEXUS_(MCP|TRANSCRIPTION|REDIS|WEB|METRICS)_|OTEL_)/u.test(entry),
+          /^(NEXUS_(MCP|TRANSCRIPTION|WEB|METRICS)_|NEXUS_REDIS_(?!(URL|PASSWORD|PREFIX)(_FILE)?=)|OTEL_)/u.test(
+            entry,
+          ),
         );
         expect(unused, service).toEqual([]);
       }
