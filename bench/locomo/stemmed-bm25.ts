@@ -1,4 +1,5 @@
 import { ENGLISH_STOP_WORDS, lexicalTerms } from '@nexus/memory';
+import { createPlainBm25 } from '../../packages/memory/bench/plain-bm25.ts';
 
 const STOP_WORDS = new Set(ENGLISH_STOP_WORDS);
 
@@ -8,42 +9,7 @@ const STOP_WORDS = new Set(ENGLISH_STOP_WORDS);
  * person's memories. Ties keep the documents' insertion order.
  */
 export function createStemmedBm25(documents: ReadonlyArray<{ id: string; text: string }>) {
-  const k1 = 1.2;
-  const b = 0.75;
-  const tokens = documents.map((document) => terms(document.text));
-  const averageLength = tokens.reduce((sum, list) => sum + list.length, 0) / Math.max(1, tokens.length);
-  const documentFrequency = new Map<string, number>();
-  for (const list of tokens) {
-    for (const term of new Set(list)) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-  }
-  const count = documents.length;
-  const idf = (term: string) => {
-    const frequency = documentFrequency.get(term) ?? 0;
-    return Math.log(1 + (count - frequency + 0.5) / (frequency + 0.5));
-  };
-  return {
-    /** Ids of the matching documents, best first. */
-    search(query: string, limit: number): string[] {
-      const queryTerms = [...new Set(terms(query))];
-      const scored = documents.map((document, index) => {
-        const list = tokens[index] ?? [];
-        let score = 0;
-        for (const term of queryTerms) {
-          const frequency = list.filter((word) => word === term).length;
-          if (frequency === 0) continue;
-          score +=
-            (idf(term) * frequency * (k1 + 1)) /
-            (frequency + k1 * (1 - b + (b * list.length) / averageLength));
-        }
-        return { id: document.id, score, index };
-      });
-      return scored
-        .filter((item) => item.score > 0)
-        .sort((left, right) => right.score - left.score || left.index - right.index)
-        .slice(0, limit)
-        .map((item) => item.id);
-    },
-  };
+  return createPlainBm25(documents, terms);
 }
 
 function terms(text: string): string[] {

@@ -1,11 +1,16 @@
 /**
- * A plain Okapi BM25 (k1 = 1.2, b = 0.75) over lower-cased words, no stemming and no stop words:
- * the baseline `pnpm bench:recall` compares Nexus with. Ties keep the documents' insertion order.
+ * A plain Okapi BM25 (k1 = 1.2, b = 0.75), by default over lower-cased words with no stemming and
+ * no stop words: the baseline `pnpm bench:recall` compares Nexus with. `tokenise` changes only how
+ * text becomes terms (the LoCoMo bench's baseline stems and drops stop words). Ties keep the
+ * documents' insertion order.
  */
-export function createPlainBm25(documents: ReadonlyArray<{ id: string; text: string }>) {
+export function createPlainBm25(
+  documents: ReadonlyArray<{ id: string; text: string }>,
+  tokenise: (text: string) => string[] = words,
+) {
   const k1 = 1.2;
   const b = 0.75;
-  const tokens = documents.map((document) => words(document.text));
+  const tokens = documents.map((document) => tokenise(document.text));
   const averageLength = tokens.reduce((sum, list) => sum + list.length, 0) / Math.max(1, tokens.length);
   const documentFrequency = new Map<string, number>();
   for (const list of tokens) {
@@ -19,7 +24,7 @@ export function createPlainBm25(documents: ReadonlyArray<{ id: string; text: str
   return {
     /** Ids of the matching documents, best first. */
     search(query: string, limit: number): string[] {
-      const terms = [...new Set(words(query))];
+      const terms = [...new Set(tokenise(query))];
       const scored = documents.map((document, index) => {
         const list = tokens[index] ?? [];
         let score = 0;
