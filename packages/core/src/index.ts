@@ -4,7 +4,7 @@
  */
 // Running core: the daemon, its sessions, agent and turn limits (the gateway; the remote agent in agent-redis)
 export { approximateTokenCounter, sharedTokenCounter, type TokenCounter } from '@nexus/limits-kit';
-export { type Agent, type AgentPart, type AgentRunOptions, createAgent } from './agent.ts';
+export { type Agent, type AgentPart, type AgentRunOptions, createAgent } from './agent/agent.ts';
 export type { ExtraCommands } from './commands/extra-commands.ts';
 export { createSqliteDailyTokenBudget } from './cost/daily-token-budget.ts';
 export {
@@ -19,10 +19,10 @@ export {
   type TurnLimits,
   type TurnSpend,
 } from './cost/turn-budget.ts';
-export { MODEL_ERROR_MESSAGES, toModelError } from './model-error.ts';
+export { MODEL_ERROR_MESSAGES, toModelError } from './agent/model-error.ts';
 export { createNexusCore, type NexusCore, type NexusCoreOptions } from './nexus-core.ts';
-export type { SessionStore } from './session-store.ts';
-export { createSqliteSessionStore } from './sqlite-session-store.ts';
+export type { SessionStore } from './session-store/session-store.ts';
+export { createSqliteSessionStore } from './session-store/sqlite-session-store.ts';
 export type { OutsideTools } from './tools/outside-tools.ts';
 
 // Memory work: the memory step's report, extraction and summary workers (the gateway's memory composition)

@@ -8,11 +8,11 @@ import {
   startScriptedModelServer,
 } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent } from './agent.ts';
-import { MODEL_ERROR_MESSAGES } from './model-error.ts';
+import { createAgent } from './agent/agent.ts';
+import { MODEL_ERROR_MESSAGES } from './agent/model-error.ts';
 import { createNexusCore, type NexusCore, type NexusCoreOptions } from './nexus-core.ts';
-import type { SessionStore } from './session-store.ts';
-import { createSqliteSessionStore } from './sqlite-session-store.ts';
+import type { SessionStore } from './session-store/session-store.ts';
+import { createSqliteSessionStore } from './session-store/sqlite-session-store.ts';
 import { createRecordingChannel, createRecordingLogger, testIntent } from './testing/recording-channel.ts';
 import type { TurnReport } from './turn/run-turn.ts';
 

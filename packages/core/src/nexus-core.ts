@@ -15,8 +15,8 @@ import {
   silentLogger,
 } from '@nexus/protocol';
 import type { AccessControl } from './access/access-decision.ts';
-import type { Agent } from './agent.ts';
-import { createConversationLanes } from './conversation-lanes.ts';
+import type { Agent } from './agent/agent.ts';
+import { createConversationLanes } from './lanes/conversation-lanes.ts';
 import type { DailyTokenBudget } from './cost/daily-token-budget.ts';
 import { type CreateTurnBudget, resolveTurnLimits, type TurnLimits } from './cost/turn-budget.ts';
 import {
@@ -24,14 +24,14 @@ import {
   createInboxLaneTasks,
   dedupeKeyOf,
   type InboxReplay,
-} from './inbox-lane-tasks.ts';
-import { createIntakeOrder } from './intake-order.ts';
-import { createIntentDeduplicator } from './intent-deduplicator.ts';
+} from './intake/inbox-lane-tasks.ts';
+import { createIntakeOrder } from './intake/intake-order.ts';
+import { createIntentDeduplicator } from './intake/intent-deduplicator.ts';
 import type { MediaSettings } from './media/media-settings.ts';
 import { resolveTurnMemory, type TurnMemoryOptions } from './memory/context/turn-memory.ts';
-import { MODEL_ERROR_MESSAGES } from './model-error.ts';
+import { MODEL_ERROR_MESSAGES } from './agent/model-error.ts';
 import { deliverOutbound } from './outbound/deliver-outbound.ts';
-import type { AdmitIntentOptions, SessionStore } from './session-store.ts';
+import type { AdmitIntentOptions, SessionStore } from './session-store/session-store.ts';
 import { resolveSubagentSettings, type SubagentSettings } from './subagents/subagent-settings.ts';
 import type { OutsideTools } from './tools/outside-tools.ts';
 import { inSpan } from './tracing/in-span.ts';
@@ -82,7 +82,7 @@ export interface NexusCoreOptions {
   media?: MediaSettings;
 }
 
-export { type InboxReplay, MAX_INBOX_REPLAYS } from './inbox-lane-tasks.ts';
+export { type InboxReplay, MAX_INBOX_REPLAYS } from './intake/inbox-lane-tasks.ts';
 
 export interface NexusCoreStats {
   activeTurns: number;

@@ -1,5 +1,5 @@
 import type { ConversationRef, ErrorCode, Intent } from '@nexus/protocol';
-import type { SessionStore } from '../session-store.ts';
+import type { SessionStore } from '../session-store/session-store.ts';
 
 /** Produces the text of an answer that needs no model (a command, a pairing notice). */
 export type AccessReply = (options: { abortSignal: AbortSignal }) => Promise<string>;

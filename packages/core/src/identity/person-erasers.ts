@@ -1,6 +1,6 @@
 import type { JobQueue } from '@nexus/protocol';
 import type { MediaStore } from '../media/media-store.ts';
-import type { SessionStore } from '../session-store.ts';
+import type { SessionStore } from '../session-store/session-store.ts';
 import type { PersonEraser } from './forget-person.ts';
 
 /** The person's turns in the session store (their messages and the replies to them). */

@@ -9,11 +9,11 @@ import {
   startScriptedModelServer,
 } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AccessControl } from './access/access-decision.ts';
-import { createAgent } from './agent.ts';
-import { createNexusCore, MAX_INBOX_REPLAYS, type NexusCore, type NexusCoreOptions } from './nexus-core.ts';
-import { createSqliteSessionStore } from './sqlite-session-store.ts';
-import { createRecordingChannel, testIntent } from './testing/recording-channel.ts';
+import type { AccessControl } from '../access/access-decision.ts';
+import { createAgent } from '../agent/agent.ts';
+import { createNexusCore, MAX_INBOX_REPLAYS, type NexusCore, type NexusCoreOptions } from '../nexus-core.ts';
+import { createSqliteSessionStore } from '../session-store/sqlite-session-store.ts';
+import { createRecordingChannel, testIntent } from '../testing/recording-channel.ts';
 
 let server: ScriptedModelServer;
 const cores: NexusCore[] = [];

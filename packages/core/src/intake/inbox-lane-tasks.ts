@@ -1,13 +1,13 @@
 import type { ChannelAdapter, IntakeResult, Intent, Logger } from '@nexus/protocol';
 import { NexusError } from '@nexus/protocol';
-import type { AccessDecision, AccessReply } from './access/access-decision.ts';
-import { answerWithoutModel } from './commands/answer-without-model.ts';
-import type { ConversationLanes, LaneTask } from './conversation-lanes.ts';
+import type { AccessDecision, AccessReply } from '../access/access-decision.ts';
+import { answerWithoutModel } from '../commands/answer-without-model.ts';
+import type { ConversationLanes, LaneTask } from '../lanes/conversation-lanes.ts';
 import type { IntentDeduplicator } from './intent-deduplicator.ts';
-import { replyIdFor } from './reply-id.ts';
-import { runRevision } from './revisions/run-revision.ts';
-import type { AdmitIntentOptions, InboxEntry, SessionStore } from './session-store.ts';
-import { runTurn, type TurnDependencies, type TurnReport, type TurnResult } from './turn/run-turn.ts';
+import { replyIdFor } from '../turn/reply-id.ts';
+import { runRevision } from '../revisions/run-revision.ts';
+import type { AdmitIntentOptions, InboxEntry, SessionStore } from '../session-store/session-store.ts';
+import { runTurn, type TurnDependencies, type TurnReport, type TurnResult } from '../turn/run-turn.ts';
 
 /** What `replayInbox` did: queued again, left for a channel not registered, answered with an error. */
 export interface InboxReplay {

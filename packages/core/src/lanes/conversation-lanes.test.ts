@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createConversationLanes } from './conversation-lanes.ts';
-import { createIntentDeduplicator } from './intent-deduplicator.ts';
-import { createReplyStream } from './reply-stream.ts';
+import { createIntentDeduplicator } from '../intake/intent-deduplicator.ts';
+import { createReplyStream } from '../turn/reply-stream.ts';
 
 function gate() {
   let open: () => void = () => {};

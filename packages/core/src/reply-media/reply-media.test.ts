@@ -4,9 +4,9 @@ import { makePng } from '@nexus/testkit/media';
 import { tool } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent } from '../agent.ts';
+import { createAgent } from '../agent/agent.ts';
 import { createNexusCore, type NexusCore } from '../nexus-core.ts';
-import { createSqliteSessionStore } from '../sqlite-session-store.ts';
+import { createSqliteSessionStore } from '../session-store/sqlite-session-store.ts';
 import { createRecordingChannel, testIntent } from '../testing/recording-channel.ts';
 import { replyMediaOfToolOutput } from './reply-media-of.ts';
 

@@ -10,10 +10,10 @@ import {
   startScriptedModelServer,
 } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent } from '../agent.ts';
+import { createAgent } from '../agent/agent.ts';
 import { createNexusCore, type NexusCore } from '../nexus-core.ts';
-import type { SessionStore } from '../session-store.ts';
-import { createSqliteSessionStore } from '../sqlite-session-store.ts';
+import type { SessionStore } from '../session-store/session-store.ts';
+import { createSqliteSessionStore } from '../session-store/sqlite-session-store.ts';
 import { createRecordingChannel, testIntent } from '../testing/recording-channel.ts';
 
 // Regenerate, Try again and choosing a version, through the real core, SQLite history and the AI

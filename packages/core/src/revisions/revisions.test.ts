@@ -14,12 +14,12 @@ import {
   startScriptedModelServer,
 } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent } from '../agent.ts';
+import { createAgent } from '../agent/agent.ts';
 import type { ExtractionReport } from '../memory/extraction/extract-memories.ts';
 import { FROM_EDITED_MESSAGE } from '../memory/extraction/extraction-prompts.ts';
 import { startMemoryExtractionWorker } from '../memory/extraction/memory-extraction-worker.ts';
 import { createNexusCore, type NexusCore } from '../nexus-core.ts';
-import { createSqliteSessionStore } from '../sqlite-session-store.ts';
+import { createSqliteSessionStore } from '../session-store/sqlite-session-store.ts';
 
 // Edits and deletes end to end: the test channel sends them, the real core takes them through its
 // durable intake and lanes, the AI SDK asks the scripted model over HTTP, history is SQLite and

@@ -1,6 +1,6 @@
 import type { ChannelAdapter, Intent } from '@nexus/protocol';
 import { enqueueAfterTurn } from '../memory/context/turn-memory.ts';
-import type { MessageLookup, RevisionChange, StoredTurn } from '../session-store.ts';
+import type { MessageLookup, RevisionChange, StoredTurn } from '../session-store/session-store.ts';
 import { runTurn, type TurnDependencies, type TurnResult } from '../turn/run-turn.ts';
 import { correctionNote } from './correction-note.ts';
 

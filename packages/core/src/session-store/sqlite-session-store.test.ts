@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoredTurn } from './session-store.ts';
 import { createSqliteSessionStore } from './sqlite-session-store.ts';
-import { nextPassOfTheEventLoop } from './testing/two-connections.ts';
+import { nextPassOfTheEventLoop } from '../testing/two-connections.ts';
 
 const directories: string[] = [];
 function temporaryFile(): string {

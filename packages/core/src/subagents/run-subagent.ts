@@ -1,6 +1,6 @@
 import type { Logger } from '@nexus/protocol';
 import type { ToolSet } from 'ai';
-import type { AgentUsage } from '../agent.ts';
+import type { AgentUsage } from '../agent/agent.ts';
 import { runMemoryStep } from '../memory/context/run-memory-step.ts';
 import { failureMessage } from '../memory/extraction/failure-message.ts';
 import { GROUP_MEMORY_NOTE } from '../memory/memory-subject.ts';

@@ -1,4 +1,4 @@
-import { createSemaphore, type Semaphore } from '../semaphore.ts';
+import { createSemaphore, type Semaphore } from '../lanes/semaphore.ts';
 import type { SubagentSettings } from './subagent-settings.ts';
 
 /** Shared by every subagent of one main run: the parallel limit and the total started. */

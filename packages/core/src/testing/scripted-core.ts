@@ -5,11 +5,11 @@ import {
   type ScriptedModelServer,
   startScriptedModelServer,
 } from '@nexus/testkit/llm';
-import { createAgent } from '../agent.ts';
+import { createAgent } from '../agent/agent.ts';
 import { DEFAULT_MEDIA_SETTINGS, type MediaSettings } from '../media/media-settings.ts';
 import { createOpenAiTranscriber } from '../media/transcriber.ts';
 import { createNexusCore, type NexusCore } from '../nexus-core.ts';
-import { createSqliteSessionStore } from '../sqlite-session-store.ts';
+import { createSqliteSessionStore } from '../session-store/sqlite-session-store.ts';
 
 export interface ScriptedCore {
   model: ScriptedModelServer;

@@ -2,7 +2,7 @@ import type { TokenCounter } from '@nexus/limits-kit';
 import type { Intent, Logger } from '@nexus/protocol';
 import type { Tracer } from '@opentelemetry/api';
 import type { ToolSet } from 'ai';
-import type { Agent } from '../agent.ts';
+import type { Agent } from '../agent/agent.ts';
 import type { TurnBudget } from '../cost/turn-budget.ts';
 import type { TurnMemory } from '../memory/context/turn-memory.ts';
 import { memorySubjectOf } from '../memory/memory-subject.ts';

@@ -5,10 +5,10 @@ import {
   startScriptedModelServer,
 } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent } from '../agent.ts';
+import { createAgent } from '../agent/agent.ts';
 import { createInMemoryMemory } from '../memory/testing/in-memory-memory.ts';
 import { createNexusCore, type NexusCore } from '../nexus-core.ts';
-import { createSqliteSessionStore } from '../sqlite-session-store.ts';
+import { createSqliteSessionStore } from '../session-store/sqlite-session-store.ts';
 import { createRecordingChannel, testIntent } from '../testing/recording-channel.ts';
 
 let server: ScriptedModelServer;

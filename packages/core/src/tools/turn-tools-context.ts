@@ -1,7 +1,7 @@
 import type { TokenCounter } from '@nexus/limits-kit';
 import type { Logger, MemoryPort } from '@nexus/protocol';
 import type { Tracer } from '@opentelemetry/api';
-import type { Agent } from '../agent.ts';
+import type { Agent } from '../agent/agent.ts';
 import type { TurnBudget } from '../cost/turn-budget.ts';
 import type { SubagentSettings } from '../subagents/subagent-settings.ts';
 

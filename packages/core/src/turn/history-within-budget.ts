@@ -1,6 +1,6 @@
 import type { TokenCounter } from '@nexus/limits-kit';
 import type { ModelMessage } from 'ai';
-import type { StoredTurn } from './session-store.ts';
+import type { StoredTurn } from '../session-store/session-store.ts';
 
 export interface HistoryWithinBudget {
   messages: ModelMessage[];

@@ -1,7 +1,7 @@
 import { intentSchema, NexusError } from '@nexus/protocol';
 import { createSqliteJobQueue } from '@nexus/queue-sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Agent } from '../agent.ts';
+import type { Agent } from '../agent/agent.ts';
 import { resolveTurnMemory } from '../memory/context/turn-memory.ts';
 import { MEMORY_EXTRACT_JOB } from '../memory/extraction/memory-extraction-job.ts';
 import { createInMemoryMemory } from '../memory/testing/in-memory-memory.ts';

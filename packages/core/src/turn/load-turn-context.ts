@@ -2,8 +2,8 @@ import type { TokenCounter } from '@nexus/limits-kit';
 import type { Intent, Logger } from '@nexus/protocol';
 import type { MemoryStepResult } from '../memory/context/run-memory-step.ts';
 import { loadTurnMemory } from '../memory/context/turn-memory.ts';
-import type { ReplyStream } from '../reply-stream.ts';
-import type { StoredTurn } from '../session-store.ts';
+import type { ReplyStream } from './reply-stream.ts';
+import type { StoredTurn } from '../session-store/session-store.ts';
 import { traceMemoryStep } from '../tracing/turn-spans.ts';
 import type { TurnDependencies, TurnRevision } from './turn-types.ts';
 

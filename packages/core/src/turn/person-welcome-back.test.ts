@@ -6,10 +6,10 @@ import {
   startScriptedModelServer,
 } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent } from '../agent.ts';
+import { createAgent } from '../agent/agent.ts';
 import { createInMemoryMemory } from '../memory/testing/in-memory-memory.ts';
 import { createNexusCore, type NexusCore } from '../nexus-core.ts';
-import { createSqliteSessionStore } from '../sqlite-session-store.ts';
+import { createSqliteSessionStore } from '../session-store/sqlite-session-store.ts';
 import { createRecordingChannel } from '../testing/recording-channel.ts';
 
 // "Welcome back" is about the person, not one conversation: the gap is since their last message

@@ -1,6 +1,6 @@
 import type { ChannelAdapter, Intent } from '@nexus/protocol';
 import { createTurnBudget } from '../cost/turn-budget.ts';
-import { replyIdFor } from '../reply-id.ts';
+import { replyIdFor } from './reply-id.ts';
 import { traceTurn } from '../tracing/turn-spans.ts';
 import { admitTurn } from './admit-turn.ts';
 import { EarlyReply } from './early-reply.ts';

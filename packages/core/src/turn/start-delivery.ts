@@ -1,6 +1,6 @@
 import { type ChannelAdapter, conversationRefOf, type Intent, type Logger } from '@nexus/protocol';
 import type { Tracer } from '@opentelemetry/api';
-import { createReplyStream, type ReplyStream } from '../reply-stream.ts';
+import { createReplyStream, type ReplyStream } from './reply-stream.ts';
 import { traceDelivery } from '../tracing/turn-spans.ts';
 import type { TurnRevision } from './turn-types.ts';
 

@@ -1,7 +1,7 @@
 import type { ReplyEvent } from '@nexus/protocol';
 import { APICallError } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { createReplyStream } from '../reply-stream.ts';
+import { createReplyStream } from './reply-stream.ts';
 import { createRecordingLogger } from '../testing/recording-channel.ts';
 import { EarlyReply } from './early-reply.ts';
 import { stopReply } from './stop-reply.ts';

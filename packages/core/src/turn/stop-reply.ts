@@ -1,6 +1,6 @@
 import type { Logger, NexusError } from '@nexus/protocol';
-import { toModelError } from '../model-error.ts';
-import type { ReplyStream } from '../reply-stream.ts';
+import { toModelError } from '../agent/model-error.ts';
+import type { ReplyStream } from './reply-stream.ts';
 import { EarlyReply } from './early-reply.ts';
 import type { ReplyDraft } from './turn-so-far.ts';
 

@@ -1,8 +1,8 @@
 import { sharedTokenCounter } from '@nexus/limits-kit';
 import { intentSchema, NexusError } from '@nexus/protocol';
 import { describe, expect, it } from 'vitest';
-import type { Agent } from '../agent.ts';
-import { createSqliteSessionStore } from '../sqlite-session-store.ts';
+import type { Agent } from '../agent/agent.ts';
+import { createSqliteSessionStore } from '../session-store/sqlite-session-store.ts';
 import { createRecordingLogger, testIntent } from '../testing/recording-channel.ts';
 import { storeTurnOutcome } from './store-turn-outcome.ts';
 import { emptyReply, type TurnSoFar } from './turn-so-far.ts';

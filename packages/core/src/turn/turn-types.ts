@@ -1,12 +1,12 @@
 import type { TokenCounter } from '@nexus/limits-kit';
 import type { Logger } from '@nexus/protocol';
-import type { Agent } from '../agent.ts';
+import type { Agent } from '../agent/agent.ts';
 import type { DailyTokenBudget } from '../cost/daily-token-budget.ts';
 import type { BudgetStopReason, CreateTurnBudget, TurnLimits, TurnSpend } from '../cost/turn-budget.ts';
 import type { MediaSettings } from '../media/media-settings.ts';
 import type { MemoryStepReport } from '../memory/context/run-memory-step.ts';
 import type { TurnMemory } from '../memory/context/turn-memory.ts';
-import type { SessionStore } from '../session-store.ts';
+import type { SessionStore } from '../session-store/session-store.ts';
 import type { SubagentSettings } from '../subagents/subagent-settings.ts';
 import type { OutsideTools } from '../tools/outside-tools.ts';
 import type { TurnTracing } from '../tracing/turn-tracing.ts';

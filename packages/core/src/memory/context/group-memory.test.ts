@@ -7,9 +7,9 @@ import {
   startScriptedModelServer,
 } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent } from '../../agent.ts';
+import { createAgent } from '../../agent/agent.ts';
 import { createNexusCore, type NexusCore, type NexusCoreOptions } from '../../nexus-core.ts';
-import { createSqliteSessionStore } from '../../sqlite-session-store.ts';
+import { createSqliteSessionStore } from '../../session-store/sqlite-session-store.ts';
 import { DEFAULT_SUBAGENT_SYSTEM_PROMPT } from '../../subagents/subagent-settings.ts';
 import { createRecordingChannel, testIntent } from '../../testing/recording-channel.ts';
 import { MEMORY_EXTRACT_JOB, type MemoryExtractionPayload } from '../extraction/memory-extraction-job.ts';

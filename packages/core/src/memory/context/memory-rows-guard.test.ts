@@ -4,9 +4,9 @@ import { contentHash, createSqliteMemoryStore, MemoryService, type MemoryStore }
 import { seededRandom } from '@nexus/testkit';
 import { startScriptedModelServer } from '@nexus/testkit/llm';
 import { expect, it } from 'vitest';
-import { createAgent } from '../../agent.ts';
+import { createAgent } from '../../agent/agent.ts';
 import { createNexusCore } from '../../nexus-core.ts';
-import { createSqliteSessionStore } from '../../sqlite-session-store.ts';
+import { createSqliteSessionStore } from '../../session-store/sqlite-session-store.ts';
 import { createRecordingChannel, testIntent } from '../../testing/recording-channel.ts';
 import type { TurnReport } from '../../turn/turn-types.ts';
 

@@ -1,10 +1,10 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent } from '../../agent.ts';
+import { createAgent } from '../../agent/agent.ts';
 import { createNexusCore, type NexusCore } from '../../nexus-core.ts';
-import type { StoredTurn } from '../../session-store.ts';
-import { createSqliteSessionStore } from '../../sqlite-session-store.ts';
+import type { StoredTurn } from '../../session-store/session-store.ts';
+import { createSqliteSessionStore } from '../../session-store/sqlite-session-store.ts';
 import {
   createRecordingChannel,
   createRecordingLogger,

@@ -1,4 +1,4 @@
-import type { StoredTurn } from '../../session-store.ts';
+import type { StoredTurn } from '../../session-store/session-store.ts';
 
 /** The last two exchanges: enough for a follow-up's subject, few enough to stay on topic. */
 const RECENT_EXCHANGES = 2;

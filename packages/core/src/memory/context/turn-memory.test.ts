@@ -6,9 +6,9 @@ import {
   startScriptedModelServer,
 } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent } from '../../agent.ts';
+import { createAgent } from '../../agent/agent.ts';
 import { createNexusCore, type NexusCore, type NexusCoreOptions } from '../../nexus-core.ts';
-import { createSqliteSessionStore } from '../../sqlite-session-store.ts';
+import { createSqliteSessionStore } from '../../session-store/sqlite-session-store.ts';
 import {
   createRecordingChannel,
   createRecordingLogger,

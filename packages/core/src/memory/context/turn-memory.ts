@@ -1,6 +1,6 @@
 import type { TokenCounter } from '@nexus/limits-kit';
 import type { Intent, JobQueue, Logger, MemoryPort } from '@nexus/protocol';
-import type { StoredTurn } from '../../session-store.ts';
+import type { StoredTurn } from '../../session-store/session-store.ts';
 import {
   enqueueMemoryExtraction,
   type MemoryExtractionPayload,

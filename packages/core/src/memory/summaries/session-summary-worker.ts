@@ -7,7 +7,7 @@ import {
   silentLogger,
 } from '@nexus/protocol';
 import { generateText, type LanguageModel } from 'ai';
-import type { SessionStore, StoredTurn } from '../../session-store.ts';
+import type { SessionStore, StoredTurn } from '../../session-store/session-store.ts';
 import { modelCallTelemetry } from '../../tracing/model-call-telemetry.ts';
 import { type RepliesFirst, waitWhileRepliesQueue } from '../background/replies-first.ts';
 import {
