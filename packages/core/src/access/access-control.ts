@@ -5,7 +5,7 @@ import type { ForgetRequest } from '../commands/forget-me.ts';
 import { createMemoryListings } from '../commands/memory-commands.ts';
 import { type ParsedCommand, parseCommand } from '../commands/parse-command.ts';
 import { replyWith } from '../commands/reply-with.ts';
-import { withConversationGenerations } from '../history/generational-session-store.ts';
+import { withConversationGenerations } from '../session-store/generational-session-store.ts';
 import type { IdentityRef } from '../identity/identity-key.ts';
 import type { Identity } from '../identity/identity-store.ts';
 import { enterLinkCode } from '../identity/link-flow.ts';

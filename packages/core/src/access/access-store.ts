@@ -1,7 +1,7 @@
 import {
   type ConversationGenerations,
   createConversationGenerations,
-} from '../history/conversation-generations.ts';
+} from '../session-store/conversation-generations.ts';
 import { createIdentityStore, type IdentityStore } from '../identity/identity-store.ts';
 import { createLinkCodeStore, type LinkCodeStore } from '../identity/link-code-store.ts';
 import { createPersonRecords, type PersonRecords } from '../identity/person-records.ts';

@@ -1,7 +1,7 @@
 import { conversationRefOf, type Intent, type Logger } from '@nexus/protocol';
 import { type Tool, tool, zodSchema } from 'ai';
 import { z } from 'zod';
-import { ScheduleRefused, type Scheduler } from '../schedules/scheduler.ts';
+import { ScheduleRefused, type Scheduler } from './scheduler.ts';
 import { formatZonedTime, parseZonedTime } from '../time-zones/zoned-time.ts';
 
 const scheduleInput = z.object({

@@ -1,4 +1,4 @@
-import type { SessionStore } from '../session-store/session-store.ts';
+import type { SessionStore } from './session-store.ts';
 import type { ConversationGenerations } from './conversation-generations.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { StoredTurn } from '../session-store/session-store.ts';
+import type { StoredTurn } from './session-store.ts';
 
 interface Entry {
   /** The conversation's newest turns, oldest first: all of them when fewer than `limit` exist. */

@@ -8,7 +8,7 @@ import {
   othersCommittedWatcher,
   statementsPerLimit,
 } from '@nexus/sqlite-kit';
-import { RecentTurnsCache } from '../history/recent-turns-cache.ts';
+import { RecentTurnsCache } from './recent-turns-cache.ts';
 import type { AppendTurnOptions, SessionStore, StoredTurn } from './session-store.ts';
 import { createSqliteIntentInbox, INBOX_MIGRATION, INBOX_WAITING_SQL } from './sqlite-intent-inbox.ts';
 import { createSqlitePersonActivity, PERSON_ACTIVITY_MIGRATION } from './sqlite-person-activity.ts';

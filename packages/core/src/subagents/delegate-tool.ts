@@ -1,6 +1,6 @@
 import { type Tool, type ToolSet, tool, zodSchema } from 'ai';
 import { z } from 'zod';
-import type { TurnToolsContext } from '../tools/turn-tools-context.ts';
+import type { TurnToolsContext } from './turn-tools-context.ts';
 import { runSubagent } from './run-subagent.ts';
 import type { SubagentFanOut } from './subagent-fan-out.ts';
 

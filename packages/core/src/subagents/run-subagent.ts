@@ -4,7 +4,7 @@ import type { AgentUsage } from '../agent/agent.ts';
 import { runMemoryStep } from '../memory/context/run-memory-step.ts';
 import { failureMessage } from '../memory/extraction/failure-message.ts';
 import { GROUP_MEMORY_NOTE } from '../memory/memory-subject.ts';
-import type { TurnToolsContext } from '../tools/turn-tools-context.ts';
+import type { TurnToolsContext } from './turn-tools-context.ts';
 import { traceMemoryStep } from '../tracing/turn-spans.ts';
 import type { SubagentFanOut } from './subagent-fan-out.ts';
 

@@ -3,7 +3,7 @@ import type { Logger, MemoryPort } from '@nexus/protocol';
 import type { Tracer } from '@opentelemetry/api';
 import type { Agent } from '../agent/agent.ts';
 import type { TurnBudget } from '../cost/turn-budget.ts';
-import type { SubagentSettings } from '../subagents/subagent-settings.ts';
+import type { SubagentSettings } from './subagent-settings.ts';
 
 /** Everything the tools of one turn are bound to. */
 export interface TurnToolsContext {

@@ -14,7 +14,7 @@ import {
   type TurnToolName,
 } from '../subagents/subagent-settings.ts';
 import { createMemoryTools } from './memory-tools.ts';
-import type { TurnToolsContext } from './turn-tools-context.ts';
+import type { TurnToolsContext } from '../subagents/turn-tools-context.ts';
 
 /**
  * The tools of one run at `depth` (0 = the main run): memory tools bound to the person speaking

@@ -3,7 +3,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { MemoryStepResult } from '../memory/context/run-memory-step.ts';
 import type { TurnResult } from '../turn/turn-types.ts';
 import { inSpan } from './in-span.ts';
-import { recordMemoryInjection } from './record-memory-injection.ts';
+import { recordMemoryInjection } from '../memory/context/record-memory-injection.ts';
 import { spanIdOf, type TurnTracing } from './turn-tracing.ts';
 
 /** Span and attribute names, as documented in docs/observability.md. */

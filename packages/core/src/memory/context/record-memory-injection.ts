@@ -1,5 +1,5 @@
 import type { Tracer } from '@opentelemetry/api';
-import type { MemoryStepReport } from '../memory/context/run-memory-step.ts';
+import type { MemoryStepReport } from './run-memory-step.ts';
 
 /** The span name: memory put into a prompt, as a generation for Langfuse-style back ends. */
 export const MEMORY_INJECTION_SPAN = 'memory.context.inject';
