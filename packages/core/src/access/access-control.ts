@@ -5,11 +5,11 @@ import type { ForgetRequest } from '../commands/forget-me.ts';
 import { createMemoryListings } from '../commands/memory-commands.ts';
 import { type ParsedCommand, parseCommand } from '../commands/parse-command.ts';
 import { replyWith } from '../commands/reply-with.ts';
-import { withConversationGenerations } from '../session-store/generational-session-store.ts';
 import type { IdentityRef } from '../identity/identity-key.ts';
 import type { Identity } from '../identity/identity-store.ts';
 import { enterLinkCode } from '../identity/link-flow.ts';
 import { groupMemoryId } from '../memory/memory-subject.ts';
+import { withConversationGenerations } from '../session-store/generational-session-store.ts';
 import type { AccessControl, AccessDecision } from './access-decision.ts';
 import { ACCESS_MESSAGES } from './access-messages.ts';
 import {

@@ -1,10 +1,10 @@
+import { createIdentityStore, type IdentityStore } from '../identity/identity-store.ts';
+import { createLinkCodeStore, type LinkCodeStore } from '../identity/link-code-store.ts';
+import { createPersonRecords, type PersonRecords } from '../identity/person-records.ts';
 import {
   type ConversationGenerations,
   createConversationGenerations,
 } from '../session-store/conversation-generations.ts';
-import { createIdentityStore, type IdentityStore } from '../identity/identity-store.ts';
-import { createLinkCodeStore, type LinkCodeStore } from '../identity/link-code-store.ts';
-import { createPersonRecords, type PersonRecords } from '../identity/person-records.ts';
 import { openAccessDatabase } from './access-database.ts';
 import { type CodeAttempts, createCodeAttempts } from './code-attempts.ts';
 import { createGroupSpeakers, type GroupSpeakers } from './group-speakers.ts';

@@ -10,13 +10,13 @@ import {
 } from 'ai';
 import { budgetMiddleware } from '../cost/budget-middleware.ts';
 import { type BudgetStopReason, budgetStopOf, type TurnBudget, type TurnSpend } from '../cost/turn-budget.ts';
-import { type ModelStepPart, runModelSteps } from './model-steps.ts';
 import {
   MAX_REPLY_MEDIA_PER_TURN,
   replyMediaOfGeneratedFile,
   replyMediaOfToolOutput,
 } from '../reply-media/reply-media-of.ts';
 import { modelCallsTraced, modelCallTelemetry } from '../tracing/model-call-telemetry.ts';
+import { type ModelStepPart, runModelSteps } from './model-steps.ts';
 
 export type AgentPart =
   | { type: 'text-delta'; text: string }

@@ -4,8 +4,8 @@ import { tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type AgentPart, createAgent } from './agent.ts';
 import { createRecordingLogger } from '../testing/recording-channel.ts';
+import { type AgentPart, createAgent } from './agent.ts';
 
 let server: ScriptedModelServer;
 beforeEach(async () => {

@@ -43,3 +43,8 @@ export function createIntentDeduplicator(options: {
     },
   };
 }
+
+/** The key of one intent: its id is unique within its channel only. */
+export function dedupeKeyOf(channel: string, intentId: string): string {
+  return `${channel}\u0000${intentId}`;
+}

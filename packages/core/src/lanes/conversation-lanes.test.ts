@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createConversationLanes } from './conversation-lanes.ts';
 import { createIntentDeduplicator } from '../intake/intent-deduplicator.ts';
 import { createReplyStream } from '../turn/reply-stream.ts';
+import { createConversationLanes } from './conversation-lanes.ts';
 
 function gate() {
   let open: () => void = () => {};

@@ -1,9 +1,9 @@
 import type { Intent, JobQueue, Logger, OutboundIntent, OutboundResult } from '@nexus/protocol';
 import type { Tool } from 'ai';
 import type { ExtraCommands } from '../commands/extra-commands.ts';
-import { createScheduleTool } from './schedule-tool.ts';
 import { createScheduleCommands } from './schedule-commands.ts';
 import { createSqliteScheduleStore, type ScheduleStore } from './schedule-store.ts';
+import { createScheduleTool } from './schedule-tool.ts';
 import { createScheduler, type ScheduledDeliveryOutcome, type Scheduler } from './scheduler.ts';
 
 export interface Schedules {

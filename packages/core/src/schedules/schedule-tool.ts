@@ -1,8 +1,8 @@
 import { conversationRefOf, type Intent, type Logger } from '@nexus/protocol';
 import { type Tool, tool, zodSchema } from 'ai';
 import { z } from 'zod';
-import { ScheduleRefused, type Scheduler } from './scheduler.ts';
 import { formatZonedTime, parseZonedTime } from '../time-zones/zoned-time.ts';
+import { ScheduleRefused, type Scheduler } from './scheduler.ts';
 
 const scheduleInput = z.object({
   text: z.string().min(1).max(2000).describe('What to say when it is due, written to the person.'),

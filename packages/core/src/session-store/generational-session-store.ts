@@ -1,5 +1,5 @@
-import type { SessionStore } from './session-store.ts';
 import type { ConversationGenerations } from './conversation-generations.ts';
+import type { SessionStore } from './session-store.ts';
 
 /**
  * A SessionStore whose history follows the conversation's generation: after `/new`, turns are

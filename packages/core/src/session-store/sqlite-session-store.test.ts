@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
+import { nextPassOfTheEventLoop } from '../testing/two-connections.ts';
 import type { StoredTurn } from './session-store.ts';
 import { createSqliteSessionStore } from './sqlite-session-store.ts';
-import { nextPassOfTheEventLoop } from '../testing/two-connections.ts';
 
 const directories: string[] = [];
 function temporaryFile(): string {

@@ -1,8 +1,8 @@
 import { type Tool, type ToolSet, tool, zodSchema } from 'ai';
 import { z } from 'zod';
-import type { TurnToolsContext } from './turn-tools-context.ts';
 import { runSubagent } from './run-subagent.ts';
 import type { SubagentFanOut } from './subagent-fan-out.ts';
+import type { TurnToolsContext } from './turn-tools-context.ts';
 
 /** Built once so the SDK converts it to JSON Schema once, not on every turn. */
 const DELEGATE_INPUT = zodSchema(z.object({ task: z.string().trim().min(1).max(4000) }));

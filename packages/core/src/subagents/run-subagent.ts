@@ -1,12 +1,12 @@
 import type { Logger } from '@nexus/protocol';
 import type { ToolSet } from 'ai';
 import type { AgentUsage } from '../agent/agent.ts';
+import { tracedMemoryStep } from '../memory/context/memory-step-span.ts';
 import { runMemoryStep } from '../memory/context/run-memory-step.ts';
 import { failureMessage } from '../memory/extraction/failure-message.ts';
 import { GROUP_MEMORY_NOTE } from '../memory/memory-subject.ts';
-import type { TurnToolsContext } from './turn-tools-context.ts';
-import { traceMemoryStep } from '../tracing/turn-spans.ts';
 import type { SubagentFanOut } from './subagent-fan-out.ts';
+import type { TurnToolsContext } from './turn-tools-context.ts';
 
 export type SubagentOutcome =
   | { status: 'ok'; text: string; usage?: AgentUsage }
@@ -126,28 +126,24 @@ async function taskMemory(
   logger: Logger,
 ): Promise<{ block: string; memoriesUsed: number }> {
   const settings = context.subagents;
-  const step = await traceMemoryStep(
-    context.tracer,
-    () =>
-      runMemoryStep({
-        memory,
-        userId: context.userId,
-        query: task,
-        sessionId: context.sessionId,
-        budgetMs: Math.min(context.memoryBudgetMs, settings.timeoutMs),
-        tokenBudget: settings.memoryTokenBudget,
-        limit: settings.memoryLimit,
-        includeProfile: false,
-        includeSessionSummary: false,
-        profileTokenBudget: 0,
-        profileLimit: 0,
-        tokenCounter: context.tokenCounter,
-        now: context.now,
-        logger,
-        abortSignal,
-      }),
-    { for: 'subagent' },
-  );
+  const memoryStep = tracedMemoryStep(context.tracer, runMemoryStep, { for: 'subagent' });
+  const step = await memoryStep({
+    memory,
+    userId: context.userId,
+    query: task,
+    sessionId: context.sessionId,
+    budgetMs: Math.min(context.memoryBudgetMs, settings.timeoutMs),
+    tokenBudget: settings.memoryTokenBudget,
+    limit: settings.memoryLimit,
+    includeProfile: false,
+    includeSessionSummary: false,
+    profileTokenBudget: 0,
+    profileLimit: 0,
+    tokenCounter: context.tokenCounter,
+    now: context.now,
+    logger,
+    abortSignal,
+  });
   const block =
     context.memorySubject === 'group'
       ? [GROUP_MEMORY_NOTE, step.block].filter(Boolean).join('\n\n')

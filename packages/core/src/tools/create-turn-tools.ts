@@ -13,8 +13,8 @@ import {
   type SubagentSettings,
   type TurnToolName,
 } from '../subagents/subagent-settings.ts';
-import { createMemoryTools } from './memory-tools.ts';
 import type { TurnToolsContext } from '../subagents/turn-tools-context.ts';
+import { createMemoryTools } from './memory-tools.ts';
 
 /**
  * The tools of one run at `depth` (0 = the main run): memory tools bound to the person speaking

@@ -2,8 +2,7 @@ import { intentSchema } from '@nexus/protocol';
 import { describe, expect, it } from 'vitest';
 import { createSqliteDailyTokenBudget, dailyBudgetReply } from '../cost/daily-token-budget.ts';
 import { createRecordingLogger, testIntent } from '../testing/recording-channel.ts';
-import { admitTurn } from './admit-turn.ts';
-import { EarlyReply } from './early-reply.ts';
+import { checkTurnAllowance } from './check-turn-allowance.ts';
 
 const intent = intentSchema.parse(testIntent({ id: 'm1' }));
 const NOW = Date.parse('2026-03-01T12:00:00Z');
@@ -14,28 +13,23 @@ function budgetWithSpent(tokens: number) {
   return budget;
 }
 
-describe('admitTurn', () => {
+describe('checkTurnAllowance', () => {
   it('lets a person under the daily allowance through, and anyone when there is no allowance', () => {
     const logger = createRecordingLogger();
     const shutdownSignal = new AbortController().signal;
     for (const dailyBudget of [budgetWithSpent(60), undefined])
-      expect(() => admitTurn({ intent, startedAt: NOW, dailyBudget, shutdownSignal, logger })).not.toThrow();
+      expect(
+        checkTurnAllowance({ intent, startedAt: NOW, dailyBudget, shutdownSignal, logger }),
+      ).toBeUndefined();
   });
 
   it('answers a person over the allowance with the refusal, marked daily_tokens', () => {
     const dailyBudget = budgetWithSpent(150);
     const shutdownSignal = new AbortController().signal;
     const logger = createRecordingLogger();
-    const refusal = (() => {
-      try {
-        admitTurn({ intent, startedAt: NOW, dailyBudget, shutdownSignal, logger });
-      } catch (error) {
-        return error;
-      }
-    })();
-    expect(refusal).toBeInstanceOf(EarlyReply);
+    const refusal = checkTurnAllowance({ intent, startedAt: NOW, dailyBudget, shutdownSignal, logger });
     const expected = dailyBudgetReply(dailyBudget.check(intent.userId, NOW), NOW);
-    expect(refusal).toMatchObject({ text: expected, budgetExhausted: 'daily_tokens' });
+    expect(refusal).toEqual({ kind: 'answered', text: expected, budgetExhausted: 'daily_tokens' });
   });
 
   it('stops with the shutdown reason first, even for a person over the allowance', () => {
@@ -44,7 +38,7 @@ describe('admitTurn', () => {
     shutdown.abort(reason);
     const logger = createRecordingLogger();
     expect(() =>
-      admitTurn({
+      checkTurnAllowance({
         intent,
         startedAt: NOW,
         dailyBudget: budgetWithSpent(150),
@@ -64,7 +58,9 @@ describe('admitTurn', () => {
     };
     const logger = createRecordingLogger();
     const shutdownSignal = new AbortController().signal;
-    admitTurn({ intent, startedAt: NOW, dailyBudget: broken, shutdownSignal, logger });
+    expect(
+      checkTurnAllowance({ intent, startedAt: NOW, dailyBudget: broken, shutdownSignal, logger }),
+    ).toBeUndefined();
     expect(logger.lines.map((line) => line.message)).toContain('could not read the daily token budget');
   });
 });

@@ -3,11 +3,11 @@ import { intentSchema } from '@nexus/protocol';
 import { describe, expect, it } from 'vitest';
 import { resolveTurnMemory } from '../memory/context/turn-memory.ts';
 import { createInMemoryMemory } from '../memory/testing/in-memory-memory.ts';
-import { createReplyStream } from './reply-stream.ts';
 import type { StoredTurn } from '../session-store/session-store.ts';
 import { createSqliteSessionStore } from '../session-store/sqlite-session-store.ts';
 import { createRecordingLogger, testIntent } from '../testing/recording-channel.ts';
 import { loadTurnContext } from './load-turn-context.ts';
+import { createReplyStream } from './reply-stream.ts';
 
 const intent = intentSchema.parse(testIntent({ id: 'm3', text: 'any marathon tips?' }));
 const conversationKey = 'test:conversation-1';

@@ -2,9 +2,8 @@ import type { TokenCounter } from '@nexus/limits-kit';
 import type { Intent, Logger } from '@nexus/protocol';
 import type { MemoryStepResult } from '../memory/context/run-memory-step.ts';
 import { loadTurnMemory } from '../memory/context/turn-memory.ts';
-import type { ReplyStream } from './reply-stream.ts';
 import type { StoredTurn } from '../session-store/session-store.ts';
-import { traceMemoryStep } from '../tracing/turn-spans.ts';
+import type { ReplyStream } from './reply-stream.ts';
 import type { TurnDependencies, TurnRevision } from './turn-types.ts';
 
 /** What the model is given besides the message: earlier turns and the memory block. */
@@ -26,9 +25,11 @@ export async function loadTurnContext(options: {
   events: ReplyStream;
   dependencies: Pick<
     TurnDependencies,
-    'sessionStore' | 'historyMaxTurns' | 'tokenCounter' | 'memory' | 'tracing' | 'now' | 'shutdownSignal'
+    'sessionStore' | 'historyMaxTurns' | 'tokenCounter' | 'memory' | 'now' | 'shutdownSignal'
   >;
   logger: Logger;
+  /** The memory step; the composer hands it in wrapped in its span. */
+  loadMemory?: typeof loadTurnMemory;
 }): Promise<TurnContext> {
   const { intent, conversationKey, revision, dependencies } = options;
   // Re-answering an edit: the exchange being replaced is not history; everything before it is.
@@ -40,6 +41,7 @@ export async function loadTurnContext(options: {
         : loaded,
     );
   const memory = dependencies.memory;
+  const loadMemory = options.loadMemory ?? loadTurnMemory;
   // The person's activity across channels and conversations, for "welcome back"; never blocks the turn.
   const personActivity = dependencies.sessionStore.markActive
     ? dependencies.sessionStore.markActive({ userId: intent.userId, at: dependencies.now() }).then(
@@ -56,20 +58,18 @@ export async function loadTurnContext(options: {
     memory
       ? Promise.all([historyLoaded, dependencies.tokenCounter, personActivity]).then(
           ([loadedTurns, loadedCounter, activity]) =>
-            traceMemoryStep(dependencies.tracing?.tracer, () =>
-              loadTurnMemory({
-                memory,
-                intent,
-                conversationKey,
-                turns: loadedTurns,
-                ...(activity ? { personActivity: activity } : {}),
-                onSlow: () => options.events.push({ type: 'status', text: memory.statusText }),
-                tokenCounter: loadedCounter,
-                now: dependencies.now,
-                logger: options.logger,
-                abortSignal: dependencies.shutdownSignal,
-              }),
-            ),
+            loadMemory({
+              memory,
+              intent,
+              conversationKey,
+              turns: loadedTurns,
+              ...(activity ? { personActivity: activity } : {}),
+              onSlow: () => options.events.push({ type: 'status', text: memory.statusText }),
+              tokenCounter: loadedCounter,
+              now: dependencies.now,
+              logger: options.logger,
+              abortSignal: dependencies.shutdownSignal,
+            }),
         )
       : undefined,
   ]);

@@ -1,11 +1,17 @@
-import type { ChannelAdapter, Intent } from '@nexus/protocol';
+import type { ChannelAdapter, DeliverOptions, Intent, Logger } from '@nexus/protocol';
+import type { Tracer } from '@opentelemetry/api';
+import type { TurnBudget } from '../cost/turn-budget.ts';
 import { createTurnBudget } from '../cost/turn-budget.ts';
-import { replyIdFor } from './reply-id.ts';
-import { traceTurn } from '../tracing/turn-spans.ts';
-import { admitTurn } from './admit-turn.ts';
-import { EarlyReply } from './early-reply.ts';
+import { tracedMemoryStep } from '../memory/context/memory-step-span.ts';
+import { loadTurnMemory } from '../memory/context/turn-memory.ts';
+import { SPAN } from '../tracing/span-names.ts';
+import { traced } from '../tracing/traced.ts';
+import { checkTurnAllowance } from './check-turn-allowance.ts';
+import { replyWithKnownAnswer } from './known-answer.ts';
 import { loadTurnContext } from './load-turn-context.ts';
 import { readAttachments } from './read-attachments.ts';
+import { replyIdFor } from './reply-id.ts';
+import type { ReplyStream } from './reply-stream.ts';
 import { settleTurnSpend } from './settle-turn-spend.ts';
 import { startDelivery } from './start-delivery.ts';
 import { stopReply } from './stop-reply.ts';
@@ -13,6 +19,7 @@ import { storeTurnOutcome } from './store-turn-outcome.ts';
 import { streamAgentReply } from './stream-agent-reply.ts';
 import { turnReport } from './turn-report.ts';
 import { emptyReply, type TurnSoFar } from './turn-so-far.ts';
+import { turnOutcomeAttributes, turnSpanAttributes } from './turn-span-attributes.ts';
 import type { TurnDependencies, TurnResult, TurnRevision } from './turn-types.ts';
 
 export type { TurnDependencies, TurnReport, TurnResult, TurnRevision } from './turn-types.ts';
@@ -32,12 +39,22 @@ export function runTurn(
   dependencies: TurnDependencies,
   revision?: TurnRevision,
 ): Promise<TurnResult> {
-  return traceTurn(dependencies.tracing, intent, () =>
-    runStages(intent, enqueuedAt, adapter, dependencies, revision),
-  );
+  const { tracing } = dependencies;
+  // `nexus.turn`: open from the start of the turn until it is delivered and stored (its drain).
+  const stages = traced(tracing?.tracer, SPAN.turn, runStages, {
+    attributes: () => turnSpanAttributes(tracing, intent),
+    result: turnOutcomeAttributes,
+    until: (result) => result.drain,
+  });
+  return stages(intent, enqueuedAt, adapter, dependencies, revision);
 }
 
-/** The stages in order: deliver (started first) → admit → media → memory → agent → budget → store. */
+/**
+ * The stages in order: start-delivery (first, so delivery runs alongside generation) →
+ * check-turn-allowance → read-attachments → load-turn-context → stream-agent-reply →
+ * settle-turn-spend → store-turn-outcome. An answer known in advance (allowance used up, only
+ * attachment problems) skips the model; a stage that throws ends the turn in stop-reply.
+ */
 async function runStages(
   intent: Intent,
   enqueuedAt: number,
@@ -50,7 +67,13 @@ async function runStages(
   const conversationKey = `${intent.channel}:${intent.conversation.id}`;
   const logger = dependencies.logger.child({ conversationId: conversationKey, intentId: intent.id });
   const tracer = dependencies.tracing?.tracer;
-  const delivery = startDelivery({ intent, revision, adapter, tracer, hardStopSignal, logger });
+  const delivery = startDelivery({
+    intent,
+    revision,
+    adapter: tracedDelivery(tracer, adapter, intent.channel),
+    hardStopSignal,
+    logger,
+  });
   const { events } = delivery;
   events.push({ type: 'typing' });
   const turn: TurnSoFar = { intent, reply: emptyReply(replyIdFor(intent)) };
@@ -67,36 +90,32 @@ async function runStages(
     intentId: intent.id,
   });
   try {
-    admitTurn({ intent, startedAt, dailyBudget, shutdownSignal, logger });
-    const settings = dependencies.media;
-    Object.assign(
-      turn,
-      await readAttachments({ intent, adapter, settings, abortSignal: shutdownSignal, logger }),
-    );
-    // Nothing the model could use: the honest reply alone, no model call, no extraction.
-    if (turn.media?.problemsOnly) throw new EarlyReply(turn.media.problems.join('\n'));
-    const context = await loadTurnContext({
-      intent: turn.intent,
-      conversationKey,
-      revision,
-      events,
-      dependencies,
-      logger,
-    });
-    turn.tokenCounter = context.tokenCounter;
-    turn.memoryReport = context.memoryStep?.report;
-    await streamAgentReply({
-      turn,
-      context,
-      budget,
-      events,
-      conversationKey,
-      ...(running ? { stopSignal: running.stopSignal } : {}),
-      dependencies,
-      logger,
-    });
+    let known = checkTurnAllowance({ intent, startedAt, dailyBudget, shutdownSignal, logger });
+    if (!known) {
+      const settings = dependencies.media;
+      Object.assign(
+        turn,
+        await readAttachments({ intent, adapter, settings, abortSignal: shutdownSignal, logger }),
+      );
+      // Nothing the model could use: the honest reply alone, no model call, no extraction.
+      if (turn.media?.problemsOnly) known = { kind: 'answered', text: turn.media.problems.join('\n') };
+    }
+    if (known) replyWithKnownAnswer(known, turn.reply, events);
+    else {
+      const stopSignal = running?.stopSignal;
+      await answerWithModel({
+        turn,
+        conversationKey,
+        revision,
+        events,
+        budget,
+        stopSignal,
+        dependencies,
+        logger,
+      });
+    }
   } catch (error) {
-    turn.failure = stopReply(error, turn.reply, events, shutdownSignal.aborted, logger);
+    turn.failure = stopReply(error, events, shutdownSignal.aborted, logger);
   } finally {
     running?.finished();
   }
@@ -123,4 +142,52 @@ async function runStages(
   };
   const drain = delivery.drain(store, dependencies.deliveryTimeoutMs);
   return { report, drain, retryableFailure: turn.failure?.retryable === true };
+}
+
+/** load-turn-context, its memory step in its span, then stream-agent-reply. */
+async function answerWithModel(options: {
+  turn: TurnSoFar;
+  conversationKey: string;
+  revision: TurnRevision | undefined;
+  events: ReplyStream;
+  budget: TurnBudget;
+  stopSignal: AbortSignal | undefined;
+  dependencies: TurnDependencies;
+  logger: Logger;
+}): Promise<void> {
+  const { turn, conversationKey, events, dependencies, logger } = options;
+  const context = await loadTurnContext({
+    intent: turn.intent,
+    conversationKey,
+    revision: options.revision,
+    events,
+    dependencies,
+    logger,
+    loadMemory: tracedMemoryStep(dependencies.tracing?.tracer, loadTurnMemory),
+  });
+  turn.tokenCounter = context.tokenCounter;
+  turn.memoryReport = context.memoryStep?.report;
+  await streamAgentReply({
+    turn,
+    context,
+    budget: options.budget,
+    events,
+    conversationKey,
+    ...(options.stopSignal ? { stopSignal: options.stopSignal } : {}),
+    dependencies,
+    logger,
+  });
+}
+
+/** The channel's `deliver` inside `nexus.delivery`, until the adapter is done rendering the reply. */
+function tracedDelivery(
+  tracer: Tracer | undefined,
+  adapter: ChannelAdapter,
+  channel: string,
+): Pick<ChannelAdapter, 'deliver'> {
+  if (!tracer) return adapter;
+  const deliver = (request: DeliverOptions) => adapter.deliver(request);
+  return {
+    deliver: traced(tracer, SPAN.delivery, deliver, { attributes: () => ({ 'nexus.channel': channel }) }),
+  };
 }

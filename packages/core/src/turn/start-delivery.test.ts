@@ -15,7 +15,6 @@ function options(adapter: ChannelAdapter, hardStop = new AbortController()) {
       intent,
       revision: undefined,
       adapter,
-      tracer: undefined,
       hardStopSignal: hardStop.signal,
       logger,
     }),
@@ -50,7 +49,6 @@ describe('startDelivery', () => {
       intent,
       revision: { targetIntentId: 'm1', mode: 'rerun' },
       adapter: channel.adapter,
-      tracer: undefined,
       hardStopSignal: new AbortController().signal,
       logger,
     });

@@ -1,7 +1,5 @@
 import { type ChannelAdapter, conversationRefOf, type Intent, type Logger } from '@nexus/protocol';
-import type { Tracer } from '@opentelemetry/api';
 import { createReplyStream, type ReplyStream } from './reply-stream.ts';
-import { traceDelivery } from '../tracing/turn-spans.ts';
 import type { TurnRevision } from './turn-types.ts';
 
 /** The channel reading a turn's reply while it is produced. */
@@ -24,8 +22,8 @@ export interface TurnDelivery {
 export function startDelivery(options: {
   intent: Intent;
   revision: TurnRevision | undefined;
-  adapter: ChannelAdapter;
-  tracer: Tracer | undefined;
+  /** The channel, or its `deliver` wrapped in the composer's span. */
+  adapter: Pick<ChannelAdapter, 'deliver'>;
   hardStopSignal: AbortSignal;
   logger: Logger;
 }): TurnDelivery {
@@ -39,15 +37,13 @@ export function startDelivery(options: {
   hardStopSignal.addEventListener('abort', stopDelivery, { once: true });
   const delivered = Promise.resolve()
     .then(() =>
-      traceDelivery(options.tracer, intent.channel, () =>
-        options.adapter.deliver({
-          conversation: revision
-            ? { ...conversationRefOf(intent), intentId: revision.targetIntentId, revisionIntentId: intent.id }
-            : conversationRefOf(intent),
-          events,
-          abortSignal: controller.signal,
-        }),
-      ),
+      options.adapter.deliver({
+        conversation: revision
+          ? { ...conversationRefOf(intent), intentId: revision.targetIntentId, revisionIntentId: intent.id }
+          : conversationRefOf(intent),
+        events,
+        abortSignal: controller.signal,
+      }),
     )
     .then(
       () => {

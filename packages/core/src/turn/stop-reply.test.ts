@@ -1,9 +1,9 @@
 import type { ReplyEvent } from '@nexus/protocol';
 import { APICallError } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { createReplyStream } from './reply-stream.ts';
 import { createRecordingLogger } from '../testing/recording-channel.ts';
-import { EarlyReply } from './early-reply.ts';
+import { replyWithKnownAnswer } from './known-answer.ts';
+import { createReplyStream } from './reply-stream.ts';
 import { stopReply } from './stop-reply.ts';
 import { emptyReply } from './turn-so-far.ts';
 
@@ -17,19 +17,15 @@ async function eventsOf(run: (stream: ReturnType<typeof createReplyStream>) => v
 }
 
 describe('stopReply', () => {
-  it('makes an early reply the whole answer: start, the text, end; no failure', async () => {
+  it('makes a known answer the whole reply: start, the text, end', async () => {
     const reply = emptyReply('r1');
-    let failure: unknown = 'unset';
     const events = await eventsOf((stream) => {
-      failure = stopReply(
-        new EarlyReply('over today’s allowance', 'daily_tokens'),
+      replyWithKnownAnswer(
+        { kind: 'answered', text: 'over today’s allowance', budgetExhausted: 'daily_tokens' },
         reply,
         stream,
-        false,
-        createRecordingLogger(),
       );
     });
-    expect(failure).toBeUndefined();
     expect(reply).toMatchObject({ text: 'over today’s allowance', budgetExhausted: 'daily_tokens' });
     expect(events).toEqual([
       { type: 'reply.start', replyId: 'r1' },
@@ -49,7 +45,7 @@ describe('stopReply', () => {
     });
     let failure: ReturnType<typeof stopReply>;
     const events = await eventsOf((stream) => {
-      failure = stopReply(error, emptyReply('r1'), stream, false, logger);
+      failure = stopReply(error, stream, false, logger);
     });
     expect(failure!).toMatchObject({ retryable: true });
     expect(events).toEqual([
@@ -61,12 +57,8 @@ describe('stopReply', () => {
   it('calls anything thrown while shutting down shutting_down, and a bug internal (logged as an error)', async () => {
     const logger = createRecordingLogger();
     await eventsOf((stream) => {
-      expect(stopReply(new Error('aborted'), emptyReply('r1'), stream, true, logger)?.code).toBe(
-        'shutting_down',
-      );
-      expect(stopReply(new TypeError('x is undefined'), emptyReply('r1'), stream, false, logger)?.code).toBe(
-        'internal',
-      );
+      expect(stopReply(new Error('aborted'), stream, true, logger)?.code).toBe('shutting_down');
+      expect(stopReply(new TypeError('x is undefined'), stream, false, logger)?.code).toBe('internal');
     });
     expect(logger.lines.at(-1)?.level).toBe('error');
   });

@@ -1,11 +1,11 @@
 import type { Logger, ReplyEvent } from '@nexus/protocol';
 import { budgetNote } from '../cost/budget-note.ts';
 import type { BudgetStopReason, TurnBudget, TurnLimits } from '../cost/turn-budget.ts';
-import { historyWithinBudget } from './history-within-budget.ts';
 import { mediaPrefix } from '../media/media-prefix.ts';
-import type { ReplyStream } from './reply-stream.ts';
 import { toolsForTurn } from '../tools/create-turn-tools.ts';
+import { historyWithinBudget } from './history-within-budget.ts';
 import type { TurnContext } from './load-turn-context.ts';
+import type { ReplyStream } from './reply-stream.ts';
 import { ReplyStoppedByPerson } from './running-replies.ts';
 import type { ReplyDraft, TurnSoFar } from './turn-so-far.ts';
 import type { TurnDependencies } from './turn-types.ts';
