@@ -19,7 +19,7 @@ export {
   type TurnLimits,
   type TurnSpend,
 } from './cost/turn-budget.ts';
-export { MODEL_ERROR_MESSAGES, toModelError } from './agent/model-error.ts';
+export { MODEL_ERROR_MESSAGES, toModelError } from './errors/model-error.ts';
 export { createNexusCore, type NexusCore, type NexusCoreOptions } from './nexus-core.ts';
 export type { SessionStore } from './session-store/session-store.ts';
 export { createSqliteSessionStore } from './session-store/sqlite-session-store.ts';

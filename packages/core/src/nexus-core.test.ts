@@ -9,7 +9,7 @@ import {
 } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from './agent/agent.ts';
-import { MODEL_ERROR_MESSAGES } from './agent/model-error.ts';
+import { MODEL_ERROR_MESSAGES } from './errors/model-error.ts';
 import { createNexusCore, type NexusCore, type NexusCoreOptions } from './nexus-core.ts';
 import type { SessionStore } from './session-store/session-store.ts';
 import { createSqliteSessionStore } from './session-store/sqlite-session-store.ts';

@@ -2,7 +2,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { NexusError } from '@nexus/protocol';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createAgent } from './agent.ts';
+import { createAgent } from '../agent/agent.ts';
 import { MODEL_ERROR_MESSAGES, toModelError } from './model-error.ts';
 
 let server: ScriptedModelServer;

@@ -1,5 +1,5 @@
 import type { Logger, NexusError } from '@nexus/protocol';
-import { toModelError } from '../agent/model-error.ts';
+import { toModelError } from '../errors/model-error.ts';
 import type { ReplyStream } from './reply-stream.ts';
 
 /**

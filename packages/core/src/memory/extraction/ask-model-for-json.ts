@@ -1,7 +1,7 @@
 import { JobError, PermanentJobError } from '@nexus/protocol';
 import { generateText, type LanguageModel, type ModelMessage } from 'ai';
 import type { z } from 'zod';
-import { toModelError } from '../../agent/model-error.ts';
+import { toModelError } from '../../errors/model-error.ts';
 import { modelCallTelemetry } from '../../tracing/model-call-telemetry.ts';
 import { failureMessage } from './failure-message.ts';
 import { parseModelJson } from './parse-model-json.ts';

@@ -1,4 +1,4 @@
-import { describeFailure } from '../../agent/model-error.ts';
+import { describeFailure } from '../../errors/model-error.ts';
 
 /** One line for a log field, a tool result or a parked job's reason: "TypeError: fetch failed (status 503)". */
 export function failureMessage(error: unknown): string {
