@@ -34,20 +34,25 @@ export { startMemoryExtractionWorker } from './memory/extraction/memory-extracti
 export { startSessionSummaryWorker } from './memory/summaries/session-summary-worker.ts';
 
 // People: access, identities, forgetting a person
-export { createAccessControl } from './access/access-control.ts';
-export { ACCESS_SCHEMA_VERSION } from './access/access-database.ts';
+export { createAccessControl } from './access-control/access-control.ts';
+export { ACCESS_SCHEMA_VERSION } from './identity/access-database.ts';
 export type { AccessControl, AccessMemoryPort } from './access/access-decision.ts';
-export { AccessError } from './access/access-error.ts';
+export { AccessError } from './identity/access-error.ts';
 export { type AccessStore, createAccessStore } from './access/access-store.ts';
 export {
   type ConversationNotifier,
   createConversationNotifier,
   type NotifyConversation,
 } from './access/conversation-notifier.ts';
-export { forgetPerson, type PersonEraser } from './identity/forget-person.ts';
+export { forgetPerson } from './commands/forget-person.ts';
 export { parseIdentityKey } from './identity/identity-key.ts';
 export type { Identity } from './identity/identity-store.ts';
-export { jobQueueEraser, mediaStoreEraser, sessionStoreEraser } from './identity/person-erasers.ts';
+export {
+  jobQueueEraser,
+  mediaStoreEraser,
+  type PersonEraser,
+  sessionStoreEraser,
+} from './identity/person-erasers.ts';
 export type { ForgetTarget } from './identity/person-records.ts';
 
 // Media

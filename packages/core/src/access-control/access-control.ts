@@ -1,26 +1,26 @@
 import type { Intent } from '@nexus/protocol';
-import { runCommand } from '../commands/access-commands.ts';
-import { type ParsedExtraCommand, parseExtraCommand } from '../commands/extra-commands.ts';
-import type { ForgetRequest } from '../commands/forget-me.ts';
-import { createMemoryListings } from '../commands/memory-commands.ts';
-import { type ParsedCommand, parseCommand } from '../commands/parse-command.ts';
-import { replyWith } from '../commands/reply-with.ts';
-import type { IdentityRef } from '../identity/identity-key.ts';
-import type { Identity } from '../identity/identity-store.ts';
-import { enterLinkCode } from '../identity/link-flow.ts';
-import { groupMemoryId } from '../memory/memory-subject.ts';
-import { withConversationGenerations } from '../session-store/generational-session-store.ts';
-import type { AccessControl, AccessDecision } from './access-decision.ts';
-import { ACCESS_MESSAGES } from './access-messages.ts';
+import type { AccessControl, AccessDecision } from '../access/access-decision.ts';
+import { ACCESS_MESSAGES } from '../access/access-messages.ts';
 import {
   type AccessControlOptions,
   type DirectMessagePolicy,
   resolveAccessOptions,
-} from './access-options.ts';
-import { mayReach } from './may-reach.ts';
-import { createNoticeThrottle } from './notice-throttle.ts';
-import { pairing } from './pairing.ts';
-import { createRateLimiter } from './rate-limiter.ts';
+} from '../access/access-options.ts';
+import { mayReach } from '../access/may-reach.ts';
+import { createNoticeThrottle } from '../access/notice-throttle.ts';
+import { pairing } from '../access/pairing.ts';
+import { createRateLimiter } from '../access/rate-limiter.ts';
+import { replyWith } from '../access/reply-with.ts';
+import { runCommand } from '../commands/access-commands.ts';
+import { type ParsedExtraCommand, parseExtraCommand } from '../commands/extra-commands.ts';
+import type { ForgetRequest } from '../commands/forget-me.ts';
+import { enterLinkCode } from '../commands/link-flow.ts';
+import { createMemoryListings } from '../commands/memory-commands.ts';
+import { type ParsedCommand, parseCommand } from '../commands/parse-command.ts';
+import type { IdentityRef } from '../identity/identity-key.ts';
+import type { Identity } from '../identity/identity-store.ts';
+import { groupMemoryId } from '../memory/memory-subject.ts';
+import { withConversationGenerations } from '../session-store/generational-session-store.ts';
 
 /**
  * The access step of intake. Decides, without calling the model, whether a message becomes a

@@ -1,12 +1,25 @@
-import { type Logger, silentLogger } from '@nexus/protocol';
-import type { ExtraCommands } from '../commands/extra-commands.ts';
-import type { PersonEraser } from '../identity/forget-person.ts';
+import { type Intent, type Logger, silentLogger } from '@nexus/protocol';
+import type { PersonEraser } from '../identity/person-erasers.ts';
+import { randomCode } from '../identity/random-code.ts';
 import type { AccessMemoryPort } from './access-decision.ts';
 import type { AccessStore } from './access-store.ts';
 import type { CodeAttemptLimits } from './code-attempts.ts';
 import type { NotifyConversation } from './conversation-notifier.ts';
-import { randomCode } from './random-code.ts';
 import type { BucketLimits } from './rate-limiter.ts';
+
+/**
+ * A command answered without the model that lives outside access control (`/reminders`,
+ * `/timezone`): it runs in the conversation's lane with `intent.userId` already the person, after
+ * the same policy checks as any other message, and returns the answer's text.
+ */
+export type ExtraCommand = (options: {
+  intent: Intent;
+  argument: string;
+  abortSignal: AbortSignal;
+}) => Promise<string>;
+
+/** `/name` → handler; names are lower-case letters, digits, `_` or `-`. */
+export type ExtraCommands = Readonly<Record<string, ExtraCommand>>;
 
 /**
  * How a channel treats direct messages from people it does not know yet:

@@ -1,3 +1,4 @@
+import { openAccessDatabase } from '../identity/access-database.ts';
 import { createIdentityStore, type IdentityStore } from '../identity/identity-store.ts';
 import { createLinkCodeStore, type LinkCodeStore } from '../identity/link-code-store.ts';
 import { createPersonRecords, type PersonRecords } from '../identity/person-records.ts';
@@ -5,7 +6,6 @@ import {
   type ConversationGenerations,
   createConversationGenerations,
 } from '../session-store/conversation-generations.ts';
-import { openAccessDatabase } from './access-database.ts';
 import { type CodeAttempts, createCodeAttempts } from './code-attempts.ts';
 import { createGroupSpeakers, type GroupSpeakers } from './group-speakers.ts';
 import { createPairingStore, type PairingStore } from './pairing-store.ts';

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { inTransaction } from './access-database.ts';
+import { inTransaction } from '../identity/access-database.ts';
 
 export interface CodeAttemptLimits {
   /** Wrong codes allowed within `windowMs` before code entry locks. */

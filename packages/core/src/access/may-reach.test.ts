@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAccessControl } from './access-control.ts';
+import { createAccessControl } from '../access-control/access-control.ts';
 import { createAccessStore } from './access-store.ts';
 
 function target(

@@ -1,9 +1,9 @@
 import type { DatabaseSync } from 'node:sqlite';
+import { inTransaction } from '../identity/access-database.ts';
+import { AccessError } from '../identity/access-error.ts';
 import type { IdentityRef } from '../identity/identity-key.ts';
 import type { Identity, IdentityStore } from '../identity/identity-store.ts';
-import { inTransaction } from './access-database.ts';
-import { AccessError } from './access-error.ts';
-import { normaliseCode } from './random-code.ts';
+import { normaliseCode } from '../identity/random-code.ts';
 
 export interface PairingRequest extends IdentityRef {
   code: string;

@@ -1,10 +1,10 @@
 import type { Intent } from '@nexus/protocol';
-import { replyWith } from '../commands/reply-with.ts';
 import { type IdentityRef, identityKey } from '../identity/identity-key.ts';
 import type { AccessDecision } from './access-decision.ts';
 import { ACCESS_MESSAGES } from './access-messages.ts';
 import type { ResolvedAccessOptions } from './access-options.ts';
 import type { NoticeThrottle } from './notice-throttle.ts';
+import { replyWith } from './reply-with.ts';
 
 const DAY_MS = 24 * 60 * 60_000;
 

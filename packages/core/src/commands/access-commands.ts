@@ -3,13 +3,13 @@ import type { AccessDecision } from '../access/access-decision.ts';
 import { ACCESS_MESSAGES } from '../access/access-messages.ts';
 import type { ResolvedAccessOptions } from '../access/access-options.ts';
 import type { NoticeThrottle } from '../access/notice-throttle.ts';
+import { replyWith } from '../access/reply-with.ts';
 import type { Identity } from '../identity/identity-store.ts';
-import { enterLinkCode, issueLinkCode } from '../identity/link-flow.ts';
 import { groupMemoryId } from '../memory/memory-subject.ts';
 import { type ForgetRequest, forgetMe } from './forget-me.ts';
+import { enterLinkCode, issueLinkCode } from './link-flow.ts';
 import { forgetOneMemory, listMemoryPage, type MemoryListings } from './memory-commands.ts';
 import type { ParsedCommand } from './parse-command.ts';
-import { replyWith } from './reply-with.ts';
 import { startGreeting } from './start-greeting.ts';
 
 export interface CommandContext {

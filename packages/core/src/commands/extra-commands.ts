@@ -1,19 +1,8 @@
-import type { Intent } from '@nexus/protocol';
+import type { ExtraCommand, ExtraCommands } from '../access/access-options.ts';
 import type { ParsedCommand } from './parse-command.ts';
 
-/**
- * A command answered without the model that lives outside access control (`/reminders`,
- * `/timezone`): it runs in the conversation's lane with `intent.userId` already the person, after
- * the same policy checks as any other message, and returns the answer's text.
- */
-export type ExtraCommand = (options: {
-  intent: Intent;
-  argument: string;
-  abortSignal: AbortSignal;
-}) => Promise<string>;
-
-/** `/name` → handler; names are lower-case letters, digits, `_` or `-`. */
-export type ExtraCommands = Readonly<Record<string, ExtraCommand>>;
+// The option's types live with the access options that carry them.
+export type { ExtraCommand, ExtraCommands };
 
 const COMMAND = /^\s*\/([A-Za-z][\w-]*)(?:@(\S+))?(?:\s+([\s\S]*))?$/;
 

@@ -4,10 +4,10 @@ import { ACCESS_MESSAGES } from '../access/access-messages.ts';
 import type { ResolvedAccessOptions } from '../access/access-options.ts';
 import { displayNameAsText } from '../access/display-name-as-text.ts';
 import { escapeMarkdown } from '../access/escape-markdown.ts';
-import { forgetPerson } from '../identity/forget-person.ts';
+import { replyWith } from '../access/reply-with.ts';
 import { type IdentityRef, identityKey } from '../identity/identity-key.ts';
 import type { Identity } from '../identity/identity-store.ts';
-import { replyWith } from './reply-with.ts';
+import { forgetPerson } from './forget-person.ts';
 
 /** One account's `/forget-me`, waiting for its `/forget-me confirm` (and its partners'). */
 export interface ForgetRequest {

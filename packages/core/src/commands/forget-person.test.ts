@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createAccessStore } from '../access/access-store.ts';
 import { arrayMemory } from '../access/testing/start-access-core.ts';
-import { forgetPerson, type PersonEraser } from './forget-person.ts';
+import type { PersonEraser } from '../identity/person-erasers.ts';
+import { forgetPerson } from './forget-person.ts';
 
 function personWithTwoAccounts() {
   const store = createAccessStore({ path: ':memory:' });

@@ -2,24 +2,9 @@ import { setTimeout } from 'node:timers/promises';
 import { type Logger, NexusError } from '@nexus/protocol';
 import type { AccessMemoryPort } from '../access/access-decision.ts';
 import type { AccessStore } from '../access/access-store.ts';
+import type { PersonEraser } from '../identity/person-erasers.ts';
+import type { ForgetTarget } from '../identity/person-records.ts';
 import { eraseSpeakerGroupMemories } from './erase-speaker-group-memories.ts';
-import type { ForgetTarget } from './person-records.ts';
-
-/** One place that keeps something about people, able to delete all of it for one person. */
-export interface PersonEraser {
-  /** What it deletes, as the reply names it, e.g. "conversation turns". */
-  kind: string;
-  /**
-   * Deletes everything of the target; returns how many items went, and how many of them were jobs
-   * running at that moment (their handlers may still write a memory while they finish).
-   */
-  erase(target: ForgetTarget, options: { abortSignal?: AbortSignal }): Promise<number | ErasedItems>;
-}
-
-export interface ErasedItems {
-  count: number;
-  running: number;
-}
 
 export interface ForgetReport {
   /** Per kind, in the order erased: memories first, access records last. */

@@ -5,11 +5,11 @@ import type { ResolvedAccessOptions } from '../access/access-options.ts';
 import { displayNameAsText } from '../access/display-name-as-text.ts';
 import { escapeMarkdown } from '../access/escape-markdown.ts';
 import type { NoticeThrottle } from '../access/notice-throttle.ts';
-import { looksLikeCode } from '../access/random-code.ts';
-import { replyWith } from '../commands/reply-with.ts';
-import { type IdentityRef, identityKey } from './identity-key.ts';
-import type { Identity } from './identity-store.ts';
-import type { LinkCode } from './link-code-store.ts';
+import { replyWith } from '../access/reply-with.ts';
+import { type IdentityRef, identityKey } from '../identity/identity-key.ts';
+import type { Identity } from '../identity/identity-store.ts';
+import type { LinkCode } from '../identity/link-code-store.ts';
+import { looksLikeCode } from '../identity/random-code.ts';
 
 const EVERYONE = '*';
 

@@ -1,7 +1,7 @@
 import { type Intent, NexusError } from '@nexus/protocol';
 import type { AccessDecision, AccessMemoryPort } from '../access/access-decision.ts';
 import { ACCESS_MESSAGES } from '../access/access-messages.ts';
-import { replyWith } from './reply-with.ts';
+import { replyWith } from '../access/reply-with.ts';
 
 /** Memories per `/memories` page; short enough to read on a phone. */
 export const MEMORIES_PAGE_SIZE = 20;

@@ -1,7 +1,7 @@
 import type { Intent } from '@nexus/protocol';
 import type { AccessDecision, AccessMemoryPort } from '../access/access-decision.ts';
 import { ACCESS_MESSAGES } from '../access/access-messages.ts';
-import { replyWith } from './reply-with.ts';
+import { replyWith } from '../access/reply-with.ts';
 
 /** Memories a known person's `/start` greeting names; a few, so it reads as a greeting, not a list. */
 const GREETING_FACTS = 3;

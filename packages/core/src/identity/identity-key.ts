@@ -1,4 +1,4 @@
-import { AccessError } from '../access/access-error.ts';
+import { AccessError } from './access-error.ts';
 
 /** A channel identity: who wrote, as the platform names them. */
 export interface IdentityRef {

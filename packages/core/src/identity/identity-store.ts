@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { inTransaction } from '../access/access-database.ts';
-import { AccessError } from '../access/access-error.ts';
+import { inTransaction } from './access-database.ts';
+import { AccessError } from './access-error.ts';
 import { type IdentityRef, identityKey } from './identity-key.ts';
 
 /** One channel account of a person. */

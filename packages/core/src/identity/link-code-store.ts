@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { ConversationRef } from '@nexus/protocol';
-import { normaliseCode } from '../access/random-code.ts';
 import type { IdentityRef } from './identity-key.ts';
+import { normaliseCode } from './random-code.ts';
 
 export interface LinkCode {
   code: string;

@@ -1,7 +1,24 @@
 import type { JobQueue } from '@nexus/protocol';
 import type { MediaStore } from '../media/media-store.ts';
 import type { SessionStore } from '../session-store/session-store.ts';
-import type { PersonEraser } from './forget-person.ts';
+import type { ForgetTarget } from './person-records.ts';
+
+/** What an eraser removed when some of it were jobs running at that moment. */
+export interface ErasedItems {
+  count: number;
+  running: number;
+}
+
+/** One place that keeps something about people, able to delete all of it for one person. */
+export interface PersonEraser {
+  /** What it deletes, as the reply names it, e.g. "conversation turns". */
+  kind: string;
+  /**
+   * Deletes everything of the target; returns how many items went, and how many of them were jobs
+   * running at that moment (their handlers may still write a memory while they finish).
+   */
+  erase(target: ForgetTarget, options: { abortSignal?: AbortSignal }): Promise<number | ErasedItems>;
+}
 
 /** The person's turns in the session store (their messages and the replies to them). */
 export function sessionStoreEraser(store: SessionStore): PersonEraser | undefined {

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { checkpointAndTruncate, inTransaction } from '../access/access-database.ts';
+import { checkpointAndTruncate, inTransaction } from './access-database.ts';
 import { type IdentityRef, identityKey } from './identity-key.ts';
 
 /** Who `/forget-me` is about: the person's ids (their own and each linked account's) and accounts. */
