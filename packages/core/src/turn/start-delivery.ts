@@ -9,7 +9,7 @@ export interface TurnDelivery {
   /** The channel delivered the whole reply (neither failed nor given up on). */
   deliveredFully(): boolean;
   /**
-   * Runs `finish` (the store stage) in the very continuation that learns the channel has the
+   * Runs `finish` (the store-turn-outcome stage) in the very continuation that learns the channel has the
    * reply, or once delivery is given up on (timeout, hard stop); resolves after it ran.
    */
   drain(finish: () => Promise<void>, timeoutMs: number): Promise<void>;

@@ -4,7 +4,7 @@ import type { ReplyStream } from './reply-stream.ts';
 
 /**
  * Where a turn goes when a stage throws: the turn's failure, logged and shown to the person as an
- * error event (returned for the report and the store stage). Answers known in advance are not
+ * error event (returned for the report and store-turn-outcome). Answers known in advance are not
  * thrown: a stage returns them (`known-answer.ts`).
  */
 export function stopReply(

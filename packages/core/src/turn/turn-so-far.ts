@@ -5,7 +5,7 @@ import type { TurnMedia } from '../media/turn-media.ts';
 import type { MemoryStepReport } from '../memory/context/run-memory-step.ts';
 
 /**
- * The reply as it is produced. The agent stage fills it while text streams, so what was said
+ * The reply as it is produced. stream-agent-reply fills it while text streams, so what was said
  * before a failure is still reported and stored.
  */
 export interface ReplyDraft {
@@ -28,7 +28,7 @@ export interface ReplyDraft {
  * what the earlier ones reached, for the report and the stored turn.
  */
 export interface TurnSoFar {
-  /** After the media stage the text includes what voice notes said, for the model, history and memory. */
+  /** After read-attachments the text includes what voice notes said, for the model, history and memory. */
   intent: Intent;
   media?: TurnMedia;
   reply: ReplyDraft;
