@@ -93,12 +93,13 @@ export function createIntake(options: IntakeOptions): Intake {
     if (!adapter) return channelUnavailable(intent.channel);
     const result =
       (await deduplicateIntent(intent, { deduplicator, sessionStore, logger })) ??
-      (await claimed(intent, adapter));
+      (await afterClaim(intent, adapter));
     if (result.status === 'rejected') deduplicator.release(dedupeKeyOf(intent.channel, intent.id));
     return result;
   }
 
-  async function claimed(intent: Intent, adapter: ChannelAdapter): Promise<IntakeResult> {
+  /** access → lane room → inbox → enqueue, once the intent is claimed as not seen. */
+  async function afterClaim(intent: Intent, adapter: ChannelAdapter): Promise<IntakeResult> {
     const decision = await decideAccess(intent, accessStep);
     if (isIntakeResult(decision)) return decision;
     const conversationKey = conversationKeyOf(intent);
