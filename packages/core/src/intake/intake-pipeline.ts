@@ -59,7 +59,7 @@ export function createIntake(options: IntakeOptions): Intake {
   const laneTasks = createLaneTasks({
     sessionStore,
     dependencies: options.dependencies,
-    lanes,
+    lanes: lanesInTraceContext(lanes, tracing),
     deduplicator,
     logger,
     now,
@@ -108,7 +108,7 @@ export function createIntake(options: IntakeOptions): Intake {
     const entry = inboxEntryOf(intent, decision, conversationKey, now());
     const written = await writeInbox(entry, { sessionStore, logger });
     if (written !== 'admitted') return written;
-    enqueueIntent(entry, adapter, decision, { laneTasks, tracing });
+    enqueueIntent(entry, adapter, decision, laneTasks);
     return { status: 'accepted' };
   }
 
@@ -134,6 +134,18 @@ export function createIntake(options: IntakeOptions): Intake {
       accepting = false;
     },
   };
+}
+
+/**
+ * The lanes, each task bound to the trace context it is enqueued in: a lane may run it after other
+ * turns, and it belongs to its own intake's trace, not theirs.
+ */
+function lanesInTraceContext(
+  lanes: ConversationLanes,
+  tracing: TurnTracing | undefined,
+): Pick<ConversationLanes, 'enqueue'> {
+  if (!tracing) return lanes;
+  return { enqueue: (key, task, options) => lanes.enqueue(key, tracing.bindToActiveContext(task), options) };
 }
 
 /** `nexus.intake`'s attributes, read from the input before it is validated. */

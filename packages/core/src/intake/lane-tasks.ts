@@ -12,7 +12,7 @@ export interface LaneTaskContext {
   /** The store intake writes the inbox to (not scoped by the access step). */
   sessionStore: SessionStore;
   dependencies: TurnDependencies;
-  lanes: ConversationLanes;
+  lanes: Pick<ConversationLanes, 'enqueue'>;
   deduplicator: IntentDeduplicator;
   logger: Logger;
   now: () => number;
