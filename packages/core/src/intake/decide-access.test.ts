@@ -28,13 +28,16 @@ function accessStep(answer: (text: string) => AccessDecision) {
 
 describe('decideAccess (the access step of intake)', () => {
   it('turns a refusal into the intake result and a silent drop into accepted', async () => {
-    const refused = accessStep(() => ({ action: 'reject', code: 'forbidden', message: 'no' }));
+    const refused = accessStep(() => ({ action: 'reject', code: 'unauthorized', message: 'no' }));
     expect(await decideAccess(message, refused.step)).toEqual({
       status: 'rejected',
-      code: 'forbidden',
+      code: 'unauthorized',
       message: 'no',
     });
-    const dropped = accessStep(() => ({ action: 'ignore' }));
+    const dropped = accessStep(() => ({
+      action: 'ignore',
+      reason: 'a group message not meant for the assistant',
+    }));
     expect(await decideAccess(message, dropped.step)).toEqual({ status: 'accepted' });
   });
 
