@@ -18,7 +18,8 @@
 //                  100 KB reply once in Node, median of 5
 //   stream_100kb_cpu_ms  CPU time of lexing it as it streams in 1 KB chunks (incremental)
 // It also writes screenshots of the main states (light and dark, laptop and phone) to
-// the git-ignored `screenshots` folder beside this file, to be looked at. `--screenshots-only` skips the rest.
+// the git-ignored `screenshots` folder beside this file, to be looked at. `--screenshots-only` skips the rest;
+// `--markdown-only` prints only the 100 KB reply's figures.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -47,6 +48,7 @@ const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '5' },
     'screenshots-only': { type: 'boolean', default: false },
+    'markdown-only': { type: 'boolean', default: false },
   },
 });
 const runs = Math.max(1, Number(values.runs));
@@ -108,6 +110,16 @@ try {
     }
     process.exit(0);
   }
+  if (values['markdown-only']) {
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    try {
+      const line = { ...(await measureLongReply(browser)), ...lexCost(), load_average: loadAverage() };
+      process.stdout.write(`${JSON.stringify(line)}\n`);
+    } finally {
+      await browser.close();
+    }
+    process.exit(0);
+  }
   const scores = await runLighthouse();
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
   try {
@@ -126,7 +138,7 @@ try {
       first_load_ms: Math.round(median(loads.map((load) => load.ms))),
       ...longReply,
       ...lexCost(),
-      load_average: loadavg().map((value) => Math.round(value * 100) / 100),
+      load_average: loadAverage(),
     };
     process.stdout.write(`${JSON.stringify(line)}\n`);
   } finally {
@@ -376,6 +388,10 @@ async function check(page: Page, view: string): Promise<number> {
       );
   }
   return count;
+}
+
+function loadAverage(): number[] {
+  return loadavg().map((value) => Math.round(value * 100) / 100);
 }
 
 function median(values: number[]): number {
