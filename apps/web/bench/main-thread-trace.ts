@@ -35,7 +35,9 @@ export async function traceMainThread<T>(
   run: () => Promise<T>,
   windows: Record<string, [from: string, to: string]>,
 ): Promise<{ result: T; work: Record<string, MainThreadWork> }> {
-  await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing'] });
+  await browser.startTracing(page, {
+    categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing'],
+  });
   const result = await run();
   const { traceEvents } = JSON.parse((await browser.stopTracing()).toString()) as {
     traceEvents: TraceEvent[];
