@@ -50,9 +50,11 @@ export async function traceMainThread<T>(
     (event) =>
       event.pid === main.pid && event.tid === main.tid && event.ph === 'X' && event.name === 'RunTask',
   );
+  // The latest of each mark (a trace's events are not in time order).
   const marks = new Map<string, number>();
   for (const event of traceEvents)
-    if (event.ph === 'R' || event.ph === 'I' || event.ph === 'n') marks.set(event.name, event.ts);
+    if ((event.ph === 'R' || event.ph === 'I' || event.ph === 'n') && event.ts > (marks.get(event.name) ?? 0))
+      marks.set(event.name, event.ts);
   const work: Record<string, MainThreadWork> = {};
   for (const [name, [from, to]] of Object.entries(windows)) {
     const start = marks.get(from);
