@@ -35,6 +35,18 @@ export const sampleReply = [
   '[guide]: https://example.com/guide',
 ].join('\n');
 
+/** A reply long enough that the conversation scrolls on a laptop, for the "scrolled up" state. */
+export const timetableReply = [
+  '### Trains from Lisbon to Porto',
+  '',
+  ...Array.from({ length: 12 }, (_, index) => {
+    const hour = 6 + index;
+    return `${index + 1}. **${hour}:${index % 2 ? '39' : '09'}** from Santa Apolónia, arriving at Campanhã ${hour + 3}:${index % 2 ? '27' : '02'} — ${index % 3 ? 'Intercidades' : 'Alfa Pendular'}, about ${index % 3 ? '3 h 18' : '2 h 53'}`;
+  }),
+  '',
+  'Book a day ahead on Fridays: the morning trains fill up first.',
+].join('\n');
+
 /**
  * Screenshots of the main states (chat with a Markdown reply, hovered actions, edit form, Memory
  * panel, conversation list, phone, dark) into `folder`, for a person to look at. Returns the files.
@@ -72,9 +84,12 @@ export async function takeScreenshots(browser: Browser, target: ScreenshotTarget
     await page.waitForTimeout(500);
     await shoot(page, `laptop-${colorScheme}-memory-panel`);
     await page.keyboard.press('Escape');
+    // Enough conversation to scroll: the reader went back up, "Jump to latest" floats at the bottom.
+    await chat(page, target, 'When do the trains leave?', timetableReply);
     await page.getByTestId('message-list').evaluate((list) => {
       list.scrollTop = 0;
     });
+    await page.getByTestId('jump-to-latest').waitFor();
     await page.waitForTimeout(200);
     await shoot(page, `laptop-${colorScheme}-scrolled-up`);
     await laptop.close();

@@ -65,4 +65,28 @@ describe('IncrementalMarkdown', () => {
       JSON.stringify([...lexMarkdown('Something else')]),
     );
   });
+
+  it('keeps the finished blocks when the reply ends, also inside a huge open block', () => {
+    const text = `# Title\n\nOne paragraph.\n\n${'word '.repeat(5000)}`;
+    const markdown = new IncrementalMarkdown();
+    for (let end = 100; end < text.length; end += 100) markdown.update(text.slice(0, end));
+    const streamed = [...markdown.update(text)];
+    expect(streamed.at(-1)?.type).toBe('unparsed');
+    const final = markdown.update(text, true);
+    expect(final[0]).toBe(streamed[0]);
+    expect(final[2]).toBe(streamed[2]);
+    // Only the first chunk was lexed from the start of the text.
+    expect(markdown.relexes).toBe(1);
+    expect(JSON.stringify(final)).toBe(JSON.stringify([...lexMarkdown(text)]));
+  });
+
+  it('lexes the whole reply again at its end when a definition came after its use', () => {
+    const text = 'See [the guide][g].\n\nMore text.\n\n[g]: https://example.com/g\n';
+    const markdown = new IncrementalMarkdown();
+    for (let end = 5; end < text.length; end += 5) markdown.update(text.slice(0, end));
+    const relexes = markdown.relexes;
+    const final = markdown.update(text, true);
+    expect(markdown.relexes).toBe(relexes + 1);
+    expect(JSON.stringify(final)).toBe(JSON.stringify([...lexMarkdown(text)]));
+  });
 });

@@ -20,20 +20,23 @@ export class IncrementalMarkdown {
   private lexedLength = 0;
   private lexedCount = 0;
 
+  /** How many times the whole text was lexed from its start (a new text, or late definitions). */
+  relexes = 0;
+
   /**
    * Tokens of `text`. While it streams, nothing here touches the whole text but a copy of the new
    * part: a continuation is recognised by its length and the last characters seen. `final` is the
-   * complete reply: it is compared in full once, and late reference definitions apply then.
+   * complete reply: it is compared in full once and its open block is lexed; only reference
+   * definitions that arrived after text that may use them make it lex the whole reply again (the
+   * finished blocks' tokens, and so their elements, are otherwise kept to the end).
    */
   update(text: string, final = false): readonly Token[] {
     const previous = this.raw;
-    if (final) {
-      const current = text === previous && !this.linksLate && this.lexedLength === this.source.length;
-      return current ? this.tokens : this.relex(text);
-    }
-    if (text.length === previous.length && text === previous) return this.tokens;
-    if (previous === '' || text.length < previous.length || !continues(text, previous))
-      return this.relex(text);
+    if (final && this.linksLate) return this.relex(text);
+    const same = text.length === previous.length && text === previous;
+    if (same && (!final || this.lexedLength === this.source.length)) return this.tokens;
+    const continued = final ? text.startsWith(previous) : continues(text, previous);
+    if (previous === '' || text.length < previous.length || !continued) return this.relex(text);
     let added = text.slice(previous.length);
     // A \r\n split between two chunks: the \r already became a line end.
     if (previous.endsWith('\r') && added.startsWith('\n')) added = added.slice(1);
@@ -42,7 +45,7 @@ export class IncrementalMarkdown {
     // is lexed again only after growing by a tenth, which keeps the total work linear. Meanwhile
     // the new text shows as written.
     const open = source.length - this.keptLength;
-    if (open > 8192 && (source.length - this.lexedLength) * 10 < open) {
+    if (!final && open > 8192 && (source.length - this.lexedLength) * 10 < open) {
       this.tokens.length = this.lexedCount;
       const waiting = source.slice(this.lexedLength);
       this.tokens.push({ type: 'unparsed', raw: waiting, text: waiting });
@@ -60,7 +63,8 @@ export class IncrementalMarkdown {
     this.source = source;
     this.lexedLength = source.length;
     this.lexedCount = this.tokens.length;
-    if (this.keptLength + rawLength(tail) !== source.length) return this.relex(text);
+    if (this.keptLength + rawLength(tail) !== source.length || (final && this.linksLate))
+      return this.relex(text);
     this.keep();
     return this.tokens;
   }
@@ -75,6 +79,7 @@ export class IncrementalMarkdown {
     this.lexedLength = source.length;
     this.lexedCount = this.tokens.length;
     this.linksLate = false;
+    this.relexes += 1;
     this.kept = 0;
     this.keptLength = 0;
     this.keep();
