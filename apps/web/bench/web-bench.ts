@@ -32,7 +32,7 @@ import { build } from 'vite';
 import { createSqliteMemoryStore, MemoryService } from '../../../packages/memory/src/index.ts';
 import { IncrementalMarkdown } from '../src/markdown/incremental-markdown.ts';
 import { lexMarkdown } from '../src/markdown/lex-markdown.ts';
-import { longReplyChunks, renderTime } from '../src/test-support/long-reply.ts';
+import { longReplyChunks, renderTime } from '../src/testing/long-reply.ts';
 import { takeScreenshots } from './take-screenshots.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -1,6 +1,6 @@
 import { describeChannelContract } from '@nexus/testkit/channel';
 import { type InjectedMessage, startFakeDiscord } from '@nexus/testkit/discord';
-import { createTestChannel } from './test-support/discord-harness.ts';
+import { createTestChannel } from './testing/discord-harness.ts';
 
 describeChannelContract({
   name: 'discord',

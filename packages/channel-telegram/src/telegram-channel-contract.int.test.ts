@@ -11,7 +11,7 @@ describeChannelContract({
   name: 'telegram',
   async start(sink) {
     const fake = await startFakeTelegram();
-    // The same test-speed settings as test-support/telegram-harness.ts.
+    // The same test-speed settings as testing/telegram-harness.ts.
     const channel = createTelegramChannel({
       token: fake.token,
       apiRoot: fake.apiRoot,

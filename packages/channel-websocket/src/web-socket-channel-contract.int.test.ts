@@ -1,5 +1,5 @@
 import { describeChannelContract } from '@nexus/testkit/channel';
-import { startHarness, TestClient } from './channel-test-harness.ts';
+import { startHarness, TestClient } from './testing/channel-test-harness.ts';
 
 // A web client cannot refuse a reply (it is queued and replayed on resume), so the refused-send
 // case skips; the web has no groups, so the group-gate case skips on `groups: false`.

@@ -10,7 +10,7 @@ import {
   TEST_BOT_USER,
 } from '@nexus/testkit/whatsapp';
 import { DisconnectReason, normalizeMessageContent, type WAMessage } from '@whiskeysockets/baileys';
-import { createWhatsAppHarness } from './test-support/whatsapp-harness.ts';
+import { createWhatsAppHarness } from './testing/whatsapp-harness.ts';
 
 const ALICE_LID = '310000000002@lid';
 const BOB_LID = '310000000003@lid';
