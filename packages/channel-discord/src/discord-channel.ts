@@ -40,7 +40,7 @@ import { fetchDiscordAttachment } from './fetch-discord-attachment.ts';
 import { MessageCursorTracker } from './message-cursor-tracker.ts';
 import { openDiscordDatabase } from './open-discord-database.ts';
 import { type TakenMessage, TakenMessages } from './taken-messages.ts';
-import { normalizeDiscordEdit, normalizeDiscordMessage } from './to-intent.ts';
+import { discordEditToIntent, discordMessageToIntent } from './to-intent.ts';
 
 interface PendingInteraction {
   applicationId: string;
@@ -114,13 +114,13 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
 
   function onMessage(message: Message, client: Client<true>): void {
     if (intakeStopped) return;
-    const normalized = normalizeDiscordMessage(message, {
+    const normalised = discordMessageToIntent(message, {
       channelName: name,
       botUserId: client.user.id,
       now,
     });
-    if (normalized.kind === 'ignored') return;
-    const { intent } = normalized;
+    if (normalised.kind === 'ignored') return;
+    const { intent } = normalised;
     // A replayed MESSAGE_CREATE (gateway resume, recreated client) must not get a second reply.
     if (!seen.addIfAbsent(`message:${message.id}`)) {
       logger.debug({ messageId: message.id }, 'discord message already seen');
@@ -160,16 +160,16 @@ export function createDiscordChannel(options: DiscordChannelOptions): ChannelAda
   ): void {
     if (intakeStopped) return;
     try {
-      const normalized = normalizeDiscordEdit(oldMessage, newMessage, {
+      const normalised = discordEditToIntent(oldMessage, newMessage, {
         channelName: name,
         botUserId: client.user.id,
         now,
       });
-      if (normalized.kind === 'ignored') {
-        logger.debug({ messageId: newMessage.id, reason: normalized.reason }, 'discord update ignored');
+      if (normalised.kind === 'ignored') {
+        logger.debug({ messageId: newMessage.id, reason: normalised.reason }, 'discord update ignored');
         return;
       }
-      const { intent } = normalized;
+      const { intent } = normalised;
       if (!passesRevisionGate(intent, options.groupMessages, taken.has(newMessage.id))) return;
       forwardRevision(intent);
     } catch (error) {

@@ -16,7 +16,7 @@ import { isJidNewsletter, isJidStatusBroadcast, makeWASocket } from '@whiskeysoc
 import { toBaileysLogger } from './baileys-logger.ts';
 import { whatsAppCapabilities } from './capabilities.ts';
 import { type ConnectionSupervisor, createConnectionSupervisor } from './connection-supervisor.ts';
-import { createReplySender } from './deliver-reply.ts';
+import { createDeliverWhatsAppReply } from './deliver-reply.ts';
 import { fetchWhatsAppAttachment } from './fetch-attachment.ts';
 import { createHeldReceipts, type HeldReceipts } from './held-receipts.ts';
 import { createInboundHandler } from './inbound-handler.ts';
@@ -36,7 +36,7 @@ export interface WhatsAppChannel extends ChannelAdapter {
 interface Running {
   database: DatabaseSync;
   supervisor: ConnectionSupervisor;
-  deliver: ReturnType<typeof createReplySender>;
+  deliver: ReturnType<typeof createDeliverWhatsAppReply>;
   inbound: ReturnType<typeof createInboundHandler>;
   messageStore: MessageStore;
   receipts: HeldReceipts;
@@ -161,7 +161,7 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
       onOpen: () => inbound.onOpen(),
       onMessages: (upsert, socket) => inbound.onUpsert(upsert, socket),
     });
-    const deliver = createReplySender({
+    const deliver = createDeliverWhatsAppReply({
       supervisor,
       messageStore,
       logger,
