@@ -1,4 +1,3 @@
-export { DISCORD_MAX_MESSAGE_LENGTH } from './deliver-reply.ts';
 export { createDiscordChannel } from './discord-channel.ts';
 export { DiscordChannelError } from './discord-channel-error.ts';
 export type { DiscordChannelOptions } from './discord-channel-options.ts';

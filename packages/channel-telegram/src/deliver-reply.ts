@@ -9,12 +9,12 @@ import {
 } from '@nexus/channel-kit';
 import type { ConversationRef, Logger, ReplyEvent, ReplyMediaEvent } from '@nexus/protocol';
 import type { BlockedConversations } from './blocked-conversations.ts';
+import { TELEGRAM_CAPABILITIES } from './capabilities.ts';
 import { type ChatAddress, messageIdOf } from './conversation-address.ts';
 import { TelegramBlockedError, TelegramDeliveryError } from './telegram-errors.ts';
 import type { TelegramSender } from './telegram-sender.ts';
 
 /** Telegram's limit per message, in UTF-16 code units of visible text. */
-const TELEGRAM_MAX_TEXT = 4096;
 
 export interface DeliverTelegramReplyOptions {
   sender: TelegramSender;
@@ -98,7 +98,7 @@ export async function deliverTelegramReply(options: DeliverTelegramReplyOptions)
   };
   const newStreamer = (): EditStreamer =>
     createEditStreamer({
-      maxLength: TELEGRAM_MAX_TEXT,
+      maxLength: TELEGRAM_CAPABILITIES.maxMessageChars,
       minIntervalMs: options.streamEditIntervalMs,
       now: options.now,
       send: async (markdown, index) => {

@@ -66,6 +66,8 @@ function openLockedDatabase(path: string, lockWaitMs: number): DatabaseSync {
  */
 export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsAppChannel {
   const name = options.name ?? 'whatsapp';
+  // Declared once; the reply sender cuts replies at the length declared here.
+  const capabilities = whatsAppCapabilities(options.chunkLength ?? 4_000);
   const logger = (options.logger ?? silentLogger).child({ channel: name });
   const now = options.now ?? Date.now;
   let running: Running | undefined;
@@ -167,7 +169,7 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
       logger,
       sendPacingMs: options.sendPacingMs ?? 1_000,
       typingIntervalMs: options.typingIntervalMs ?? 8_000,
-      chunkLength: options.chunkLength ?? 4_000,
+      chunkLength: capabilities.maxMessageChars,
       reconnectWaitMs: options.reconnectWaitMs ?? 30_000,
     });
     return { database, supervisor, deliver, inbound, messageStore, receipts, abortCleanup: () => {} };
@@ -175,7 +177,7 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
 
   const channel: WhatsAppChannel = {
     name,
-    capabilities: whatsAppCapabilities(options.chunkLength ?? 4_000),
+    capabilities,
     async start({ sink, abortSignal }) {
       if (running) {
         const status = running.supervisor.state().status;
