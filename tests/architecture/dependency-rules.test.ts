@@ -72,7 +72,7 @@ async function sourceFiles(dir: string): Promise<string[]> {
   return entries
     .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name))
     .map((entry) => join(entry.parentPath, entry.name))
-    .filter((path) => !/\.test\.tsx?$/.test(path) && !/\/(testing|test-support)\//.test(path));
+    .filter((path) => !/\.test\.tsx?$/.test(path) && !/\/testing\//.test(path));
 }
 
 function ourImports(source: string): string[] {

@@ -6,8 +6,10 @@ export const REPOSITORY_ROOT = new URL('../../', import.meta.url).pathname;
 
 /**
  * Production sources: every `.ts`/`.tsx` file under `packages/*\/src` and `apps/*\/src`, without
- * tests, test support (`testing/` folders, the testkit package) and the contract suites that
- * adapters run in their tests. Paths are relative to the repository root, with `/`.
+ * tests and test helpers. Test helpers have one home, a `testing/` folder (exported as `./testing`
+ * when another workspace uses them, e.g. the contract suites), plus the testkit package; nothing
+ * else is excluded, so a helper kept anywhere else counts as production code.
+ * Paths are relative to the repository root, with `/`.
  */
 export function productionFiles(): string[] {
   const found: string[] = [];
@@ -24,7 +26,7 @@ export function productionFiles(): string[] {
       for (const entry of entries) {
         if (!entry.isFile() || !/\.tsx?$/.test(entry.name) || /\.test\.tsx?$/.test(entry.name)) continue;
         const path = relative(REPOSITORY_ROOT, join(entry.parentPath, entry.name)).split(sep).join('/');
-        if (/\/(node_modules|testing|contract)\//.test(path) || /-contract\.tsx?$/.test(path)) continue;
+        if (/\/(node_modules|testing)\//.test(path)) continue;
         found.push(path);
       }
     }

@@ -38,7 +38,7 @@ import { build } from 'vite';
 import { createSqliteMemoryStore, MemoryService } from '../../../packages/memory/src/index.ts';
 import { IncrementalMarkdown } from '../src/markdown/incremental-markdown.ts';
 import { lexMarkdown } from '../src/markdown/lex-markdown.ts';
-import { longReplyChunks, openLongReply } from '../src/test-support/long-reply.ts';
+import { longReplyChunks, openLongReply } from '../src/testing/long-reply.ts';
 import { type MainThreadWork, traceMainThread } from './main-thread-trace.ts';
 import { takeScreenshots } from './take-screenshots.ts';
 

@@ -7,7 +7,7 @@ import { launchBrowser, newPhonePage } from '@nexus/testkit/browser';
 import { createFakeWhatsAppSocketFactory, type FakeWhatsAppSocketFactory } from '@nexus/testkit/whatsapp';
 import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readQr } from './test-support/read-qr.ts';
+import { readQr } from './testing/read-qr.ts';
 
 type Browser = Awaited<ReturnType<typeof launchBrowser>>;
 type Page = Awaited<ReturnType<typeof newPhonePage>>;

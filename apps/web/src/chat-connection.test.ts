@@ -1,7 +1,7 @@
 import type { ServerFrame } from '@nexus/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ChatConnection, type ChatConnectionOptions, type ConnectionStatus } from './chat-connection.ts';
-import { type StandInGateway, startStandInGateway } from './test-support/stand-in-gateway.ts';
+import { type StandInGateway, startStandInGateway } from './testing/stand-in-gateway.ts';
 import { isTokenRejected } from './token-check.ts';
 
 const token = 'secret-token';

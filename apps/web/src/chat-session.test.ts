@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ChatSession } from './chat-session.ts';
 import { ChatStorage, type KeyValueStore, memoryKeyValueStore } from './storage.ts';
-import { type StandInGateway, startStandInGateway } from './test-support/stand-in-gateway.ts';
+import { type StandInGateway, startStandInGateway } from './testing/stand-in-gateway.ts';
 
 const token = 'secret-token';
 let gateway: StandInGateway | undefined;

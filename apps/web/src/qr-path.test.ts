@@ -1,7 +1,7 @@
 import { encode } from 'uqr';
 import { describe, expect, it } from 'vitest';
 import { encodeQr, qrPath } from './qr-path.ts';
-import { matrixFromPath, rasterize, readQr } from './test-support/read-qr.ts';
+import { matrixFromPath, rasterize, readQr } from './testing/read-qr.ts';
 
 /** Shaped like Baileys' `connection.update` QR: ref, noise key, identity key, adv secret. */
 const WHATSAPP_QR =

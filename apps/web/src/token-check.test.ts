@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type StandInGateway, startStandInGateway } from './test-support/stand-in-gateway.ts';
+import { type StandInGateway, startStandInGateway } from './testing/stand-in-gateway.ts';
 import { isTokenRejected } from './token-check.ts';
 
 let gateway: StandInGateway | undefined;

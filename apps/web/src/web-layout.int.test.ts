@@ -10,8 +10,8 @@ import type { Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleReply } from '../bench/take-screenshots.ts';
-import { clippedPanels, smallTapTargets, wrappedSingleWordControls } from './test-support/layout-checks.ts';
-import { longReplyChunks, openLongReply } from './test-support/long-reply.ts';
+import { clippedPanels, smallTapTargets, wrappedSingleWordControls } from './testing/layout-checks.ts';
+import { longReplyChunks, openLongReply } from './testing/long-reply.ts';
 
 type Browser = Awaited<ReturnType<typeof launchBrowser>>;
 

@@ -10,7 +10,7 @@ import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testk
 import { makePdf, makePng } from '@nexus/testkit/media';
 import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { longPress } from './test-support/long-press.ts';
+import { longPress } from './testing/long-press.ts';
 
 type Browser = Awaited<ReturnType<typeof launchBrowser>>;
 type Page = Awaited<ReturnType<typeof newPhonePage>>;

@@ -1,17 +1,17 @@
 import type { ChannelCapabilities } from '@nexus/protocol';
-import { DISCORD_MAX_MESSAGE_LENGTH } from './deliver-reply.ts';
 
-/** Replies stream by editing one message; Discord Markdown, split at 2000 characters. */
-export const DISCORD_CAPABILITIES: ChannelCapabilities = {
+/**
+ * Replies stream by editing one message and are split at 2000 characters (the splitter reads
+ * `maxMessageChars` from here); reply files are uploaded as message attachments.
+ */
+export const DISCORD_CAPABILITIES = {
   edits: true,
-  drafts: false,
   typing: true,
   groups: true,
   mediaIn: ['image', 'voice', 'audio', 'video', 'document', 'sticker'],
-  mediaOut: [],
+  mediaOut: ['image', 'file', 'audio'],
   linking: 'none',
-  maxMessageChars: DISCORD_MAX_MESSAGE_LENGTH,
-  markdown: 'markdown',
+  maxMessageChars: 2000,
   // MESSAGE_UPDATE and MESSAGE_DELETE; a delete only for messages this process handed to core.
   revisions: { edits: true, deletes: true },
-};
+} satisfies ChannelCapabilities;

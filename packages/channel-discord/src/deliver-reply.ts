@@ -7,12 +7,10 @@ import {
   type TypingHandle,
 } from '@nexus/channel-kit';
 import type { Logger, ReplyEvent, ReplyMediaEvent } from '@nexus/protocol';
+import { DISCORD_CAPABILITIES } from './capabilities.ts';
 import { DiscordChannelError } from './discord-channel-error.ts';
 import type { DiscordReplyTarget } from './discord-reply-target.ts';
 import { DISCORD_MAX_UPLOAD_BYTES } from './send-discord-file.ts';
-
-/** Discord's limit for a bot message's `content`. */
-export const DISCORD_MAX_MESSAGE_LENGTH = 2000;
 
 export interface DeliverDiscordReplyOptions {
   target: DiscordReplyTarget;
@@ -58,7 +56,7 @@ export async function deliverDiscordReply(options: DeliverDiscordReplyOptions): 
     // Each reply of the turn continues after the messages of the previous one.
     const base = nextIndex;
     const streamer = createEditStreamer({
-      maxLength: DISCORD_MAX_MESSAGE_LENGTH,
+      maxLength: DISCORD_CAPABILITIES.maxMessageChars,
       minIntervalMs: options.streamEditIntervalMs,
       render: options.render,
       now: options.now,

@@ -5,7 +5,7 @@ import type { ChannelAdapter, IntentInput } from '@nexus/protocol';
 import { type FakeDiscord, startFakeDiscord } from '@nexus/testkit/discord';
 import type { ScriptedModelServer } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestChannel } from './test-support/discord-harness.ts';
+import { createTestChannel } from './testing/discord-harness.ts';
 
 let fake: FakeDiscord;
 let scripted: ScriptedCore;

@@ -9,7 +9,7 @@ import {
   type RecordingSink,
   replyEvents,
   textReply,
-} from './test-support/discord-harness.ts';
+} from './testing/discord-harness.ts';
 
 let fake: FakeDiscord;
 let channel: ChannelAdapter;

@@ -1,11 +1,7 @@
 import type { ChannelAdapter } from '@nexus/protocol';
 import { type FakeDiscord, startFakeDiscord } from '@nexus/testkit/discord';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createRecordingSink,
-  createTestChannel,
-  type RecordingSink,
-} from './test-support/discord-harness.ts';
+import { createRecordingSink, createTestChannel, type RecordingSink } from './testing/discord-harness.ts';
 
 let fake: FakeDiscord;
 let channel: ChannelAdapter;

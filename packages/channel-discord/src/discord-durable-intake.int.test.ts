@@ -4,12 +4,7 @@ import { join } from 'node:path';
 import type { ChannelAdapter, IntakeResult, IntentInput } from '@nexus/protocol';
 import { type FakeDiscord, startFakeDiscord } from '@nexus/testkit/discord';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  conversationFor,
-  createTestChannel,
-  replyEvents,
-  textReply,
-} from './test-support/discord-harness.ts';
+import { conversationFor, createTestChannel, replyEvents, textReply } from './testing/discord-harness.ts';
 
 let fake: FakeDiscord;
 let folder: string;

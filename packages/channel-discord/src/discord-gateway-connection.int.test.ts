@@ -7,7 +7,7 @@ import {
   createTestChannel,
   replyEvents,
   textReply,
-} from './test-support/discord-harness.ts';
+} from './testing/discord-harness.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 

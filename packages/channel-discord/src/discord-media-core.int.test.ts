@@ -3,7 +3,7 @@ import type { ChannelAdapter } from '@nexus/protocol';
 import { type FakeDiscord, startFakeDiscord } from '@nexus/testkit/discord';
 import { makeOggOpusVoiceNote, makePdf, makePng } from '@nexus/testkit/media';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestChannel } from './test-support/discord-harness.ts';
+import { createTestChannel } from './testing/discord-harness.ts';
 
 let fake: FakeDiscord | undefined;
 let scripted: ScriptedCore | undefined;

@@ -2,7 +2,7 @@ import type { ChannelAdapter, IntakeResult, IntentInput } from '@nexus/protocol'
 import { intentSchema } from '@nexus/protocol';
 import { type FakeDiscord, startFakeDiscord } from '@nexus/testkit/discord';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { conversationFor, createTestChannel } from './test-support/discord-harness.ts';
+import { conversationFor, createTestChannel } from './testing/discord-harness.ts';
 
 let fake: FakeDiscord;
 let channel: ChannelAdapter | undefined;

@@ -6,7 +6,7 @@ import { intentSchema } from '@nexus/protocol';
 import { type FakeDiscord, startFakeDiscord } from '@nexus/testkit/discord';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TAKEN_MESSAGE_MAX_AGE_MS } from './taken-messages.ts';
-import { createTestChannel } from './test-support/discord-harness.ts';
+import { createTestChannel } from './testing/discord-harness.ts';
 
 // A delete of a message taken before a restart: MESSAGE_DELETE carries only ids, so the next
 // process finds the author and conversation in the adapter's SQLite file.

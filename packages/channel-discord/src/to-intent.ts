@@ -12,11 +12,11 @@ import {
 
 type IgnoredReason = 'own' | 'bot' | 'webhook' | 'system' | 'empty';
 
-export type NormalizedDiscordMessage =
+export type DiscordMessageMapping =
   | { kind: 'intent'; intent: IntentInput }
   | { kind: 'ignored'; reason: IgnoredReason };
 
-export interface NormalizeDiscordMessageOptions {
+export interface DiscordMessageToIntentOptions {
   channelName: string;
   botUserId: string;
   now: () => number;
@@ -27,10 +27,10 @@ export interface NormalizeDiscordMessageOptions {
  * managed role, or replying to one of its messages; the mention itself is removed from the text
  * so the model sees the question, and other mentions become readable `@names`.
  */
-export function normalizeDiscordMessage(
+export function discordMessageToIntent(
   message: Message,
-  options: NormalizeDiscordMessageOptions,
-): NormalizedDiscordMessage {
+  options: DiscordMessageToIntentOptions,
+): DiscordMessageMapping {
   if (message.author.id === options.botUserId) return { kind: 'ignored', reason: 'own' };
   if (message.webhookId) return { kind: 'ignored', reason: 'webhook' };
   if (message.author.bot) return { kind: 'ignored', reason: 'bot' };
@@ -111,22 +111,22 @@ function toStickerAttachment(sticker: Sticker): Attachment {
   return { kind: 'sticker', platformFileId: sticker.id, name: sticker.name.slice(0, 512), url: sticker.url };
 }
 
-export type NormalizedDiscordEdit =
+export type DiscordEditMapping =
   | { kind: 'intent'; intent: IntentInput }
   | { kind: 'ignored'; reason: IgnoredReason | 'partial' | 'not_edited' | 'unchanged' };
 
 /**
- * Turns a MESSAGE_UPDATE into an edit of the intent `normalizeDiscordMessage` made of the
+ * Turns a MESSAGE_UPDATE into an edit of the intent `discordMessageToIntent` made of the
  * message (same snowflake, so the same target id). Only an author's change of the content or
  * attachments counts: Discord sends updates for link embeds, pins and flags too, and those keep
  * `edited_timestamp` as it was (null on a never-edited message). The version is
  * `edited_timestamp` in epoch milliseconds, which a redelivered update repeats.
  */
-export function normalizeDiscordEdit(
+export function discordEditToIntent(
   oldMessage: Message | PartialMessage,
   newMessage: Message | PartialMessage,
-  options: NormalizeDiscordMessageOptions,
-): NormalizedDiscordEdit {
+  options: DiscordMessageToIntentOptions,
+): DiscordEditMapping {
   if (newMessage.partial) return { kind: 'ignored', reason: 'partial' };
   const editedAt = newMessage.editedTimestamp;
   if (editedAt === null || !Number.isFinite(editedAt)) return { kind: 'ignored', reason: 'not_edited' };
@@ -137,7 +137,7 @@ export function normalizeDiscordEdit(
   ) {
     return { kind: 'ignored', reason: 'unchanged' };
   }
-  const normalized = normalizeDiscordMessage(newMessage, options);
-  if (normalized.kind === 'ignored') return normalized;
-  return { kind: 'intent', intent: asEditIntent(normalized.intent, editedAt) };
+  const normalised = discordMessageToIntent(newMessage, options);
+  if (normalised.kind === 'ignored') return normalised;
+  return { kind: 'intent', intent: asEditIntent(normalised.intent, editedAt) };
 }

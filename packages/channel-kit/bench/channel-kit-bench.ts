@@ -1,7 +1,7 @@
 // Throughput of the hot paths an adapter runs on every streamed edit: split + render.
 // Run: node packages/channel-kit/bench/channel-kit-bench.ts
 import { renderDiscordMarkdown, renderTelegramHtml, renderWhatsAppText, splitMessage } from '../src/index.ts';
-import { randomMarkdown, seededRandom } from '../src/test-support/random-markdown.ts';
+import { randomMarkdown, seededRandom } from '../src/testing/random-markdown.ts';
 
 function markdownOfLength(length: number, seed: number): string {
   const random = seededRandom(seed);

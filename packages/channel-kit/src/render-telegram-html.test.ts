@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderTelegramHtml } from './render-telegram-html.ts';
-import { randomMarkdown, seededRandom } from './test-support/random-markdown.ts';
+import { randomMarkdown, seededRandom } from './testing/random-markdown.ts';
 
 const TAG = /<(\/?)(b|i|s|u|code|pre|a|blockquote)((?: href="[^"<>]*"| class="language-[\w#+.-]+")?)>/g;
 

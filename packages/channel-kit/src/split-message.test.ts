@@ -3,7 +3,7 @@ import { parseFenceLines } from './fence-lines.ts';
 import { hasBalancedFences } from './has-balanced-fences.ts';
 import { renderTelegramHtml } from './render-telegram-html.ts';
 import { splitMessage } from './split-message.ts';
-import { randomMarkdown, seededRandom } from './test-support/random-markdown.ts';
+import { randomMarkdown, seededRandom } from './testing/random-markdown.ts';
 
 const utf8Bytes = (chunk: string): number => Buffer.byteLength(chunk, 'utf8');
 const telegramHtmlLength = (chunk: string): number => renderTelegramHtml(chunk).length;

@@ -9,14 +9,14 @@ import {
 } from '@nexus/channel-kit';
 import type { ConversationRef, Logger, ReplyEvent, ReplyMediaEvent } from '@nexus/protocol';
 import type { BlockedConversations } from './blocked-conversations.ts';
+import { TELEGRAM_CAPABILITIES } from './capabilities.ts';
 import { type ChatAddress, messageIdOf } from './conversation-address.ts';
 import { TelegramBlockedError, TelegramDeliveryError } from './telegram-errors.ts';
 import type { TelegramSender } from './telegram-sender.ts';
 
 /** Telegram's limit per message, in UTF-16 code units of visible text. */
-const TELEGRAM_MAX_TEXT = 4096;
 
-export interface DeliverReplyOptions {
+export interface DeliverTelegramReplyOptions {
   sender: TelegramSender;
   address: ChatAddress;
   conversation: ConversationRef;
@@ -43,7 +43,7 @@ export interface DeliveryOutcome {
  * counts after rendering. A 403 marks the chat blocked and ends all sending at once; the rest of
  * the stream is still read so the turn completes.
  */
-export async function deliverReply(options: DeliverReplyOptions): Promise<DeliveryOutcome> {
+export async function deliverTelegramReply(options: DeliverTelegramReplyOptions): Promise<DeliveryOutcome> {
   const { sender, address, blocked, logger, abortSignal } = options;
   const messageIds: number[] = [];
   const replyTarget =
@@ -98,7 +98,7 @@ export async function deliverReply(options: DeliverReplyOptions): Promise<Delive
   };
   const newStreamer = (): EditStreamer =>
     createEditStreamer({
-      maxLength: TELEGRAM_MAX_TEXT,
+      maxLength: TELEGRAM_CAPABILITIES.maxMessageChars,
       minIntervalMs: options.streamEditIntervalMs,
       now: options.now,
       send: async (markdown, index) => {

@@ -19,5 +19,5 @@ export {
   TelegramDeliveryError,
   type TelegramFailureKind,
 } from './telegram-errors.ts';
-export { type NormaliseMessageOptions, normaliseMessage } from './to-intent.ts';
+export { type TelegramMessageToIntentOptions, telegramMessageToIntent } from './to-intent.ts';
 export { createMemoryUpdateStore, type UpdateStore } from './update-store.ts';

@@ -2,7 +2,7 @@ import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTelegramChannel } from './telegram-channel.ts';
 import { TelegramConfigError } from './telegram-errors.ts';
-import { startTelegramHarness, type TelegramHarness, textReply } from './test-support/telegram-harness.ts';
+import { startTelegramHarness, type TelegramHarness, textReply } from './testing/telegram-harness.ts';
 import { createMemoryUpdateStore } from './update-store.ts';
 
 const chat = { id: 3001, type: 'private' } as const;

@@ -18,7 +18,7 @@ import { Bot, type Context, webhookCallback } from 'grammy';
 import { BlockedConversations } from './blocked-conversations.ts';
 import { TELEGRAM_CAPABILITIES } from './capabilities.ts';
 import { conversationIdOf, parseConversationId } from './conversation-address.ts';
-import { type DeliveryOutcome, deliverReply } from './deliver-reply.ts';
+import { type DeliveryOutcome, deliverTelegramReply } from './deliver-reply.ts';
 import { type DownloadedFile, downloadFile } from './download-file.ts';
 import { fetchTelegramAttachment } from './fetch-attachment.ts';
 import { nativeFetchForGrammy } from './native-fetch-for-grammy.ts';
@@ -33,7 +33,7 @@ import {
   TelegramIntakeDeferredError,
 } from './telegram-errors.ts';
 import { TelegramSender } from './telegram-sender.ts';
-import { normaliseEditedMessage, normaliseMessage } from './to-intent.ts';
+import { telegramEditToIntent, telegramMessageToIntent } from './to-intent.ts';
 import { UpdateGate } from './update-gate.ts';
 import { TelegramWebhookRequestError, webhookRequestAdapter } from './webhook-request-adapter.ts';
 
@@ -236,7 +236,7 @@ class TelegramChannelAdapter implements ChannelAdapter {
       }
       return { status: 'failed', messageIds: [] };
     }
-    return deliverReply({
+    return deliverTelegramReply({
       sender: this.#sender,
       address,
       conversation: options.conversation,
@@ -352,7 +352,7 @@ class TelegramChannelAdapter implements ChannelAdapter {
     const sink = this.#sink;
     if (!message || !sink) return;
     this.#blocked.clear(message.chat.id);
-    const intent = normaliseMessage({
+    const intent = telegramMessageToIntent({
       message,
       bot: context.me,
       channel: this.name,
@@ -368,7 +368,7 @@ class TelegramChannelAdapter implements ChannelAdapter {
     const message = context.editedMessage;
     const sink = this.#sink;
     if (!message || !sink) return;
-    const intent = normaliseEditedMessage({
+    const intent = telegramEditToIntent({
       message,
       updateId: context.update.update_id,
       bot: context.me,

@@ -14,7 +14,7 @@ import {
   streamOf,
   type TelegramHarness,
   textReply,
-} from './test-support/telegram-harness.ts';
+} from './testing/telegram-harness.ts';
 
 const privateChat = { id: 2001, type: 'private', firstName: 'Ada' } as const;
 const group = { id: -100400, type: 'supergroup', title: 'Team' } as const;

@@ -4,7 +4,7 @@ import type { IntakeResult, IntentInput } from '@nexus/protocol';
 import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTelegramChannel, type TelegramChannel } from './telegram-channel.ts';
-import { streamOf, textReply } from './test-support/telegram-harness.ts';
+import { streamOf, textReply } from './testing/telegram-harness.ts';
 import { createMemoryUpdateStore } from './update-store.ts';
 
 const chat = { id: 6001, type: 'private' } as const;

@@ -3,7 +3,7 @@ import { intentSchema } from '@nexus/protocol';
 import { startFakeTelegram } from '@nexus/testkit/telegram';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTelegramChannel, type TelegramChannel } from './telegram-channel.ts';
-import { startTelegramHarness, type TelegramHarness, textReply } from './test-support/telegram-harness.ts';
+import { startTelegramHarness, type TelegramHarness, textReply } from './testing/telegram-harness.ts';
 import { createMemoryUpdateStore } from './update-store.ts';
 
 const privateChat = { id: 1001, type: 'private', firstName: 'Ada' } as const;

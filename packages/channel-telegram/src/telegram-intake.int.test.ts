@@ -6,7 +6,7 @@ import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFileUpdateStore } from './file-update-store.ts';
 import { TelegramAttachmentTooLargeError } from './telegram-errors.ts';
-import { startTelegramHarness, type TelegramHarness, textReply } from './test-support/telegram-harness.ts';
+import { startTelegramHarness, type TelegramHarness, textReply } from './testing/telegram-harness.ts';
 
 const privateChat = { id: 1001, type: 'private', firstName: 'Ada' } as const;
 const group = { id: -100200, type: 'supergroup', title: 'Team' } as const;

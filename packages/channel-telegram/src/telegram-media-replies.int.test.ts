@@ -2,7 +2,7 @@ import { conversationRefOf, intentSchema, type ReplyEvent, type ReplyMedia } fro
 import { makePng } from '@nexus/testkit/media';
 import { Api, InputFile } from 'grammy';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTelegramHarness, streamOf, type TelegramHarness } from './test-support/telegram-harness.ts';
+import { startTelegramHarness, streamOf, type TelegramHarness } from './testing/telegram-harness.ts';
 
 const chat = { id: 2101, type: 'private', firstName: 'Ada' } as const;
 

@@ -1,7 +1,7 @@
 import { intentSchema } from '@nexus/protocol';
 import type { Message } from 'grammy/types';
 import { describe, expect, it } from 'vitest';
-import { normaliseMessage } from './to-intent.ts';
+import { telegramMessageToIntent } from './to-intent.ts';
 
 const bot = { id: 7000000001, username: 'nexus_test_bot' };
 const person = { id: 42, is_bot: false, first_name: 'Ada', last_name: 'Lovelace' };
@@ -18,12 +18,12 @@ function message(fields: Record<string, unknown>): Message {
 }
 
 function normalise(fields: Record<string, unknown>) {
-  return normaliseMessage({ message: message(fields), bot, channel: 'telegram', receivedAt });
+  return telegramMessageToIntent({ message: message(fields), bot, channel: 'telegram', receivedAt });
 }
 
 const group = { id: -100500, type: 'supergroup', title: 'Team' };
 
-describe('normaliseMessage', () => {
+describe('telegramMessageToIntent', () => {
   it('maps a private text message to a valid direct intent', () => {
     const intent = normalise({ text: 'hello there' });
     expect(intent).toEqual({

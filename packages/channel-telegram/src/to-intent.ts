@@ -3,7 +3,7 @@ import type { Attachment, ConversationKind, IntentInput } from '@nexus/protocol'
 import type { Message, MessageEntity, UserFromGetMe } from 'grammy/types';
 import { conversationIdOf, intentIdOf } from './conversation-address.ts';
 
-export interface NormaliseMessageOptions {
+export interface TelegramMessageToIntentOptions {
   message: Message;
   bot: Pick<UserFromGetMe, 'id' | 'username'>;
   channel: string;
@@ -18,7 +18,7 @@ export interface NormaliseMessageOptions {
  * in which a group expects an answer. A leading `@bot` and the `@bot` suffix of a command are
  * removed from the text so the model sees what the person asked.
  */
-export function normaliseMessage(options: NormaliseMessageOptions): IntentInput | undefined {
+export function telegramMessageToIntent(options: TelegramMessageToIntentOptions): IntentInput | undefined {
   const { message, bot } = options;
   const from = message.from;
   if (!from || from.is_bot) return undefined;
@@ -59,19 +59,19 @@ export function normaliseMessage(options: NormaliseMessageOptions): IntentInput 
 }
 
 /**
- * Turns an `edited_message` into an edit of the intent `normaliseMessage` made of the original
+ * Turns an `edited_message` into an edit of the intent `telegramMessageToIntent` made of the original
  * (same `message_id`, so the same target id). The version is `<edit_date>.<update_id>`:
  * `edit_date` has one-second resolution, so two quick edits would otherwise share an id, while
  * `update_id` is what Telegram repeats when it redelivers the same update. Undefined for what
- * `normaliseMessage` would skip, and for a payload without a chat or `edit_date`.
+ * `telegramMessageToIntent` would skip, and for a payload without a chat or `edit_date`.
  */
-export function normaliseEditedMessage(
-  options: NormaliseMessageOptions & { updateId: number },
+export function telegramEditToIntent(
+  options: TelegramMessageToIntentOptions & { updateId: number },
 ): IntentInput | undefined {
   const { message } = options;
   const editDate = (message as Partial<Message>).edit_date;
   if (typeof message.chat?.id !== 'number' || typeof editDate !== 'number') return undefined;
-  const content = normaliseMessage(options);
+  const content = telegramMessageToIntent(options);
   return content ? asEditIntent(content, `${editDate}.${options.updateId}`) : undefined;
 }
 

@@ -16,7 +16,7 @@ import {
 import type { ClientConnection } from './client-connection.ts';
 import type { ConnectionRegistry } from './connection-registry.ts';
 import type { ReplayLog } from './replay-log.ts';
-import { buildWebIntent, webIntentId } from './to-intent.ts';
+import { webIntentId, webMessageToIntent } from './to-intent.ts';
 import type { ResolvedWebSocketChannelOptions } from './web-socket-channel-options.ts';
 import type { WebUpload } from './web-uploads.ts';
 
@@ -264,7 +264,7 @@ export class ClientFrameHandler {
     let intent: IntentInput | undefined;
     try {
       const uploads = await this.#resolveUploads(clientId, frame);
-      intent = buildWebIntent({
+      intent = webMessageToIntent({
         channelName: this.#settings.channelName,
         clientId,
         ...(connection.displayName === undefined ? {} : { displayName: connection.displayName }),

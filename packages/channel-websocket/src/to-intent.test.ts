@@ -1,8 +1,8 @@
 import { intentSchema } from '@nexus/protocol';
 import { describe, expect, it } from 'vitest';
-import { buildWebIntent } from './to-intent.ts';
+import { webMessageToIntent } from './to-intent.ts';
 
-describe('buildWebIntent', () => {
+describe('webMessageToIntent', () => {
   it('builds a valid Intent whose id repeats for a resent message', () => {
     const options = {
       channelName: 'web',
@@ -10,7 +10,7 @@ describe('buildWebIntent', () => {
       frame: { type: 'message' as const, clientMessageId: 'm-1', conversationId: 'conv', text: 'hi' },
       receivedAt: new Date('2026-03-04T05:06:07.000Z'),
     };
-    const intent = buildWebIntent(options);
+    const intent = webMessageToIntent(options);
     expect(intentSchema.parse(intent)).toMatchObject({
       id: 'web:browser-7:m-1',
       userId: 'web:browser-7',
@@ -18,14 +18,14 @@ describe('buildWebIntent', () => {
       receivedAt: '2026-03-04T05:06:07.000Z',
     });
     expect(intent.sender).not.toHaveProperty('displayName');
-    expect(buildWebIntent(options).id).toBe(intent.id);
+    expect(webMessageToIntent(options).id).toBe(intent.id);
   });
 });
 
-describe('buildWebIntent for changes', () => {
+describe('webMessageToIntent for changes', () => {
   const receivedAt = new Date('2026-03-04T05:06:07.000Z');
   it('turns an edit into a revision of the original intent, with its own id', () => {
-    const intent = buildWebIntent({
+    const intent = webMessageToIntent({
       channelName: 'web',
       clientId: 'b7',
       frame: {
@@ -45,7 +45,7 @@ describe('buildWebIntent for changes', () => {
   });
 
   it('turns a delete into an empty revision whose id repeats for the same target', () => {
-    const intent = buildWebIntent({
+    const intent = webMessageToIntent({
       channelName: 'web',
       clientId: 'b7',
       frame: { type: 'delete', clientMessageId: 'd-1', conversationId: 'c', targetClientMessageId: 'm-1' },
@@ -59,7 +59,7 @@ describe('buildWebIntent for changes', () => {
   });
 
   it('carries uploads as attachments core can fetch back through the channel', () => {
-    const intent = buildWebIntent({
+    const intent = webMessageToIntent({
       channelName: 'web',
       clientId: 'b7',
       frame: { type: 'message', clientMessageId: 'm-2', conversationId: 'c', text: '' },
@@ -83,10 +83,10 @@ describe('buildWebIntent for changes', () => {
   });
 });
 
-describe('buildWebIntent for another answer and a choice of version', () => {
+describe('webMessageToIntent for another answer and a choice of version', () => {
   const receivedAt = new Date('2026-03-04T05:06:07.000Z');
   it('turns regenerate into a regenerate revision carrying the message text, under its own id', () => {
-    const intent = buildWebIntent({
+    const intent = webMessageToIntent({
       channelName: 'web',
       clientId: 'b7',
       frame: {
@@ -106,7 +106,7 @@ describe('buildWebIntent for another answer and a choice of version', () => {
   });
 
   it('turns choose into a choose revision naming the reply, with no text', () => {
-    const intent = buildWebIntent({
+    const intent = webMessageToIntent({
       channelName: 'web',
       clientId: 'b7',
       frame: {

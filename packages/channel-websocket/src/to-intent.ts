@@ -3,7 +3,7 @@ import type { WebUpload } from './web-uploads.ts';
 
 type ChangeFrame = Extract<ClientFrame, { type: 'message' | 'edit' | 'delete' | 'regenerate' | 'choose' }>;
 
-export interface BuildWebIntentOptions {
+export interface WebMessageToIntentOptions {
   channelName: string;
   clientId: string;
   displayName?: string;
@@ -37,7 +37,7 @@ export function parseUploadFileId(fileId: string): { clientId: string; uploadId:
  * idempotency key, so a frame re-sent after a reconnect is recognised by core as the same change;
  * a delete's id is `<target>:delete`, so deleting twice is one change.
  */
-export function buildWebIntent(options: BuildWebIntentOptions): IntentInput {
+export function webMessageToIntent(options: WebMessageToIntentOptions): IntentInput {
   const { channelName, clientId, displayName, frame } = options;
   const base = {
     channel: channelName,

@@ -3,7 +3,13 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { ServerFrame } from '@nexus/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { delay, type Harness, replyEvents, startHarness, TestClient } from './channel-test-harness.ts';
+import {
+  delay,
+  type Harness,
+  replyEvents,
+  startHarness,
+  TestClient,
+} from './testing/channel-test-harness.ts';
 
 type ErrorFrame = Extract<ServerFrame, { type: 'error' }>;
 

@@ -7,7 +7,7 @@ import {
   TEST_TOKEN,
   TestClient,
   UpgradeRefused,
-} from './channel-test-harness.ts';
+} from './testing/channel-test-harness.ts';
 
 let harness: Harness | undefined;
 const clients: TestClient[] = [];

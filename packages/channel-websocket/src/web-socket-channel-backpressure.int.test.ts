@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { ReplyEvent } from '@nexus/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, startHarness, TestClient } from './channel-test-harness.ts';
+import { type Harness, startHarness, TestClient } from './testing/channel-test-harness.ts';
 
 let harness: Harness | undefined;
 const clients: TestClient[] = [];

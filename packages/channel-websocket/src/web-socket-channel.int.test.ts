@@ -1,6 +1,6 @@
 import { NexusError, type ReplyEvent, type ServerFrame } from '@nexus/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, replyEvents, startHarness, TestClient } from './channel-test-harness.ts';
+import { type Harness, replyEvents, startHarness, TestClient } from './testing/channel-test-harness.ts';
 import type { WebUploads } from './web-uploads.ts';
 
 type ErrorFrame = Extract<ServerFrame, { type: 'error' }>;

@@ -2,20 +2,19 @@ import type { ChannelCapabilities } from '@nexus/protocol';
 
 /**
  * Linked from a phone by QR code; no edits (each chunk is a new message, paced); `composing`
- * while a reply runs; WhatsApp's own text styling. `maxMessageChars` follows `chunkLength`.
+ * while a reply runs. Replies are cut at `chunkLength` characters (the reply sender reads
+ * `maxMessageChars` from here); reply files go as image, audio or document messages.
  */
-export function whatsAppCapabilities(chunkLength: number): ChannelCapabilities {
+export function whatsAppCapabilities(chunkLength: number) {
   return {
     edits: false,
-    drafts: false,
     typing: true,
     groups: true,
     mediaIn: ['image', 'video', 'audio', 'voice', 'document', 'sticker'],
-    mediaOut: [],
+    mediaOut: ['image', 'file', 'audio'],
     linking: 'qr',
     maxMessageChars: chunkLength,
-    markdown: 'whatsapp',
     // MESSAGE_EDIT and REVOKE ("delete for everyone") protocol messages.
     revisions: { edits: true, deletes: true },
-  };
+  } satisfies ChannelCapabilities;
 }

@@ -9,7 +9,7 @@ import { DisconnectReason } from '@whiskeysockets/baileys';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WhatsAppLinkState } from './link-state.ts';
 import { openWhatsAppDatabase } from './open-whatsapp-database.ts';
-import { createRecordingSink, createWhatsAppHarness } from './test-support/whatsapp-harness.ts';
+import { createRecordingSink, createWhatsAppHarness } from './testing/whatsapp-harness.ts';
 
 let harness: ReturnType<typeof createWhatsAppHarness>;
 beforeEach(() => {

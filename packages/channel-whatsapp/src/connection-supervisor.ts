@@ -3,7 +3,7 @@ import { backoffDelay } from '@nexus/channel-kit';
 import type { Logger } from '@nexus/protocol';
 import { type BaileysEventMap, type ConnectionState, DisconnectReason } from '@whiskeysockets/baileys';
 import type { WhatsAppLinkState } from './link-state.ts';
-import { disconnectStatusCode, reconnectDecision } from './reconnect-decision.ts';
+import { disconnectStatusCode, type ReconnectDecision, reconnectDecision } from './reconnect-decision.ts';
 import { startSocketWatchdog } from './socket-watchdog.ts';
 import type { SqliteAuthState } from './sqlite-auth-state.ts';
 import { botIdentityOf } from './to-intent.ts';
@@ -49,64 +49,132 @@ const MAX_IMMEDIATE_RESTARTS = 3;
  * went silent ("linked but dead").
  */
 export function createConnectionSupervisor(options: ConnectionSupervisorOptions): ConnectionSupervisor {
-  const { logger, now } = options;
-  let current: { socket: WhatsAppSocket; detach: () => void } | undefined;
-  let open = false;
-  let stopped = true;
-  let attempt = 0;
-  let immediateRestarts = 0;
-  let openedAt: number | undefined;
-  let reconnectTimer: NodeJS.Timeout | undefined;
-  let pendingClear: Promise<void> | undefined;
-  let linkState: WhatsAppLinkState = { status: 'idle', updatedAt: new Date(now()).toISOString() };
-  const openWaiters = new Set<(socket: WhatsAppSocket | undefined) => void>();
+  return new WhatsAppConnectionSupervisor(options);
+}
 
-  function setState(next: Omit<WhatsAppLinkState, 'updatedAt'>): void {
-    linkState = { ...next, updatedAt: new Date(now()).toISOString() };
-    options.onLinkState(linkState);
+/** The current socket and how to take its listeners and watchdog off it. */
+interface AttachedSocket {
+  socket: WhatsAppSocket;
+  detach: () => void;
+}
+
+/** See `createConnectionSupervisor`; the state of the link is the fields, each step a method. */
+class WhatsAppConnectionSupervisor implements ConnectionSupervisor {
+  readonly #options: ConnectionSupervisorOptions;
+  #current: AttachedSocket | undefined;
+  #open = false;
+  #stopped = true;
+  /** Backoff attempts since the last stable open. */
+  #attempt = 0;
+  #immediateRestarts = 0;
+  #openedAt: number | undefined;
+  #reconnectTimer: NodeJS.Timeout | undefined;
+  /** Clearing dead credentials after a logout; `stop` waits for it. */
+  #pendingClear: Promise<void> | undefined;
+  #linkState: WhatsAppLinkState;
+  readonly #openWaiters = new Set<(socket: WhatsAppSocket | undefined) => void>();
+
+  constructor(options: ConnectionSupervisorOptions) {
+    this.#options = options;
+    this.#linkState = { status: 'idle', updatedAt: new Date(options.now()).toISOString() };
   }
 
-  function settleWaiters(socket: WhatsAppSocket | undefined): void {
-    for (const resolve of openWaiters) resolve(socket);
-    openWaiters.clear();
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.#attempt = 0;
+    this.#immediateRestarts = 0;
+    this.#connect();
   }
 
-  function connect(): void {
-    reconnectTimer = undefined;
-    if (stopped) return;
-    setState({
-      status: 'connecting',
-      ...(linkState.lastDisconnect ? { lastDisconnect: linkState.lastDisconnect } : {}),
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#reconnectTimer) clearTimeout(this.#reconnectTimer);
+    this.#reconnectTimer = undefined;
+    this.#settleWaiters(undefined);
+    const last = this.#current;
+    this.#current = undefined;
+    this.#open = false;
+    if (last) {
+      last.detach();
+      // Never `logout()` here: that would unlink the device.
+      await Promise.resolve(last.socket.end(undefined)).catch(() => {});
+    }
+    await this.#pendingClear;
+    this.#setState({ status: 'idle' });
+  }
+
+  openSocket(): WhatsAppSocket | undefined {
+    return this.#open ? this.#current?.socket : undefined;
+  }
+
+  waitForOpen({ timeoutMs, abortSignal }: { timeoutMs: number; abortSignal?: AbortSignal }) {
+    const socket = this.openSocket();
+    if (socket || this.#stopped) return Promise.resolve(socket);
+    return new Promise<WhatsAppSocket | undefined>((resolve) => {
+      const finish = (value: WhatsAppSocket | undefined): void => {
+        clearTimeout(timer);
+        abortSignal?.removeEventListener('abort', onAbort);
+        this.#openWaiters.delete(finish);
+        resolve(value);
+      };
+      const onAbort = (): void => finish(undefined);
+      const timer = setTimeout(() => finish(undefined), timeoutMs);
+      abortSignal?.addEventListener('abort', onAbort, { once: true });
+      this.#openWaiters.add(finish);
     });
+  }
+
+  state(): WhatsAppLinkState {
+    return this.#linkState;
+  }
+
+  #setState(next: Omit<WhatsAppLinkState, 'updatedAt'>): void {
+    this.#linkState = { ...next, updatedAt: new Date(this.#options.now()).toISOString() };
+    this.#options.onLinkState(this.#linkState);
+  }
+
+  #settleWaiters(socket: WhatsAppSocket | undefined): void {
+    for (const resolve of this.#openWaiters) resolve(socket);
+    this.#openWaiters.clear();
+  }
+
+  #connect(): void {
+    this.#reconnectTimer = undefined;
+    if (this.#stopped) return;
+    const { lastDisconnect } = this.#linkState;
+    this.#setState({ status: 'connecting', ...(lastDisconnect ? { lastDisconnect } : {}) });
     let socket: WhatsAppSocket;
     try {
-      socket = options.socketFactory(options.socketConfig());
+      socket = this.#options.socketFactory(this.#options.socketConfig());
     } catch (error) {
-      logger.error({ err: error }, 'whatsapp: could not create a socket');
-      scheduleReconnect(undefined, false, error instanceof Error ? error.message : String(error));
+      this.#options.logger.error({ err: error }, 'whatsapp: could not create a socket');
+      this.#scheduleReconnect(undefined, false, error instanceof Error ? error.message : String(error));
       return;
     }
-    attach(socket);
+    this.#current = this.#attach(socket);
   }
 
-  function attach(socket: WhatsAppSocket): void {
+  /** Listens to the socket's events and transport, each of which also feeds the watchdog. */
+  #attach(socket: WhatsAppSocket): AttachedSocket {
+    const options = this.#options;
     let pairingRequested = false;
     const watchdog = startSocketWatchdog({
       silenceMs: options.watchdogMs,
-      now,
+      now: options.now,
       onSilent: (silentMs) => {
-        logger.warn({ silentMs }, 'whatsapp: no transport activity, replacing the socket');
+        options.logger.warn({ silentMs }, 'whatsapp: no transport activity, replacing the socket');
         const error = new Boom(`No transport activity for ${silentMs} ms`, {
           statusCode: DisconnectReason.connectionLost,
         });
-        retire(socket, error);
+        this.#retire(socket, error);
         void Promise.resolve(socket.end(error)).catch(() => {});
       },
     });
     const touch = (): void => watchdog.touch();
     const onConnection = (update: Partial<ConnectionState>): void => {
       touch();
-      handleConnectionUpdate(socket, update, () => {
+      this.#handleConnectionUpdate(socket, update, () => {
         if (pairingRequested) return false;
         pairingRequested = true;
         return true;
@@ -118,7 +186,7 @@ export function createConnectionSupervisor(options: ConnectionSupervisorOptions)
         options.auth.saveCreds();
       } catch (error) {
         // Never throw into Baileys' emitter; the next creds.update writes the whole object again.
-        logger.error({ err: error }, 'whatsapp: could not save credentials');
+        options.logger.error({ err: error }, 'whatsapp: could not save credentials');
       }
     };
     const onUpsert = (upsert: BaileysEventMap['messages.upsert']): void => {
@@ -130,7 +198,7 @@ export function createConnectionSupervisor(options: ConnectionSupervisorOptions)
     socket.ev.on('messages.upsert', onUpsert);
     const transportEvents = ['message', 'ping', 'pong', 'open'];
     for (const event of transportEvents) socket.ws?.on(event, touch);
-    current = {
+    return {
       socket,
       detach() {
         watchdog.stop();
@@ -142,154 +210,123 @@ export function createConnectionSupervisor(options: ConnectionSupervisorOptions)
     };
   }
 
-  function handleConnectionUpdate(
+  #handleConnectionUpdate(
     socket: WhatsAppSocket,
     update: Partial<ConnectionState>,
     firstPairingRequest: () => boolean,
   ): void {
-    if (current?.socket !== socket) return;
-    if (update.qr) {
-      const phone = options.pairingPhoneNumber?.replace(/\D/g, '');
-      if (phone && !socket.authState.creds.registered) {
-        if (firstPairingRequest()) {
-          socket.requestPairingCode(phone).then(
-            (code) => {
-              if (current?.socket !== socket) return;
-              setState({ status: 'awaiting_link', pairingCode: code });
-              options.onPairingCode(code);
-            },
-            (error: unknown) => logger.error({ err: error }, 'whatsapp: pairing code request failed'),
-          );
-        }
-      } else {
-        setState({ status: 'awaiting_link', qr: update.qr });
-        options.onQr(update.qr);
-      }
-    }
-    if (update.connection === 'open') {
-      open = true;
-      openedAt = now();
-      immediateRestarts = 0;
-      const identity = botIdentityOf(socket.user);
-      setState({
-        status: 'open',
-        account: {
-          ...(identity.phoneJid ? { phoneJid: identity.phoneJid } : {}),
-          ...(identity.lidJid ? { lidJid: identity.lidJid } : {}),
+    if (this.#current?.socket !== socket) return;
+    if (update.qr) this.#offerLink(socket, update.qr, firstPairingRequest);
+    if (update.connection === 'open') this.#opened(socket);
+    if (update.connection === 'close') this.#retire(socket, update.lastDisconnect?.error);
+  }
+
+  /** Not linked yet: a pairing code when a phone number is configured, else the QR payload. */
+  #offerLink(socket: WhatsAppSocket, qr: string, firstPairingRequest: () => boolean): void {
+    const phone = this.#options.pairingPhoneNumber?.replace(/\D/g, '');
+    if (phone && !socket.authState.creds.registered) {
+      if (!firstPairingRequest()) return;
+      socket.requestPairingCode(phone).then(
+        (code) => {
+          if (this.#current?.socket !== socket) return;
+          this.#setState({ status: 'awaiting_link', pairingCode: code });
+          this.#options.onPairingCode(code);
         },
-      });
-      logger.info({ account: identity }, 'whatsapp: link open');
-      options.onOpen();
-      settleWaiters(socket);
+        (error: unknown) =>
+          this.#options.logger.error({ err: error }, 'whatsapp: pairing code request failed'),
+      );
+      return;
     }
-    if (update.connection === 'close') retire(socket, update.lastDisconnect?.error);
+    this.#setState({ status: 'awaiting_link', qr });
+    this.#options.onQr(qr);
+  }
+
+  #opened(socket: WhatsAppSocket): void {
+    this.#open = true;
+    this.#openedAt = this.#options.now();
+    this.#immediateRestarts = 0;
+    const identity = botIdentityOf(socket.user);
+    this.#setState({
+      status: 'open',
+      account: {
+        ...(identity.phoneJid ? { phoneJid: identity.phoneJid } : {}),
+        ...(identity.lidJid ? { lidJid: identity.lidJid } : {}),
+      },
+    });
+    this.#options.logger.info({ account: identity }, 'whatsapp: link open');
+    this.#options.onOpen();
+    this.#settleWaiters(socket);
   }
 
   /** Drops this socket (listeners first, so its own close cannot re-enter) and applies the policy. */
-  function retire(socket: WhatsAppSocket, error: Error | undefined): void {
-    if (current?.socket !== socket) return;
-    current.detach();
-    current = undefined;
-    open = false;
-    if (openedAt !== undefined && now() - openedAt >= options.stableOpenMs) attempt = 0;
-    openedAt = undefined;
-    if (stopped) return;
+  #retire(socket: WhatsAppSocket, error: Error | undefined): void {
+    if (this.#current?.socket !== socket) return;
+    const { now, logger } = this.#options;
+    this.#current.detach();
+    this.#current = undefined;
+    this.#open = false;
+    if (this.#openedAt !== undefined && now() - this.#openedAt >= this.#options.stableOpenMs)
+      this.#attempt = 0;
+    this.#openedAt = undefined;
+    if (this.#stopped) return;
     const statusCode = disconnectStatusCode(error);
     const decision = reconnectDecision(statusCode);
-    const lastDisconnect = {
-      ...(statusCode === undefined ? {} : { statusCode }),
-      at: new Date(now()).toISOString(),
-    };
     if (decision.action === 'stop') {
-      stopped = true;
-      settleWaiters(undefined);
-      logger.error(
-        { statusCode, reason: decision.reason },
-        decision.relink
-          ? 'whatsapp: link ended by WhatsApp; link the device again'
-          : 'whatsapp: another client replaced this session; not reconnecting',
-      );
-      setState({
-        status: decision.relink ? 'needs_relink' : 'replaced',
-        lastDisconnect,
-        detail: decision.reason,
-      });
-      // The server forgot this device: the stored credentials can never log in again.
-      if (decision.reason === 'logged_out') {
-        pendingClear = options.auth.clear().catch((clearError: unknown) => {
-          logger.error({ err: clearError }, 'whatsapp: could not clear the dead credentials');
-        });
-      }
+      this.#giveUp(statusCode, decision);
       return;
     }
     logger.warn({ statusCode, message: error?.message }, 'whatsapp: connection closed');
-    scheduleReconnect(statusCode, decision.delay === 'immediate', error?.message);
+    this.#scheduleReconnect(statusCode, decision.delay === 'immediate', error?.message);
   }
 
-  function scheduleReconnect(statusCode: number | undefined, immediate: boolean, detail?: string): void {
-    const useImmediate = immediate && immediateRestarts < MAX_IMMEDIATE_RESTARTS;
+  /** WhatsApp ended the link for good (logged out, replaced): no reconnect, the state says why. */
+  #giveUp(statusCode: number | undefined, decision: Extract<ReconnectDecision, { action: 'stop' }>): void {
+    this.#stopped = true;
+    this.#settleWaiters(undefined);
+    this.#options.logger.error(
+      { statusCode, reason: decision.reason },
+      decision.relink
+        ? 'whatsapp: link ended by WhatsApp; link the device again'
+        : 'whatsapp: another client replaced this session; not reconnecting',
+    );
+    this.#setState({
+      status: decision.relink ? 'needs_relink' : 'replaced',
+      lastDisconnect: {
+        ...(statusCode === undefined ? {} : { statusCode }),
+        at: new Date(this.#options.now()).toISOString(),
+      },
+      detail: decision.reason,
+    });
+    // The server forgot this device: the stored credentials can never log in again.
+    if (decision.reason === 'logged_out') {
+      this.#pendingClear = this.#options.auth.clear().catch((clearError: unknown) => {
+        this.#options.logger.error({ err: clearError }, 'whatsapp: could not clear the dead credentials');
+      });
+    }
+  }
+
+  #scheduleReconnect(statusCode: number | undefined, immediate: boolean, detail?: string): void {
+    const useImmediate = immediate && this.#immediateRestarts < MAX_IMMEDIATE_RESTARTS;
     let delay = 0;
     if (useImmediate) {
-      immediateRestarts += 1;
+      this.#immediateRestarts += 1;
     } else {
-      delay = backoffDelay({ attempt, ...options.reconnect, random: options.random });
-      attempt += 1;
+      delay = backoffDelay({
+        attempt: this.#attempt,
+        ...this.#options.reconnect,
+        random: this.#options.random,
+      });
+      this.#attempt += 1;
     }
-    setState({
+    this.#setState({
       status: 'reconnecting',
       nextAttemptInMs: delay,
       ...(detail ? { detail } : {}),
       lastDisconnect: {
         ...(statusCode === undefined ? {} : { statusCode }),
-        at: new Date(now()).toISOString(),
+        at: new Date(this.#options.now()).toISOString(),
       },
     });
-    reconnectTimer = setTimeout(connect, delay);
+    this.#reconnectTimer = setTimeout(() => this.#connect(), delay);
   }
-
-  return {
-    start() {
-      if (!stopped) return;
-      stopped = false;
-      attempt = 0;
-      immediateRestarts = 0;
-      connect();
-    },
-    async stop() {
-      stopped = true;
-      if (reconnectTimer) clearTimeout(reconnectTimer);
-      reconnectTimer = undefined;
-      settleWaiters(undefined);
-      const last = current;
-      current = undefined;
-      open = false;
-      if (last) {
-        last.detach();
-        // Never `logout()` here: that would unlink the device.
-        await Promise.resolve(last.socket.end(undefined)).catch(() => {});
-      }
-      await pendingClear;
-      setState({ status: 'idle' });
-    },
-    openSocket() {
-      return open ? current?.socket : undefined;
-    },
-    waitForOpen({ timeoutMs, abortSignal }) {
-      const socket = open ? current?.socket : undefined;
-      if (socket || stopped) return Promise.resolve(socket);
-      return new Promise((resolve) => {
-        const finish = (value: WhatsAppSocket | undefined): void => {
-          clearTimeout(timer);
-          abortSignal?.removeEventListener('abort', onAbort);
-          openWaiters.delete(finish);
-          resolve(value);
-        };
-        const onAbort = (): void => finish(undefined);
-        const timer = setTimeout(() => finish(undefined), timeoutMs);
-        abortSignal?.addEventListener('abort', onAbort, { once: true });
-        openWaiters.add(finish);
-      });
-    },
-    state: () => linkState,
-  };
 }

@@ -15,7 +15,7 @@ import { createStatusReaction } from './status-reaction.ts';
 import { parseWhatsAppIntentId } from './to-intent.ts';
 import type { WhatsAppSocket } from './whatsapp-socket.ts';
 
-export interface ReplySenderOptions {
+export interface DeliverWhatsAppReplyOptions {
   supervisor: Pick<ConnectionSupervisor, 'openSocket' | 'waitForOpen'>;
   messageStore: MessageStore;
   logger: Logger;
@@ -36,7 +36,7 @@ const APOLOGY = 'Sorry, something went wrong while answering. Please try again i
  * account, each sent message kept for retry receipts. A send that fails because the link dropped
  * waits for the reconnect and is tried once more.
  */
-export function createReplySender(options: ReplySenderOptions) {
+export function createDeliverWhatsAppReply(options: DeliverWhatsAppReplyOptions) {
   const { supervisor, messageStore, logger } = options;
   let sendChain: Promise<unknown> = Promise.resolve();
   let lastSendAt = 0;

@@ -16,7 +16,7 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openWhatsAppDatabase } from './open-whatsapp-database.ts';
 import { createSqliteAuthState } from './sqlite-auth-state.ts';
-import { createRecordingSink, createWhatsAppHarness } from './test-support/whatsapp-harness.ts';
+import { createRecordingSink, createWhatsAppHarness } from './testing/whatsapp-harness.ts';
 import type { WhatsAppSocketConfig } from './whatsapp-socket.ts';
 
 /**

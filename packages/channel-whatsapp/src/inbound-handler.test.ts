@@ -9,7 +9,7 @@ import {
 } from '@nexus/testkit/whatsapp';
 import { DisconnectReason } from '@whiskeysockets/baileys';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRecordingSink, createWhatsAppHarness, textReply } from './test-support/whatsapp-harness.ts';
+import { createRecordingSink, createWhatsAppHarness, textReply } from './testing/whatsapp-harness.ts';
 
 const ALICE = '310000000002@lid';
 const BOB = '310000000003@lid';

@@ -11,7 +11,7 @@ import type { HeldReceipts } from './held-receipts.ts';
 import { createInboundCursor } from './inbound-cursor.ts';
 import { revisionToIntent } from './revision-to-intent.ts';
 import type { MessageStore } from './sqlite-message-store.ts';
-import { type BotIdentity, botIdentityOf, messageToIntent } from './to-intent.ts';
+import { type BotIdentity, botIdentityOf, whatsAppMessageToIntent } from './to-intent.ts';
 import type { WhatsAppSocket } from './whatsapp-socket.ts';
 
 export interface InboundHandlerOptions {
@@ -113,7 +113,7 @@ export function createInboundHandler(options: InboundHandlerOptions) {
   function take(message: WAMessage, type: MessageUpsertType, bot: BotIdentity): void {
     const mapping =
       revisionToIntent({ message, channel: options.channel, bot, now }) ??
-      messageToIntent({ message, channel: options.channel, bot, now });
+      whatsAppMessageToIntent({ message, channel: options.channel, bot, now });
     if ('skip' in mapping) {
       logger.debug({ reason: mapping.skip, type }, 'whatsapp: message skipped');
       return;

@@ -17,10 +17,10 @@ export { createSqliteMessageStore, type MessageStore } from './sqlite-message-st
 export {
   type BotIdentity,
   type MessageMapping,
-  messageToIntent,
   parseWhatsAppIntentId,
   type SkipReason,
   whatsAppIntentId,
+  whatsAppMessageToIntent,
 } from './to-intent.ts';
 export { createWhatsAppChannel, type WhatsAppChannel } from './whatsapp-channel.ts';
 export type { WhatsAppChannelOptions } from './whatsapp-channel-options.ts';

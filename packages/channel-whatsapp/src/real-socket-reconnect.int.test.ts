@@ -6,7 +6,7 @@ import {
 import { DisconnectReason, makeWASocket, type WASocket } from '@whiskeysockets/baileys';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WhatsAppLinkState } from './link-state.ts';
-import { createRecordingSink, createWhatsAppHarness } from './test-support/whatsapp-harness.ts';
+import { createRecordingSink, createWhatsAppHarness } from './testing/whatsapp-harness.ts';
 import type { WhatsAppSocketConfig } from './whatsapp-socket.ts';
 
 let harness: ReturnType<typeof createWhatsAppHarness>;

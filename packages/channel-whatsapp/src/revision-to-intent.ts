@@ -4,9 +4,9 @@ import {
   addressOf,
   type BotIdentity,
   type MessageMapping,
-  messageToIntent,
   timestampSeconds,
   whatsAppIntentId,
+  whatsAppMessageToIntent,
 } from './to-intent.ts';
 
 /**
@@ -38,7 +38,7 @@ export function revisionToIntent(options: {
   if (protocol.type === Type.MESSAGE_EDIT) {
     if (!protocol.editedMessage) return { skip: 'no_content' };
     // The new content read exactly as the original was, under the original's key.
-    const mapping = messageToIntent({
+    const mapping = whatsAppMessageToIntent({
       ...options,
       message: { ...message, key: { ...message.key, id: targetId }, message: protocol.editedMessage },
     });

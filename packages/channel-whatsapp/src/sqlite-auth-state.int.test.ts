@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openWhatsAppDatabase } from './open-whatsapp-database.ts';
 import { createSqliteAuthState } from './sqlite-auth-state.ts';
 
-const writer = fileURLToPath(new URL('./test-support/auth-writer-process.ts', import.meta.url));
+const writer = fileURLToPath(new URL('./testing/auth-writer-process.ts', import.meta.url));
 const BATCH = 1000;
 let directory: string;
 let path: string;

@@ -12,7 +12,7 @@ import {
 } from '@nexus/testkit/whatsapp';
 import { proto, type WAMessage } from '@whiskeysockets/baileys';
 import { describe, expect, it } from 'vitest';
-import { type MessageMapping, messageToIntent, parseWhatsAppIntentId } from './to-intent.ts';
+import { type MessageMapping, parseWhatsAppIntentId, whatsAppMessageToIntent } from './to-intent.ts';
 
 const bot = { phoneJid: TEST_BOT_PHONE_JID, lidJid: TEST_BOT_LID };
 const now = () => Date.parse('2026-01-01T00:00:00Z');
@@ -21,7 +21,7 @@ const ALICE_PHONE = '15550000002@s.whatsapp.net';
 const GROUP = '120363000000000001@g.us';
 
 function map(message: WAMessage): MessageMapping {
-  return messageToIntent({ message, channel: 'whatsapp', bot, now });
+  return whatsAppMessageToIntent({ message, channel: 'whatsapp', bot, now });
 }
 
 function intentOf(message: WAMessage) {
@@ -31,7 +31,7 @@ function intentOf(message: WAMessage) {
   return { ...mapping, parsed: intentSchema.parse(mapping.intent) };
 }
 
-describe('messageToIntent', () => {
+describe('whatsAppMessageToIntent', () => {
   it('maps a direct conversation message, LID first, addressed to the assistant', () => {
     const message = buildDirectMessage({
       from: ALICE_PHONE,

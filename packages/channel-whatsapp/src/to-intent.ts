@@ -85,8 +85,8 @@ function withoutBotMentions(text: string, bot: BotIdentity): string {
 
 function isBot(jid: string | null | undefined, bot: BotIdentity): boolean {
   if (!jid) return false;
-  const normalized = jidNormalizedUser(jid);
-  return normalized === bot.phoneJid || normalized === bot.lidJid;
+  const normalised = jidNormalizedUser(jid);
+  return normalised === bot.phoneJid || normalised === bot.lidJid;
 }
 
 type MediaKey = 'imageMessage' | 'videoMessage' | 'audioMessage' | 'documentMessage' | 'stickerMessage';
@@ -146,7 +146,7 @@ export function addressOf(
  * ephemeral and view-once wrappers; in groups the sender is the participant and the assistant is
  * addressed when its phone JID or LID is mentioned or one of its messages is replied to.
  */
-export function messageToIntent(options: {
+export function whatsAppMessageToIntent(options: {
   message: WAMessage;
   channel: string;
   bot: BotIdentity;

@@ -1,6 +1,7 @@
 import { Boom } from '@hapi/boom';
 import { describeChannelContract } from '@nexus/testkit/channel';
 import {
+  buildDirectMediaMessage,
   buildDirectMessage,
   buildEditMessage,
   buildGroupMessage,
@@ -10,7 +11,7 @@ import {
   TEST_BOT_USER,
 } from '@nexus/testkit/whatsapp';
 import { DisconnectReason, normalizeMessageContent, type WAMessage } from '@whiskeysockets/baileys';
-import { createWhatsAppHarness } from './test-support/whatsapp-harness.ts';
+import { createWhatsAppHarness } from './testing/whatsapp-harness.ts';
 
 const ALICE_LID = '310000000002@lid';
 const BOB_LID = '310000000003@lid';
@@ -35,14 +36,18 @@ describeChannelContract({
     return {
       channel,
       async send(message) {
-        const built = message.group
-          ? buildGroupMessage({
-              group: GROUP,
-              participant: BOB_LID,
-              text: message.text,
-              ...(message.group.mentioned ? { mentionedJids: [TEST_BOT_LID] } : {}),
-            })
-          : buildDirectMessage({ from: ALICE_LID, text: message.text });
+        if (message.media && message.group) throw new Error('the contract sends media only directly');
+        if (message.media === 'other') throw new Error('WhatsApp has no "other" media');
+        const built = message.media
+          ? buildDirectMediaMessage({ from: ALICE_LID, kind: message.media, caption: message.text })
+          : message.group
+            ? buildGroupMessage({
+                group: GROUP,
+                participant: BOB_LID,
+                text: message.text,
+                ...(message.group.mentioned ? { mentionedJids: [TEST_BOT_LID] } : {}),
+              })
+            : buildDirectMessage({ from: ALICE_LID, text: message.text });
         current().receive([built]);
         return built;
       },
@@ -61,6 +66,14 @@ describeChannelContract({
         factory.sockets.flatMap((socket) =>
           socket.sent.filter((sent) => sent.jid === conversationId).map((sent) => textOf(sent.message)),
         ),
+      files: (conversationId) =>
+        factory.sockets.flatMap((socket) =>
+          socket.sent.filter(
+            (sent) =>
+              sent.jid === conversationId &&
+              ('image' in sent.content || 'audio' in sent.content || 'document' in sent.content),
+          ),
+        ).length,
       edits: () => 0,
       typing: () =>
         factory.sockets.reduce(

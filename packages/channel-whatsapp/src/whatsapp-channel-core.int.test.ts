@@ -14,7 +14,7 @@ import {
 } from '@nexus/testkit/whatsapp';
 import { DisconnectReason, normalizeMessageContent, type WAMessage } from '@whiskeysockets/baileys';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createWhatsAppHarness } from './test-support/whatsapp-harness.ts';
+import { createWhatsAppHarness } from './testing/whatsapp-harness.ts';
 import type { WhatsAppChannel } from './whatsapp-channel.ts';
 
 const ALICE_LID = '310000000002@lid';

@@ -15,7 +15,7 @@ import {
   createWhatsAppHarness,
   replyEvents,
   textReply,
-} from './test-support/whatsapp-harness.ts';
+} from './testing/whatsapp-harness.ts';
 
 const ALICE_LID = '310000000002@lid';
 const ALICE_PHONE = '15550000002@s.whatsapp.net';

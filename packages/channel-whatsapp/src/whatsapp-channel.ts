@@ -16,7 +16,7 @@ import { isJidNewsletter, isJidStatusBroadcast, makeWASocket } from '@whiskeysoc
 import { toBaileysLogger } from './baileys-logger.ts';
 import { whatsAppCapabilities } from './capabilities.ts';
 import { type ConnectionSupervisor, createConnectionSupervisor } from './connection-supervisor.ts';
-import { createReplySender } from './deliver-reply.ts';
+import { createDeliverWhatsAppReply } from './deliver-reply.ts';
 import { fetchWhatsAppAttachment } from './fetch-attachment.ts';
 import { createHeldReceipts, type HeldReceipts } from './held-receipts.ts';
 import { createInboundHandler } from './inbound-handler.ts';
@@ -36,7 +36,7 @@ export interface WhatsAppChannel extends ChannelAdapter {
 interface Running {
   database: DatabaseSync;
   supervisor: ConnectionSupervisor;
-  deliver: ReturnType<typeof createReplySender>;
+  deliver: ReturnType<typeof createDeliverWhatsAppReply>;
   inbound: ReturnType<typeof createInboundHandler>;
   messageStore: MessageStore;
   receipts: HeldReceipts;
@@ -66,6 +66,8 @@ function openLockedDatabase(path: string, lockWaitMs: number): DatabaseSync {
  */
 export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsAppChannel {
   const name = options.name ?? 'whatsapp';
+  // Declared once; the reply sender cuts replies at the length declared here.
+  const capabilities = whatsAppCapabilities(options.chunkLength ?? 4_000);
   const logger = (options.logger ?? silentLogger).child({ channel: name });
   const now = options.now ?? Date.now;
   let running: Running | undefined;
@@ -161,13 +163,13 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
       onOpen: () => inbound.onOpen(),
       onMessages: (upsert, socket) => inbound.onUpsert(upsert, socket),
     });
-    const deliver = createReplySender({
+    const deliver = createDeliverWhatsAppReply({
       supervisor,
       messageStore,
       logger,
       sendPacingMs: options.sendPacingMs ?? 1_000,
       typingIntervalMs: options.typingIntervalMs ?? 8_000,
-      chunkLength: options.chunkLength ?? 4_000,
+      chunkLength: capabilities.maxMessageChars,
       reconnectWaitMs: options.reconnectWaitMs ?? 30_000,
     });
     return { database, supervisor, deliver, inbound, messageStore, receipts, abortCleanup: () => {} };
@@ -175,7 +177,7 @@ export function createWhatsAppChannel(options: WhatsAppChannelOptions): WhatsApp
 
   const channel: WhatsAppChannel = {
     name,
-    capabilities: whatsAppCapabilities(options.chunkLength ?? 4_000),
+    capabilities,
     async start({ sink, abortSignal }) {
       if (running) {
         const status = running.supervisor.state().status;

@@ -4,7 +4,7 @@ import { makePng } from '@nexus/testkit/media';
 import { buildDirectMessage, createFakeWhatsAppSocketFactory, TEST_BOT_USER } from '@nexus/testkit/whatsapp';
 import { getMediaKeys, type MediaType, normalizeMessageContent } from '@whiskeysockets/baileys';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRecordingSink, createWhatsAppHarness, replyEvents } from './test-support/whatsapp-harness.ts';
+import { createRecordingSink, createWhatsAppHarness, replyEvents } from './testing/whatsapp-harness.ts';
 
 const ALICE_LID = '310000000002@lid';
 const ALICE_PHONE = '15550000002@s.whatsapp.net';

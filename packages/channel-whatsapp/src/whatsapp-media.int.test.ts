@@ -10,7 +10,7 @@ import {
 } from '@nexus/testkit/whatsapp';
 import { normalizeMessageContent, type WAMessage } from '@whiskeysockets/baileys';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWhatsAppHarness } from './test-support/whatsapp-harness.ts';
+import { createWhatsAppHarness } from './testing/whatsapp-harness.ts';
 
 const ALICE = '310000000002@lid';
 

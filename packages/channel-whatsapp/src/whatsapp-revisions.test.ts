@@ -11,7 +11,7 @@ import {
 } from '@nexus/testkit/whatsapp';
 import { proto } from '@whiskeysockets/baileys';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRecordingSink, createWhatsAppHarness } from './test-support/whatsapp-harness.ts';
+import { createRecordingSink, createWhatsAppHarness } from './testing/whatsapp-harness.ts';
 
 const ALICE_LID = '310000000002@lid';
 const ALICE_PHONE = '15550000002@s.whatsapp.net';

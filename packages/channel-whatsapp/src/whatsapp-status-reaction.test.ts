@@ -9,7 +9,7 @@ import {
 import { normalizeMessageContent } from '@whiskeysockets/baileys';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RESTORING_REACTION } from './status-reaction.ts';
-import { createRecordingSink, createWhatsAppHarness, replyEvents } from './test-support/whatsapp-harness.ts';
+import { createRecordingSink, createWhatsAppHarness, replyEvents } from './testing/whatsapp-harness.ts';
 
 const ALICE_LID = '310000000002@lid';
 const GROUP = '120363000000000001@g.us';

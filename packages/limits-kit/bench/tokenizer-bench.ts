@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { loadO200kTokenizer } from '../src/load-o200k-tokenizer.ts';
-import { randomText, seededRandom, WRITTEN_SAMPLES } from '../src/test-support/o200k-corpus.ts';
+import { randomText, seededRandom, WRITTEN_SAMPLES } from '../src/testing/o200k-corpus.ts';
 
 type Variant = 'nexus' | 'gpt-tokenizer';
 const VARIANTS: readonly Variant[] = ['nexus', 'gpt-tokenizer'];

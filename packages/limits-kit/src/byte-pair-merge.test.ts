@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { countBytePairParts, type PairRank } from './byte-pair-merge.ts';
-import { seededRandom } from './test-support/o200k-corpus.ts';
+import { seededRandom } from './testing/o200k-corpus.ts';
 
 /** A rank function over a small alphabet: the tokens are the keys, their ranks the values. */
 function ranksOf(tokens: Record<string, number>): PairRank {

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { forEachO200kPiece, O200K_PIECE } from './o200k-pre-tokenizer.ts';
-import { longRuns, randomText, seededRandom, WRITTEN_SAMPLES } from './test-support/o200k-corpus.ts';
+import { longRuns, randomText, seededRandom, WRITTEN_SAMPLES } from './testing/o200k-corpus.ts';
 
 const require = createRequire(import.meta.url);
 const { O200K_TOKEN_SPLIT_REGEX } = require('gpt-tokenizer/cjs/encodingParams/constants') as {

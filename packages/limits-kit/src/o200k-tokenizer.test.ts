@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { loadO200kTokenizer, o200kRanksPath } from './load-o200k-tokenizer.ts';
-import { longRuns, randomText, seededRandom, WRITTEN_SAMPLES } from './test-support/o200k-corpus.ts';
+import { longRuns, randomText, seededRandom, WRITTEN_SAMPLES } from './testing/o200k-corpus.ts';
 
 const require = createRequire(import.meta.url);
 /** gpt-tokenizer's own o200k_base, the reference: the library is needed by this test only. */

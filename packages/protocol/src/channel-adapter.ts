@@ -80,7 +80,7 @@ export interface ChannelHealth {
 export interface ChannelAdapter {
   /** Channel name used in `Intent.channel` and `ConversationRef.channel`. */
   readonly name: string;
-  /** What this channel can do; the gateway reads this instead of special-casing names. */
+  /** What this channel does, held to behaviour by the channel contract suite (see ChannelCapabilities). */
   readonly capabilities: ChannelCapabilities;
   start(options: ChannelStartOptions): Promise<void>;
   /**

@@ -1,32 +1,40 @@
 import type { Attachment } from './intent.ts';
+import type { ReplyMedia } from './reply-media.ts';
 
-/** The attachment kinds a channel can take in or send out. */
+/** The attachment kinds a channel can take in. */
 export type MediaKind = Attachment['kind'];
+/** The kinds of `reply.media` a channel can send. */
+export type ReplyMediaKind = ReplyMedia['kind'];
 
 /**
- * What a channel can do, declared by the adapter so the gateway and core read it instead of
- * special-casing channel names. The channel contract suite (`@nexus/testkit/channel`) checks the
- * declaration against what the platform fake observes.
+ * What a channel does, declared by its adapter so nothing has to special-case a channel's name.
+ * Every field is either read in production or checked against a platform fake — most are both:
+ * the channel contract suite (`describeChannelContract` in `@nexus/testkit/channel`) fails an
+ * adapter whose declaration differs from what its fake observes. Who reads what:
+ * - the gateway: `linking` (the channels API offers link state and relink for `qr`);
+ * - the adapter itself: `maxMessageChars` is the length its reply splitter cuts at;
+ * - the contract suite: every field, each against behaviour.
+ * A field nobody could honestly read or check is not declared (how Markdown is rendered is the
+ * adapter's own business and is documented in its README).
  */
 export interface ChannelCapabilities {
   /** Replies stream by editing one platform message in place. */
   edits: boolean;
-  /** Partial replies are shown as a draft before the final text (the web client's deltas). */
-  drafts: boolean;
-  /** A typing indicator is kept alive while a reply streams. */
+  /** A typing indicator is shown while a reply is produced. */
   typing: boolean;
   /** Group conversations exist; unaddressed group messages are gated by the channel. */
   groups: boolean;
-  /** Attachment kinds that arrive on intents. */
+  /** Attachment kinds that arrive on intents: exactly the kinds the adapter produces. */
   mediaIn: readonly MediaKind[];
-  /** Attachment kinds a reply can send. */
-  mediaOut: readonly MediaKind[];
+  /** `reply.media` kinds the adapter sends as platform files (others would not reach people). */
+  mediaOut: readonly ReplyMediaKind[];
   /** `qr`: an account is linked from a phone; the adapter exposes `linkState()` and can relink. */
   linking: 'qr' | 'none';
-  /** Longest single platform message; longer replies are split below it. Absent: no limit, no split. */
+  /**
+   * Longest single platform message: the adapter splits longer replies below it (without breaking
+   * code fences). Absent: no limit, one message per reply.
+   */
   maxMessageChars?: number;
-  /** How Markdown in a reply is rendered for the platform. */
-  markdown: 'html' | 'markdown' | 'whatsapp' | 'plain';
   /**
    * Which changes people make to a message they already sent reach core as revision intents
    * (`Intent.revises`): an edit with the new text, a delete with none. Absent: neither; a

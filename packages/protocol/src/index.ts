@@ -15,6 +15,7 @@ export type {
   ChannelLinkState,
   ChannelRevisions,
   MediaKind,
+  ReplyMediaKind,
 } from './channel-capabilities.ts';
 export {
   type ErrorCode,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { type ActiveJob, NexusError } from '@nexus/protocol';
-import { describeJobQueueContract, waitFor } from '@nexus/queue-kit/contract';
+import { describeJobQueueContract, waitFor } from '@nexus/queue-kit/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BullMqJobQueueOptions, createBullMqJobQueue } from './bullmq-job-queue.ts';

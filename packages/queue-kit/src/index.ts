@@ -1,6 +1,6 @@
 // Helpers shared by the JobQueue implementations (@nexus/queue-sqlite, @nexus/queue-bullmq), so
 // they accept, retry and stop exactly alike, and the producers' side of waiting out an unreachable
-// queue (`enqueueWithRetry`, Redis reconnection pacing). The contract suite is `@nexus/queue-kit/contract`.
+// queue (`enqueueWithRetry`, Redis reconnection pacing). The contract suite is `@nexus/queue-kit/testing`.
 export { type EnqueueRetryOptions, enqueueWithRetry } from './enqueue-with-retry.ts';
 export { jobBackoffDelayMs } from './job-backoff-delay-ms.ts';
 export {

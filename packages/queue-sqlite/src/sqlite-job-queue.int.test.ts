@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ActiveJob, type JobQueue, NexusError } from '@nexus/protocol';
-import { describeJobQueueContract, sleep, waitFor } from '@nexus/queue-kit/contract';
+import { describeJobQueueContract, sleep, waitFor } from '@nexus/queue-kit/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createSqliteJobQueue, type SqliteJobQueueOptions } from './sqlite-job-queue.ts';
 import { LEASE_LOST_REASON } from './sqlite-job-store.ts';

@@ -1,18 +1,29 @@
 import {
+  attachmentSchema,
   type ChannelAdapter,
   conversationRefOf,
   type IntakeResult,
   type IntentInput,
   type IntentSink,
   intentSchema,
+  type MediaKind,
   type ReplyEvent,
+  type ReplyMedia,
+  type ReplyMediaKind,
 } from '@nexus/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
+import { makeOggOpusVoiceNote } from '../media/make-ogg-opus.ts';
+import { makePng } from '../media/make-png.ts';
 
-/** A message a platform user sends; `group` puts it in a group, addressed to the assistant or not. */
+/**
+ * A message a platform user sends; `group` puts it in a group, addressed to the assistant or not;
+ * `media` adds one file of that kind (the text is its caption where the platform has captions).
+ * The driver rejects a `media` kind its platform has no message for.
+ */
 export interface ContractMessage {
   text: string;
   group?: { mentioned: boolean };
+  media?: MediaKind;
 }
 
 /** A started channel on its platform fake, as the contract suite drives it. */
@@ -28,6 +39,8 @@ export interface ChannelContractSubject {
   edits(): number;
   /** Typing indicators the fake observed so far. */
   typing(): number;
+  /** Files (photos, audio, documents…) people now see in a conversation from the assistant. */
+  files(conversationId: string): number;
   /**
    * The sender edits a message `send` returned the handle of; the returned handle names the edit
    * for `redeliver`. Absent when the platform reports no edits (`capabilities.revisions`).
@@ -84,12 +97,40 @@ function longReply(limit: number): { text: string; codeLines: string[] } {
   };
 }
 
+const REPLY_MEDIA_KINDS: readonly ReplyMediaKind[] = ['image', 'file', 'audio'];
+
+/** One small, valid file of each reply media kind, as a tool would produce it. */
+function sampleReplyMedia(kind: ReplyMediaKind): ReplyMedia {
+  const bytes =
+    kind === 'image'
+      ? Buffer.from(makePng())
+      : kind === 'audio'
+        ? Buffer.from(makeOggOpusVoiceNote())
+        : Buffer.from('month,sales\njan,10\nfeb,12\n');
+  const [mimeType, name] =
+    kind === 'image'
+      ? ['image/png', 'chart.png']
+      : kind === 'audio'
+        ? ['audio/ogg', 'answer.ogg']
+        : ['text/csv', 'sales.csv'];
+  return { kind, mimeType, name, sizeBytes: bytes.byteLength, base64: bytes.toString('base64') };
+}
+
+/** A finished reply with one file after its text. */
+async function* withFile(text: string, media: ReplyMedia): AsyncIterable<ReplyEvent> {
+  yield { type: 'reply.start', replyId: 'contract-file' };
+  yield { type: 'reply.delta', replyId: 'contract-file', text };
+  yield { type: 'reply.media', replyId: 'contract-file', media };
+  yield { type: 'reply.end', replyId: 'contract-file', text };
+}
+
 /**
  * The behaviour every ChannelAdapter shows on its platform fake: a valid Intent with stable ids,
  * no second intent for a redelivered message, long replies split at the platform limit without
  * breaking code fences, unaddressed group messages gated, intake after a dropped connection,
- * refused sends that settle without hanging, capabilities that match what the fake saw, and
- * edits (and deletes) of a message as revisions of its intent where the platform reports them.
+ * refused sends that settle without hanging, edits (and deletes) of a message as revisions of
+ * its intent where the platform reports them, and every declared capability (edits, typing,
+ * groups, media in and out, linking, message limit, revisions) matching what the fake observed.
  */
 export function describeChannelContract(driver: ChannelContractDriver): void {
   const timeoutMs = driver.timeoutMs ?? 10_000;
@@ -187,7 +228,7 @@ export function describeChannelContract(driver: ChannelContractDriver): void {
 
     it('ignores an unaddressed group message and takes a mentioned one', async (context) => {
       const { channel, send } = await start();
-      if (!channel.capabilities.groups) return context.skip();
+      context.skip(!channel.capabilities.groups, `${channel.name} declares no groups (capabilities.groups)`);
       const unaddressed = unique('chatter');
       const mentioned = unique('question');
       await send({ text: unaddressed, group: { mentioned: false } });
@@ -200,7 +241,8 @@ export function describeChannelContract(driver: ChannelContractDriver): void {
 
     it('comes back after the platform drops the connection and takes a new message', async (context) => {
       const subjectNow = await start();
-      if (!subjectNow.dropConnection) return context.skip();
+      context.skip(!subjectNow.dropConnection, `${driver.name} has no connection the fake can drop`);
+      if (!subjectNow.dropConnection) return;
       const before = unique('before');
       await subjectNow.send({ text: before });
       await intentWith(before);
@@ -213,7 +255,8 @@ export function describeChannelContract(driver: ChannelContractDriver): void {
 
     it('settles a delivery the platform refuses, and answers the next message once it accepts', async (context) => {
       const subjectNow = await start();
-      if (!subjectNow.refuseSends) return context.skip();
+      context.skip(!subjectNow.refuseSends, `${driver.name}'s fake cannot refuse sends`);
+      if (!subjectNow.refuseSends) return;
       const token = unique('refused');
       await subjectNow.send({ text: token });
       const intent = await intentWith(token);
@@ -237,29 +280,50 @@ export function describeChannelContract(driver: ChannelContractDriver): void {
       );
     });
 
-    it('hands an edit over as one revision of the original, and a delete where reported', async () => {
+    it('declares the revisions the fake can make (capabilities.revisions)', async () => {
       const subjectNow = await start();
       const revisions = subjectNow.channel.capabilities.revisions ?? { edits: false, deletes: false };
       expect(Boolean(subjectNow.edit)).toBe(revisions.edits);
       expect(Boolean(subjectNow.remove)).toBe(revisions.deletes);
-      if (!subjectNow.edit) return;
+    });
+
+    const editOnce = async (
+      subjectNow: ChannelContractSubject,
+      edit: NonNullable<ChannelContractSubject['edit']>,
+    ) => {
       const token = unique('before-edit');
       const handle = await subjectNow.send({ text: token });
       const original = await intentWith(token);
       const changed = unique('after-edit');
-      const editHandle = await subjectNow.edit(handle, changed);
-      const edit = await intentWith(changed);
-      expect(intentSchema.safeParse(edit).success).toBe(true);
-      expect(edit.revises).toEqual({ kind: 'edit', targetIntentId: original.id });
-      expect(edit.id).not.toBe(original.id);
-      expect(edit.conversation).toEqual(original.conversation);
+      const editHandle = await edit(handle, changed);
+      return { handle, original, changed, editHandle, revision: await intentWith(changed) };
+    };
+
+    it('hands an edit over as one revision of the original', async (context) => {
+      const subjectNow = await start();
+      context.skip(!subjectNow.edit, `${driver.name} reports no edits (capabilities.revisions.edits)`);
+      if (!subjectNow.edit) return;
+      const { original, changed, editHandle, revision } = await editOnce(subjectNow, subjectNow.edit);
+      expect(intentSchema.safeParse(revision).success).toBe(true);
+      expect(revision.revises).toEqual({ kind: 'edit', targetIntentId: original.id });
+      expect(revision.id).not.toBe(original.id);
+      expect(revision.conversation).toEqual(original.conversation);
       await subjectNow.redeliver(editHandle);
       const marker = unique('after');
       await subjectNow.send({ text: marker });
       await intentWith(marker);
       const copies = intents.filter((intent) => intent.text.includes(changed));
-      expect(new Set(copies.map((intent) => intent.id))).toEqual(new Set([edit.id]));
-      if (!subjectNow.remove) return;
+      expect(new Set(copies.map((intent) => intent.id))).toEqual(new Set([revision.id]));
+    });
+
+    it('hands a delete of an edited message over as a delete of the original', async (context) => {
+      const subjectNow = await start();
+      context.skip(
+        !subjectNow.edit || !subjectNow.remove,
+        `${driver.name} reports no edits or no deletes (capabilities.revisions)`,
+      );
+      if (!subjectNow.edit || !subjectNow.remove) return;
+      const { handle, original } = await editOnce(subjectNow, subjectNow.edit);
       await subjectNow.remove(handle);
       const removal = await waitUntil(
         () => intents.find((intent) => intent.revises?.kind === 'delete'),
@@ -285,6 +349,65 @@ export function describeChannelContract(driver: ChannelContractDriver): void {
       );
       expect(edits() > editsBefore).toBe(channel.capabilities.edits);
       expect(typing() > typingBefore).toBe(channel.capabilities.typing);
+    });
+
+    it('hands over exactly the media kinds it declares, each as that kind (capabilities.mediaIn)', async () => {
+      const subjectNow = await start();
+      const declared = subjectNow.channel.capabilities.mediaIn;
+      for (const kind of attachmentSchema.shape.kind.options) {
+        const from = intents.length;
+        const sent = await subjectNow.send({ text: unique(`with-${kind}`), media: kind }).then(
+          () => true,
+          // The driver cannot make this kind: the platform has no such message.
+          () => false,
+        );
+        if (!sent) {
+          expect(declared, `${kind}: the platform has none, yet it is declared`).not.toContain(kind);
+          continue;
+        }
+        expect(declared, `${kind}: the platform sends it, so it must be declared`).toContain(kind);
+        const intent = await waitUntil(
+          () => intents.slice(from).find((candidate) => (candidate.attachments ?? []).length > 0),
+          timeoutMs,
+          `an intent with a ${kind}`,
+        );
+        expect(intentSchema.safeParse(intent).success).toBe(true);
+        expect(
+          (intent.attachments ?? []).map((attachment) => attachment.kind),
+          `a ${kind} message`,
+        ).toEqual([kind]);
+      }
+    });
+
+    it('sends the reply file kinds it declares as platform files, and only those (capabilities.mediaOut)', async () => {
+      const { channel, send, received, files } = await start();
+      for (const kind of REPLY_MEDIA_KINDS) {
+        // A message of its own per reply: a platform may treat a second delivery for one message
+        // as a replay of the first (Discord's enforced nonce).
+        const token = unique(`send-a-${kind}`);
+        await send({ text: token });
+        const intent = await intentWith(token);
+        const conversationId = intent.conversation.id;
+        const before = files(conversationId);
+        const text = unique(`here-is-a-${kind}`);
+        await deliver(channel, intent, withFile(text, sampleReplyMedia(kind)));
+        await waitUntil(
+          () => received(conversationId).some((shown) => shown.includes(text)),
+          timeoutMs,
+          `the text of the reply with a ${kind}`,
+        );
+        const declared = channel.capabilities.mediaOut.includes(kind);
+        if (declared)
+          await waitUntil(() => files(conversationId) > before, timeoutMs, `the ${kind} on the platform`);
+        expect(files(conversationId) - before, `${kind} files the platform shows`).toBe(declared ? 1 : 0);
+      }
+    });
+
+    it('offers a phone link exactly when it declares one (capabilities.linking)', async () => {
+      const { channel } = await start();
+      expect(typeof channel.linkState === 'function').toBe(channel.capabilities.linking === 'qr');
+      if (channel.capabilities.linking === 'qr')
+        expect(channel.linkState?.().status).toEqual(expect.any(String));
     });
   });
 }

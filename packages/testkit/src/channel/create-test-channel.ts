@@ -81,18 +81,16 @@ export interface CreateTestChannelOptions {
 }
 
 /**
- * The synthetic channel records every reply event as it came (so `drafts`), keeps groups and any
- * attachment, and never splits or renders: no platform limit, plain text.
+ * The synthetic channel records every reply event as it came (files included, so every reply
+ * media kind counts as sent), keeps groups and any attachment, and never splits: no platform limit.
  */
 export const TEST_CHANNEL_CAPABILITIES: ChannelCapabilities = {
   edits: false,
-  drafts: true,
   typing: true,
   groups: true,
   mediaIn: ['image', 'audio', 'voice', 'video', 'document', 'sticker', 'other'],
-  mediaOut: [],
+  mediaOut: ['image', 'file', 'audio'],
   linking: 'none',
-  markdown: 'plain',
 };
 
 type Outcome = { ok: true; text: string } | { ok: false; error: NexusError };

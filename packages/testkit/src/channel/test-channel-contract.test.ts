@@ -17,6 +17,7 @@ describeChannelContract({
         await channel.send({
           id,
           text: message.text,
+          ...(message.media ? { attachments: [{ kind: message.media, platformFileId: `file-${id}` }] } : {}),
           ...(message.group ? { kind: 'group', mentionsAssistant: message.group.mentioned } : {}),
         });
         return id;
@@ -26,6 +27,8 @@ describeChannelContract({
         await channel.send({ id, text: ids.get(id) ?? '' });
       },
       received: (conversationId) => channel.replies(conversationId),
+      files: (conversationId) =>
+        channel.events(conversationId).filter((event) => event.type === 'reply.media').length,
       edits: () => 0,
       typing: () =>
         channel

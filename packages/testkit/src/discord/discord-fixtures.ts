@@ -18,6 +18,12 @@ export interface FakeUser {
   bot?: boolean;
 }
 
+/** A sticker on a message (`sticker_items`); the id is generated when left out. */
+export interface FakeStickerItem {
+  id?: string;
+  name: string;
+}
+
 export interface FakeAttachment {
   filename: string;
   contentType?: string;

@@ -3,6 +3,7 @@ import {
   createSnowflakeGenerator,
   directChannelPayload,
   type FakeAttachment,
+  type FakeStickerItem,
   type FakeUser,
   memberPayload,
   mentionsIn,
@@ -162,6 +163,7 @@ export function createFakeDiscordWorld(options: {
     id?: string;
     replyToMessageId?: string;
     attachments?: FakeAttachment[];
+    stickers?: FakeStickerItem[];
   }): Record<string, unknown> {
     const channel = channels.get(input.channelId);
     if (!channel) throw new Error(`Unknown channel ${input.channelId}.`);
@@ -189,6 +191,16 @@ export function createFakeDiscordWorld(options: {
       mentions: mentionedUsers,
       mention_roles: mentions.roleIds,
       attachments,
+      ...(input.stickers
+        ? {
+            // Discord's StickerItem: id, name and format (1 = PNG).
+            sticker_items: input.stickers.map((sticker) => ({
+              id: sticker.id ?? nextId(),
+              name: sticker.name,
+              format_type: 1,
+            })),
+          }
+        : {}),
       embeds: [],
       components: [],
       pinned: false,

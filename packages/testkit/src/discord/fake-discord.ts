@@ -1,6 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type FakeAttachment, type FakeUser, memberPayload, userPayload } from './discord-fixtures.ts';
+import {
+  type FakeAttachment,
+  type FakeStickerItem,
+  type FakeUser,
+  memberPayload,
+  userPayload,
+} from './discord-fixtures.ts';
 import { createFakeDiscordCdn } from './fake-discord-cdn.ts';
 import {
   createFakeGateway,
@@ -76,12 +82,14 @@ export interface FakeDiscord {
     author?: FakeUser;
     replyToMessageId?: string;
     attachments?: FakeAttachment[];
+    stickers?: FakeStickerItem[];
     id?: string;
   }): InjectedMessage;
   injectDirectMessage(input: {
     content: string;
     author?: FakeUser;
     attachments?: FakeAttachment[];
+    stickers?: FakeStickerItem[];
     id?: string;
   }): InjectedMessage;
   /**
@@ -241,6 +249,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
           ...(input.id ? { id: input.id } : {}),
           ...(input.replyToMessageId ? { replyToMessageId: input.replyToMessageId } : {}),
           ...(input.attachments ? { attachments: input.attachments } : {}),
+          ...(input.stickers ? { stickers: input.stickers } : {}),
         }),
       );
     },
@@ -254,6 +263,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
           content: input.content,
           ...(input.id ? { id: input.id } : {}),
           ...(input.attachments ? { attachments: input.attachments } : {}),
+          ...(input.stickers ? { stickers: input.stickers } : {}),
         }),
       );
     },

@@ -1,4 +1,4 @@
-export type { FakeAttachment, FakeUser } from './discord-fixtures.ts';
+export type { FakeAttachment, FakeStickerItem, FakeUser } from './discord-fixtures.ts';
 export {
   type FakeDiscord,
   type FakeDiscordOptions,

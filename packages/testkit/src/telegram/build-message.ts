@@ -34,6 +34,10 @@ export interface PushMessageOptions {
   photo?: FakeTelegramFile;
   document?: { file: FakeTelegramFile; fileName?: string; mimeType?: string };
   voice?: { file: FakeTelegramFile; durationSeconds?: number; mimeType?: string };
+  audio?: { file: FakeTelegramFile; durationSeconds?: number; fileName?: string; mimeType?: string };
+  video?: { file: FakeTelegramFile; durationSeconds?: number; mimeType?: string };
+  /** A regular (static WebP) sticker. */
+  sticker?: { file: FakeTelegramFile; emoji?: string };
 }
 
 export function chatObject(chat: FakeTelegramChat): Chat {
@@ -120,6 +124,7 @@ export function buildMessage(options: {
       mime_type: push.voice.mimeType ?? 'audio/ogg',
     };
   }
+  addAudioVisual(message, push);
   return message as unknown as Message;
 }
 
@@ -165,4 +170,45 @@ export function buildEditedMessage(original: Message, edit: EditMessageOptions):
     else delete message.caption_entities;
   }
   return message as unknown as Message;
+}
+
+/** The Bot API's Audio, Video and Sticker objects, with the fields Telegram always sends. */
+function addAudioVisual(message: Record<string, unknown>, push: PushMessageOptions): void {
+  if (push.audio) {
+    const { file } = push.audio;
+    message.audio = {
+      file_id: file.fileId,
+      file_unique_id: file.fileUniqueId,
+      file_size: file.fileSize,
+      duration: push.audio.durationSeconds ?? 30,
+      mime_type: push.audio.mimeType ?? 'audio/mpeg',
+      ...(push.audio.fileName === undefined ? {} : { file_name: push.audio.fileName }),
+    };
+  }
+  if (push.video) {
+    const { file } = push.video;
+    message.video = {
+      file_id: file.fileId,
+      file_unique_id: file.fileUniqueId,
+      file_size: file.fileSize,
+      width: 640,
+      height: 360,
+      duration: push.video.durationSeconds ?? 5,
+      mime_type: push.video.mimeType ?? 'video/mp4',
+    };
+  }
+  if (push.sticker) {
+    const { file } = push.sticker;
+    message.sticker = {
+      file_id: file.fileId,
+      file_unique_id: file.fileUniqueId,
+      file_size: file.fileSize,
+      type: 'regular',
+      width: 512,
+      height: 512,
+      is_animated: false,
+      is_video: false,
+      emoji: push.sticker.emoji ?? '👍',
+    };
+  }
 }

@@ -15,6 +15,11 @@ export {
   silentBaileysLogger,
 } from './fake-whatsapp-socket.ts';
 export {
+  buildDirectMediaMessage,
+  type WhatsAppIncomingMediaKind,
+  whatsAppMediaContent,
+} from './whatsapp-media-messages.ts';
+export {
   buildDirectMessage,
   buildEditMessage,
   buildEphemeralMessage,

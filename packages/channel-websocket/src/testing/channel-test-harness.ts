@@ -13,8 +13,8 @@ import type {
 } from '@nexus/protocol';
 import { WEB_SOCKET_SUBPROTOCOL, WEB_SOCKET_TOKEN_PROTOCOL_PREFIX } from '@nexus/protocol';
 import WebSocket, { type ClientOptions } from 'ws';
-import { createWebSocketChannel, type WebSocketChannel } from './web-socket-channel.ts';
-import type { WebSocketChannelOptions } from './web-socket-channel-options.ts';
+import { createWebSocketChannel, type WebSocketChannel } from '../web-socket-channel.ts';
+import type { WebSocketChannelOptions } from '../web-socket-channel-options.ts';
 
 export const TEST_TOKEN = 'test-token-3f9a';
 
