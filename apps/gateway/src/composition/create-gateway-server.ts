@@ -1,22 +1,22 @@
 import { createServer, type Server } from 'node:http';
 import { requestPath } from '@nexus/limits-kit';
 import { NexusError } from '@nexus/protocol';
-import type { GatewayParts, GatewayState } from '../composition/gateway-parts.ts';
+import { applyConnectionLimit, httpServerOptions } from '../http/apply-http-limits.ts';
+import { createChannelsApi } from '../http/channels-api.ts';
+import { guardRequestListener } from '../http/guard-request-listener.ts';
+import { createHttpHandler } from '../http/http-handler.ts';
+import { createPairingApi } from '../http/pairing-api.ts';
+import { createPersonMemoryApi } from '../http/person-memory-api.ts';
+import { refuseBadTarget } from '../http/refuse-bad-target.ts';
+import { createRemindersApi } from '../http/reminders-api.ts';
+import { watchDataVolume } from '../http/watch-data-volume.ts';
+import { createWebConversationsApi } from '../http/web-conversations-api.ts';
+import { createWebInvitesApi } from '../http/web-invites-api.ts';
+import { webSocketUpgrade } from '../http/web-socket-upgrade.ts';
+import { createWebUploadsApi } from '../http/web-uploads-api.ts';
 import { loadStaticFiles } from '../web/static-files.ts';
-import { applyConnectionLimit, httpServerOptions } from './apply-http-limits.ts';
-import { createChannelsApi } from './channels-api.ts';
+import type { GatewayParts, GatewayState } from './gateway-parts.ts';
 import { gatewayReadiness } from './gateway-readiness.ts';
-import { guardRequestListener } from './guard-request-listener.ts';
-import { createHttpHandler } from './http-handler.ts';
-import { createPairingApi } from './pairing-api.ts';
-import { createPersonMemoryApi } from './person-memory-api.ts';
-import { refuseBadTarget } from './refuse-bad-target.ts';
-import { createRemindersApi } from './reminders-api.ts';
-import { watchDataVolume } from './watch-data-volume.ts';
-import { createWebConversationsApi } from './web-conversations-api.ts';
-import { createWebInvitesApi } from './web-invites-api.ts';
-import { webSocketUpgrade } from './web-socket-upgrade.ts';
-import { createWebUploadsApi } from './web-uploads-api.ts';
 
 /**
  * The gateway's HTTP server, not yet listening: the APIs behind the token, platform webhooks, the

@@ -1,4 +1,4 @@
-import { Counter, type Registry } from '../metrics/prometheus.ts';
+import { Counter, type Registry } from './prometheus.ts';
 
 /** Outside tool calls and proactive deliveries, as `/metrics` shows them. */
 export class ToolMetrics {

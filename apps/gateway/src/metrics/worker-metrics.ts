@@ -1,6 +1,6 @@
 import type { AgentRunReport, BudgetObserver } from '@nexus/agent-redis';
-import { ModelSpendMetrics } from '../metrics/model-spend-metrics.ts';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from '../metrics/prometheus.ts';
+import { ModelSpendMetrics } from './model-spend-metrics.ts';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from './prometheus.ts';
 
 /** Prometheus metrics of one worker process. */
 export class WorkerMetrics {

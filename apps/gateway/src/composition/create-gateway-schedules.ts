@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { createSchedules, type Schedules } from '@nexus/core';
 import type { ChannelAdapter, Logger, OutboundIntent, OutboundResult } from '@nexus/protocol';
-import { createGatewayJobQueue } from '../composition/create-gateway-job-queue.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { privateFilePath } from '../data-dir/private-path.ts';
-import type { ToolMetrics } from './tool-metrics.ts';
+import type { ToolMetrics } from '../metrics/tool-metrics.ts';
+import { createGatewayJobQueue } from './create-gateway-job-queue.ts';
 
 /**
  * Reminders and scheduled messages: the schedules in `<dataDir>/schedules.sqlite`, their firings

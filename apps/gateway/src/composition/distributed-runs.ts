@@ -12,7 +12,11 @@ import type { GatewayConfig } from '../config/gateway-config.ts';
 import { ConfigError } from '../config/load-config.ts';
 import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
 import { enqueueOnlyQueue } from './enqueue-only-queue.ts';
-import { memoryIsShared } from './worker-extraction.ts';
+
+/** Whether memory jobs can run on workers: only with a memory service every process reaches. */
+export function memoryIsShared(config: GatewayConfig): boolean {
+  return config.memory.mode === 'http' && config.memory.extraction;
+}
 
 export interface DistributedRuns {
   /** Core's agent in this process: runs go to workers through Redis. */

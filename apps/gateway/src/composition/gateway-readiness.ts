@@ -1,6 +1,6 @@
-import type { GatewayParts, GatewayState } from '../composition/gateway-parts.ts';
 import type { DataVolumeSpace } from '../data-dir/data-volume-space.ts';
-import type { Readiness } from './http-handler.ts';
+import type { Readiness } from '../http/http-handler.ts';
+import type { GatewayParts, GatewayState } from './gateway-parts.ts';
 
 /**
  * `/ready`: up while not stopping, the web channel up, Redis (when used) reachable and the data
