@@ -3,7 +3,7 @@ import { type FakeDiscord, startFakeDiscord } from '@nexus/testkit/discord';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway } from './testing/test-gateway.ts';
+import { startTestGateway } from '../testing/test-gateway.ts';
 
 let model: ScriptedModelServer;
 let telegram: FakeTelegram;

@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BURST_RATE_LIMITS } from './testing/platform-burst.ts';
+import { BURST_RATE_LIMITS } from '../testing/platform-burst.ts';
 import {
   answerWithMarkers,
   createRestartDataDir,
@@ -11,9 +11,9 @@ import {
   ReplyTally,
   type RestartSignal,
   restartTestEnv,
-} from './testing/restart-harness.ts';
+} from '../testing/restart-harness.ts';
 
-const CHILD = fileURLToPath(new URL('./testing/whatsapp-gateway-child.ts', import.meta.url));
+const CHILD = fileURLToPath(new URL('../testing/whatsapp-gateway-child.ts', import.meta.url));
 const MESSAGES = 100;
 const PEOPLE = 20;
 

@@ -2,8 +2,8 @@ import type { ReplyEvent } from '@nexus/protocol';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatTurns, correctionNotePattern, lastHistory, settle } from './testing/edit-test-support.ts';
-import { startTestGateway } from './testing/test-gateway.ts';
+import { chatTurns, correctionNotePattern, lastHistory, settle } from '../testing/edit-test-support.ts';
+import { startTestGateway } from '../testing/test-gateway.ts';
 
 // Edits and deletes end to end on the web chat, at the protocol level: `edit` and `delete` frames
 // from the real `ws` client to the real gateway (web-socket channel, core with its SQLite inbox

@@ -11,9 +11,9 @@ import {
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from './config/load-config.ts';
-import { type RunningWorker, startWorker } from './roles/start-worker.ts';
-import { type RunningGateway, startGateway } from './start-gateway.ts';
+import { loadConfig } from '../config/load-config.ts';
+import { type RunningWorker, startWorker } from '../roles/start-worker.ts';
+import { type RunningGateway, startGateway } from '../start-gateway.ts';
 
 // The cost guard through the whole gateway: web chat in, the real agent on the scripted model,
 // `/metrics` out; once in one process (role `all`), once with a gateway and a worker on Redis.

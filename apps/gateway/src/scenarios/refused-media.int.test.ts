@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway } from './testing/test-gateway.ts';
+import { startTestGateway } from '../testing/test-gateway.ts';
 
 // Finding 2 of issue 41: attachments that are then refused must not reach the disk. One person
 // sends 100 messages, each a 20 MB file no reader accepts; the media folder must stay within its

@@ -5,7 +5,7 @@ import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testk
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { startTestGateway } from './testing/test-gateway.ts';
+import { startTestGateway } from '../testing/test-gateway.ts';
 
 type TestGateway = Awaited<ReturnType<typeof startTestGateway>>;
 

@@ -1,8 +1,8 @@
 import { type FakeDiscord, startFakeDiscord } from '@nexus/testkit/discord';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatTurns, correctionNotePattern, lastHistory, settle } from './testing/edit-test-support.ts';
-import { startTestGateway } from './testing/test-gateway.ts';
+import { chatTurns, correctionNotePattern, lastHistory, settle } from '../testing/edit-test-support.ts';
+import { startTestGateway } from '../testing/test-gateway.ts';
 
 // Edits and deletes end to end on Discord: the fake gateway dispatches MESSAGE_UPDATE and
 // MESSAGE_DELETE to the real discord.js client in the real gateway (core with its SQLite inbox and

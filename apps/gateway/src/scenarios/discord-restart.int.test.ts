@@ -1,8 +1,8 @@
 import { type FakeDiscord, startFakeDiscord } from '@nexus/testkit/discord';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { GatewayProcess } from './testing/gateway-process.ts';
-import { BURST_RATE_LIMITS, runPlatformBurst } from './testing/platform-burst.ts';
+import type { GatewayProcess } from '../testing/gateway-process.ts';
+import { BURST_RATE_LIMITS, runPlatformBurst } from '../testing/platform-burst.ts';
 import {
   answerWithMarkers,
   createRestartDataDir,
@@ -11,7 +11,7 @@ import {
   ReplyTally,
   type RestartSignal,
   restartTestEnv,
-} from './testing/restart-harness.ts';
+} from '../testing/restart-harness.ts';
 
 const MESSAGES = 100;
 const PEOPLE = 20;

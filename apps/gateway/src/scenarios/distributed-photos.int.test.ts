@@ -9,9 +9,9 @@ import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
 import { Redis } from 'ioredis';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from './config/load-config.ts';
-import { type RunningWorker, startWorker } from './roles/start-worker.ts';
-import { type RunningGateway, startGateway } from './start-gateway.ts';
+import { loadConfig } from '../config/load-config.ts';
+import { type RunningWorker, startWorker } from '../roles/start-worker.ts';
+import { type RunningGateway, startGateway } from '../start-gateway.ts';
 
 // Finding 1 of issue 41: photos must not fill Redis. A gateway and a worker meet over the real
 // Redis, the model has vision, and one person sends 20 photos of 20 MB each on Telegram. What

@@ -6,7 +6,7 @@ import {
 } from '@nexus/testkit/llm';
 import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isChatTurn, memoryAwareResponder, startMemoryGateway } from './testing/memory-test-support.ts';
+import { isChatTurn, memoryAwareResponder, startMemoryGateway } from '../testing/memory-test-support.ts';
 
 const SECRET = 'Sees doctor Kowalski on Tuesdays (marker 7Q4Z)';
 const ana = { id: 11, is_bot: false, first_name: 'Ana' };

@@ -1,7 +1,7 @@
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type GatewayProcess, startGatewayProcess } from './testing/gateway-process.ts';
-import { ResendingWebClient } from './testing/resending-web-client.ts';
+import { type GatewayProcess, startGatewayProcess } from '../testing/gateway-process.ts';
+import { ResendingWebClient } from '../testing/resending-web-client.ts';
 import {
   answerWithMarkers,
   createRestartDataDir,
@@ -12,7 +12,7 @@ import {
   type RestartSignal,
   restartTestEnv,
   signalAndRestart,
-} from './testing/restart-harness.ts';
+} from '../testing/restart-harness.ts';
 
 const TOKEN = 'restart-test-token-0123456789';
 const MESSAGES = 100;

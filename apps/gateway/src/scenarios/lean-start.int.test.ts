@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type GatewayProcess, startGatewayProcess } from './testing/gateway-process.ts';
+import { type GatewayProcess, startGatewayProcess } from '../testing/gateway-process.ts';
 
-const RECORDER = fileURLToPath(new URL('./testing/record-loaded-packages.ts', import.meta.url));
+const RECORDER = fileURLToPath(new URL('../testing/record-loaded-packages.ts', import.meta.url));
 
 /** Libraries whose feature is off in a web-only start without Redis, tracing, tools or cron. */
 const FEATURE_LIBRARIES = [

@@ -1,7 +1,7 @@
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isChatTurn, memoryAwareResponder, startMemoryGateway } from './testing/memory-test-support.ts';
+import { isChatTurn, memoryAwareResponder, startMemoryGateway } from '../testing/memory-test-support.ts';
 
 // Telegram's /start, through grammY against the fake Bot API: a person the assistant knows is
 // greeted by what it remembers of them, a stranger gets the introduction. Neither asks the model.

@@ -17,7 +17,7 @@ import {
   isGroupMemoryRequest,
   memoryAwareResponder,
   startMemoryGateway,
-} from './testing/memory-test-support.ts';
+} from '../testing/memory-test-support.ts';
 
 /** Ana's private fact, told only in her direct chat. It must never reach a group prompt. */
 const SECRET = 'Sees doctor Kowalski on Tuesdays (marker 7Q4Z)';

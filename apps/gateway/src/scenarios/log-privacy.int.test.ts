@@ -15,9 +15,9 @@ import {
   TEST_BOT_USER,
 } from '@nexus/testkit/whatsapp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from './composition/create-logger.ts';
-import { platformIdPseudonymiser } from './data-dir/platform-id-pseudonym.ts';
-import { startTestGateway } from './testing/test-gateway.ts';
+import { createLogger } from '../composition/create-logger.ts';
+import { platformIdPseudonymiser } from '../data-dir/platform-id-pseudonym.ts';
+import { startTestGateway } from '../testing/test-gateway.ts';
 
 // Turns on every channel — the web chat, Telegram, Discord and WhatsApp through their stand-ins,
 // direct and in groups, a link between accounts approved and one denied, memory extraction

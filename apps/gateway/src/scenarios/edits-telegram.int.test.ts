@@ -11,9 +11,9 @@ import {
   livesInResponder,
   settle,
   until,
-} from './testing/edit-test-support.ts';
-import { startMemoryGateway } from './testing/memory-test-support.ts';
-import { startTestGateway } from './testing/test-gateway.ts';
+} from '../testing/edit-test-support.ts';
+import { startMemoryGateway } from '../testing/memory-test-support.ts';
+import { startTestGateway } from '../testing/test-gateway.ts';
 
 // Edits end to end on Telegram: the fake Bot API sends `edited_message` updates to the real
 // gateway (grammY long polling, core with its SQLite inbox and sessions, the AI SDK against the

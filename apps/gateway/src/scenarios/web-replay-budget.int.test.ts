@@ -1,7 +1,7 @@
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway } from './testing/test-gateway.ts';
+import { startTestGateway } from '../testing/test-gateway.ts';
 
 // What a web client that was away gets back when it reconnects depends on NEXUS_WEB_REPLAY_MAX_BYTES:
 // twelve replies of 100 KB fit in the default 64 MiB, not in 1 MiB.

@@ -1,8 +1,8 @@
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { GatewayProcess } from './testing/gateway-process.ts';
-import { BURST_RATE_LIMITS, runPlatformBurst } from './testing/platform-burst.ts';
+import type { GatewayProcess } from '../testing/gateway-process.ts';
+import { BURST_RATE_LIMITS, runPlatformBurst } from '../testing/platform-burst.ts';
 import {
   answerWithMarkers,
   createRestartDataDir,
@@ -10,7 +10,7 @@ import {
   printRestartCounts,
   type RestartSignal,
   restartTestEnv,
-} from './testing/restart-harness.ts';
+} from '../testing/restart-harness.ts';
 
 const MESSAGES = 100;
 const CHATS = 20;

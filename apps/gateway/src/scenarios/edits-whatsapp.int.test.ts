@@ -10,8 +10,14 @@ import {
   TEST_BOT_USER,
 } from '@nexus/testkit/whatsapp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatTurns, correctionNotePattern, lastHistory, settle, until } from './testing/edit-test-support.ts';
-import { startTestGateway } from './testing/test-gateway.ts';
+import {
+  chatTurns,
+  correctionNotePattern,
+  lastHistory,
+  settle,
+  until,
+} from '../testing/edit-test-support.ts';
+import { startTestGateway } from '../testing/test-gateway.ts';
 
 // Edits and deletes end to end on WhatsApp: protocol messages (MESSAGE_EDIT, REVOKE) built as a
 // phone sends them arrive through Baileys' own event buffer at the real gateway (the adapter, core

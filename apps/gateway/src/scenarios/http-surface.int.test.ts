@@ -5,15 +5,15 @@ import { fileURLToPath } from 'node:url';
 import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { type GatewayProcess, startGatewayProcess } from './testing/gateway-process.ts';
-import { type HttpAttack, httpAttacks } from './testing/http-attacks.ts';
-import { type RawExchange, sendRawRequest } from './testing/send-raw-request.ts';
+import { type GatewayProcess, startGatewayProcess } from '../testing/gateway-process.ts';
+import { type HttpAttack, httpAttacks } from '../testing/http-attacks.ts';
+import { type RawExchange, sendRawRequest } from '../testing/send-raw-request.ts';
 
 // Hundreds of hostile or broken requests, as raw bytes on real TCP connections, at every route of
 // a real `nexus start` process. Before this test existed, `GET // HTTP/1.1` alone ended the
 // process. Now: it stays up, nothing outside the web root is ever served, /health stays 200.
 
-const WEB_DIST = fileURLToPath(new URL('../../web/dist/', import.meta.url));
+const WEB_DIST = fileURLToPath(new URL('../../../web/dist/', import.meta.url));
 const TOKEN = 'surface-token-0123456789abcdef';
 const SECRET = 'webhook-secret-0123456789';
 const TELEGRAM_PATH = '/telegram/webhook';
@@ -73,7 +73,7 @@ beforeAll(async () => {
   if (assets.length === 0) throw new Error('The web client is not built: run `pnpm build` first.');
   assetPath = `/assets/${assets.sort()[0]}`;
   asset = await readFile(join(WEB_DIST, assetPath));
-  const rootPackage = await readFile(new URL('../../../package.json', import.meta.url), 'utf8');
+  const rootPackage = await readFile(new URL('../../../../package.json', import.meta.url), 'utf8');
   outsideMarkers = [JSON.parse(rootPackage).description as string, '"@nexus/gateway"', 'root:x:0:0'];
   telegram = await startFakeTelegram();
   const env = await gatewayEnv();

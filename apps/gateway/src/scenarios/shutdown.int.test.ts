@@ -8,7 +8,7 @@ import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testk
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-const CLI = fileURLToPath(new URL('./cli.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url));
 const TOKEN = 'shutdown-test-token-0123456789';
 
 let model: ScriptedModelServer;

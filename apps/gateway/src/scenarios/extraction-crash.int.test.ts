@@ -15,10 +15,10 @@ import {
 import type { JobQueue } from '@nexus/protocol';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ExtractionWorkerChildConfig, openCrashTestQueue } from './testing/extraction-worker-child.ts';
-import { memoryAwareResponder, withOverrides } from './testing/memory-test-support.ts';
+import { type ExtractionWorkerChildConfig, openCrashTestQueue } from '../testing/extraction-worker-child.ts';
+import { memoryAwareResponder, withOverrides } from '../testing/memory-test-support.ts';
 
-const CHILD = fileURLToPath(new URL('./testing/extraction-worker-child.ts', import.meta.url));
+const CHILD = fileURLToPath(new URL('../testing/extraction-worker-child.ts', import.meta.url));
 const API_KEY = 'crash-test-key-0123456789';
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
