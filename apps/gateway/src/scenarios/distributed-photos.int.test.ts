@@ -132,7 +132,7 @@ describe('photos through a gateway and a worker on Redis', () => {
       for (let index = 0; index < 20; index += 1) {
         telegram.pushMessage({
           chat: { id: CHAT, type: 'private' },
-          photo: files[index % 2],
+          photo: files[index % 2]!,
           caption: `photo ${index}`,
         });
         const reply = await telegram.waitFor(
