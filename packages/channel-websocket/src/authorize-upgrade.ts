@@ -12,7 +12,7 @@ export interface UpgradeAuthorizer {
 export interface UpgradeAuthorizerOptions {
   token: string;
   /** Browser origins allowed to connect; without a list, only the server's own (see `isAllowedOrigin`). */
-  allowedOrigins?: readonly string[];
+  allowedOrigins?: readonly string[] | undefined;
 }
 
 function digest(value: string): Buffer {

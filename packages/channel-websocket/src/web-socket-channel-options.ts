@@ -76,8 +76,11 @@ export interface WebSocketChannelOptions {
 
 export type ResolvedWebSocketChannelOptions = Required<
   Omit<WebSocketChannelOptions, 'allowedOrigins' | 'notice' | 'uploads' | 'clientIdOf' | 'sessionOf'>
-> &
-  Pick<WebSocketChannelOptions, 'allowedOrigins' | 'notice' | 'uploads' | 'clientIdOf' | 'sessionOf'>;
+> & {
+  [Key in 'allowedOrigins' | 'notice' | 'uploads' | 'clientIdOf' | 'sessionOf']?:
+    | WebSocketChannelOptions[Key]
+    | undefined;
+};
 
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
