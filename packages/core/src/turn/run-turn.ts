@@ -84,7 +84,7 @@ async function runStages(
       logger,
     });
     turn.tokenCounter = context.tokenCounter;
-    turn.memoryReport = context.memoryStep?.report;
+    if (context.memoryStep) turn.memoryReport = context.memoryStep.report;
     await streamAgentReply({
       turn,
       context,
@@ -96,7 +96,8 @@ async function runStages(
       logger,
     });
   } catch (error) {
-    turn.failure = stopReply(error, turn.reply, events, shutdownSignal.aborted, logger);
+    const failure = stopReply(error, turn.reply, events, shutdownSignal.aborted, logger);
+    if (failure) turn.failure = failure;
   } finally {
     running?.finished();
   }
