@@ -88,7 +88,7 @@ export async function reindexQdrantStore(options: ReindexQdrantStoreOptions): Pr
     return { from, to, embedded: 0, total };
   }
   // Creates the target collection and its payload indexes (idempotent on resume).
-  await openQdrantMemoryStore({ client, collection: targetName, ...(to ? { vectors: to } : {}) });
+  await openQdrantMemoryStore({ client, collection: targetName, vectors: to });
   const copy = {
     embedder: options.embedder,
     batchSize: options.batchSize ?? 64,
