@@ -92,7 +92,7 @@ export async function reindexQdrantStore(options: ReindexQdrantStoreOptions): Pr
   const copy = {
     embedder: options.embedder,
     batchSize: options.batchSize ?? 64,
-    ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+    abortSignal: options.abortSignal,
   };
   options.onProgress?.({ done: 0, total });
   let embedded = await copyQdrantPoints(client, source, targetName, {

@@ -374,10 +374,7 @@ export class MemoryService implements MemoryApi {
 
   async #embed(text: string, abortSignal: AbortSignal | undefined): Promise<Float32Array | undefined> {
     if (!this.#embedder || text.trim() === '') return undefined;
-    const [vector] = await this.#embedder.embed({
-      texts: [text],
-      ...(abortSignal ? { abortSignal } : {}),
-    });
+    const [vector] = await this.#embedder.embed({ texts: [text], abortSignal });
     return vector;
   }
 }
