@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { measureFunctions } from './function-measures.ts';
 import { productionFiles, REPOSITORY_ROOT } from './production-files.ts';
 
 const MAX_OWN_LINES = 100;
@@ -9,54 +9,9 @@ const MAX_OWN_LINES = 100;
 /** Known exceptions, each with the work that removes it (none left: the Redis agent's `run` is now named steps). */
 const KNOWN_EXCEPTIONS = new Set<string>([]);
 
-interface FunctionLength {
-  where: string;
-  ownLines: number;
-}
-
-function isFunction(node: ts.Node): node is ts.FunctionLikeDeclaration {
-  return (
-    ts.isFunctionDeclaration(node) ||
-    ts.isFunctionExpression(node) ||
-    ts.isArrowFunction(node) ||
-    ts.isMethodDeclaration(node) ||
-    ts.isConstructorDeclaration(node) ||
-    ts.isGetAccessorDeclaration(node) ||
-    ts.isSetAccessorDeclaration(node)
-  );
-}
-
-function nameOf(node: ts.FunctionLikeDeclaration, source: ts.SourceFile): string {
-  if (node.name) return node.name.getText(source);
-  const parent = node.parent;
-  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent)) return parent.name.getText(source);
-  return `<anonymous at line ${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}>`;
-}
-
-/**
- * Every function's own lines: the lines it spans minus those of the functions nested directly in
- * it (each counted on its own), so a composition of small closures is not one long function.
- */
-function functionLengths(path: string, text: string): FunctionLength[] {
-  const kind = path.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
-  const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, kind);
-  const lineOf = (position: number) => source.getLineAndCharacterOfPosition(position).line;
-  const span = (node: ts.Node) => lineOf(node.getEnd()) - lineOf(node.getStart(source)) + 1;
-  const lengths: FunctionLength[] = [];
-  const visit = (node: ts.Node): void => {
-    if (isFunction(node)) {
-      let ownLines = span(node);
-      const subtractNested = (child: ts.Node): void => {
-        if (isFunction(child)) ownLines -= span(child);
-        else ts.forEachChild(child, subtractNested);
-      };
-      ts.forEachChild(node, subtractNested);
-      lengths.push({ where: `${path}: ${nameOf(node, source)}`, ownLines });
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(source);
-  return lengths;
+/** Each function's own lines: a composition of small closures is not one long function. */
+function functionLengths(path: string, text: string): { where: string; ownLines: number }[] {
+  return measureFunctions(path, text).map(({ where, ownLines }) => ({ where, ownLines }));
 }
 
 describe('function length', () => {
@@ -79,7 +34,7 @@ describe('function length', () => {
       .filter((length) => length.ownLines > MAX_OWN_LINES && !KNOWN_EXCEPTIONS.has(length.where))
       .map((length) => `${length.where} (${length.ownLines} lines)`);
     expect(tooLong).toEqual([]);
-  });
+  }, 60_000);
 
   it('lists no exception that is no longer needed', () => {
     const stillLong = new Set(

@@ -71,7 +71,7 @@ async function seededMemory(count: number) {
   const store = createSqliteMemoryStore({ path: join(directory, `memory-${count}.sqlite`) });
   const memory = new MemoryService({
     store,
-    tokenCounter: { name: 'o200k_base', count: (text) => counter.count(text) },
+    tokenCounter: counter,
   });
   const now = Date.now();
   let items: Array<{ memory: Memory }> = [];
@@ -125,6 +125,17 @@ async function runTurns(label: string, options: Pick<NexusCoreOptions, 'memory'>
   });
   const channel: ChannelAdapter = {
     name: 'bench',
+    // A plain text channel that drops what it is given: the bench measures core, not a platform.
+    capabilities: {
+      edits: false,
+      drafts: false,
+      typing: false,
+      groups: false,
+      mediaIn: [],
+      mediaOut: [],
+      linking: 'none',
+      markdown: 'plain',
+    },
     async start() {},
     async stop() {},
     health: () => ({ status: 'up' }),

@@ -8,11 +8,11 @@ import {
   MEMORY_ADMIN_USAGE,
 } from './cli/command-table.ts';
 import { createLogger, whenLogsWritten } from './composition/create-logger.ts';
+import { assertRoleConfig } from './composition/distributed-runs.ts';
 import { installCrashPolicy } from './composition/install-crash-policy.ts';
 import { ConfigError, loadConfig } from './config/load-config.ts';
 import { SETTINGS } from './config/settings.ts';
 import { platformIdPseudonymiser } from './data-dir/platform-id-pseudonym.ts';
-import { assertRoleConfig } from './roles/distributed-runs.ts';
 import { assertMemoryServiceConfig } from './roles/start-memory-service.ts';
 import { flushTracesAfter } from './tracing/flush-traces-after.ts';
 import { startTracing } from './tracing/start-tracing.ts';

@@ -5,11 +5,11 @@ import type { WhatsAppSocketFactory } from '@nexus/channel-whatsapp';
 import type { NexusCore } from '@nexus/core';
 import type { Logger } from '@nexus/protocol';
 import { composeGateway } from './composition/compose-gateway.ts';
+import { createGatewayServer } from './composition/create-gateway-server.ts';
 import type { GatewayState } from './composition/gateway-parts.ts';
 import { startServing } from './composition/start-serving.ts';
 import { stopGateway } from './composition/stop-gateway.ts';
 import type { GatewayConfig } from './config/gateway-config.ts';
-import { createGatewayServer } from './http/create-gateway-server.ts';
 import type { GatewayMetrics } from './metrics/gateway-metrics.ts';
 import type { GatewayTracing } from './tracing/gateway-tracing.ts';
 

@@ -49,9 +49,9 @@ export interface ChatConnectionOptions {
    */
   isTokenRejected?: () => Promise<boolean>;
   /** Defaults to the global WebSocket (browsers, Node ≥ 22). */
-  createWebSocket?: (url: string, protocols: string[]) => WebSocket;
-  backoff?: BackoffOptions;
-  random?: () => number;
+  createWebSocket?: ((url: string, protocols: string[]) => WebSocket) | undefined;
+  backoff?: BackoffOptions | undefined;
+  random?: (() => number) | undefined;
 }
 
 const OPEN = 1;

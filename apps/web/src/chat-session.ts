@@ -33,12 +33,12 @@ export interface ChatSnapshot {
   conversations: ConversationSummary[];
   connection: ConnectionStatus;
   /** From `welcome.notice`: something the operator must act on, e.g. configure a model provider. */
-  notice?: string;
+  notice?: string | undefined;
   /** From `welcome.limits`, once known. */
   maxTextChars?: number;
   /** From `welcome.limits`: absent when the server takes no files. */
-  maxUploadBytes?: number;
-  maxAttachments?: number;
+  maxUploadBytes?: number | undefined;
+  maxAttachments?: number | undefined;
   /** The gateway transcribes voice notes: the composer offers the microphone. */
   voiceNotes?: boolean;
 }

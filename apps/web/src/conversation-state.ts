@@ -15,11 +15,11 @@ export interface ChatMessage {
   /** Whether sending the same message again may succeed (e.g. after a rate limit). */
   retryable?: boolean;
   /** Files the person sent with the message (described; the bytes stay on the server). */
-  attachments?: SentAttachment[];
+  attachments?: SentAttachment[] | undefined;
   /** Files of a reply. `base64` is empty when the server (or this browser) no longer holds them. */
-  media?: ReplyMedia[];
+  media?: ReplyMedia[] | undefined;
   /** The person changed the text after sending it. */
-  edited?: boolean;
+  edited?: boolean | undefined;
   /** The person withdrew the message. */
   deleted?: boolean;
   /** A reply to a message that was edited or deleted afterwards: kept, but shown as outdated. */
@@ -58,9 +58,9 @@ export interface ConversationState {
   lastSeq: number;
   messages: ChatMessage[];
   /** What the assistant is doing now (typing, a status text); not persisted. */
-  activity?: string;
+  activity?: string | undefined;
   /** A problem not tied to one message; not persisted. */
-  alert?: string;
+  alert?: string | undefined;
 }
 
 export const TYPING_ACTIVITY = 'Nexus is typing…';

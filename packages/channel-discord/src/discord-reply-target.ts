@@ -57,7 +57,7 @@ export function channelReplyTarget(options: {
    * within Discord's few-minute window, Discord hands back the message it already created (which
    * is then edited to the final text) instead of posting a second one.
    */
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
 }): DiscordReplyTarget {
   const { rest, channelId } = options;
   // Counts every message this delivery creates (a status line, a notice, continuations), so each

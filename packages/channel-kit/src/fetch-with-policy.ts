@@ -169,7 +169,7 @@ function checkedLookup(policy: OutboundFetchPolicy) {
   const resolve = policy.resolve ?? ((hostname: string) => systemLookup(hostname, { all: true }));
   return (
     hostname: string,
-    options: { all?: boolean; family?: number | string },
+    options: { all?: boolean | undefined; family?: number | string | undefined },
     callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
   ) => {
     resolve(hostname).then(

@@ -4,7 +4,7 @@ export interface SplitMessageOptions {
   /** Platform limit per message, in the unit `measure` counts. */
   maxLength: number;
   /** Length as the platform counts it. Default: UTF-16 code units (what Telegram and Discord count). */
-  measure?: (chunk: string) => number;
+  measure?: ((chunk: string) => number) | undefined;
 }
 
 // Cut classes in order of preference.

@@ -12,7 +12,7 @@ export interface SendHtmlOptions {
   /** Sent instead when Telegram refuses the HTML (the Markdown source reads well as plain text). */
   plainText: string;
   /** Message this one answers (groups: the triggering message). */
-  replyToMessageId?: number;
+  replyToMessageId?: number | undefined;
   abortSignal?: AbortSignal;
 }
 

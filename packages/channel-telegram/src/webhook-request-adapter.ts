@@ -20,21 +20,33 @@ export class TelegramWebhookRequestError extends NexusError {
 const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
 
 /**
+ * What the adapter hands grammY. No `handlerReturn`: grammY's types then make the webhook
+ * handler resolve to nothing (Promise<void>).
+ */
+interface WebhookRequest {
+  readonly update: Promise<Update>;
+  header?: string;
+  handlerReturn?: never;
+  end(): void;
+  respond(json: string): void;
+  unauthorized(): void;
+}
+
+/**
  * grammY's `http` adapter, with a limit on the body. grammY's own reads whatever a caller sends
  * into memory; an update is a few kilobytes (files travel separately), so anything past
  * `maxBodyBytes` is refused with 413 and never buffered. The body is only read after grammY has
  * checked the secret token, so strangers cannot make the gateway read anything.
  */
 export function webhookRequestAdapter(maxBodyBytes: number) {
-  return (request: IncomingMessage, response: ServerResponse) => {
+  return (request: IncomingMessage, response: ServerResponse): WebhookRequest => {
     const secret = request.headers[SECRET_HEADER];
+    const header = Array.isArray(secret) ? secret[0] : secret;
     return {
       get update(): Promise<Update> {
         return readUpdate(request, maxBodyBytes);
       },
-      header: Array.isArray(secret) ? secret[0] : secret,
-      // Tells grammY's types this adapter's handler resolves to nothing (Promise<void>).
-      handlerReturn: undefined,
+      ...(header === undefined ? {} : { header }),
       end: () => {
         response.end();
       },

@@ -37,4 +37,20 @@ describe('createUpgradeAuthorizer', () => {
     const listed = request({ origin: 'HTTPS://chat.example', authorization: 'Bearer s3cret' });
     expect(authorizer.authorize(listed)).toEqual({ ok: true });
   });
+
+  it('without allowedOrigins allows only the server’s own origin', () => {
+    const ownOnly = createUpgradeAuthorizer({ token: 's3cret' });
+    const own = request({
+      host: '127.0.0.1:8787',
+      origin: 'http://127.0.0.1:8787',
+      authorization: 'Bearer s3cret',
+    });
+    expect(ownOnly.authorize(own)).toEqual({ ok: true });
+    const foreign = request({
+      host: '127.0.0.1:8787',
+      origin: 'https://evil.example',
+      authorization: 'Bearer s3cret',
+    });
+    expect(ownOnly.authorize(foreign)).toMatchObject({ ok: false, status: 403 });
+  });
 });

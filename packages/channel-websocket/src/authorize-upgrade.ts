@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { WEB_SOCKET_TOKEN_PROTOCOL_PREFIX } from '@nexus/protocol';
+import { isAllowedOrigin } from './is-allowed-origin.ts';
 
 export type UpgradeVerdict = { ok: true } | { ok: false; status: 401 | 403; reason: string };
 
@@ -10,8 +11,8 @@ export interface UpgradeAuthorizer {
 
 export interface UpgradeAuthorizerOptions {
   token: string;
-  /** Browser origins allowed to connect; undefined allows any (the token still has to match). */
-  allowedOrigins?: readonly string[];
+  /** Browser origins allowed to connect; without a list, only the server's own (see `isAllowedOrigin`). */
+  allowedOrigins?: readonly string[] | undefined;
 }
 
 function digest(value: string): Buffer {
@@ -43,19 +44,15 @@ function presentedTokens(request: IncomingMessage): string[] {
 /**
  * Decides at HTTP upgrade time, before any web-socket state exists, whether a request may connect.
  * Tokens are hashed before `timingSafeEqual` so the comparison takes the same time whatever the
- * presented length. The Origin check stops other sites from riding a browser's access
- * (cross-site web-socket hijacking); requests without Origin are not from a browser page.
+ * presented length. The Origin check (`isAllowedOrigin`, the same rule the gateway's sign-in
+ * routes use) stops other sites from riding a browser's access; it is the only Origin check on
+ * the upgrade path.
  */
 export function createUpgradeAuthorizer(options: UpgradeAuthorizerOptions): UpgradeAuthorizer {
   const expected = digest(options.token);
-  const origins =
-    options.allowedOrigins === undefined
-      ? undefined
-      : new Set(options.allowedOrigins.map((origin) => origin.toLowerCase()));
   return {
     authorize(request) {
-      const origin = headerValue(request.headers.origin);
-      if (origins !== undefined && origin !== undefined && !origins.has(origin.toLowerCase())) {
+      if (!isAllowedOrigin(request, options.allowedOrigins)) {
         return { ok: false, status: 403, reason: 'origin not allowed' };
       }
       let matched = false;

@@ -36,7 +36,10 @@ export interface WebSocketChannelOptions {
   coalesceAboveBytes?: number;
   /** Above this many bytes waiting for a peer it is closed with 4413. Default 8 MiB. */
   maxBufferedBytes?: number;
-  /** When set, a browser Origin not listed is refused with 403 at upgrade. */
+  /**
+   * Browser origins allowed to open the socket; any other browser Origin is refused with 403 at
+   * upgrade. Unset or empty: only the server's own origin (the Origin's host is the Host header).
+   */
   allowedOrigins?: string[];
   /**
    * The person a signed-in upgrade request stands for (a session cookie the server checked). When
@@ -73,8 +76,11 @@ export interface WebSocketChannelOptions {
 
 export type ResolvedWebSocketChannelOptions = Required<
   Omit<WebSocketChannelOptions, 'allowedOrigins' | 'notice' | 'uploads' | 'clientIdOf' | 'sessionOf'>
-> &
-  Pick<WebSocketChannelOptions, 'allowedOrigins' | 'notice' | 'uploads' | 'clientIdOf' | 'sessionOf'>;
+> & {
+  [Key in 'allowedOrigins' | 'notice' | 'uploads' | 'clientIdOf' | 'sessionOf']?:
+    | WebSocketChannelOptions[Key]
+    | undefined;
+};
 
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;

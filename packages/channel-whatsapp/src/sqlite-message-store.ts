@@ -61,7 +61,7 @@ export function createSqliteMessageStore(options: {
     find,
     async getMessage(key) {
       if (!key.id) return undefined;
-      return find({ remoteJid: key.remoteJid, id: key.id })?.message ?? undefined;
+      return find({ remoteJid: key.remoteJid ?? null, id: key.id })?.message ?? undefined;
     },
   };
 }

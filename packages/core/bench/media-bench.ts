@@ -20,6 +20,17 @@ const files = new Map([
 ]);
 const adapter: ChannelAdapter = {
   name: 'bench',
+  // Takes in the two kinds the bench sends (photos, voice notes); replies are dropped.
+  capabilities: {
+    edits: false,
+    drafts: false,
+    typing: false,
+    groups: false,
+    mediaIn: ['image', 'voice'],
+    mediaOut: [],
+    linking: 'none',
+    markdown: 'plain',
+  },
   async start() {},
   async stop() {},
   async deliver() {},

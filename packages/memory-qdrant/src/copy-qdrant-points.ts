@@ -14,7 +14,7 @@ export interface CopyPointsOptions {
   batchSize: number;
   /** After each page: how many points of the source were visited so far. */
   onPage?: (visited: number) => void;
-  abortSignal?: AbortSignal;
+  abortSignal?: AbortSignal | undefined;
 }
 
 /**
@@ -83,7 +83,7 @@ async function upsertEmbedded(
   const dense = options.embedder
     ? await options.embedder.embed({
         texts: contents,
-        ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+        abortSignal: options.abortSignal,
       })
     : undefined;
   if (dense && dense.length !== points.length)

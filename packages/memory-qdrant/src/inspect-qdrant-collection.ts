@@ -1,5 +1,6 @@
 import type { VectorSpace } from '@nexus/memory';
-import { QdrantClient } from '@qdrant/js-client-rest';
+import type { QdrantClient } from '@qdrant/js-client-rest';
+import { qdrantClientFor } from './qdrant-client-for.ts';
 import { guard } from './qdrant-errors.ts';
 import { qdrantReindexTarget, vectorSpaceOf } from './reindex-qdrant-store.ts';
 
@@ -29,12 +30,12 @@ export interface QdrantCollectionState {
  */
 export async function inspectQdrantCollection(options: {
   client?: QdrantClient;
-  url?: string;
-  apiKey?: string;
+  url?: string | undefined;
+  apiKey?: string | undefined;
   collection: string;
   wanted: VectorSpace | undefined;
 }): Promise<QdrantCollectionState> {
-  const client = options.client ?? new QdrantClient({ url: options.url, apiKey: options.apiKey });
+  const client = qdrantClientFor(options);
   const target = qdrantReindexTarget(options.collection, options.wanted);
   const [{ exists }, copy] = await Promise.all([
     guard('read collection', () => client.collectionExists(options.collection)),

@@ -19,18 +19,19 @@ import {
   type StoreWriteOptions,
   type VectorSpace,
 } from '@nexus/memory';
-import { QdrantClient } from '@qdrant/js-client-rest';
+import type { QdrantClient } from '@qdrant/js-client-rest';
+import { qdrantClientFor } from './qdrant-client-for.ts';
 import { guard } from './qdrant-errors.ts';
 import { type SparseTerms, sparseDocumentVector, sparseQueryVector } from './sparse-bm25.ts';
 
 export interface QdrantMemoryStoreOptions {
   /** A configured client, or `url` (+ `apiKey`) to make one. */
   client?: QdrantClient;
-  url?: string;
-  apiKey?: string;
+  url?: string | undefined;
+  apiKey?: string | undefined;
   collection: string;
   /** The embedder whose vectors are stored; omit for lexical (sparse BM25) only. */
-  vectors?: VectorSpace;
+  vectors?: VectorSpace | undefined;
 }
 
 const DENSE = 'dense';
@@ -56,7 +57,7 @@ type Point = {
  * BM25 vector (IDF applied by Qdrant). Collection and indexes are created idempotently here.
  */
 export async function openQdrantMemoryStore(options: QdrantMemoryStoreOptions): Promise<MemoryStore> {
-  const client = options.client ?? new QdrantClient({ url: options.url, apiKey: options.apiKey });
+  const client = qdrantClientFor(options);
   const name = options.collection;
   await assertServerVersion(client);
   await guard('create collection', async () => {
@@ -94,7 +95,9 @@ export async function openQdrantMemoryStore(options: QdrantMemoryStoreOptions): 
       configured: `${options.vectors.embedderId} (${options.vectors.dimensions} dimensions)`,
     });
   }
-  const indexes: Array<[string, Parameters<QdrantClient['createPayloadIndex']>[1]['field_schema']]> = [
+  const indexes: Array<
+    [string, NonNullable<Parameters<QdrantClient['createPayloadIndex']>[1]['field_schema']>]
+  > = [
     ['userId', { type: 'keyword', is_tenant: true }],
     ['hash', 'keyword'],
     ['scope', 'keyword'],
@@ -137,7 +140,7 @@ class QdrantMemoryStore implements MemoryStore {
 
   async insertMany(options: {
     items: ReadonlyArray<Omit<StoreWriteOptions, 'abortSignal'>>;
-    abortSignal?: AbortSignal;
+    abortSignal?: AbortSignal | undefined;
   }) {
     options.abortSignal?.throwIfAborted();
     if (options.items.length === 0) return;
@@ -376,7 +379,9 @@ class QdrantMemoryStore implements MemoryStore {
 
   async stats(options: { userId?: string; abortSignal?: AbortSignal } = {}): Promise<MemoryStats> {
     const facet = (key: string, filter?: object) =>
-      guard('facet', () => this.#client.facet(this.#name, { key, filter, limit: 1_000_000, exact: true }));
+      guard('facet', () =>
+        this.#client.facet(this.#name, { key, ...(filter ? { filter } : {}), limit: 1_000_000, exact: true }),
+      );
     const [{ count }, people, sessions] = await Promise.all([
       guard('count', () => this.#client.count(this.#name, { exact: true })),
       facet('userId'),

@@ -6,15 +6,16 @@ import {
   type ReindexResult,
   type VectorSpace,
 } from '@nexus/memory';
-import { QdrantClient } from '@qdrant/js-client-rest';
+import type { QdrantClient } from '@qdrant/js-client-rest';
 import { copyQdrantPoints, removeDeletedQdrantPoints } from './copy-qdrant-points.ts';
+import { qdrantClientFor } from './qdrant-client-for.ts';
 import { guard } from './qdrant-errors.ts';
 import { openQdrantMemoryStore } from './qdrant-memory-store.ts';
 
 export interface ReindexQdrantStoreOptions {
   client?: QdrantClient;
-  url?: string;
-  apiKey?: string;
+  url?: string | undefined;
+  apiKey?: string | undefined;
   /** The configured collection name; after the first reindex it is an alias. */
   collection: string;
   /** The new embedder; undefined switches to lexical (sparse BM25) only. */
@@ -53,7 +54,7 @@ export interface ReindexQdrantStoreOptions {
  * which the previous copy is deleted.
  */
 export async function reindexQdrantStore(options: ReindexQdrantStoreOptions): Promise<ReindexResult> {
-  const client = options.client ?? new QdrantClient({ url: options.url, apiKey: options.apiKey });
+  const client = qdrantClientFor(options);
   const name = options.collection;
   const to: VectorSpace | undefined = options.embedder
     ? { embedderId: options.embedder.id, dimensions: options.embedder.dimensions }
@@ -87,11 +88,11 @@ export async function reindexQdrantStore(options: ReindexQdrantStoreOptions): Pr
     return { from, to, embedded: 0, total };
   }
   // Creates the target collection and its payload indexes (idempotent on resume).
-  await openQdrantMemoryStore({ client, collection: targetName, ...(to ? { vectors: to } : {}) });
+  await openQdrantMemoryStore({ client, collection: targetName, vectors: to });
   const copy = {
     embedder: options.embedder,
     batchSize: options.batchSize ?? 64,
-    ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+    abortSignal: options.abortSignal,
   };
   options.onProgress?.({ done: 0, total });
   let embedded = await copyQdrantPoints(client, source, targetName, {

@@ -54,7 +54,7 @@ async function main(): Promise<void> {
     path: join(directory, 'memory.db'),
     ...(embedder ? { vectors: { embedderId: embedder.id, dimensions: embedder.dimensions } } : {}),
   });
-  const service = new MemoryService({ store, now: () => clock, ...(embedder ? { embedder } : {}) });
+  const service = new MemoryService({ store, now: () => clock, embedder });
   const server = await startMemoryHttpServer({ service, apiKey: API_KEY });
   const client = createMemoryClient({ baseUrl: server.url, apiKey: API_KEY });
   try {

@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import {
   DEFAULT_JOB_CLOSE_TIMEOUT_MS,
-  type JobCounts,
   type JobProcessor,
   type JobQueue,
-  type JobState,
   type Logger,
   NexusError,
-  type ParkedJob,
   silentLogger,
 } from '@nexus/protocol';
 import {
@@ -20,8 +17,15 @@ import {
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startBullMqJobProcessor } from './bullmq-job-processor.ts';
-import { decodeJobId, encodeJobId } from './job-id-codec.ts';
-import { purgeQueuePayloads } from './purge-queue-payloads.ts';
+import {
+  countJobs,
+  listParked,
+  purgePayloadsOfAll,
+  type QueueDirectory,
+  retryParkedJob,
+  toJobState,
+} from './bullmq-queue-reads.ts';
+import { encodeJobId } from './job-id-codec.ts';
 
 export interface BullMqJobQueueOptions {
   /** A Redis URL (this queue opens and closes its connections) or a client you own and close. */
@@ -131,6 +135,8 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
     return (await commands.smembers(namesKey)).sort();
   }
 
+  const directory: QueueDirectory = { queueFor, namesOf };
+
   return {
     async enqueue(enqueueOptions) {
       enqueueOptions.abortSignal?.throwIfAborted();
@@ -198,22 +204,7 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
       ensureOpen();
       if (parkedOptions?.name !== undefined) assertJobName(parkedOptions.name);
       const limit = Math.max(1, Math.floor(parkedOptions?.limit ?? 100));
-      return reachRedis('list parked jobs', async () => {
-        const parked: ParkedJob[] = [];
-        for (const name of await namesOf(parkedOptions?.name)) {
-          for (const job of await queueFor(name).getFailed(0, limit - 1)) {
-            parked.push({
-              id: decodeJobId(job.id ?? ''),
-              name,
-              payload: job.data,
-              attempts: job.attemptsMade,
-              reason: job.failedReason ?? '',
-              failedAt: job.finishedOn ?? job.processedOn ?? job.timestamp,
-            });
-          }
-        }
-        return parked.sort((left, right) => right.failedAt - left.failedAt).slice(0, limit);
-      });
+      return reachRedis('list parked jobs', () => listParked(directory, parkedOptions?.name, limit));
     },
 
     async retryParked(retryOptions) {
@@ -221,42 +212,14 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
       ensureOpen();
       if (retryOptions.name !== undefined) assertJobName(retryOptions.name);
       const encodedId = encodeJobId(retryOptions.jobId);
-      return reachRedis('retry a parked job', async () => {
-        let retried = false;
-        for (const name of await namesOf(retryOptions.name)) {
-          const job = await queueFor(name).getJob(encodedId);
-          if (!job || !(await job.isFailed())) continue;
-          await job.retry('failed', { resetAttemptsMade: true });
-          retried = true;
-        }
-        return { retried };
-      });
+      return reachRedis('retry a parked job', () => retryParkedJob(directory, retryOptions.name, encodedId));
     },
 
     async counts(countOptions) {
       countOptions?.abortSignal?.throwIfAborted();
       ensureOpen();
       if (countOptions?.name !== undefined) assertJobName(countOptions.name);
-      return reachRedis('count jobs', async () => {
-        const total: JobCounts = { waiting: 0, active: 0, delayed: 0, parked: 0, completed: 0 };
-        for (const name of await namesOf(countOptions?.name)) {
-          const counts = await queueFor(name).getJobCounts(
-            'waiting',
-            'paused',
-            'prioritized',
-            'active',
-            'delayed',
-            'failed',
-            'completed',
-          );
-          total.waiting += (counts.waiting ?? 0) + (counts.paused ?? 0) + (counts.prioritized ?? 0);
-          total.active += counts.active ?? 0;
-          total.delayed += counts.delayed ?? 0;
-          total.parked += counts.failed ?? 0;
-          total.completed += counts.completed ?? 0;
-        }
-        return total;
-      });
+      return reachRedis('count jobs', () => countJobs(directory, countOptions?.name));
     },
 
     async jobState(stateOptions) {
@@ -272,16 +235,7 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
       purgeOptions.abortSignal?.throwIfAborted();
       ensureOpen();
       const needles = purgeOptions.values.map((value) => JSON.stringify(value));
-      return reachRedis('purge job payloads', async () => {
-        const result = { removed: 0, jobIds: [] as string[], running: 0 };
-        for (const name of await namesOf(undefined)) {
-          const purged = await purgeQueuePayloads(queueFor(name), commands, needles);
-          result.removed += purged.removed;
-          result.running += purged.running;
-          result.jobIds.push(...purged.jobIds);
-        }
-        return result;
-      });
+      return reachRedis('purge job payloads', () => purgePayloadsOfAll(directory, commands, needles));
     },
 
     close(closeOptions) {
@@ -293,14 +247,6 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
       return closed;
     },
   };
-}
-
-/** BullMQ's states as the port names them; a key gone from Redis is `missing`. */
-function toJobState(state: string): JobState {
-  if (state === 'active' || state === 'delayed' || state === 'completed') return state;
-  if (state === 'failed') return 'parked';
-  if (state === 'unknown') return 'missing';
-  return 'waiting';
 }
 
 /** Opens a client for `options.connection`, or reuses the caller's when its settings fit. */

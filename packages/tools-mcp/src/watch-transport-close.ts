@@ -1,6 +1,6 @@
 import type { MCPTransport } from '@ai-sdk/mcp';
 
-type Handler<T extends keyof MCPTransport> = MCPTransport[T];
+type Handler<T extends keyof MCPTransport> = NonNullable<MCPTransport[T]>;
 
 /**
  * The transport as the AI SDK's client sees it, plus a close callback of our own: the client
@@ -8,37 +8,26 @@ type Handler<T extends keyof MCPTransport> = MCPTransport[T];
  * it is reconnected.
  */
 export function watchTransportClose(inner: MCPTransport, onClose: () => void): MCPTransport {
-  let clientOnClose: Handler<'onclose'>;
   inner.onclose = onClose;
+  // The AI SDK's client only assigns its handlers and sets the protocol version through
+  // `setProtocolVersion`, never reading them back: they are write-only here, since a property that
+  // may be absent cannot be an accessor that returns undefined (exactOptionalPropertyTypes).
   return {
     start: () => inner.start(),
     send: (message, options) => inner.send(message, options),
     close: () => inner.close(),
     // Streamable HTTP sends the negotiated version as a header on every later request.
     setProtocolVersion: (version) => inner.setProtocolVersion?.(version),
-    get protocolVersion() {
-      return inner.protocolVersion;
-    },
-    get onclose() {
-      return clientOnClose;
-    },
-    set onclose(handler) {
-      clientOnClose = handler;
+    set onclose(handler: Handler<'onclose'>) {
       inner.onclose = () => {
-        handler?.();
+        handler();
         onClose();
       };
     },
-    get onerror() {
-      return inner.onerror;
-    },
-    set onerror(handler) {
+    set onerror(handler: Handler<'onerror'>) {
       inner.onerror = handler;
     },
-    get onmessage() {
-      return inner.onmessage;
-    },
-    set onmessage(handler) {
+    set onmessage(handler: Handler<'onmessage'>) {
       inner.onmessage = handler;
     },
   };

@@ -8,13 +8,13 @@ import {
 } from '@nexus/core';
 import { NexusError, silentLogger } from '@nexus/protocol';
 import { openGatewayMediaStore } from '../composition/create-gateway-media.ts';
+import { gatewayErasers } from '../composition/gateway-erasers.ts';
 import { createGatewayMemory } from '../composition/memory/create-gateway-memory.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { privateFilePath } from '../data-dir/private-path.ts';
 import { remindersEraser } from '../tools/reminders-eraser.ts';
 import { openGatewayWebUploads } from '../web-uploads/create-gateway-web-uploads.ts';
 import type { CommandOutput } from './command-output.ts';
-import { gatewayErasers } from './gateway-erasers.ts';
 
 /**
  * `nexus users forget PERSON`: what `/forget-me confirm` does, run by the owner (a person who

@@ -6,12 +6,12 @@ import {
   createSqliteDailyTokenBudget,
   type NexusCore,
 } from '@nexus/core';
-import { gatewayErasers } from '../cli/gateway-erasers.ts';
 import { privateFilePath } from '../data-dir/private-path.ts';
-import { turnLimitsOf } from '../roles/distributed-runs.ts';
 import { remindersEraser } from '../tools/reminders-eraser.ts';
 import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
 import { createGatewayAccess } from './create-gateway-access.ts';
+import { turnLimitsOf } from './distributed-runs.ts';
+import { gatewayErasers } from './gateway-erasers.ts';
 import type { GatewayParts } from './gateway-parts.ts';
 
 /** The core over the gateway's stores: access with every eraser, memory, tools, budgets and tracing. */

@@ -7,8 +7,6 @@ import { privateFilePath } from '../data-dir/private-path.ts';
 import { createWebSessionApi } from '../http/web-session-api.ts';
 import { GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import { MemoryMetrics } from '../metrics/memory-metrics.ts';
-import { startDistributedRuns } from '../roles/distributed-runs.ts';
-import { createGatewaySchedules } from '../tools/create-gateway-schedules.ts';
 import { createGatewayTools } from '../tools/create-gateway-tools.ts';
 import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
 import { WebSessions } from '../web/web-sessions.ts';
@@ -18,8 +16,10 @@ import { composeCore } from './compose-core.ts';
 import { createConfiguredAgent } from './create-configured-agent.ts';
 import { openAccessStore } from './create-gateway-access.ts';
 import { createGatewayMedia } from './create-gateway-media.ts';
+import { createGatewaySchedules } from './create-gateway-schedules.ts';
 import { createGatewayWebChannel } from './create-gateway-web-channel.ts';
 import { createPlatformChannels } from './create-platform-channels.ts';
+import { startDistributedRuns } from './distributed-runs.ts';
 import type { GatewayParts } from './gateway-parts.ts';
 import { createGatewayMemory } from './memory/create-gateway-memory.ts';
 import { createModelFetch } from './model-fetch.ts';
@@ -51,7 +51,7 @@ export async function composeGateway(options: ComposeGatewayOptions): Promise<Ga
   const sessionStore = createSqliteSessionStore({
     path: privateFilePath(join(config.dataDir, 'sessions.sqlite')),
   });
-  // Role `gateway` (or `all` with Redis): agent runs go to workers; see roles/distributed-runs.ts.
+  // Role `gateway` (or `all` with Redis): agent runs go to workers; see distributed-runs.ts.
   const distributed = await startDistributedRuns({
     config,
     localAgent: agent,

@@ -5,13 +5,13 @@ import type { LanguageModel } from 'ai';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import type { WebSessionApi } from '../http/web-session-api.ts';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.ts';
-import type { DistributedRuns } from '../roles/distributed-runs.ts';
-import type { createGatewaySchedules } from '../tools/create-gateway-schedules.ts';
 import type { GatewayTools } from '../tools/create-gateway-tools.ts';
 import type { createGatewayWebUploads } from '../web-uploads/create-gateway-web-uploads.ts';
 import type { openAccessStore } from './create-gateway-access.ts';
 import type { createGatewayMedia } from './create-gateway-media.ts';
+import type { createGatewaySchedules } from './create-gateway-schedules.ts';
 import type { PlatformChannels } from './create-platform-channels.ts';
+import type { DistributedRuns } from './distributed-runs.ts';
 import type { GatewayMemory } from './memory/create-gateway-memory.ts';
 
 /** Everything `composeGateway` built from the config, handed to the start and stop steps. */

@@ -80,7 +80,13 @@ async function send(
   let answer: Dispatcher.ResponseData;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      answer = await request(url, { method, headers, body, dispatcher, signal });
+      answer = await request(url, {
+        method,
+        headers,
+        body: body ?? null,
+        dispatcher,
+        signal: signal ?? null,
+      });
       break;
     } catch (error) {
       if (signal?.aborted) throw signal.reason;

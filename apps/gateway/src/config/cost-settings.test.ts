@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { turnLimitsOf } from '../roles/distributed-runs.ts';
+import { turnLimitsOf } from '../composition/distributed-runs.ts';
 import { ConfigError, loadConfig } from './load-config.ts';
 
 describe('cost settings', () => {

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import { isAllowedOrigin } from '@nexus/channel-websocket';
 import { requestPath } from '@nexus/limits-kit';
 import type { Logger } from '@nexus/protocol';
 import { z } from 'zod';
-import { isAllowedOrigin } from '../web/is-same-origin.ts';
 import { hashOf, type WebPerson, type WebSessions } from '../web/web-sessions.ts';
 import { authorized, digest, sendJson } from './pairing-api.ts';
 import { readJsonBody } from './read-json-body.ts';

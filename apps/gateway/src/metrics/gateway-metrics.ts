@@ -1,6 +1,6 @@
-import { ToolMetrics } from '../tools/tool-metrics.ts';
 import { ModelSpendMetrics } from './model-spend-metrics.ts';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from './prometheus.ts';
+import { ToolMetrics } from './tool-metrics.ts';
 
 export interface TurnObservation {
   channel: string;

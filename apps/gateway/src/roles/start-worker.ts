@@ -3,13 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { type AgentRunWorkerHost, createRedisClient, startAgentRunWorkerHost } from '@nexus/agent-redis';
 import { type Logger, silentLogger } from '@nexus/protocol';
 import { createConfiguredAgent } from '../composition/create-configured-agent.ts';
+import { assertRoleConfig, createAgentRunQueue, turnLimitsOf } from '../composition/distributed-runs.ts';
 import { createModelFetch } from '../composition/model-fetch.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { createHttpHandler, type Readiness } from '../http/http-handler.ts';
+import { WorkerMetrics } from '../metrics/worker-metrics.ts';
 import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
-import { assertRoleConfig, createAgentRunQueue, turnLimitsOf } from './distributed-runs.ts';
 import { startWorkerExtraction } from './worker-extraction.ts';
-import { WorkerMetrics } from './worker-metrics.ts';
 
 export interface RunningWorker {
   /** Where `/health`, `/ready` and `/metrics` are served. */

@@ -3,12 +3,8 @@ import { createMemoryClient } from '@nexus/memory';
 import type { JobProcessor, JobQueue, Logger } from '@nexus/protocol';
 import type { LanguageModel } from 'ai';
 import { createExtractionModel } from '../composition/create-extraction-model.ts';
+import { memoryIsShared } from '../composition/distributed-runs.ts';
 import type { GatewayConfig } from '../config/gateway-config.ts';
-
-/** Whether memory jobs can run on workers: only with a memory service every process reaches. */
-export function memoryIsShared(config: GatewayConfig): boolean {
-  return config.memory.mode === 'http' && config.memory.extraction;
-}
 
 /**
  * Memory extraction on a worker: `memory.extract` jobs from Redis, the extraction model, and the

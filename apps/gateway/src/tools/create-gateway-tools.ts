@@ -2,8 +2,8 @@ import type { OutsideTools, Schedules } from '@nexus/core';
 import type { Logger } from '@nexus/protocol';
 import type { McpServerStatus, McpToolServers } from '@nexus/tools-mcp';
 import type { GatewayConfig } from '../config/gateway-config.ts';
+import type { ToolMetrics } from '../metrics/tool-metrics.ts';
 import { mayUseOutsideTools } from './may-use-outside-tools.ts';
-import type { ToolMetrics } from './tool-metrics.ts';
 
 export interface GatewayTools {
   /** For the core: the MCP tools a turn may use, after the owner-only policy. */

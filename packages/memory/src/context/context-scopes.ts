@@ -12,7 +12,7 @@ const TIMED_OUT = Symbol('timed out');
 export async function runContextScopes<T, Name extends string = ContextScopeName>(options: {
   runners: Record<Name, ContextScopeRunner<T> | undefined>;
   timeoutMs: number;
-  abortSignal?: AbortSignal;
+  abortSignal?: AbortSignal | undefined;
   logger: Logger;
 }): Promise<{ results: T[]; scopes: Record<Name, ContextScopeReport> }> {
   const names = Object.keys(options.runners) as Name[];

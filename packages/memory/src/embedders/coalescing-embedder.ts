@@ -82,7 +82,7 @@ export function coalescingEmbedder(inner: Embedder, options: CoalescingEmbedderO
     dimensions: inner.dimensions,
     embed({ texts, abortSignal }) {
       // Large calls (a re-index, an import) already are batches: they go straight through.
-      if (texts.length >= maxBatch) return inner.embed({ texts, ...(abortSignal ? { abortSignal } : {}) });
+      if (texts.length >= maxBatch) return inner.embed({ texts, abortSignal });
       if (abortSignal?.aborted) return Promise.reject(abortSignal.reason);
       return new Promise<Float32Array[]>((resolve, reject) => {
         const settled = () => abortSignal?.removeEventListener('abort', waiting.onAbort);

@@ -5,7 +5,10 @@
 export interface Embedder {
   readonly id: string;
   readonly dimensions: number;
-  embed(options: { texts: readonly string[]; abortSignal?: AbortSignal }): Promise<Float32Array[]>;
+  embed(options: {
+    texts: readonly string[];
+    abortSignal?: AbortSignal | undefined;
+  }): Promise<Float32Array[]>;
 }
 
 /** Cosine similarity in [-1, 1]; 0 when either vector is all zeros. */

@@ -7,13 +7,13 @@ export interface VectorSpace {
 }
 
 interface StoreCallOptions {
-  abortSignal?: AbortSignal;
+  abortSignal?: AbortSignal | undefined;
 }
 
 export interface StoreWriteOptions extends StoreCallOptions {
   memory: Memory;
   /** Omitted when no embedder is configured; the memory is then found lexically only. */
-  embedding?: Float32Array;
+  embedding?: Float32Array | undefined;
 }
 
 export interface StoreSearchOptions extends StoreCallOptions {
@@ -26,14 +26,14 @@ export interface StoreSearchOptions extends StoreCallOptions {
    * weight than `text`'s (`CONTEXT_WEIGHT`), so they find what a follow-up refers to without
    * outranking what the message itself names.
    */
-  contextText?: string;
+  contextText?: string | undefined;
   /** Query vector for the dense channel; omitted = lexical only. */
-  embedding?: Float32Array;
+  embedding?: Float32Array | undefined;
   limit: number;
   /** Only memories of these scopes (all scopes when omitted). */
-  scopes?: readonly MemoryScope[];
+  scopes?: readonly MemoryScope[] | undefined;
   /** Only memories linked to this session. */
-  sessionId?: string;
+  sessionId?: string | undefined;
 }
 
 /**
@@ -48,8 +48,8 @@ export interface StoreSearchHit {
 
 export interface StoreListOptions extends StoreCallOptions {
   userId: string;
-  scopes?: readonly MemoryScope[];
-  sessionId?: string;
+  scopes?: readonly MemoryScope[] | undefined;
+  sessionId?: string | undefined;
   limit: number;
   offset: number;
 }
@@ -103,8 +103,10 @@ export interface MemoryStore {
     options: StoreCallOptions & { userId: string; memoryId: string; sessionId: string },
   ): Promise<void>;
   /** Memories linked to the session, oldest first; restricted to one person when `userId` is set. */
-  sessionMemories(options: StoreCallOptions & { sessionId: string; userId?: string }): Promise<Memory[]>;
+  sessionMemories(
+    options: StoreCallOptions & { sessionId: string; userId?: string | undefined },
+  ): Promise<Memory[]>;
   markUsed(options: StoreCallOptions & { ids: readonly string[]; at: number }): Promise<void>;
-  stats(options?: StoreCallOptions & { userId?: string }): Promise<MemoryStats>;
+  stats(options?: StoreCallOptions & { userId?: string | undefined }): Promise<MemoryStats>;
   close(): Promise<void>;
 }

@@ -27,9 +27,9 @@ export interface MemoryContextParts {
     contextText: string;
     limit: number;
     embedding: Float32Array | undefined;
-    scopes?: ReadonlyArray<Memory['scope']>;
-    sessionId?: string;
-    abortSignal?: AbortSignal;
+    scopes?: ReadonlyArray<Memory['scope']> | undefined;
+    sessionId?: string | undefined;
+    abortSignal?: AbortSignal | undefined;
   }) => Promise<Ranked[]>;
 }
 

@@ -44,7 +44,7 @@ import { updateMemory } from './update-memory.ts';
 export interface MemoryServiceOptions {
   store: MemoryStore;
   /** Omit for lexical-only search (announced once at start, never faked with made-up vectors). */
-  embedder?: Embedder;
+  embedder?: Embedder | undefined;
   scoring?: ScoringOptions;
   /** Why search is hybrid or lexical here, for `health()` and the start log. */
   searchReason?: string;
@@ -333,9 +333,9 @@ export class MemoryService implements MemoryApi {
     contextText: string;
     limit: number;
     embedding: Float32Array | undefined;
-    scopes?: ReadonlyArray<Memory['scope']>;
-    sessionId?: string;
-    abortSignal?: AbortSignal;
+    scopes?: ReadonlyArray<Memory['scope']> | undefined;
+    sessionId?: string | undefined;
+    abortSignal?: AbortSignal | undefined;
   }): Promise<Ranked[]> {
     const hits = await this.#store.search({
       userId: options.userId,
@@ -374,10 +374,7 @@ export class MemoryService implements MemoryApi {
 
   async #embed(text: string, abortSignal: AbortSignal | undefined): Promise<Float32Array | undefined> {
     if (!this.#embedder || text.trim() === '') return undefined;
-    const [vector] = await this.#embedder.embed({
-      texts: [text],
-      ...(abortSignal ? { abortSignal } : {}),
-    });
+    const [vector] = await this.#embedder.embed({ texts: [text], abortSignal });
     return vector;
   }
 }

@@ -51,7 +51,7 @@ export async function findLexicalDuplicate(options: {
   userId: string;
   content: string;
   threshold: number;
-  abortSignal?: AbortSignal;
+  abortSignal?: AbortSignal | undefined;
 }): Promise<{ memory: Memory; similarity: number } | undefined> {
   const hits = await options.store.search({
     userId: options.userId,

@@ -43,10 +43,6 @@ export async function updateMemory(
     source: 'user_explicit',
     updatedAt: Math.max(existing.updatedAt, dependencies.now()),
   };
-  await store.update({
-    memory,
-    ...(embedding ? { embedding } : {}),
-    ...(abortSignal ? { abortSignal } : {}),
-  });
+  await store.update({ memory, embedding, abortSignal });
   return memory;
 }

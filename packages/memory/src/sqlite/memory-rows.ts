@@ -15,7 +15,7 @@ export const MEMORY_COLUMNS_OF_M = MEMORY_COLUMNS.split(', ')
 export function memoriesByRowid(
   statement: Statements,
   rowids: readonly number[],
-  filter: { userId: string; scopes?: readonly MemoryScope[]; sessionId?: string },
+  filter: { userId: string; scopes?: readonly MemoryScope[] | undefined; sessionId?: string | undefined },
 ): Map<number, Memory> {
   const result = new Map<number, Memory>();
   if (rowids.length === 0) return result;

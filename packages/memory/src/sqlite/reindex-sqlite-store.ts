@@ -131,7 +131,7 @@ async function stage(
     after = Math.max(after, rows.at(-1)!.rowid);
     const vectors = await embedder.embed({
       texts: rows.map((row) => row.content),
-      ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+      abortSignal: options.abortSignal,
     });
     if (vectors.length !== rows.length) {
       throw new MemoryStoreError({

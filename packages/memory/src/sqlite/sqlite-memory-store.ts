@@ -28,7 +28,7 @@ export interface SqliteMemoryStoreOptions {
   /** File path, or `:memory:` for a throw-away store. */
   path: string;
   /** The embedder whose vectors are stored; omit for a lexical-only store. */
-  vectors?: VectorSpace;
+  vectors?: VectorSpace | undefined;
   /**
    * The in-process quantised pre-filter for large people (see `SqliteVectorCache`); `false`
    * makes every dense search an exact sqlite-vec scan. Results are the same either way.

@@ -9,8 +9,8 @@ export const MAX_KNN = 4096;
 
 export interface SearchPartition {
   userId: string;
-  scopes?: readonly MemoryScope[];
-  sessionId?: string;
+  scopes?: readonly MemoryScope[] | undefined;
+  sessionId?: string | undefined;
 }
 
 type Statements = (sql: string) => StatementSync;

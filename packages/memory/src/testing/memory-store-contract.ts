@@ -18,7 +18,7 @@ export interface MemoryStoreContractOptions {
   createLocation(): Promise<string> | string;
   cleanup?(location: string): Promise<void>;
   /** When set, every case is skipped with this reason. */
-  skipReason?: string;
+  skipReason?: string | undefined;
   /** Scale of the isolation property test (default 100 people × 200 memories). */
   isolation?: { people: number; memoriesPerPerson: number };
 }

@@ -123,9 +123,9 @@ describe('fake Discord with the unmodified discord.js Client', () => {
     const ids = ['one', 'two', 'three', 'four'].map((content) => fake.injectGuildMessage({ content }).id);
     const channel = await client.channels.fetch(fake.guild.textChannelId);
     if (!channel?.isTextBased()) throw new Error('expected a text channel');
-    const after = await channel.messages.fetch({ after: ids[0], limit: 2, cache: false });
+    const after = await channel.messages.fetch({ after: ids[0]!, limit: 2, cache: false });
     expect([...after.values()].map((message) => message.content)).toEqual(['three', 'two']);
-    const before = await channel.messages.fetch({ before: ids[3], limit: 2, cache: false });
+    const before = await channel.messages.fetch({ before: ids[3]!, limit: 2, cache: false });
     expect([...before.values()].map((message) => message.content)).toEqual(['three', 'two']);
     const latest = await channel.messages.fetch({ limit: 100, cache: false });
     expect([...latest.values()].map((message) => message.content)).toEqual(['four', 'three', 'two', 'one']);

@@ -21,7 +21,8 @@ export async function startTestMcpHttpServer(): Promise<TestMcpHttpServer> {
   const server: Server = createServer((request, response) => {
     authorizations.push(request.headers.authorization);
     const mcp = createTestMcpServer();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    // No session id generator: stateless, as the SDK's stateless example (an absent key, not undefined).
+    const transport = new StreamableHTTPServerTransport({});
     response.on('close', () => {
       void transport.close();
       void mcp.close();

@@ -204,12 +204,12 @@ export async function openMemoryStore(
       url: config.memory.qdrantUrl,
       collection: qdrantCollection,
       ...(config.memory.qdrantApiKey ? { apiKey: config.memory.qdrantApiKey } : {}),
-      ...(vectors ? { vectors } : {}),
+      vectors,
     });
   }
   return createSqliteMemoryStore({
     path: storePath(config),
-    ...(vectors ? { vectors } : {}),
+    vectors,
     vectorCache:
       config.memory.vectorCacheMb === 0 ? false : { maxBytes: config.memory.vectorCacheMb * 1024 * 1024 },
     lexicalCache: { maxBytes: config.memory.lexicalCacheMb * 1024 * 1024 },

@@ -29,7 +29,7 @@ afterEach(async () => {
   await server.close();
 });
 
-function setUp(options: Partial<NexusCoreOptions> & { memory: NexusCoreOptions['memory'] }) {
+function setUp(options: Partial<NexusCoreOptions> & { memory: NonNullable<NexusCoreOptions['memory']> }) {
   const channel = createRecordingChannel();
   const logger = createRecordingLogger();
   const reports: TurnReport[] = [];
