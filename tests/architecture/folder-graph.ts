@@ -22,17 +22,3 @@ export function folderGraph(files: Map<string, string[]>): Map<string, string[]>
   }
   return new Map([...graph].map(([folder, edges]) => [folder, [...edges].sort()]));
 }
-
-/** Whether `to` is reachable from `from` in a graph. */
-export function reaches(graph: Map<string, string[]>, from: string, to: string): boolean {
-  const seen = new Set<string>();
-  const pending = [from];
-  while (pending.length > 0) {
-    const node = pending.pop()!;
-    if (node === to) return true;
-    if (seen.has(node)) continue;
-    seen.add(node);
-    pending.push(...(graph.get(node) ?? []));
-  }
-  return false;
-}

@@ -128,13 +128,11 @@ async function runTurns(label: string, options: Pick<NexusCoreOptions, 'memory'>
     // A plain text channel that drops what it is given: the bench measures core, not a platform.
     capabilities: {
       edits: false,
-      drafts: false,
       typing: false,
       groups: false,
       mediaIn: [],
       mediaOut: [],
       linking: 'none',
-      markdown: 'plain',
     },
     async start() {},
     async stop() {},

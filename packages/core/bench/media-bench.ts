@@ -23,13 +23,11 @@ const adapter: ChannelAdapter = {
   // Takes in the two kinds the bench sends (photos, voice notes); replies are dropped.
   capabilities: {
     edits: false,
-    drafts: false,
     typing: false,
     groups: false,
     mediaIn: ['image', 'voice'],
     mediaOut: [],
     linking: 'none',
-    markdown: 'plain',
   },
   async start() {},
   async stop() {},

@@ -166,7 +166,7 @@ async function answerWithModel(options: {
     loadMemory: tracedMemoryStep(dependencies.tracing?.tracer, loadTurnMemory),
   });
   turn.tokenCounter = context.tokenCounter;
-  turn.memoryReport = context.memoryStep?.report;
+  if (context.memoryStep) turn.memoryReport = context.memoryStep.report;
   await streamAgentReply({
     turn,
     context,
