@@ -12,6 +12,8 @@ export type ReplyMediaKind = ReplyMedia['kind'];
  * the channel contract suite (`describeChannelContract` in `@nexus/testkit/channel`) fails an
  * adapter whose declaration differs from what its fake observes. Who reads what:
  * - the gateway: `linking` (the channels API offers link state and relink for `qr`);
+ * - core: `mediaIn` (an attachment of an undeclared kind is refused before it is downloaded) and
+ *   `mediaOut` (a reply file of an undeclared kind is named at the reply's end instead of sent);
  * - the adapter itself: `maxMessageChars` is the length its reply splitter cuts at;
  * - the contract suite: every field, each against behaviour.
  * A field nobody could honestly read or check is not declared (how Markdown is rendered is the

@@ -103,6 +103,11 @@ async function prepareOne(
   options: PrepareTurnMediaOptions,
 ): Promise<void> {
   const { settings, adapter } = options;
+  // A kind the channel does not declare (capabilities.mediaIn) never came from the platform as
+  // that kind: refused before anything is downloaded, whatever the intent claims.
+  if (!adapter.capabilities.mediaIn.includes(attachment.kind)) {
+    throw unsupported(`${adapter.name} does not take ${attachment.kind} files.`);
+  }
   // Answered from the attachment's kind alone, so nothing is downloaded only to be refused.
   if ((attachment.kind === 'image' || attachment.kind === 'sticker') && !settings.vision) {
     media.problems.push(NO_VISION_TEXT);

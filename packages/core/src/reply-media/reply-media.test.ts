@@ -1,5 +1,6 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
+import type { ReplyMediaKind } from '@nexus/protocol';
 import { makePng } from '@nexus/testkit/media';
 import { tool } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -40,7 +41,7 @@ const drawChart = tool({
   }),
 });
 
-function setUp() {
+function setUp(mediaOut?: ReplyMediaKind[]) {
   const channel = createRecordingChannel();
   const sessionStore = createSqliteSessionStore({ path: ':memory:' });
   const model = createOpenAICompatible({ baseURL: server.baseUrl, name: 'scripted' })('scripted-model');
@@ -49,7 +50,10 @@ function setUp() {
     agent: createAgent({ model }),
     outsideTools: () => ({ draw_chart: drawChart }),
   });
-  core.registerChannel(channel.adapter);
+  const { capabilities } = channel.adapter;
+  core.registerChannel(
+    mediaOut ? { ...channel.adapter, capabilities: { ...capabilities, mediaOut } } : channel.adapter,
+  );
   cores.push(core);
   return { core, channel, sessionStore };
 }
@@ -83,6 +87,23 @@ describe('replies with media', () => {
 
     const [turn] = await sessionStore.history({ conversationKey: 'test:conversation-1', limit: 5 });
     expect(turn?.replyText).toBe('Here is your chart.\n[sent: file-1.png]');
+  });
+
+  it('names an image the channel cannot send (capabilities.mediaOut) at the reply’s end instead', async () => {
+    const { core, channel, sessionStore } = setUp(['file']);
+    server.enqueue(
+      { toolCalls: [{ name: 'draw_chart', arguments: { title: 'sales' } }] },
+      { text: 'Here is your chart.' },
+    );
+    await core.intake(testIntent({ id: 'm1', text: 'draw the sales chart' }));
+    await core.whenIdle();
+
+    const events = channel.deliveriesFor('m1').flatMap((delivery) => delivery.events);
+    expect(events.some((event) => event.type === 'reply.media')).toBe(false);
+    const said = 'Here is your chart.\n\n(I made "file-1.png", but this chat cannot receive images.)';
+    expect(events.at(-1)).toMatchObject({ type: 'reply.end', text: said });
+    const [turn] = await sessionStore.history({ conversationKey: 'test:conversation-1', limit: 5 });
+    expect(turn?.replyText).toBe(said);
   });
 
   it('finds MCP resource blobs, names them from the uri, and skips text and empty parts', () => {

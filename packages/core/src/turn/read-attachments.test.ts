@@ -53,4 +53,31 @@ describe('readAttachments', () => {
     expect(read.intent).toEqual({ ...intent, text: 'what is this?' });
     expect(read.intent).not.toBe(intent);
   });
+
+  it('refuses a kind the channel does not declare (capabilities.mediaIn) without fetching it', async () => {
+    let fetched = 0;
+    const voiceOnly = {
+      ...adapter,
+      name: 'voice-only',
+      capabilities: { ...adapter.capabilities, mediaIn: ['voice' as const] },
+      async fetchAttachment(): Promise<never> {
+        fetched += 1;
+        throw new Error('a refused kind must not be downloaded');
+      },
+    };
+    const document = { kind: 'document' as const, platformFileId: 'file-2', sizeBytes: 1000 };
+    const intent = intentSchema.parse({ ...testIntent({ id: 'm4', text: '' }), attachments: [document] });
+    const read = await readAttachments({
+      intent,
+      adapter: voiceOnly,
+      settings: DEFAULT_MEDIA_SETTINGS,
+      abortSignal,
+      logger: createRecordingLogger(),
+    });
+    expect(fetched).toBe(0);
+    expect(read.media?.problems).toEqual([
+      'I cannot read your file: voice-only does not take document files.',
+    ]);
+    expect(read.media?.problemsOnly).toBe(true);
+  });
 });

@@ -1,4 +1,4 @@
-import type { ChannelAdapter, DeliverOptions, Intent, Logger } from '@nexus/protocol';
+import type { ChannelAdapter, DeliverOptions, Intent, Logger, ReplyMediaKind } from '@nexus/protocol';
 import type { Tracer } from '@opentelemetry/api';
 import type { TurnBudget } from '../cost/turn-budget.ts';
 import { createTurnBudget } from '../cost/turn-budget.ts';
@@ -110,6 +110,7 @@ async function runStages(
         events,
         budget,
         stopSignal,
+        mediaOut: adapter.capabilities.mediaOut,
         dependencies,
         logger,
       });
@@ -152,6 +153,7 @@ async function answerWithModel(options: {
   events: ReplyStream;
   budget: TurnBudget;
   stopSignal: AbortSignal | undefined;
+  mediaOut: readonly ReplyMediaKind[];
   dependencies: TurnDependencies;
   logger: Logger;
 }): Promise<void> {
@@ -174,6 +176,7 @@ async function answerWithModel(options: {
     events,
     conversationKey,
     ...(options.stopSignal ? { stopSignal: options.stopSignal } : {}),
+    mediaOut: options.mediaOut,
     dependencies,
     logger,
   });

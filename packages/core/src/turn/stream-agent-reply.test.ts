@@ -48,6 +48,7 @@ async function run(
     budget: createTurnBudget(limits, { id: turn.reply.replyId, channel: 'test' }),
     events,
     conversationKey: 'test:conversation-1',
+    mediaOut: ['image', 'file', 'audio'],
     dependencies: {
       agent: createAgent({ model, systemPrompt: 'You are a test.' }),
       ...(options.memory ? { memory: options.memory } : {}),

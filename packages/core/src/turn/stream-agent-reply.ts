@@ -1,4 +1,4 @@
-import type { Logger, ReplyEvent } from '@nexus/protocol';
+import type { Logger, ReplyEvent, ReplyMedia, ReplyMediaKind } from '@nexus/protocol';
 import { budgetNote } from '../cost/budget-note.ts';
 import type { BudgetStopReason, TurnBudget, TurnLimits } from '../cost/turn-budget.ts';
 import { mediaPrefix } from '../media/media-prefix.ts';
@@ -23,6 +23,8 @@ export async function streamAgentReply(options: {
   conversationKey: string;
   /** Aborted when the person presses Stop: the reply ends with what they were shown. */
   stopSignal?: AbortSignal;
+  /** The file kinds the channel sends (capabilities.mediaOut); any other is named in the text. */
+  mediaOut: readonly ReplyMediaKind[];
   dependencies: Pick<
     TurnDependencies,
     | 'agent'
@@ -75,6 +77,7 @@ export async function streamAgentReply(options: {
   const abortSignal = stopSignal
     ? AbortSignal.any([dependencies.shutdownSignal, stopSignal])
     : dependencies.shutdownSignal;
+  const unsendable: string[] = [];
   try {
     for await (const part of agent.run({
       history: history.messages,
@@ -99,8 +102,13 @@ export async function streamAgentReply(options: {
         reply.text += part.text;
         push({ type: 'reply.delta', replyId: reply.replyId, text: part.text });
       } else if (part.type === 'media') {
-        push({ type: 'reply.media', replyId: reply.replyId, media: part.media });
-        reply.mediaNames.push(part.media.name);
+        if (options.mediaOut.includes(part.media.kind)) {
+          push({ type: 'reply.media', replyId: reply.replyId, media: part.media });
+          reply.mediaNames.push(part.media.name);
+        } else {
+          // Sent anyway it would vanish on this platform: the reply's end tells what they miss.
+          unsendable.push(unsendableMediaLine(part.media));
+        }
       } else {
         reply.text = prefix + part.text;
         if (part.stopped) addBudgetNote(reply, part.stopped, dependencies.turnLimits, push);
@@ -110,6 +118,13 @@ export async function streamAgentReply(options: {
     if (!stopSignal?.aborted || dependencies.shutdownSignal.aborted) throw error;
     endStopped(reply, stopSignal.reason, push, start);
     return;
+  }
+  if (unsendable.length > 0) {
+    if (reply.text === '') reply.text = prefix;
+    const lines = `${reply.text === '' ? '' : '\n\n'}${unsendable.join('\n')}`;
+    start();
+    reply.text += lines;
+    push({ type: 'reply.delta', replyId: reply.replyId, text: lines });
   }
   if (!reply.started) push({ type: 'reply.start', replyId: reply.replyId });
   push({ type: 'reply.end', replyId: reply.replyId, text: reply.text });
@@ -144,4 +159,10 @@ function addBudgetNote(
   const note = budgetNote(stopped, limits, reply.text);
   push({ type: 'reply.delta', replyId: reply.replyId, text: note });
   reply.text += note;
+}
+
+/** The line that stands in for a reply file the channel cannot send. */
+function unsendableMediaLine(media: ReplyMedia): string {
+  const kinds = { image: 'images', audio: 'audio files', file: 'files' } as const;
+  return `(I made "${media.name}", but this chat cannot receive ${kinds[media.kind]}.)`;
 }
