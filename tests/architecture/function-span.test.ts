@@ -22,7 +22,7 @@ const BEING_SPLIT = new Set<string>([
   'packages/channel-telegram/src/deliver-reply.ts: deliverTelegramReply',
   // The session store, which a branch adding each person's conversation list also changes.
   'packages/core/src/session-store/sqlite-session-store.ts: createSqliteSessionStore',
-])
+]);
 
 let measured: FunctionMeasure[] | undefined;
 

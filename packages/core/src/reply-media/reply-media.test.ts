@@ -1,6 +1,6 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import type { ReplyMediaKind } from '@nexus/protocol';
+import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { makePng } from '@nexus/testkit/media';
 import { tool } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
