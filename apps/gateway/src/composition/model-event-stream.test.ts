@@ -88,3 +88,43 @@ describe('the model stream as the AI SDK parses it', () => {
     expect(result.errors).toEqual([]);
   });
 });
+
+describe('a model stream whose body fails part-way', () => {
+  // The patch no longer releases the body's reader once the body is done (that built a TypeError
+  // with a stack each response); a body that fails must still release it and report the failure.
+  it("fails the call with the body's error as its cause", async () => {
+    const bytes = encoder.encode(sse(chunk('before ')));
+    let pulls = 0;
+    const model = createOpenAICompatible({
+      name: 'test',
+      baseURL: 'http://model.invalid/v1',
+      fetch: async () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            pull(controller) {
+              pulls += 1;
+              if (pulls === 1) controller.enqueue(bytes);
+              else controller.error(new Error('connection reset by the model server'));
+            },
+          }),
+          { status: 200, headers: { 'content-type': 'text/event-stream' } },
+        ),
+    }).chatModel('scripted');
+    const call = await streamModelCall({
+      model,
+      instructions: 'test',
+      messages: [{ role: 'user', content: 'hi' }],
+      abortSignal: new AbortController().signal,
+    });
+    let failure: unknown;
+    try {
+      for await (const _part of call.stream);
+    } catch (error) {
+      failure = error;
+    }
+    expect(failure).toMatchObject({
+      message: 'Failed to process successful response',
+      cause: expect.objectContaining({ message: 'connection reset by the model server' }),
+    });
+  });
+});
