@@ -59,6 +59,8 @@ describe('nexus core turns', () => {
   it('streams typing, reply.start, several deltas and reply.end to the channel, then stores the turn', async () => {
     const reports: TurnReport[] = [];
     const { core, channel, sessionStore } = setUp({ onTurnFinished: (report) => reports.push(report) });
+    // Apart in time, as a real model streams (events of one socket read reach the channel joined).
+    server.enqueue({ chunks: ['Echo: ', 'tell me ', 'something ', 'nice'], chunkDelayMs: 5 });
     expect(await core.intake(testIntent({ id: 'm1', text: 'tell me something nice' }))).toEqual({
       status: 'accepted',
     });

@@ -42,7 +42,8 @@ afterAll(async () => {
 describe('one message end to end', () => {
   it('streams reply.start, several deltas and reply.end in order, stores the turn, and sends it as history next time', async () => {
     const client = await connect();
-    model.enqueue({ chunks: ['Lisbon ', 'is ', 'lovely ', 'in ', 'spring.'] });
+    // Apart in time, as a real model streams (events of one socket read reach the client joined).
+    model.enqueue({ chunks: ['Lisbon ', 'is ', 'lovely ', 'in ', 'spring.'], chunkDelayMs: 5 });
     const first = await client.ask('trip', 'Where should I travel?');
 
     const types = first.events

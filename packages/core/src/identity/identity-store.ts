@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { inTransaction } from './access-database.ts';
 import { AccessError } from './access-error.ts';
+import { identityCacheOf } from './identity-cache.ts';
 import { type IdentityRef, identityKey } from './identity-key.ts';
 
 /** One channel account of a person. */
@@ -94,10 +95,16 @@ export function createIdentityStore(database: DatabaseSync, now: () => number): 
     'SELECT * FROM people WHERE id IN (SELECT person_id FROM identities) ORDER BY created_at, id',
   );
 
-  const find = (identity: IdentityRef): Identity | undefined => {
+  const read = (identity: IdentityRef): Identity | undefined => {
     const row = findStatement.get(identity.channel, identity.platformId) as IdentityRow | undefined;
-    return row ? toIdentity(row) : undefined;
+    return row ? Object.freeze(toIdentity(row)) : undefined;
   };
+  // Identities read lately (every turn's access check looks its sender up), dropped as this
+  // connection writes them (below, and in the person records) or another one commits. Inside a
+  // transaction the file is read and nothing kept: a rollback would leave the copy wrong.
+  const cache = identityCacheOf<Identity | undefined>(database);
+  const find = (identity: IdentityRef): Identity | undefined =>
+    database.isTransaction ? read(identity) : cache.get(identityKey(identity), () => read(identity));
   const require = (identity: IdentityRef): Identity => {
     const found = find(identity);
     if (!found) {
@@ -131,10 +138,12 @@ export function createIdentityStore(database: DatabaseSync, now: () => number): 
           createdAt,
         );
       });
+      cache.delete(key);
       return require(options);
     },
     approve({ userId, approvedBy }) {
       approveStatement.run(now(), approvedBy, userId);
+      cache.clear();
     },
     link({ identity, toUserId }) {
       return inTransaction(database, () => {
@@ -153,6 +162,7 @@ export function createIdentityStore(database: DatabaseSync, now: () => number): 
           });
         }
         movePerson.run(toUserId, moving.userId);
+        cache.clear();
         // Whoever was approved stays approved: linking must never lock an approved account out.
         if (moving.approved) {
           const movingPerson = personStatement.get(moving.userId) as PersonRow | undefined;
@@ -178,6 +188,7 @@ export function createIdentityStore(database: DatabaseSync, now: () => number): 
         }
         insertPerson.run(current.homeUserId, current.displayName ?? null, now());
         moveIdentity.run(current.homeUserId, identity.channel, identity.platformId);
+        cache.clear();
         return require(identity);
       });
     },

@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { checkpointAndTruncate, inTransaction } from './access-database.ts';
+import { identityCacheOf } from './identity-cache.ts';
 import { type IdentityRef, identityKey } from './identity-key.ts';
 
 /** Who `/forget-me` is about: the person's ids (their own and each linked account's) and accounts. */
@@ -74,6 +75,8 @@ export function createPersonRecords(database: DatabaseSync, now: () => number): 
         for (const userId of target.userIds) statements.personName.run(userId);
         return count;
       });
+      // Links and display names changed under the identity store's copy.
+      identityCacheOf(database).clear();
       checkpointAndTruncate(database);
       return changed;
     },

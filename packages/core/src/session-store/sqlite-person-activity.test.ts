@@ -43,6 +43,49 @@ describe("the session store's record of each person's last activity", () => {
     }
   });
 
+  it("writes a busy person's activity at most once a minute, answers exactly meanwhile, and keeps it over a restart", async () => {
+    const path = temporaryFile();
+    const store = createSqliteSessionStore({ path });
+    const observer = new DatabaseSync(path);
+    const version = () =>
+      (observer.prepare('PRAGMA data_version').get() as { data_version: number }).data_version;
+    const inFile = (userId: string) =>
+      (
+        observer.prepare('SELECT last_active_at FROM person_activity WHERE user_id = ?').get(userId) as
+          | { last_active_at: number }
+          | undefined
+      )?.last_active_at;
+    expect(await store.markActive?.({ userId: 'ada', at: 100_000 })).toBeUndefined();
+    const written = version();
+    // Within the minute: exact answers, no commit.
+    expect(await store.markActive?.({ userId: 'ada', at: 110_000 })).toBe(100_000);
+    expect(await store.markActive?.({ userId: 'ada', at: 105_000 })).toBe(110_000);
+    expect(await store.markActive?.({ userId: 'ada', at: 150_000 })).toBe(110_000);
+    expect(version()).toBe(written);
+    expect(inFile('ada')).toBe(100_000);
+    // A minute after the last write: written again.
+    expect(await store.markActive?.({ userId: 'ada', at: 170_000 })).toBe(150_000);
+    expect(inFile('ada')).toBe(170_000);
+    expect(await store.markActive?.({ userId: 'ada', at: 180_000 })).toBe(170_000);
+    await store.close();
+    // Closing wrote what the file did not hold yet.
+    expect(inFile('ada')).toBe(180_000);
+
+    const reopened = createSqliteSessionStore({ path });
+    try {
+      expect(await reopened.markActive?.({ userId: 'ada', at: 190_000 })).toBe(180_000);
+      await new Promise((resolve) => setImmediate(resolve));
+      // Another connection (`nexus users forget`) removes the record: the next turn reads the file.
+      observer.prepare('DELETE FROM person_activity WHERE user_id = ?').run('ada');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(await reopened.markActive?.({ userId: 'ada', at: 200_000 })).toBeUndefined();
+      expect(inFile('ada')).toBe(200_000);
+    } finally {
+      observer.close();
+      await reopened.close();
+    }
+  });
+
   it('is filled from the stored turns when a store from before it is opened', async () => {
     const path = temporaryFile();
     const before = createSqliteSessionStore({ path });

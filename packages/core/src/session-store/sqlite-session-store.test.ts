@@ -65,6 +65,33 @@ describe('sqlite session store', () => {
     await store.close();
   });
 
+  it("a history read commits only when its own conversation has a write queued, not for others'", async () => {
+    const path = temporaryFile();
+    const store = createSqliteSessionStore({ path });
+    const observer = new DatabaseSync(path);
+    const version = () =>
+      (observer.prepare('PRAGMA data_version').get() as { data_version: number }).data_version;
+    // A failed write leaves the queue too: it must not make later reads of web:c1 commit.
+    await expect(store.appendTurn(turn(1, { outcome: 'bogus' as StoredTurn['outcome'] }))).rejects.toThrow();
+    await store.appendTurn(turn(2));
+    const before = version();
+    const other = store.appendTurn(turn(3, { conversationKey: 'web:c2' }));
+    expect(
+      (await store.history({ conversationKey: 'web:c1', limit: 5 })).map((stored) => stored.intentId),
+    ).toEqual(['intent-2']);
+    expect(version()).toBe(before);
+    // Two writes of web:c1 queued: one read commits both.
+    const first = store.appendTurn(turn(4));
+    const second = store.appendTurn(turn(5));
+    expect(
+      (await store.history({ conversationKey: 'web:c1', limit: 5 })).map((stored) => stored.intentId),
+    ).toEqual(['intent-2', 'intent-4', 'intent-5']);
+    expect(version()).toBe(before + 1);
+    await Promise.all([other, first, second]);
+    observer.close();
+    await store.close();
+  });
+
   it('returns the last turns of a conversation oldest first, and only that conversation', async () => {
     const store = createSqliteSessionStore({ path: ':memory:' });
     for (let index = 1; index <= 5; index++) await store.appendTurn(turn(index, { tokenCount: index }));

@@ -15,8 +15,11 @@ export function createReplyStream(): ReplyStream {
   let ended = false;
   let consumerGone = false;
   let wake: (() => void) | undefined;
+  let wakeAfterTick: NodeJS.Immediate | undefined;
 
   function notify(): void {
+    if (wakeAfterTick !== undefined) clearImmediate(wakeAfterTick);
+    wakeAfterTick = undefined;
     const resolve = wake;
     wake = undefined;
     resolve?.();
@@ -26,6 +29,15 @@ export function createReplyStream(): ReplyStream {
     push(event) {
       if (ended || consumerGone) return;
       buffer.push(event);
+      // A delta wakes the consumer once this event-loop turn is over rather than at once: the
+      // model's text often arrives as several events in one socket read, and they then reach the
+      // consumer as one delta (see `next`). The web-socket send holds its frames until the same
+      // point anyway (it corks the socket until setImmediate), so no byte leaves later for it.
+      // Anything else wakes it at once, and after the deltas queued before it.
+      if (event.type === 'reply.delta' && wake !== undefined) {
+        wakeAfterTick ??= setImmediate(notify);
+        return;
+      }
       notify();
     },
     end() {
@@ -44,7 +56,18 @@ export function createReplyStream(): ReplyStream {
           if (head < buffer.length && !consumerGone) {
             const value = buffer[head] as ReplyEvent;
             head += 1;
-            return { value, done: false };
+            if (value.type !== 'reply.delta') return { value, done: false };
+            // Deltas of this reply that queued up in the same event-loop turn or while the
+            // consumer was busy (a slow socket) go out as one: the same text in the same order,
+            // but one frame, one resume-log entry and one send instead of one per word.
+            let text = value.text;
+            while (head < buffer.length) {
+              const following = buffer[head] as ReplyEvent;
+              if (following.type !== 'reply.delta' || following.replyId !== value.replyId) break;
+              text += following.text;
+              head += 1;
+            }
+            return { value: text === value.text ? value : { ...value, text }, done: false };
           }
           return { value: undefined, done: true };
         },

@@ -77,7 +77,10 @@ describe('memory in the loop, end to end with the scripted model', () => {
 
     const dinner = await ana.ask('second', 'suggest a dinner place');
     expect(dinner.text).toBe(CHAT_REPLY);
-    expect(dinner.events.filter((event) => event.type === 'reply.delta').length).toBeGreaterThan(3);
+    // The scripted model sends its whole answer in one write, so its deltas may reach the client
+    // joined; together they carry the reply.
+    const deltaText = dinner.events.map((event) => (event.type === 'reply.delta' ? event.text : '')).join('');
+    expect(deltaText).toBe(CHAT_REPLY);
     const prompt = systemOf(chatRequestFor('suggest a dinner place')!);
     expect(prompt).toContain('## Known Facts (from memory)');
     expect(prompt).toContain('- Is vegetarian (preference, today, you told me)');
