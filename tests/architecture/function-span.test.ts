@@ -19,10 +19,9 @@ const MAX_SPAN = 200;
 const BEING_SPLIT = new Set<string>([
   // The channels engineer's work on the channel packages.
   'packages/channel-discord/src/discord-gateway-connection.ts: createDiscordGatewayConnection',
-  'packages/channel-telegram/src/deliver-reply.ts: deliverTelegramReply',
   // The session store, which a branch adding each person's conversation list also changes.
   'packages/core/src/session-store/sqlite-session-store.ts: createSqliteSessionStore',
-])
+]);
 
 let measured: FunctionMeasure[] | undefined;
 
