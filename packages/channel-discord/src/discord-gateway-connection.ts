@@ -68,63 +68,99 @@ type Phase = 'stopped' | 'connecting' | 'ready' | 'down';
  * (it believes it is connected, yet nothing has arrived for `watchdogMs` and a probe through the
  * gateway gets no answer).
  */
-export function createDiscordGatewayConnection(options: DiscordGatewayConnectionOptions) {
-  const { logger } = options;
-  let phase: Phase = 'stopped';
-  let detail: string | undefined;
-  let client: Client<true> | undefined;
-  let lastActivityAt = 0;
-  let probing = false;
-  let recreating: Promise<void> | undefined;
-  let watchdog: ReturnType<typeof setInterval> | undefined;
-  let stopController = new AbortController();
-  let clientsCreated = 0;
+export function createDiscordGatewayConnection(
+  options: DiscordGatewayConnectionOptions,
+): DiscordGatewayConnection {
+  return new DiscordGatewayConnection(options);
+}
 
-  function buildClient(): Client {
-    const created = new Client({
-      intents: [
-        GatewayIntentBits.Guilds,
-        GatewayIntentBits.GuildMessages,
-        GatewayIntentBits.DirectMessages,
-        GatewayIntentBits.MessageContent,
-      ],
-      // Message: without a cache, updates and deletes of messages arrive only as partials.
-      partials: [Partials.Channel, Partials.Message],
-      allowedMentions: { parse: [], repliedUser: false },
-      failIfNotExists: false,
-      // History lives in the SessionStore; caching messages only costs memory and would hide
-      // replayed MESSAGE_CREATEs from our own de-duplication.
-      makeCache: Options.cacheWithLimits({ ...Options.DefaultMakeCacheSettings, MessageManager: 0 }),
-      ...(options.restApi ? { rest: { api: options.restApi } } : {}),
-    });
-    clientsCreated += 1;
+/** The connection's state: which client is current, its phase, and the watchdog's bookkeeping. */
+export class DiscordGatewayConnection {
+  readonly #options: DiscordGatewayConnectionOptions;
+  #phase: Phase = 'stopped';
+  #detail: string | undefined;
+  /** Events from any other client (one being replaced) are ignored. */
+  #client: Client<true> | undefined;
+  #lastActivityAt = 0;
+  #probing = false;
+  #recreating: Promise<void> | undefined;
+  #watchdog: ReturnType<typeof setInterval> | undefined;
+  #stopController = new AbortController();
+  #clientsCreated = 0;
+
+  constructor(options: DiscordGatewayConnectionOptions) {
+    this.#options = options;
+  }
+
+  async start(): Promise<void> {
+    const { logger, watchdogMs } = this.#options;
+    this.#stopController = new AbortController();
+    try {
+      await this.#connectOnce();
+    } catch (error) {
+      const failure = DiscordChannelError.from(error, 'connect to the Discord gateway');
+      this.#phase = 'down';
+      this.#detail = failure.message;
+      if (!failure.retryable) throw failure;
+      logger.warn({ err: failure }, 'discord not reachable at start; retrying in the background');
+      void this.#connectWithRetry(1).catch((retryError: unknown) =>
+        logger.error({ err: retryError }, 'discord reconnect gave up'),
+      );
+    }
+    if (watchdogMs > 0) {
+      const tickMs = Math.max(50, Math.min(Math.floor(watchdogMs / 4), 5000));
+      this.#watchdog = setInterval(() => void this.#checkWatchdog(), tickMs);
+      this.#watchdog.unref();
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#stopController.abort();
+    clearInterval(this.#watchdog);
+    this.#watchdog = undefined;
+    await this.#recreating;
+    await this.#destroyClient();
+    this.#phase = 'stopped';
+    this.#detail = undefined;
+  }
+
+  health(): ChannelHealth {
+    const detail = this.#detail;
+    if (this.#phase === 'stopped') return { status: 'stopped' };
+    if (this.#phase === 'down') return { status: 'down', ...(detail ? { detail } : {}) };
+    if (this.#phase === 'connecting' || !this.#client) return { status: 'connecting' };
+    if (this.#recreating) return { status: 'connecting', detail: 'recreating the client' };
+    if (shardsReady(this.#client)) return { status: 'up' };
+    return { status: 'connecting', detail: 'gateway reconnecting' };
+  }
+
+  client(): Client<true> | undefined {
+    return this.#client;
+  }
+
+  clientsCreated(): number {
+    return this.#clientsCreated;
+  }
+
+  #buildClient(): Client {
+    const { logger } = this.#options;
+    const created = newDiscordClient(this.#options.restApi);
+    this.#clientsCreated += 1;
     const touch = () => {
-      lastActivityAt = options.now();
+      this.#lastActivityAt = this.#options.now();
     };
     created.on(Events.Raw, touch);
     created.on(Events.ShardResume, touch);
-    created.on(Events.MessageCreate, (message) => {
-      if (created === client) options.onMessage(message, created as Client<true>);
-    });
-    created.on(Events.MessageUpdate, (oldMessage, newMessage) => {
-      if (created === client) options.onMessageUpdate(oldMessage, newMessage, created as Client<true>);
-    });
-    created.on(Events.Raw, (packet: { t?: unknown; d?: unknown }) => {
-      if (created !== client) return;
-      const deleted = readMessageDelete(packet);
-      if (deleted) options.onMessageDelete(deleted, created as Client<true>);
-    });
-    created.on(Events.InteractionCreate, (interaction) => {
-      if (created === client) options.onInteraction(interaction, created as Client<true>);
-    });
+    this.#forwardEvents(created);
     created.on(Events.ShardDisconnect, (event, shardId) => {
-      if (created !== client || phase !== 'ready') return;
-      phase = 'down';
-      detail = `gateway closed with ${event.code} and will not reconnect`;
+      if (created !== this.#client || this.#phase !== 'ready') return;
+      this.#phase = 'down';
+      this.#detail = `gateway closed with ${event.code} and will not reconnect`;
       logger.error({ code: event.code, shardId }, 'discord gateway closed for good');
     });
     created.on(Events.ShardReady, () => {
-      if (created === client && phase === 'ready') options.onSessionRestart?.(created as Client<true>);
+      if (created === this.#client && this.#phase === 'ready')
+        this.#options.onSessionRestart?.(created as Client<true>);
     });
     created.on(Events.ShardReconnecting, (shardId) =>
       logger.info({ shardId }, 'discord gateway reconnecting'),
@@ -136,162 +172,172 @@ export function createDiscordGatewayConnection(options: DiscordGatewayConnection
     return created;
   }
 
-  async function connectOnce(): Promise<void> {
-    const created = buildClient();
-    client = created as Client<true>;
-    phase = 'connecting';
-    detail = undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+  /** Messages, edits, deletes and interactions go to the owner, from the current client only. */
+  #forwardEvents(created: Client): void {
+    const options = this.#options;
+    const current = created as Client<true>;
+    created.on(Events.MessageCreate, (message) => {
+      if (created === this.#client) options.onMessage(message, current);
+    });
+    created.on(Events.MessageUpdate, (oldMessage, newMessage) => {
+      if (created === this.#client) options.onMessageUpdate(oldMessage, newMessage, current);
+    });
+    created.on(Events.Raw, (packet: { t?: unknown; d?: unknown }) => {
+      if (created !== this.#client) return;
+      const deleted = readMessageDelete(packet);
+      if (deleted) options.onMessageDelete(deleted, current);
+    });
+    created.on(Events.InteractionCreate, (interaction) => {
+      if (created === this.#client) options.onInteraction(interaction, current);
+    });
+  }
+
+  async #connectOnce(): Promise<void> {
+    const { logger } = this.#options;
+    const created = this.#buildClient();
+    this.#client = created as Client<true>;
+    this.#phase = 'connecting';
+    this.#detail = undefined;
     try {
-      await new Promise<void>((resolve, reject) => {
-        created.once(Events.ClientReady, () => resolve());
-        created.once(Events.ShardDisconnect, (event) =>
-          reject(
-            new DiscordChannelError({
-              code: event.code === 4004 ? 'unauthorized' : 'not_configured',
-              message: gatewayRefusalMessage(event.code),
-              discordCode: event.code,
-            }),
-          ),
-        );
-        timer = setTimeout(
-          () =>
-            reject(
-              new DiscordChannelError({
-                code: 'timeout',
-                message: 'Discord login timed out.',
-                retryable: true,
-              }),
-            ),
-          options.readyTimeoutMs,
-        );
-        created.login(options.token).catch(reject);
-      });
+      await loginDiscordClient(created, this.#options.token, this.#options.readyTimeoutMs);
     } catch (error) {
-      if (client === created) client = undefined;
+      if (this.#client === created) this.#client = undefined;
       created.removeAllListeners();
       await created.destroy().catch(() => undefined);
       throw classifyLoginError(error);
-    } finally {
-      clearTimeout(timer);
     }
-    if (client !== created) return;
-    phase = 'ready';
-    lastActivityAt = options.now();
-    logger.info({ botUserId: created.user?.id, clients: clientsCreated }, 'discord connected');
-    await options
+    if (this.#client !== created) return;
+    this.#phase = 'ready';
+    this.#lastActivityAt = this.#options.now();
+    logger.info({ botUserId: created.user?.id, clients: this.#clientsCreated }, 'discord connected');
+    await this.#options
       .onReady(created as Client<true>)
       .catch((error: unknown) => logger.warn({ err: error }, 'discord post-connect step failed'));
   }
 
   /** Keeps trying with backoff; only a refusal (bad token, disallowed intents) ends it. */
-  async function connectWithRetry(firstAttempt: number): Promise<void> {
-    const signal = stopController.signal;
+  async #connectWithRetry(firstAttempt: number): Promise<void> {
+    const signal = this.#stopController.signal;
     for (let attempt = firstAttempt; !signal.aborted; attempt += 1) {
       try {
-        await connectOnce();
+        await this.#connectOnce();
         return;
       } catch (error) {
         const failure = DiscordChannelError.from(error, 'connect to the Discord gateway');
-        phase = 'down';
-        detail = failure.message;
+        this.#phase = 'down';
+        this.#detail = failure.message;
         if (!failure.retryable || signal.aborted) throw failure;
         const delayMs = backoffDelay({ attempt, initialMs: 1000, maxMs: 60_000 });
-        logger.warn({ attempt, delayMs, err: failure }, 'discord login failed; retrying');
+        this.#options.logger.warn({ attempt, delayMs, err: failure }, 'discord login failed; retrying');
         await sleep(delayMs, undefined, { signal }).catch(() => undefined);
       }
     }
   }
 
-  async function destroyClient(): Promise<void> {
-    const old = client;
-    client = undefined;
+  async #destroyClient(): Promise<void> {
+    const old = this.#client;
+    this.#client = undefined;
     if (!old) return;
     old.removeAllListeners();
-    await old.destroy().catch((error: unknown) => logger.warn({ err: error }, 'discord destroy failed'));
+    await old
+      .destroy()
+      .catch((error: unknown) => this.#options.logger.warn({ err: error }, 'discord destroy failed'));
   }
 
-  function recreate(reason: string): Promise<void> {
-    recreating ??= (async () => {
+  #recreate(reason: string): Promise<void> {
+    const { logger } = this.#options;
+    this.#recreating ??= (async () => {
       logger.warn({ reason }, 'discord client is deaf; recreating it');
-      await destroyClient();
-      await connectWithRetry(0).catch((error: unknown) =>
+      await this.#destroyClient();
+      await this.#connectWithRetry(0).catch((error: unknown) =>
         logger.error({ err: error }, 'discord reconnect gave up'),
       );
     })().finally(() => {
-      recreating = undefined;
+      this.#recreating = undefined;
     });
-    return recreating;
+    return this.#recreating;
   }
 
-  function shardsReady(current: Client): boolean {
-    const shards = [...current.ws.shards.values()];
-    return shards.length > 0 && shards.every((shard) => shard.status === Status.Ready);
-  }
-
-  async function checkWatchdog(): Promise<void> {
-    const current = client;
-    if (!current || phase !== 'ready' || recreating || probing || !shardsReady(current)) {
-      lastActivityAt = options.now();
+  async #checkWatchdog(): Promise<void> {
+    const { now, watchdogMs } = this.#options;
+    const current = this.#client;
+    if (!current || this.#phase !== 'ready' || this.#recreating || this.#probing || !shardsReady(current)) {
+      this.#lastActivityAt = now();
       return;
     }
-    const silentMs = options.now() - lastActivityAt;
-    if (silentMs < options.watchdogMs) return;
-    probing = true;
+    const silentMs = now() - this.#lastActivityAt;
+    if (silentMs < watchdogMs) return;
+    this.#probing = true;
     try {
-      const alive = await probeDiscordGateway(current, { timeoutMs: Math.min(options.watchdogMs, 15_000) });
-      if (current !== client || stopController.signal.aborted) return;
-      if (alive) lastActivityAt = options.now();
-      else void recreate(`no gateway events for ${silentMs} ms and the probe went unanswered`);
+      const alive = await probeDiscordGateway(current, { timeoutMs: Math.min(watchdogMs, 15_000) });
+      if (current !== this.#client || this.#stopController.signal.aborted) return;
+      if (alive) this.#lastActivityAt = now();
+      else void this.#recreate(`no gateway events for ${silentMs} ms and the probe went unanswered`);
     } finally {
-      probing = false;
+      this.#probing = false;
     }
   }
-
-  return {
-    async start(): Promise<void> {
-      stopController = new AbortController();
-      try {
-        await connectOnce();
-      } catch (error) {
-        const failure = DiscordChannelError.from(error, 'connect to the Discord gateway');
-        phase = 'down';
-        detail = failure.message;
-        if (!failure.retryable) throw failure;
-        logger.warn({ err: failure }, 'discord not reachable at start; retrying in the background');
-        void connectWithRetry(1).catch((retryError: unknown) =>
-          logger.error({ err: retryError }, 'discord reconnect gave up'),
-        );
-      }
-      if (options.watchdogMs > 0) {
-        const tickMs = Math.max(50, Math.min(Math.floor(options.watchdogMs / 4), 5000));
-        watchdog = setInterval(() => void checkWatchdog(), tickMs);
-        watchdog.unref();
-      }
-    },
-    async stop(): Promise<void> {
-      stopController.abort();
-      clearInterval(watchdog);
-      watchdog = undefined;
-      await recreating;
-      await destroyClient();
-      phase = 'stopped';
-      detail = undefined;
-    },
-    health(): ChannelHealth {
-      if (phase === 'stopped') return { status: 'stopped' };
-      if (phase === 'down') return { status: 'down', ...(detail ? { detail } : {}) };
-      if (phase === 'connecting' || !client) return { status: 'connecting' };
-      if (recreating) return { status: 'connecting', detail: 'recreating the client' };
-      if (shardsReady(client)) return { status: 'up' };
-      return { status: 'connecting', detail: 'gateway reconnecting' };
-    },
-    client: (): Client<true> | undefined => client,
-    clientsCreated: () => clientsCreated,
-  };
 }
 
-export type DiscordGatewayConnection = ReturnType<typeof createDiscordGatewayConnection>;
+function newDiscordClient(restApi: string | undefined): Client {
+  return new Client({
+    intents: [
+      GatewayIntentBits.Guilds,
+      GatewayIntentBits.GuildMessages,
+      GatewayIntentBits.DirectMessages,
+      GatewayIntentBits.MessageContent,
+    ],
+    // Message: without a cache, updates and deletes of messages arrive only as partials.
+    partials: [Partials.Channel, Partials.Message],
+    allowedMentions: { parse: [], repliedUser: false },
+    failIfNotExists: false,
+    // History lives in the SessionStore; caching messages only costs memory and would hide
+    // replayed MESSAGE_CREATEs from our own de-duplication.
+    makeCache: Options.cacheWithLimits({ ...Options.DefaultMakeCacheSettings, MessageManager: 0 }),
+    ...(restApi ? { rest: { api: restApi } } : {}),
+  });
+}
+
+/**
+ * Logs `created` in and waits for it to be ready; a close code on the way (bad token, disallowed
+ * intents) or no ready within `readyTimeoutMs` rejects.
+ */
+async function loginDiscordClient(created: Client, token: string, readyTimeoutMs: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      created.once(Events.ClientReady, () => resolve());
+      created.once(Events.ShardDisconnect, (event) =>
+        reject(
+          new DiscordChannelError({
+            code: event.code === 4004 ? 'unauthorized' : 'not_configured',
+            message: gatewayRefusalMessage(event.code),
+            discordCode: event.code,
+          }),
+        ),
+      );
+      timer = setTimeout(
+        () =>
+          reject(
+            new DiscordChannelError({
+              code: 'timeout',
+              message: 'Discord login timed out.',
+              retryable: true,
+            }),
+          ),
+        readyTimeoutMs,
+      );
+      created.login(token).catch(reject);
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function shardsReady(current: Client): boolean {
+  const shards = [...current.ws.shards.values()];
+  return shards.length > 0 && shards.every((shard) => shard.status === Status.Ready);
+}
 
 function classifyLoginError(error: unknown): unknown {
   if (error instanceof DiscordjsError && error.code === 'TokenInvalid') {

@@ -14,8 +14,6 @@ import { type ChatAddress, messageIdOf } from './conversation-address.ts';
 import { TelegramBlockedError, TelegramDeliveryError } from './telegram-errors.ts';
 import type { TelegramSender } from './telegram-sender.ts';
 
-/** Telegram's limit per message, in UTF-16 code units of visible text. */
-
 export interface DeliverTelegramReplyOptions {
   sender: TelegramSender;
   address: ChatAddress;
@@ -44,79 +42,162 @@ export interface DeliveryOutcome {
  * the stream is still read so the turn completes.
  */
 export async function deliverTelegramReply(options: DeliverTelegramReplyOptions): Promise<DeliveryOutcome> {
-  const { sender, address, blocked, logger, abortSignal } = options;
-  const messageIds: number[] = [];
-  const replyTarget =
-    options.conversation.kind === 'direct'
-      ? undefined
-      : messageIdOf(options.conversation.intentId, address.chatId);
-  let replyUsed = replyTarget === undefined;
-  let status: DeliveryOutcome['status'] = 'empty';
-  let typing: TypingHandle | undefined;
-  let streamer: EditStreamer | undefined;
-  let streamed = '';
-  /** A status line ("Restoring your preferences…") is the draft: the reply's first text edits it away. */
-  let placeholder = false;
-  /** Files wait for the reply's text: the person reads the answer, then gets what it made. */
-  let pendingMedia: ReplyMediaEvent[] = [];
+  return new TelegramReplyDelivery(options).run();
+}
 
-  const note = (error: unknown): void => {
+/** One reply on its way into one chat: the draft, the typing indicator and the files still to send. */
+class TelegramReplyDelivery {
+  readonly #options: DeliverTelegramReplyOptions;
+  readonly #messageIds: number[] = [];
+  /** In groups, the message the reply answers; its first message quotes it, once. */
+  readonly #replyTarget: number | undefined;
+  #replyUsed: boolean;
+  #status: DeliveryOutcome['status'] = 'empty';
+  #typing: TypingHandle | undefined;
+  #streamer: EditStreamer | undefined;
+  #streamed = '';
+  /** A status line ("Restoring your preferences…") is the draft: the reply's first text edits it away. */
+  #placeholder = false;
+  /** Files wait for the reply's text: the person reads the answer, then gets what it made. */
+  #pendingMedia: ReplyMediaEvent[] = [];
+
+  constructor(options: DeliverTelegramReplyOptions) {
+    this.#options = options;
+    this.#replyTarget =
+      options.conversation.kind === 'direct'
+        ? undefined
+        : messageIdOf(options.conversation.intentId, options.address.chatId);
+    this.#replyUsed = this.#replyTarget === undefined;
+  }
+
+  async run(): Promise<DeliveryOutcome> {
+    const { address, blocked, abortSignal } = this.#options;
+    try {
+      for await (const event of this.#options.events) {
+        if (abortSignal?.aborted) {
+          this.#status = 'aborted';
+          break;
+        }
+        if (blocked.has(address.chatId)) {
+          this.#status = 'blocked';
+          continue;
+        }
+        await this.#play(event);
+      }
+      if (this.#streamed !== '' && this.#status !== 'aborted') await this.#finishReply(this.#streamed);
+      if (this.#placeholder) await this.#dropPlaceholder();
+      if (this.#status !== 'aborted') await this.#sendPendingMedia();
+    } finally {
+      this.#stopTyping();
+    }
+    return { status: this.#status, messageIds: this.#messageIds };
+  }
+
+  async #play(event: ReplyEvent): Promise<void> {
+    switch (event.type) {
+      case 'typing':
+      case 'reply.start':
+        this.#startTyping();
+        break;
+      case 'reply.delta':
+        this.#startTyping();
+        this.#placeholder = false;
+        this.#streamed += event.text;
+        this.#streamer ??= this.#newStreamer();
+        this.#streamer.push(this.#streamed);
+        break;
+      case 'reply.end':
+        // Typing stops first: an indicator that outlives the final text looks like more is coming.
+        this.#stopTyping();
+        await this.#finishReply(event.text);
+        await this.#sendPendingMedia();
+        break;
+      case 'reply.media':
+        this.#pendingMedia.push(event);
+        break;
+      case 'error':
+        this.#stopTyping();
+        // A status line still showing becomes the notice (one edit) rather than leaving first.
+        if (!this.#placeholder) await this.#finishReply(this.#streamed);
+        this.#placeholder = false;
+        await this.#finishReply(`⚠️ ${event.message}`);
+        break;
+      case 'status':
+        // Shown as the reply's draft, in italics, until the reply's text edits it away.
+        this.#startTyping();
+        if (this.#streamed !== '' || this.#placeholder) break;
+        this.#placeholder = true;
+        this.#streamer ??= this.#newStreamer();
+        this.#streamer.push(`_${event.text.replace(/[_*]/gu, '')}_`);
+        break;
+    }
+  }
+
+  #note(error: unknown): void {
+    const { address, blocked, logger } = this.#options;
     if (error instanceof TelegramBlockedError || blocked.has(address.chatId)) {
-      status = 'blocked';
+      this.#status = 'blocked';
       return;
     }
-    status = 'failed';
+    this.#status = 'failed';
     const kind = error instanceof TelegramDeliveryError ? error.kind : 'unknown';
     logger.error({ err: error, kind, chatId: address.chatId }, 'telegram: reply not delivered');
-  };
+  }
+
   /** Runs one API call unless the chat is blocked; a 403 marks it blocked. */
-  const guarded = async <T>(call: () => Promise<T>): Promise<T> => {
+  async #guarded<T>(call: () => Promise<T>): Promise<T> {
+    const { address, blocked, conversation } = this.#options;
     if (blocked.has(address.chatId))
-      throw new TelegramBlockedError({ conversationId: options.conversation.conversationId });
+      throw new TelegramBlockedError({ conversationId: conversation.conversationId });
     try {
       return await call();
     } catch (error) {
       if (error instanceof TelegramDeliveryError && error.kind === 'blocked') {
-        blocked.mark(address.chatId, options.now());
-        stopTyping();
-        throw new TelegramBlockedError({ conversationId: options.conversation.conversationId, cause: error });
+        blocked.mark(address.chatId, this.#options.now());
+        this.#stopTyping();
+        throw new TelegramBlockedError({ conversationId: conversation.conversationId, cause: error });
       }
       throw error;
     }
-  };
-  const startTyping = (): void => {
-    if (typing || blocked.has(address.chatId)) return;
-    typing = keepTyping({
-      intervalMs: options.typingIntervalMs,
-      send: () => guarded(() => sender.typing({ address, ...signal(abortSignal) })),
+  }
+
+  #startTyping(): void {
+    const { sender, address, blocked, logger, abortSignal } = this.#options;
+    if (this.#typing || blocked.has(address.chatId)) return;
+    this.#typing = keepTyping({
+      intervalMs: this.#options.typingIntervalMs,
+      send: () => this.#guarded(() => sender.typing({ address, ...signal(abortSignal) })),
       onError: (error) => logger.debug({ err: error, chatId: address.chatId }, 'telegram: typing not shown'),
     });
-  };
-  const stopTyping = (): void => {
-    typing?.stop();
-    typing = undefined;
-  };
-  const newStreamer = (): EditStreamer =>
-    createEditStreamer({
+  }
+
+  #stopTyping(): void {
+    this.#typing?.stop();
+    this.#typing = undefined;
+  }
+
+  #newStreamer(): EditStreamer {
+    const { sender, address, logger, abortSignal } = this.#options;
+    return createEditStreamer({
       maxLength: TELEGRAM_CAPABILITIES.maxMessageChars,
-      minIntervalMs: options.streamEditIntervalMs,
-      now: options.now,
+      minIntervalMs: this.#options.streamEditIntervalMs,
+      now: this.#options.now,
       send: async (markdown, index) => {
-        const answer = !replyUsed && index === 0;
-        const id = await guarded(() =>
+        const answer = !this.#replyUsed && index === 0;
+        const id = await this.#guarded(() =>
           sender.sendHtml({
             address,
             html: renderTelegramHtml(markdown),
             plainText: markdown,
-            ...(answer ? { replyToMessageId: replyTarget } : {}),
+            ...(answer ? { replyToMessageId: this.#replyTarget } : {}),
             ...signal(abortSignal),
           }),
         );
-        if (answer) replyUsed = true;
+        if (answer) this.#replyUsed = true;
         return String(id);
       },
       edit: (id, markdown) =>
-        guarded(() =>
+        this.#guarded(() =>
           sender.editHtml({
             address,
             messageId: Number(id),
@@ -126,47 +207,53 @@ export async function deliverTelegramReply(options: DeliverTelegramReplyOptions)
           }),
         ),
       remove: (id) =>
-        guarded(() => sender.remove({ address, messageId: Number(id), ...signal(abortSignal) })),
+        this.#guarded(() => sender.remove({ address, messageId: Number(id), ...signal(abortSignal) })),
       onError: (error) => {
         if (!(error instanceof TelegramBlockedError))
           logger.warn({ err: error }, 'telegram: draft update failed');
       },
     });
-  const finishReply = async (text: string): Promise<void> => {
-    if (text.trim() === '' && placeholder) return dropPlaceholder();
-    placeholder = false;
-    const current = streamer ?? newStreamer();
-    streamer = undefined;
-    streamed = '';
+  }
+
+  async #finishReply(text: string): Promise<void> {
+    if (text.trim() === '' && this.#placeholder) return this.#dropPlaceholder();
+    this.#placeholder = false;
+    const current = this.#streamer ?? this.#newStreamer();
+    this.#streamer = undefined;
+    this.#streamed = '';
     if (text.trim() === '') return;
     try {
       const ids = await current.finish(text);
-      messageIds.push(...ids.map(Number));
-      if (status === 'empty') status = 'delivered';
+      this.#messageIds.push(...ids.map(Number));
+      if (this.#status === 'empty') this.#status = 'delivered';
     } catch (error) {
-      note(error);
+      this.#note(error);
     }
-  };
+  }
 
   /** No reply text replaced the status line: it goes, so no stale "Restoring…" stays in the chat. */
-  const dropPlaceholder = async (): Promise<void> => {
-    const current = streamer;
-    streamer = undefined;
-    placeholder = false;
+  async #dropPlaceholder(): Promise<void> {
+    const current = this.#streamer;
+    this.#streamer = undefined;
+    this.#placeholder = false;
     await current
       ?.finish('')
       .catch((error: unknown) =>
-        logger.debug({ err: error, chatId: address.chatId }, 'telegram: status line not removed'),
+        this.#options.logger.debug(
+          { err: error, chatId: this.#options.address.chatId },
+          'telegram: status line not removed',
+        ),
       );
-  };
+  }
 
-  const sendPendingMedia = async (): Promise<void> => {
-    const media = pendingMedia;
-    pendingMedia = [];
+  async #sendPendingMedia(): Promise<void> {
+    const { sender, address, blocked, logger, abortSignal } = this.#options;
+    const media = this.#pendingMedia;
+    this.#pendingMedia = [];
     for (const event of media) {
       if (blocked.has(address.chatId) || abortSignal?.aborted) return;
       try {
-        const outcome = await guarded(() =>
+        const outcome = await this.#guarded(() =>
           sender.sendMedia({
             address,
             media: event.media,
@@ -175,77 +262,21 @@ export async function deliverTelegramReply(options: DeliverTelegramReplyOptions)
           }),
         );
         if (outcome.status === 'sent') {
-          messageIds.push(outcome.messageId);
-          if (status === 'empty') status = 'delivered';
+          this.#messageIds.push(outcome.messageId);
+          if (this.#status === 'empty') this.#status = 'delivered';
         } else {
-          await finishReply(mediaTooLargeNote(event.media, outcome.limitBytes, 'Telegram'));
+          await this.#finishReply(mediaTooLargeNote(event.media, outcome.limitBytes, 'Telegram'));
         }
       } catch (error) {
-        if (error instanceof TelegramBlockedError) return note(error);
+        if (error instanceof TelegramBlockedError) return this.#note(error);
         logger.warn(
           { err: error, chatId: address.chatId, name: event.media.name },
           'telegram: file not sent',
         );
-        await finishReply(mediaNotSentNote(event.media, 'Telegram'));
+        await this.#finishReply(mediaNotSentNote(event.media, 'Telegram'));
       }
     }
-  };
-
-  try {
-    for await (const event of options.events) {
-      if (abortSignal?.aborted) {
-        status = 'aborted';
-        break;
-      }
-      if (blocked.has(address.chatId)) {
-        status = 'blocked';
-        continue;
-      }
-      switch (event.type) {
-        case 'typing':
-        case 'reply.start':
-          startTyping();
-          break;
-        case 'reply.delta':
-          startTyping();
-          placeholder = false;
-          streamed += event.text;
-          streamer ??= newStreamer();
-          streamer.push(streamed);
-          break;
-        case 'reply.end':
-          // Typing stops first: an indicator that outlives the final text looks like more is coming.
-          stopTyping();
-          await finishReply(event.text);
-          await sendPendingMedia();
-          break;
-        case 'reply.media':
-          pendingMedia.push(event);
-          break;
-        case 'error':
-          stopTyping();
-          // A status line still showing becomes the notice (one edit) rather than leaving first.
-          if (!placeholder) await finishReply(streamed);
-          placeholder = false;
-          await finishReply(`⚠️ ${event.message}`);
-          break;
-        case 'status':
-          // Shown as the reply's draft, in italics, until the reply's text edits it away.
-          startTyping();
-          if (streamed !== '' || placeholder) break;
-          placeholder = true;
-          streamer ??= newStreamer();
-          streamer.push(`_${event.text.replace(/[_*]/gu, '')}_`);
-          break;
-      }
-    }
-    if (streamed !== '' && status !== 'aborted') await finishReply(streamed);
-    if (placeholder) await dropPlaceholder();
-    if (status !== 'aborted') await sendPendingMedia();
-  } finally {
-    stopTyping();
   }
-  return { status, messageIds };
 }
 
 function signal(abortSignal: AbortSignal | undefined): { abortSignal?: AbortSignal } {
