@@ -22,6 +22,13 @@ export {
 export { MODEL_ERROR_MESSAGES, toModelError } from './model-error.ts';
 export { createNexusCore, type NexusCore, type NexusCoreOptions } from './nexus-core.ts';
 export type { SessionStore } from './session-store.ts';
+export type {
+  ConversationEntry,
+  ConversationList,
+  ConversationMessage,
+  ImportedExchange,
+  ImportOutcome,
+} from './conversation-list.ts';
 export { createSqliteSessionStore } from './sqlite-session-store.ts';
 export type { OutsideTools } from './tools/outside-tools.ts';
 
