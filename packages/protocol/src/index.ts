@@ -116,4 +116,6 @@ export {
   serverFrameSchema,
   type WebAttachment,
   webAttachmentSchema,
+  type WebConversationSummary,
+  webConversationSummarySchema,
 } from './web-socket-frames.ts';
