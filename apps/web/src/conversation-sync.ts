@@ -1,0 +1,191 @@
+import type { WebConversationSummary } from '@nexus/protocol';
+import type { ConversationSummary } from './conversation-index.ts';
+import type { ChatMessage, ConversationState } from './conversation-state.ts';
+import type { ImportedConversation, ServerConversations } from './server-conversations.ts';
+import { toSummary } from './server-conversations.ts';
+import type { ChatStorage, StoredConversation } from './storage.ts';
+
+/** Conversations per import request (the gateway takes at most 20). */
+const IMPORT_BATCH = 20;
+/** The gateway's caps on imported text; longer text is cut rather than the whole import refused. */
+const MAX_IMPORTED_TEXT = 32_000;
+const MAX_IMPORTED_REPLY = 200_000;
+/** A conversation this browser used this recently is kept even if the gateway's list lacks it yet. */
+const RECENT_LOCAL_MS = 60_000;
+
+/** The exchanges of a stored conversation that were answered: a sent message and the reply it got. */
+export function importOf(
+  summary: ConversationSummary,
+  stored: StoredConversation | undefined,
+): ImportedConversation {
+  const messages = stored?.messages ?? [];
+  const exchanges: ImportedConversation['exchanges'] = [];
+  messages.forEach((message, index) => {
+    if (message.role !== 'user' || message.state !== 'sent' || message.deleted) return;
+    const next = messages.slice(index + 1);
+    const end = next.findIndex((later) => later.role === 'user');
+    const reply = (end === -1 ? next : next.slice(0, end)).findLast(
+      (later) => later.role === 'assistant' && later.state === 'done' && !later.superseded,
+    );
+    if (reply === undefined) return;
+    exchanges.push({
+      clientMessageId: message.id,
+      text: message.text.slice(0, MAX_IMPORTED_TEXT),
+      replyText: reply.text.slice(0, MAX_IMPORTED_REPLY),
+      // Stored messages carry no times: keep their order inside the conversation's lifetime.
+      createdAt: summary.createdAt + exchanges.length,
+    });
+  });
+  return {
+    conversationId: summary.conversationId,
+    title: summary.title.trim() || 'Untitled',
+    renamed: summary.renamed === true,
+    createdAt: summary.createdAt,
+    updatedAt: Math.max(summary.createdAt, summary.updatedAt),
+    exchanges: exchanges.slice(-300),
+  };
+}
+
+/** What a message list says, for telling whether the gateway's copy differs from the one shown. */
+function signature(messages: readonly ChatMessage[]): string {
+  return messages
+    .filter((message) =>
+      message.role === 'user' ? message.state === 'sent' && !message.deleted : !message.superseded,
+    )
+    .filter((message) => message.role !== 'error')
+    .map((message) => `${message.role}\u0000${message.text}`)
+    .join('\u0001');
+}
+
+/**
+ * The conversation shown, with the gateway's history in place of its own when the two differ
+ * (a message sent or edited in another tab or device): messages not yet sent from here stay at the
+ * end. Undefined when nothing changes, or a reply is streaming here (the next change brings it).
+ */
+export function withServerHistory(
+  local: ConversationState,
+  server: readonly ChatMessage[],
+): ConversationState | undefined {
+  if (local.messages.some((message) => message.state === 'streaming')) return undefined;
+  if (signature(local.messages) === signature(server)) return undefined;
+  const known = new Set(server.map((message) => message.id));
+  const unsent = local.messages.filter(
+    (message) =>
+      message.role === 'user' &&
+      (message.state === 'pending' || message.state === 'failed') &&
+      !known.has(message.id),
+  );
+  return { ...local, messages: [...server, ...unsent] };
+}
+
+export interface ConversationSyncOptions {
+  storage: ChatStorage;
+  server: ServerConversations;
+  /** The conversation on screen now. */
+  shown: () => ConversationState;
+  /** Puts the gateway's copy of the shown conversation on screen (and in storage). */
+  show: (conversation: ConversationState, summary: ConversationSummary) => void;
+  /** The list in storage changed. */
+  listChanged: () => void;
+  /** The shown conversation was deleted elsewhere. */
+  shownDeleted: () => void;
+}
+
+/**
+ * Keeps this browser's conversations in step with the gateway, which keeps them per person: the
+ * conversations this browser held before are carried there once, the gateway's list replaces the
+ * stored one, and changes from the person's other tabs and devices (`conversation` frames) are
+ * applied as they come. Storage stays the copy shown at first paint and offline; a failed call
+ * leaves it as it is and is tried again at the next connect.
+ */
+export class ConversationSync {
+  readonly #options: ConversationSyncOptions;
+  #running: Promise<void> | undefined;
+  #again = false;
+
+  constructor(options: ConversationSyncOptions) {
+    this.#options = options;
+  }
+
+  /** After each connect: import once, take the gateway's list, and its copy of the shown conversation. */
+  sync(): Promise<void> {
+    if (this.#running !== undefined) {
+      this.#again = true;
+      return this.#running;
+    }
+    this.#running = this.#syncOnce()
+      .catch(() => {
+        // Offline or refused: storage keeps what it has; the next connect tries again.
+      })
+      .finally(() => {
+        this.#running = undefined;
+        if (this.#again) {
+          this.#again = false;
+          void this.sync();
+        }
+      });
+    return this.#running;
+  }
+
+  async #syncOnce(): Promise<void> {
+    const { storage, server } = this.#options;
+    const clientId = storage.clientId();
+    if (storage.importedFor() !== clientId) {
+      await this.#importHeld();
+      storage.markImported(clientId);
+    }
+    const listed = await server.list();
+    const now = Date.now();
+    const keep = storage.listConversations().filter((summary) => {
+      if (listed.some((entry) => entry.conversationId === summary.conversationId)) return false;
+      // Not on the gateway: deleted elsewhere, unless its message has not reached the gateway yet.
+      const messages = storage.readConversation(summary.conversationId)?.messages ?? [];
+      return (
+        now - summary.updatedAt < RECENT_LOCAL_MS ||
+        messages.some((message) => message.state === 'pending' || message.state === 'failed')
+      );
+    });
+    storage.replaceIndex([...listed, ...keep]);
+    this.#options.listChanged();
+    const shown = this.#options.shown().conversationId;
+    if (listed.some((entry) => entry.conversationId === shown)) await this.load(shown);
+  }
+
+  async #importHeld(): Promise<void> {
+    const { storage, server } = this.#options;
+    const held = storage
+      .listConversations()
+      .map((summary) => importOf(summary, storage.readConversation(summary.conversationId)));
+    for (let start = 0; start < held.length; start += IMPORT_BATCH)
+      await server.import(held.slice(start, start + IMPORT_BATCH));
+  }
+
+  /** Reads the gateway's copy of a conversation and shows it when it is still the one on screen. */
+  async load(conversationId: string): Promise<boolean> {
+    const read = await this.#options.server.read(conversationId);
+    if (read === undefined) return false;
+    const shown = this.#options.shown();
+    if (shown.conversationId !== conversationId) return true;
+    const merged = withServerHistory(shown, read.messages);
+    if (merged !== undefined) this.#options.show(merged, read.summary);
+    return true;
+  }
+
+  /** A `conversation` frame: another tab or device of this person changed the list. */
+  changed(change: 'created' | 'renamed' | 'turn' | 'deleted', conversation: WebConversationSummary): void {
+    const { storage } = this.#options;
+    const summary = toSummary(conversation);
+    if (change === 'deleted') {
+      storage.removeConversation(summary.conversationId);
+      this.#options.listChanged();
+      if (this.#options.shown().conversationId === summary.conversationId) this.#options.shownDeleted();
+      return;
+    }
+    storage.upsertSummary(summary);
+    this.#options.listChanged();
+    if (change === 'turn' && this.#options.shown().conversationId === summary.conversationId)
+      this.load(summary.conversationId).catch(() => {
+        // Out of reach: the next connect reads it again.
+      });
+  }
+}
