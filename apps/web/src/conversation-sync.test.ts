@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { importOf, withServerHistory } from './conversation-sync.ts';
+import type { ChatMessage, ConversationState } from './conversation-state.ts';
+import { toChatMessages } from './server-conversations.ts';
+
+const user = (id: string, text: string, state: ChatMessage['state'] = 'sent'): ChatMessage => ({
+  id,
+  role: 'user',
+  text,
+  state,
+});
+const reply = (id: string, text: string, extra: Partial<ChatMessage> = {}): ChatMessage => ({
+  id,
+  role: 'assistant',
+  text,
+  state: 'done',
+  ...extra,
+});
+
+describe('carrying a stored conversation to the gateway', () => {
+  it('takes each answered message with the reply shown, leaving out deleted, unsent and outdated ones', () => {
+    const imported = importOf(
+      { conversationId: 'c1', title: 'Trip', renamed: true, createdAt: 100, updatedAt: 900 },
+      {
+        conversationId: 'c1',
+        lastSeq: 4,
+        messages: [
+          user('m1', 'Where to?'),
+          reply('r1-old', 'Porto', { superseded: true }),
+          reply('r1', 'Lisbon'),
+          user('m2', 'Withdrawn', 'sent'),
+          reply('r2', 'Answer to a withdrawn one'),
+          user('m3', 'Never sent', 'pending'),
+          user('m4', 'Failed', 'failed'),
+          { id: 'error-1', role: 'error', text: 'The model failed', state: 'done' },
+        ].map((message) => (message.id === 'm2' ? { ...message, deleted: true } : message)),
+      },
+    );
+    expect(imported).toEqual({
+      conversationId: 'c1',
+      title: 'Trip',
+      renamed: true,
+      createdAt: 100,
+      updatedAt: 900,
+      exchanges: [{ clientMessageId: 'm1', text: 'Where to?', replyText: 'Lisbon', createdAt: 100 }],
+    });
+  });
+});
+
+describe("taking the gateway's copy of the conversation shown", () => {
+  const shown = (messages: ChatMessage[]): ConversationState => ({
+    conversationId: 'c1',
+    lastSeq: 7,
+    messages,
+  });
+
+  it('adopts a message sent elsewhere and keeps what this tab has not sent yet at the end', () => {
+    const server = toChatMessages([
+      {
+        seq: 1,
+        clientMessageId: 'm1',
+        text: 'Hi',
+        replyText: 'Hello',
+        replyId: 'r1',
+        outcome: 'ok',
+        createdAt: 1,
+      },
+      {
+        seq: 2,
+        clientMessageId: 'm2',
+        text: 'From the phone',
+        replyText: 'Noted',
+        outcome: 'aborted',
+        createdAt: 2,
+      },
+    ]);
+    const merged = withServerHistory(
+      shown([user('m1', 'Hi'), reply('r1', 'Hello'), user('m9', 'typed offline', 'pending')]),
+      server,
+    );
+    expect(merged?.lastSeq).toBe(7);
+    expect(merged?.messages.map((message) => [message.id, message.text, message.stopped === true])).toEqual([
+      ['m1', 'Hi', false],
+      ['r1', 'Hello', false],
+      ['m2', 'From the phone', false],
+      ['m2:reply', 'Noted', true],
+      ['m9', 'typed offline', false],
+    ]);
+  });
+
+  it('changes nothing when the gateway says the same, or while a reply is streaming here', () => {
+    const server = toChatMessages([
+      {
+        seq: 1,
+        clientMessageId: 'm1',
+        text: 'Hi',
+        replyText: 'Hello',
+        replyId: 'r1',
+        outcome: 'ok',
+        createdAt: 1,
+      },
+    ]);
+    // The richer local copy (versions, media) stays when the words are the same.
+    expect(
+      withServerHistory(
+        shown([user('m1', 'Hi'), reply('r0', 'Hey', { superseded: true }), reply('r1', 'Hello')]),
+        server,
+      ),
+    ).toBeUndefined();
+    expect(
+      withServerHistory(shown([user('m1', 'Hi'), { ...reply('r1', 'Hel'), state: 'streaming' }]), []),
+    ).toBeUndefined();
+  });
+
+  it('shows a failed turn as an error, not as an empty answer', () => {
+    expect(
+      toChatMessages([
+        { seq: 1, clientMessageId: 'm1', text: 'Hi', replyText: '', outcome: 'error', createdAt: 1 },
+      ]),
+    ).toEqual([
+      user('m1', 'Hi'),
+      { id: 'm1:error', role: 'error', text: 'This message was not answered.', state: 'done' },
+    ]);
+  });
+});
