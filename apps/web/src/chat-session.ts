@@ -2,7 +2,6 @@ import type { ServerFrame } from '@nexus/protocol';
 import type { BackoffOptions } from './backoff.ts';
 import { ChatConnection, type ConnectionStatus } from './chat-connection.ts';
 import type { ConversationSummary } from './conversation-index.ts';
-import { ConversationSync } from './conversation-sync.ts';
 import {
   addUserMessage,
   applyServerFrame,
@@ -17,6 +16,7 @@ import {
   stopStreaming,
   streamingReply,
 } from './conversation-state.ts';
+import { ConversationSync } from './conversation-sync.ts';
 import { httpServerConversations, type ServerConversations } from './server-conversations.ts';
 import type { ChatStorage } from './storage.ts';
 import { isTokenRejected } from './token-check.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { importOf, withServerHistory } from './conversation-sync.ts';
 import type { ChatMessage, ConversationState } from './conversation-state.ts';
+import { importOf, withServerHistory } from './conversation-sync.ts';
 import { toChatMessages } from './server-conversations.ts';
 
 const user = (id: string, text: string, state: ChatMessage['state'] = 'sent'): ChatMessage => ({
@@ -32,8 +32,8 @@ describe('carrying a stored conversation to the gateway', () => {
           reply('r2', 'Answer to a withdrawn one'),
           user('m3', 'Never sent', 'pending'),
           user('m4', 'Failed', 'failed'),
-          { id: 'error-1', role: 'error', text: 'The model failed', state: 'done' },
-        ].map((message) => (message.id === 'm2' ? { ...message, deleted: true } : message)),
+          { id: 'error-1', role: 'error', text: 'The model failed', state: 'done' } satisfies ChatMessage,
+        ].map((message): ChatMessage => (message.id === 'm2' ? { ...message, deleted: true } : message)),
       },
     );
     expect(imported).toEqual({

@@ -70,13 +70,15 @@ export interface ConversationList {
     conversationId: string;
     at: number;
   }): Promise<ConversationEntry | undefined>;
-  /** The person's own title; undefined when it is not theirs or deleted. */
+  /**
+   * The person's own title; undefined when it is not theirs or deleted. A rename is not activity:
+   * the conversation keeps its place in the list.
+   */
   rename(options: {
     channel: string;
     conversationId: string;
     owner: string;
     title: string;
-    at: number;
   }): Promise<ConversationEntry | undefined>;
   /** Leaves a tombstone; false when it is not the owner's or not listed. */
   markDeleted(options: {

@@ -52,16 +52,15 @@ describe('sqlite conversation list', () => {
     ]);
 
     expect(
-      await list.rename({ channel: 'web', conversationId: 'b', owner: 'invite-1', title: 'Hijack', at: 60 }),
+      await list.rename({ channel: 'web', conversationId: 'b', owner: 'invite-1', title: 'Hijack' }),
     ).toBeUndefined();
     const renamed = await list.rename({
       channel: 'web',
       conversationId: 'b',
       owner: 'owner',
       title: 'Plans',
-      at: 60,
     });
-    expect(renamed).toMatchObject({ title: 'Plans', renamed: true, updatedAt: 60 });
+    expect(renamed).toMatchObject({ title: 'Plans', renamed: true, updatedAt: 20 });
 
     expect(await list.markDeleted({ channel: 'web', conversationId: 'a', owner: 'invite-1', at: 70 })).toBe(
       false,

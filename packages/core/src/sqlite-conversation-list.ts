@@ -96,7 +96,7 @@ export function createSqliteConversationList(
        WHERE channel = :channel AND conversation_id = :conversationId AND deleted_at IS NULL`,
   );
   const rename = database.prepare(
-    `UPDATE conversation_list SET title = :title, renamed = 1, updated_at = MAX(updated_at, :at)
+    `UPDATE conversation_list SET title = :title, renamed = 1
        WHERE channel = :channel AND conversation_id = :conversationId AND owner = :owner AND deleted_at IS NULL`,
   );
   const markDeleted = database.prepare(
@@ -154,9 +154,9 @@ export function createSqliteConversationList(
         return entry?.deletedAt === undefined ? entry : undefined;
       });
     },
-    rename({ channel, conversationId, owner, title, at }) {
+    rename({ channel, conversationId, owner, title }) {
       return access.write(() =>
-        rename.run({ channel, conversationId, owner, title, at }).changes === 0
+        rename.run({ channel, conversationId, owner, title }).changes === 0
           ? undefined
           : find(channel, conversationId),
       );

@@ -115,7 +115,7 @@ export {
   type ServerFrame,
   serverFrameSchema,
   type WebAttachment,
-  webAttachmentSchema,
   type WebConversationSummary,
+  webAttachmentSchema,
   webConversationSummarySchema,
 } from './web-socket-frames.ts';

@@ -162,7 +162,7 @@ export function createWebConversationsApi(options: WebConversationsApiOptions) {
         `Send {"title"} of 1–${MAX_CONVERSATION_TITLE_CHARS} characters.`,
       );
     await ownConversation(clientId, id);
-    const entry = await listOf().rename({ channel, conversationId: id, owner: clientId, title, at: now() });
+    const entry = await listOf().rename({ channel, conversationId: id, owner: clientId, title });
     if (entry === undefined)
       throw new RouteRefusal(404, 'not_found', 'There is no such conversation of yours.');
     const summary = toWebConversationSummary(entry);
