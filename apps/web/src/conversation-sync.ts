@@ -1,6 +1,7 @@
 import type { WebConversationSummary } from '@nexus/protocol';
 import type { ConversationSummary } from './conversation-index.ts';
 import type { ChatMessage, ConversationState } from './conversation-state.ts';
+import { visibleMessages } from './reply-versions.ts';
 import type { ImportedConversation, ServerConversations } from './server-conversations.ts';
 import { toSummary } from './server-conversations.ts';
 import type { ChatStorage, StoredConversation } from './storage.ts';
@@ -13,29 +14,39 @@ const MAX_IMPORTED_REPLY = 200_000;
 /** A conversation this browser used this recently is kept even if the gateway's list lacks it yet. */
 const RECENT_LOCAL_MS = 60_000;
 
-/** The exchanges of a stored conversation that were answered: a sent message and the reply it got. */
+/**
+ * The person's messages as drawn (sent, not withdrawn), each with the answer shown for it: the
+ * version chosen, or the newest. Hidden versions stay with this browser.
+ */
+function shownExchanges(messages: readonly ChatMessage[]): { question: ChatMessage; reply?: ChatMessage }[] {
+  const exchanges: { question: ChatMessage; reply?: ChatMessage }[] = [];
+  let open: { question: ChatMessage; reply?: ChatMessage } | undefined;
+  for (const { message } of visibleMessages(messages)) {
+    if (message.role === 'user') {
+      open = message.state === 'sent' && !message.deleted ? { question: message } : undefined;
+      if (open !== undefined) exchanges.push(open);
+    } else if (message.role === 'assistant' && message.state === 'done' && open?.reply === undefined && open)
+      open.reply = message;
+  }
+  return exchanges;
+}
+
+/** The exchanges of a stored conversation that were answered: a sent message and the reply shown. */
 export function importOf(
   summary: ConversationSummary,
   stored: StoredConversation | undefined,
 ): ImportedConversation {
-  const messages = stored?.messages ?? [];
   const exchanges: ImportedConversation['exchanges'] = [];
-  messages.forEach((message, index) => {
-    if (message.role !== 'user' || message.state !== 'sent' || message.deleted) return;
-    const next = messages.slice(index + 1);
-    const end = next.findIndex((later) => later.role === 'user');
-    const reply = (end === -1 ? next : next.slice(0, end)).findLast(
-      (later) => later.role === 'assistant' && later.state === 'done' && !later.superseded,
-    );
-    if (reply === undefined) return;
+  for (const { question, reply } of shownExchanges(stored?.messages ?? [])) {
+    if (reply === undefined) continue;
     exchanges.push({
-      clientMessageId: message.id,
-      text: message.text.slice(0, MAX_IMPORTED_TEXT),
+      clientMessageId: question.id,
+      text: question.text.slice(0, MAX_IMPORTED_TEXT),
       replyText: reply.text.slice(0, MAX_IMPORTED_REPLY),
       // Stored messages carry no times: keep their order inside the conversation's lifetime.
       createdAt: summary.createdAt + exchanges.length,
     });
-  });
+  }
   return {
     conversationId: summary.conversationId,
     title: summary.title.trim() || 'Untitled',
@@ -46,14 +57,10 @@ export function importOf(
   };
 }
 
-/** What a message list says, for telling whether the gateway's copy differs from the one shown. */
+/** What a conversation shows, for telling whether the gateway's copy differs from this one. */
 function signature(messages: readonly ChatMessage[]): string {
-  return messages
-    .filter((message) =>
-      message.role === 'user' ? message.state === 'sent' && !message.deleted : !message.superseded,
-    )
-    .filter((message) => message.role !== 'error')
-    .map((message) => `${message.role}\u0000${message.text}`)
+  return shownExchanges(messages)
+    .map(({ question, reply }) => `${question.id}\u0000${question.text}\u0000${reply?.text ?? ''}`)
     .join('\u0001');
 }
 
@@ -162,10 +169,13 @@ export class ConversationSync {
 
   /** Reads the gateway's copy of a conversation and shows it when it is still the one on screen. */
   async load(conversationId: string): Promise<boolean> {
+    const asked = this.#options.shown();
     const read = await this.#options.server.read(conversationId);
     if (read === undefined) return false;
     const shown = this.#options.shown();
-    if (shown.conversationId !== conversationId) return true;
+    // Anything that happened here meanwhile (a reply, a regenerate, Stop) is newer than this read;
+    // the `turn` frame its stored turn brings reads again.
+    if (shown.conversationId !== conversationId || shown !== asked) return true;
     const merged = withServerHistory(shown, read.messages);
     if (merged !== undefined) this.#options.show(merged, read.summary);
     return true;
