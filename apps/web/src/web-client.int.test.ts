@@ -91,7 +91,10 @@ async function ask(page: Page, text: string): Promise<void> {
   const before = await page.locator('[data-role=assistant][data-state=done]').count();
   await page.getByTestId('message-input').fill(text);
   await page.getByTestId('send-button').click();
-  await expect.poll(() => page.locator('[data-role=assistant][data-state=done]').count()).toBe(before + 1);
+  // A model round trip, not a speed check: a loaded machine may take seconds.
+  await expect
+    .poll(() => page.locator('[data-role=assistant][data-state=done]').count(), { timeout: 10_000 })
+    .toBe(before + 1);
 }
 
 const titles = (page: Page) =>
