@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import type { ConversationSummary } from './conversation-index.ts';
 import type { ChatMessage, ConversationState } from './conversation-state.ts';
-import { importOf, withServerHistory } from './conversation-sync.ts';
-import { toChatMessages } from './server-conversations.ts';
+import { ConversationSync, importOf, withServerHistory } from './conversation-sync.ts';
+import {
+  type ImportedConversation,
+  type ServerConversations,
+  toChatMessages,
+} from './server-conversations.ts';
+import { ChatStorage, memoryKeyValueStore } from './storage.ts';
 
 const user = (id: string, text: string, state: ChatMessage['state'] = 'sent'): ChatMessage => ({
   id,
@@ -121,5 +127,77 @@ describe("taking the gateway's copy of the conversation shown", () => {
       user('m1', 'Hi'),
       { id: 'm1:error', role: 'error', text: 'This message was not answered.', state: 'done' },
     ]);
+  });
+});
+
+describe('a browser signed in as another person since', () => {
+  function storageFor(clientId: string, importedFor: string | undefined) {
+    const store = memoryKeyValueStore();
+    const storage = new ChatStorage({ store, randomId: () => 'unused' });
+    storage.writeClientId('first-person');
+    storage.writeConversation({
+      conversationId: 'theirs',
+      lastSeq: 1,
+      messages: [user('t1', 'A private question'), reply('t1-reply', 'A private answer')],
+    });
+    if (importedFor !== undefined) storage.markImported(importedFor);
+    storage.writeClientId(clientId);
+    return storage;
+  }
+
+  /** The gateway's side as the sync sees it: what it was asked to import, and the list it holds. */
+  function gatewayHolding(listed: ConversationSummary[]) {
+    const imported: ImportedConversation[] = [];
+    const server: ServerConversations = {
+      list: async () => listed,
+      read: async () => undefined,
+      rename: async () => {},
+      import: async (conversations) => {
+        imported.push(...conversations);
+        return conversations.map(({ conversationId }) => ({ conversationId, outcome: 'imported' as const }));
+      },
+    };
+    return { server, imported };
+  }
+
+  it("never carries the earlier person's conversations to the new one, and lists only the new one's", async () => {
+    const storage = storageFor('second-person', 'first-person');
+    const { server, imported } = gatewayHolding([
+      { conversationId: 'mine', title: 'Mine', createdAt: 1, updatedAt: 2 },
+    ]);
+    let shown: ConversationState = { conversationId: 'theirs', lastSeq: 1, messages: [] };
+    await new ConversationSync({
+      storage,
+      server,
+      shown: () => shown,
+      show: () => {},
+      listChanged: () => {},
+      shownDeleted: () => {
+        shown = { conversationId: 'fresh', lastSeq: 0, messages: [] };
+      },
+    }).sync();
+    expect(imported).toEqual([]);
+    expect(storage.listConversations().map((entry) => entry.conversationId)).toEqual(['mine']);
+    expect(shown.conversationId).toBe('fresh');
+    expect(storage.importedFor()).toBe('second-person');
+  });
+
+  it('carries a browser’s conversations once, at its first sign-in after the upgrade', async () => {
+    const storage = storageFor('owner', undefined);
+    const { server, imported } = gatewayHolding([]);
+    const sync = new ConversationSync({
+      storage,
+      server,
+      shown: () => ({ conversationId: 'theirs', lastSeq: 1, messages: [] }),
+      show: () => {},
+      listChanged: () => {},
+      shownDeleted: () => {},
+    });
+    await sync.sync();
+    await sync.sync();
+    expect(
+      imported.map((conversation) => [conversation.conversationId, conversation.exchanges.length]),
+    ).toEqual([['theirs', 1]]);
+    expect(storage.importedFor()).toBe('owner');
   });
 });

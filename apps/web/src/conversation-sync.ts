@@ -137,13 +137,16 @@ export class ConversationSync {
   async #syncOnce(): Promise<void> {
     const { storage, server } = this.#options;
     const clientId = storage.clientId();
-    if (storage.importedFor() !== clientId) {
-      await this.#importHeld();
-      storage.markImported(clientId);
-    }
+    const importedFor = storage.importedFor();
+    // Only what the browser held before the list lived on the gateway is carried there; a browser
+    // signed in as someone else since holds that person's copies, never to be given to this one.
+    if (importedFor === undefined) await this.#importHeld();
     const listed = await server.list();
+    if (importedFor !== clientId) storage.markImported(clientId);
+    const otherPerson = importedFor !== undefined && importedFor !== clientId;
     const now = Date.now();
     const keep = storage.listConversations().filter((summary) => {
+      if (otherPerson) return false;
       if (listed.some((entry) => entry.conversationId === summary.conversationId)) return false;
       // Not on the gateway: deleted elsewhere, unless its message has not reached the gateway yet.
       const messages = storage.readConversation(summary.conversationId)?.messages ?? [];
@@ -155,6 +158,7 @@ export class ConversationSync {
     storage.replaceIndex([...listed, ...keep]);
     this.#options.listChanged();
     const shown = this.#options.shown().conversationId;
+    if (otherPerson && !listed.some((entry) => entry.conversationId === shown)) this.#options.shownDeleted();
     if (listed.some((entry) => entry.conversationId === shown)) await this.load(shown);
   }
 
