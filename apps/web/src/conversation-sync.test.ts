@@ -60,7 +60,7 @@ describe("taking the gateway's copy of the conversation shown", () => {
     messages,
   });
 
-  it('adopts a message sent elsewhere and keeps what this tab has not sent yet at the end', () => {
+  it("adds a message sent elsewhere, keeps this copy's own details, and what this tab has not sent yet at the end", () => {
     const server = toChatMessages([
       {
         seq: 1,
@@ -80,10 +80,17 @@ describe("taking the gateway's copy of the conversation shown", () => {
         createdAt: 2,
       },
     ]);
+    const photo = { kind: 'image' as const, name: 'cat.png', sizeBytes: 10 };
     const merged = withServerHistory(
-      shown([user('m1', 'Hi'), reply('r1', 'Hello'), user('m9', 'typed offline', 'pending')]),
+      shown([
+        { ...user('m1', 'Hi'), attachments: [photo] },
+        reply('r1', 'Hello'),
+        user('m9', 'typed offline', 'pending'),
+      ]),
       server,
     );
+    // What this copy holds (the file sent with m1) stays.
+    expect(merged?.messages[0]?.attachments).toEqual([photo]);
     expect(merged?.lastSeq).toBe(7);
     expect(merged?.messages.map((message) => [message.id, message.text, message.stopped === true])).toEqual([
       ['m1', 'Hi', false],

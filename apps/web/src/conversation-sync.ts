@@ -57,32 +57,59 @@ export function importOf(
   };
 }
 
-/** What a conversation shows, for telling whether the gateway's copy differs from this one. */
-function signature(messages: readonly ChatMessage[]): string {
-  return shownExchanges(messages)
-    .map(({ question, reply }) => `${question.id}\u0000${question.text}\u0000${reply?.text ?? ''}`)
-    .join('\u0001');
+/** A person's message with what follows it up to their next one (leading messages: no question). */
+interface MessageGroup {
+  question: ChatMessage | undefined;
+  messages: ChatMessage[];
 }
 
+function groupsOf(messages: readonly ChatMessage[]): MessageGroup[] {
+  const groups: MessageGroup[] = [];
+  for (const message of messages) {
+    if (message.role === 'user' || groups.length === 0)
+      groups.push({ question: message.role === 'user' ? message : undefined, messages: [] });
+    groups.at(-1)!.messages.push(message);
+  }
+  return groups;
+}
+
+const unsent = (group: MessageGroup) =>
+  group.question !== undefined && (group.question.state === 'pending' || group.question.state === 'failed');
+
 /**
- * The conversation shown, with the gateway's history in place of its own when the two differ
- * (a message sent or edited in another tab or device): messages not yet sent from here stay at the
- * end. Undefined when nothing changes, or a reply is streaming here (the next change brings it).
+ * The conversation shown, with the exchanges the gateway holds and this copy lacks (messages sent
+ * in another tab or device) added in the gateway's order. What this copy has stays as it is (its
+ * files, reply versions, errors); messages not yet sent from here stay at the end. Undefined when
+ * the gateway has nothing new, or a reply is streaming here (the next change brings it).
  */
 export function withServerHistory(
   local: ConversationState,
   server: readonly ChatMessage[],
 ): ConversationState | undefined {
   if (local.messages.some((message) => message.state === 'streaming')) return undefined;
-  if (signature(local.messages) === signature(server)) return undefined;
-  const known = new Set(server.map((message) => message.id));
-  const unsent = local.messages.filter(
-    (message) =>
-      message.role === 'user' &&
-      (message.state === 'pending' || message.state === 'failed') &&
-      !known.has(message.id),
+  const localGroups = groupsOf(local.messages);
+  const localById = new Map(
+    localGroups.flatMap((group) => (group.question ? [[group.question.id, group]] : [])),
   );
-  return { ...local, messages: [...server, ...unsent] };
+  const serverGroups = groupsOf(server).filter((group) => group.question !== undefined);
+  if (serverGroups.every((group) => localById.has(group.question!.id))) return undefined;
+  // Groups only this copy has (withdrawn, not stored yet) keep their place after the group before them.
+  const onServer = new Set(serverGroups.map((group) => group.question!.id));
+  const after = new Map<string | undefined, MessageGroup[]>();
+  let anchor: string | undefined;
+  for (const group of localGroups) {
+    const id = group.question?.id;
+    if (id !== undefined && onServer.has(id)) anchor = id;
+    else if (!unsent(group)) after.set(anchor, [...(after.get(anchor) ?? []), group]);
+  }
+  const merged: ChatMessage[] = (after.get(undefined) ?? []).flatMap((group) => group.messages);
+  for (const group of serverGroups) {
+    const id = group.question!.id;
+    merged.push(...(localById.get(id) ?? group).messages);
+    for (const kept of after.get(id) ?? []) merged.push(...kept.messages);
+  }
+  for (const group of localGroups.filter(unsent)) merged.push(...group.messages);
+  return { ...local, messages: merged };
 }
 
 export interface ConversationSyncOptions {
