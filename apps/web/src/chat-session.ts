@@ -16,6 +16,8 @@ import {
   stopStreaming,
   streamingReply,
 } from './conversation-state.ts';
+import { ConversationSync } from './conversation-sync.ts';
+import { httpServerConversations, type ServerConversations } from './server-conversations.ts';
 import type { ChatStorage } from './storage.ts';
 import { isTokenRejected } from './token-check.ts';
 import { type UploadedFile, type UploadFileOptions, uploadFile } from './upload-file.ts';
@@ -62,6 +64,8 @@ export interface ChatSessionOptions {
   uploadFile?: (options: UploadFileOptions) => Promise<UploadedFile>;
   /** Defaults to `DELETE /api/web/conversations/:id` on the gateway (see web-conversations-api.ts). */
   deleteServerConversation?: (conversationId: string) => Promise<void>;
+  /** Defaults to the gateway's `/api/web/conversations` routes (see server-conversations.ts). */
+  serverConversations?: ServerConversations;
 }
 
 /**
@@ -76,6 +80,8 @@ export class ChatSession {
   #persistTimer: ReturnType<typeof setTimeout> | undefined;
   /** The last frame that asks for an answer (message, edit, regenerate): Stop names it before the reply's first words. */
   #answerRequest: { conversationId: string; clientMessageId: string } | undefined;
+  readonly #server: ServerConversations;
+  readonly #sync: ConversationSync;
 
   constructor(options: ChatSessionOptions) {
     this.#options = options;
@@ -107,6 +113,44 @@ export class ChatSession {
       conversations: options.storage.listConversations(),
       connection: this.#connection.status,
     };
+    this.#server =
+      options.serverConversations ??
+      httpServerConversations({
+        url: options.url,
+        ...(options.token === undefined ? {} : { token: options.token }),
+        clientId: () => options.storage.clientId(),
+      });
+    this.#sync = this.#createSync();
+  }
+
+  /** The gateway keeps the person's conversations; storage is the copy for first paint and offline. */
+  #createSync(): ConversationSync {
+    const storage = this.#options.storage;
+    const listChanged = () => this.#update({ conversations: storage.listConversations() });
+    return new ConversationSync({
+      storage,
+      server: this.#server,
+      shown: () => this.#snapshot.conversation,
+      show: (conversation, summary) => {
+        this.#update({ conversation });
+        this.flush();
+        // The gateway's times, not the moment this browser read it, order the list.
+        storage.upsertSummary(summary);
+        listChanged();
+      },
+      listChanged,
+      shownDeleted: () => {
+        clearTimeout(this.#persistTimer);
+        this.#persistTimer = undefined;
+        this.#update({ conversation: emptyConversation(this.#options.randomId()) });
+        this.flush();
+      },
+    });
+  }
+
+  /** Brings the list and the shown conversation in step with the gateway (after each connect). */
+  syncConversations(): Promise<void> {
+    return this.#sync.sync();
   }
 
   get snapshot(): ChatSnapshot {
@@ -292,13 +336,20 @@ export class ChatSession {
    */
   switchConversation(conversationId: string): boolean {
     if (conversationId === this.#snapshot.conversation.conversationId) return true;
-    const stored = this.#options.storage.readConversation(conversationId);
+    const listed = this.#snapshot.conversations.some((summary) => summary.conversationId === conversationId);
+    // Listed by the gateway but never opened here: shown empty until its history arrives.
+    const stored =
+      this.#options.storage.readConversation(conversationId) ??
+      (listed ? { conversationId, lastSeq: 0, messages: [] } : undefined);
     if (stored === undefined) return false;
     this.flush();
     this.#update({ conversation: { ...stored } });
     this.flush();
     this.#sendPending();
     if (stored.messages.length > 0) this.#connection.resume({ conversationId, lastSeq: stored.lastSeq });
+    this.#sync.load(conversationId).catch(() => {
+      // Offline: the stored copy stays; the next connect reads it again.
+    });
     return true;
   }
 
@@ -310,6 +361,14 @@ export class ChatSession {
   renameConversation(conversationId: string, title: string): boolean {
     const renamed = this.#options.storage.renameConversation(conversationId, title);
     this.#update({ conversations: this.#options.storage.listConversations() });
+    if (renamed) {
+      const saved = this.#options.storage
+        .listConversations()
+        .find((entry) => entry.conversationId === conversationId);
+      this.#server.rename(conversationId, saved?.title ?? title).catch(() => {
+        // Not on the gateway (offline, or never sent a message): this browser keeps the title.
+      });
+    }
     return renamed;
   }
 
@@ -400,6 +459,11 @@ export class ChatSession {
         maxAttachments: frame.limits.maxAttachments,
         voiceNotes: frame.limits.voiceNotes === true,
       });
+      void this.#sync.sync();
+      return;
+    }
+    if (frame.type === 'conversation') {
+      this.#sync.changed(frame.change, frame.conversation);
       return;
     }
     const conversation = applyServerFrame(this.#snapshot.conversation, frame);

@@ -33,6 +33,8 @@ const keys = {
   /** Before the conversations list: the one conversation. Read once and moved. */
   legacyConversation: 'nexus.conversation',
   current: 'nexus.currentConversation',
+  /** The person whose gateway list this browser's conversations were carried to (once). */
+  imported: 'nexus.conversationsImported',
   index: 'nexus.conversations',
   conversation: (id: string) => `nexus.conversation.${id}`,
 } as const;
@@ -121,6 +123,52 @@ export class ChatStorage {
     entry.title = trimmed;
     entry.renamed = true;
     return this.#write(keys.index, JSON.stringify(index));
+  }
+
+  /** The person this browser's conversations were carried to the gateway for, if they were. */
+  importedFor(): string | undefined {
+    return this.#read(keys.imported);
+  }
+
+  markImported(clientId: string): void {
+    this.#write(keys.imported, clientId);
+  }
+
+  /**
+   * The list becomes `summaries` (the gateway's, with what only this browser holds yet); a
+   * conversation no longer listed loses its stored messages too, unless it is the one shown.
+   */
+  replaceIndex(summaries: readonly ConversationSummary[]): void {
+    const before = this.listConversations();
+    const kept = toConversationIndex(
+      summaries.map((summary) => ({
+        ...summary,
+        activity: before.find((entry) => entry.conversationId === summary.conversationId)?.activity,
+      })),
+    );
+    const current = this.#read(keys.current);
+    for (const dropped of before)
+      if (
+        !kept.some((entry) => entry.conversationId === dropped.conversationId) &&
+        dropped.conversationId !== current
+      )
+        this.#remove(keys.conversation(dropped.conversationId));
+    this.#write(keys.index, JSON.stringify(kept.slice(0, this.#maxConversations)));
+  }
+
+  /** Adds or updates one list entry as the gateway describes it (its messages are read when opened). */
+  upsertSummary(summary: ConversationSummary): void {
+    const index = this.listConversations();
+    const existing = index.find((entry) => entry.conversationId === summary.conversationId);
+    const entry = {
+      ...summary,
+      ...(existing?.activity === undefined ? {} : { activity: existing.activity }),
+    };
+    const others = index.filter((other) => other.conversationId !== summary.conversationId);
+    this.#write(
+      keys.index,
+      JSON.stringify(toConversationIndex([entry, ...others]).slice(0, this.#maxConversations)),
+    );
   }
 
   /** Forgets a conversation in this browser (its messages and its list entry). */

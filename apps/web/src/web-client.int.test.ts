@@ -57,7 +57,7 @@ afterAll(async () => {
   await rm(workDir, { recursive: true, force: true });
 });
 
-/** A signed-in page of the given size in its own context; script errors and CSP refusals recorded. */
+/** A page of the given size in its own context, signed in as its own person; script errors and CSP refusals recorded. */
 async function openClient(size: keyof typeof sizes, colorScheme: 'light' | 'dark' = 'light') {
   const { viewport, touch } = sizes[size];
   const context = await browser.newContext({
@@ -75,7 +75,14 @@ async function openClient(size: keyof typeof sizes, colorScheme: 'light' | 'dark
     if (message.type() === 'error' && /Content.Security.Policy|Refused/i.test(message.text()))
       problems.push(`console: ${message.text()}`);
   });
-  await page.goto(`${gateway.url}/#token=${gateway.token}`);
+  // Every browser of the owner is one person with one list; each page here is its own person.
+  const invite = await fetch(`${gateway.url}/api/web/invites`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gateway.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `page ${pages.length}` }),
+  });
+  const { token } = (await invite.json()) as { token: string };
+  await page.goto(`${gateway.url}/#token=${token}`);
   await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
   return Object.assign(page, { problems });
 }
@@ -84,7 +91,10 @@ async function ask(page: Page, text: string): Promise<void> {
   const before = await page.locator('[data-role=assistant][data-state=done]').count();
   await page.getByTestId('message-input').fill(text);
   await page.getByTestId('send-button').click();
-  await expect.poll(() => page.locator('[data-role=assistant][data-state=done]').count()).toBe(before + 1);
+  // A model round trip, not a speed check: a loaded machine may take seconds.
+  await expect
+    .poll(() => page.locator('[data-role=assistant][data-state=done]').count(), { timeout: 10_000 })
+    .toBe(before + 1);
 }
 
 const titles = (page: Page) =>

@@ -12,6 +12,7 @@ import type {
   IntentSink,
   Logger,
   ReplyEvent,
+  ServerFrame,
 } from '@nexus/protocol';
 import { NexusError, WEB_SOCKET_CLOSE_CODES, WEB_SOCKET_SUBPROTOCOL } from '@nexus/protocol';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -56,6 +57,11 @@ export interface WebSocketChannel extends ChannelAdapter {
   closeClient(clientId: string): number;
   /** Closes the sockets opened with one sign-in session (sign out) with 4401. Returns how many. */
   closeSession(session: string): number;
+  /**
+   * Sends a frame to every open socket of `clientId` (each tab and device of that person), such as
+   * a change to their conversation list; never to another client's. Returns how many.
+   */
+  sendToClient(clientId: string, frame: ServerFrame): number;
   /** Message frames get a retryable `shutting_down` error from now on; deliveries go on. */
   stopIntake(): Promise<void>;
 }
@@ -225,6 +231,12 @@ class WebSocketChannelAdapter implements WebSocketChannel {
 
   closeSession(session: string): number {
     return this.#closeWhere((connection) => connection.session === session, 'signed out');
+  }
+
+  sendToClient(clientId: string, frame: ServerFrame): number {
+    const connections = this.#registry.ofClient(clientId);
+    for (const connection of connections) connection.sendFrame(frame);
+    return connections.size;
   }
 
   #closeWhere(matches: (connection: ClientConnection) => boolean, reason: string): number {

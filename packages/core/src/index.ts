@@ -21,6 +21,13 @@ export {
 } from './cost/turn-budget.ts';
 export { MODEL_ERROR_MESSAGES, toModelError } from './errors/model-error.ts';
 export { createNexusCore, type NexusCore, type NexusCoreOptions } from './nexus-core.ts';
+export type {
+  ConversationEntry,
+  ConversationList,
+  ConversationMessage,
+  ImportedExchange,
+  ImportOutcome,
+} from './session-store/conversation-list.ts';
 export type { SessionStore } from './session-store/session-store.ts';
 export { createSqliteSessionStore } from './session-store/sqlite-session-store.ts';
 export type { OutsideTools } from './tools/outside-tools.ts';

@@ -116,5 +116,7 @@ export {
   type ServerFrame,
   serverFrameSchema,
   type WebAttachment,
+  type WebConversationSummary,
   webAttachmentSchema,
+  webConversationSummarySchema,
 } from './web-socket-frames.ts';

@@ -21,6 +21,17 @@ export const webAttachmentSchema = z.object({
 });
 export type WebAttachment = z.infer<typeof webAttachmentSchema>;
 
+/** A conversation as the gateway lists it for its person (`GET /api/web/conversations`). */
+export const webConversationSummarySchema = z.object({
+  conversationId: conversationIdSchema,
+  title: z.string().max(200),
+  /** The person gave the title; it no longer follows the first message. */
+  renamed: z.boolean(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type WebConversationSummary = z.infer<typeof webConversationSummarySchema>;
+
 export const resumeRequestSchema = z.object({
   conversationId: conversationIdSchema,
   lastSeq: z.number().int().nonnegative(),
@@ -161,5 +172,15 @@ export const serverFrameSchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('pong'), t: z.number().optional() }),
   z.object({ type: z.literal('shutdown'), retryAfterMs: z.number() }),
+  /**
+   * One of the person's conversations changed on the gateway (created, renamed, a turn stored, or
+   * deleted), sent to every socket of that person (their other tabs and devices), never to another
+   * person's. A client updates its list and, for `turn`, reads the conversation's messages again.
+   */
+  z.object({
+    type: z.literal('conversation'),
+    change: z.enum(['created', 'renamed', 'turn', 'deleted']),
+    conversation: webConversationSummarySchema,
+  }),
 ]);
 export type ServerFrame = z.infer<typeof serverFrameSchema>;

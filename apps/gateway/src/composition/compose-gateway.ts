@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { WEB_CHANNEL_NAME } from '@nexus/channel-websocket';
 import type { WhatsAppSocketFactory } from '@nexus/channel-whatsapp';
 import { createConversationNotifier, createSqliteSessionStore } from '@nexus/core';
 import { type Logger, silentLogger } from '@nexus/protocol';
@@ -9,6 +10,7 @@ import { GatewayMetrics } from '../metrics/gateway-metrics.ts';
 import { MemoryMetrics } from '../metrics/memory-metrics.ts';
 import { createGatewayTools } from '../tools/create-gateway-tools.ts';
 import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
+import { withWebConversationEvents } from '../web/web-conversation-events.ts';
 import { WebSessions } from '../web/web-sessions.ts';
 import { loadOrCreateWebToken } from '../web/web-token.ts';
 import { createGatewayWebUploads } from '../web-uploads/create-gateway-web-uploads.ts';
@@ -48,9 +50,12 @@ export async function composeGateway(options: ComposeGatewayOptions): Promise<Ga
   const modelFetch = createModelFetch();
   const { model, agent } = await createConfiguredAgent(config, logger, { fetch: modelFetch });
   const metrics = new GatewayMetrics();
-  const sessionStore = createSqliteSessionStore({
-    path: privateFilePath(join(config.dataDir, 'sessions.sqlite')),
-  });
+  // Each web person's conversation list follows the turns; changes reach their other tabs.
+  const sessionStore = withWebConversationEvents(
+    createSqliteSessionStore({ path: privateFilePath(join(config.dataDir, 'sessions.sqlite')) }),
+    // Called once messages arrive, long after `web` below exists.
+    { channel: WEB_CHANNEL_NAME, notify: (clientId, frame) => web.sendToClient(clientId, frame), logger },
+  );
   // Role `gateway` (or `all` with Redis): agent runs go to workers; see distributed-runs.ts.
   const distributed = await startDistributedRuns({
     config,

@@ -64,6 +64,7 @@ export async function createGatewayServer(
     sessionStore: parts.sessionStore,
     store: accessStore,
     forgetReplay: (conversationId, clientId) => web.forgetConversation(conversationId, clientId),
+    notify: (clientId, frame) => web.sendToClient(clientId, frame),
     channelName: web.name,
     token,
     logger,

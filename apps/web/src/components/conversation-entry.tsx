@@ -130,7 +130,7 @@ export function ConversationEntry({
               onDelete().finally(() => setMode('view'));
             }}
           >
-            Delete here and on the server
+            Delete on every device
           </button>
           <button type="button" class="secondary" onClick={() => setMode('view')}>
             Keep

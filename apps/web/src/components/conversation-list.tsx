@@ -21,7 +21,7 @@ export interface ConversationListProps {
   now: number;
 }
 
-/** The person's conversations in this browser: search, switch, rename, delete. */
+/** The person's conversations (kept on the gateway, cached here): search, switch, rename, delete. */
 export function ConversationList(props: ConversationListProps) {
   const { conversations, currentId, now } = props;
   const [query, setQuery] = useState('');

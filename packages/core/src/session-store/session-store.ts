@@ -1,4 +1,5 @@
 import type { Intent } from '@nexus/protocol';
+import type { ConversationList } from './conversation-list.ts';
 
 export type TurnOutcome = 'ok' | 'error' | 'aborted';
 
@@ -100,6 +101,11 @@ export interface ApplyRevisionOptions {
  * message is still recognised as a duplicate.
  */
 export interface SessionStore {
+  /**
+   * Each person's conversations as a chat client lists them (the web client's sidebar), over the
+   * turns kept here. Optional so a store that keeps no list needs nothing.
+   */
+  readonly conversations?: ConversationList;
   /**
    * Whether this intent was answered (a turn stored), is in the inbox, was a revision already
    * applied, or is a message the person deleted. Ids are unique per channel.

@@ -11,6 +11,7 @@ import {
 import { RecentPersonActivity } from './recent-person-activity.ts';
 import { RecentTurnsCache } from './recent-turns-cache.ts';
 import type { AppendTurnOptions, SessionStore, StoredTurn } from './session-store.ts';
+import { CONVERSATION_LIST_MIGRATION, createSqliteConversationList } from './sqlite-conversation-list.ts';
 import { createSqliteIntentInbox, INBOX_MIGRATION, INBOX_WAITING_SQL } from './sqlite-intent-inbox.ts';
 import { createSqlitePersonActivity, PERSON_ACTIVITY_MIGRATION } from './sqlite-person-activity.ts';
 import { createSqliteReplyVersions, REPLY_VERSIONS_MIGRATION } from './sqlite-reply-versions.ts';
@@ -63,6 +64,7 @@ const MIGRATIONS: readonly string[] = [
   REVISIONS_MIGRATION,
   PERSON_ACTIVITY_MIGRATION,
   REPLY_VERSIONS_MIGRATION,
+  CONVERSATION_LIST_MIGRATION,
 ];
 
 /**
@@ -181,6 +183,15 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     return writes.add({ operation, conversationKey, committed }) as Promise<R>;
   };
 
+  const conversations = createSqliteConversationList(database, {
+    write: (operation) => {
+      ensureOpen();
+      return write(operation);
+    },
+    settled: () => settled(),
+    historyChanged: () => recent.clear(),
+  });
+
   function ensureOpen(): void {
     if (closed) throw new NexusError({ code: 'internal', message: 'The session store is closed.' });
   }
@@ -192,6 +203,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   }
 
   return {
+    conversations,
     async hasIntent({ channel, intentId }) {
       // Committed state only, without committing what is queued: this is intake's early
       // de-dupe, and a write still queued for an intent (its admission, its stored turn) is
@@ -286,6 +298,13 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
           activity.forget(userId);
           versions.forgetPerson(userId);
         }
+        // A person id is `<channel>:<platform id>`: their conversation list goes with their turns.
+        conversations.forgetOwners(
+          userIds.flatMap((userId) => {
+            const colon = userId.indexOf(':');
+            return colon > 0 ? [{ channel: userId.slice(0, colon), owner: userId.slice(colon + 1) }] : [];
+          }),
+        );
         return userIds.reduce(
           (sum, userId) =>
             sum +

@@ -1,0 +1,210 @@
+import { describe, expect, it } from 'vitest';
+import type { ConversationSummary } from './conversation-index.ts';
+import type { ChatMessage, ConversationState } from './conversation-state.ts';
+import { ConversationSync, importOf, withServerHistory } from './conversation-sync.ts';
+import {
+  type ImportedConversation,
+  type ServerConversations,
+  toChatMessages,
+} from './server-conversations.ts';
+import { ChatStorage, memoryKeyValueStore } from './storage.ts';
+
+const user = (id: string, text: string, state: ChatMessage['state'] = 'sent'): ChatMessage => ({
+  id,
+  role: 'user',
+  text,
+  state,
+});
+const reply = (id: string, text: string, extra: Partial<ChatMessage> = {}): ChatMessage => ({
+  id,
+  role: 'assistant',
+  text,
+  state: 'done',
+  ...extra,
+});
+
+describe('carrying a stored conversation to the gateway', () => {
+  it('takes each answered message with the reply shown, leaving out deleted, unsent and outdated ones', () => {
+    const imported = importOf(
+      { conversationId: 'c1', title: 'Trip', renamed: true, createdAt: 100, updatedAt: 900 },
+      {
+        conversationId: 'c1',
+        lastSeq: 4,
+        messages: [
+          user('m1', 'Where to?'),
+          reply('r1-old', 'Porto', { superseded: true }),
+          reply('r1', 'Lisbon'),
+          user('m2', 'Withdrawn', 'sent'),
+          reply('r2', 'Answer to a withdrawn one'),
+          user('m3', 'Never sent', 'pending'),
+          user('m4', 'Failed', 'failed'),
+          { id: 'error-1', role: 'error', text: 'The model failed', state: 'done' } satisfies ChatMessage,
+        ].map((message): ChatMessage => (message.id === 'm2' ? { ...message, deleted: true } : message)),
+      },
+    );
+    expect(imported).toEqual({
+      conversationId: 'c1',
+      title: 'Trip',
+      renamed: true,
+      createdAt: 100,
+      updatedAt: 900,
+      exchanges: [{ clientMessageId: 'm1', text: 'Where to?', replyText: 'Lisbon', createdAt: 100 }],
+    });
+  });
+});
+
+describe("taking the gateway's copy of the conversation shown", () => {
+  const shown = (messages: ChatMessage[]): ConversationState => ({
+    conversationId: 'c1',
+    lastSeq: 7,
+    messages,
+  });
+
+  it("adds a message sent elsewhere, keeps this copy's own details, and what this tab has not sent yet at the end", () => {
+    const server = toChatMessages([
+      {
+        seq: 1,
+        clientMessageId: 'm1',
+        text: 'Hi',
+        replyText: 'Hello',
+        replyId: 'r1',
+        outcome: 'ok',
+        createdAt: 1,
+      },
+      {
+        seq: 2,
+        clientMessageId: 'm2',
+        text: 'From the phone',
+        replyText: 'Noted',
+        outcome: 'aborted',
+        createdAt: 2,
+      },
+    ]);
+    const photo = { kind: 'image' as const, name: 'cat.png', sizeBytes: 10 };
+    const merged = withServerHistory(
+      shown([
+        { ...user('m1', 'Hi'), attachments: [photo] },
+        reply('r1', 'Hello'),
+        user('m9', 'typed offline', 'pending'),
+      ]),
+      server,
+    );
+    // What this copy holds (the file sent with m1) stays.
+    expect(merged?.messages[0]?.attachments).toEqual([photo]);
+    expect(merged?.lastSeq).toBe(7);
+    expect(merged?.messages.map((message) => [message.id, message.text, message.stopped === true])).toEqual([
+      ['m1', 'Hi', false],
+      ['r1', 'Hello', false],
+      ['m2', 'From the phone', false],
+      ['m2:reply', 'Noted', true],
+      ['m9', 'typed offline', false],
+    ]);
+  });
+
+  it('changes nothing when the gateway says the same, or while a reply is streaming here', () => {
+    const server = toChatMessages([
+      {
+        seq: 1,
+        clientMessageId: 'm1',
+        text: 'Hi',
+        replyText: 'Hello',
+        replyId: 'r1',
+        outcome: 'ok',
+        createdAt: 1,
+      },
+    ]);
+    // The richer local copy (versions, media) stays when the words are the same.
+    expect(
+      withServerHistory(
+        shown([user('m1', 'Hi'), reply('r0', 'Hey', { superseded: true }), reply('r1', 'Hello')]),
+        server,
+      ),
+    ).toBeUndefined();
+    expect(
+      withServerHistory(shown([user('m1', 'Hi'), { ...reply('r1', 'Hel'), state: 'streaming' }]), []),
+    ).toBeUndefined();
+  });
+
+  it('shows a failed turn as an error, not as an empty answer', () => {
+    expect(
+      toChatMessages([
+        { seq: 1, clientMessageId: 'm1', text: 'Hi', replyText: '', outcome: 'error', createdAt: 1 },
+      ]),
+    ).toEqual([
+      user('m1', 'Hi'),
+      { id: 'm1:error', role: 'error', text: 'This message was not answered.', state: 'done' },
+    ]);
+  });
+});
+
+describe('a browser signed in as another person since', () => {
+  function storageFor(clientId: string, importedFor: string | undefined) {
+    const store = memoryKeyValueStore();
+    const storage = new ChatStorage({ store, randomId: () => 'unused' });
+    storage.writeClientId('first-person');
+    storage.writeConversation({
+      conversationId: 'theirs',
+      lastSeq: 1,
+      messages: [user('t1', 'A private question'), reply('t1-reply', 'A private answer')],
+    });
+    if (importedFor !== undefined) storage.markImported(importedFor);
+    storage.writeClientId(clientId);
+    return storage;
+  }
+
+  /** The gateway's side as the sync sees it: what it was asked to import, and the list it holds. */
+  function gatewayHolding(listed: ConversationSummary[]) {
+    const imported: ImportedConversation[] = [];
+    const server: ServerConversations = {
+      list: async () => listed,
+      read: async () => undefined,
+      rename: async () => {},
+      import: async (conversations) => {
+        imported.push(...conversations);
+        return conversations.map(({ conversationId }) => ({ conversationId, outcome: 'imported' as const }));
+      },
+    };
+    return { server, imported };
+  }
+
+  it("never carries the earlier person's conversations to the new one, and lists only the new one's", async () => {
+    const storage = storageFor('second-person', 'first-person');
+    const { server, imported } = gatewayHolding([
+      { conversationId: 'mine', title: 'Mine', createdAt: 1, updatedAt: 2 },
+    ]);
+    let shown: ConversationState = { conversationId: 'theirs', lastSeq: 1, messages: [] };
+    await new ConversationSync({
+      storage,
+      server,
+      shown: () => shown,
+      show: () => {},
+      listChanged: () => {},
+      shownDeleted: () => {
+        shown = { conversationId: 'fresh', lastSeq: 0, messages: [] };
+      },
+    }).sync();
+    expect(imported).toEqual([]);
+    expect(storage.listConversations().map((entry) => entry.conversationId)).toEqual(['mine']);
+    expect(shown.conversationId).toBe('fresh');
+    expect(storage.importedFor()).toBe('second-person');
+  });
+
+  it('carries a browser’s conversations once, at its first sign-in after the upgrade', async () => {
+    const storage = storageFor('owner', undefined);
+    const { server, imported } = gatewayHolding([]);
+    const sync = new ConversationSync({
+      storage,
+      server,
+      shown: () => ({ conversationId: 'theirs', lastSeq: 1, messages: [] }),
+      show: () => {},
+      listChanged: () => {},
+      shownDeleted: () => {},
+    });
+    await sync.sync();
+    await sync.sync();
+    expect(
+      imported.map((conversation) => [conversation.conversationId, conversation.exchanges.length]),
+    ).toEqual([['theirs', 1]]);
+    expect(storage.importedFor()).toBe('owner');
+  });
+});

@@ -1,0 +1,232 @@
+import type { WebConversationSummary } from '@nexus/protocol';
+import type { ConversationSummary } from './conversation-index.ts';
+import type { ChatMessage, ConversationState } from './conversation-state.ts';
+import { visibleMessages } from './reply-versions.ts';
+import type { ImportedConversation, ServerConversations } from './server-conversations.ts';
+import { toSummary } from './server-conversations.ts';
+import type { ChatStorage, StoredConversation } from './storage.ts';
+
+/** Conversations per import request (the gateway takes at most 20). */
+const IMPORT_BATCH = 20;
+/** The gateway's caps on imported text; longer text is cut rather than the whole import refused. */
+const MAX_IMPORTED_TEXT = 32_000;
+const MAX_IMPORTED_REPLY = 200_000;
+/** A conversation this browser used this recently is kept even if the gateway's list lacks it yet. */
+const RECENT_LOCAL_MS = 60_000;
+
+/**
+ * The person's messages as drawn (sent, not withdrawn), each with the answer shown for it: the
+ * version chosen, or the newest. Hidden versions stay with this browser.
+ */
+function shownExchanges(messages: readonly ChatMessage[]): { question: ChatMessage; reply?: ChatMessage }[] {
+  const exchanges: { question: ChatMessage; reply?: ChatMessage }[] = [];
+  let open: { question: ChatMessage; reply?: ChatMessage } | undefined;
+  for (const { message } of visibleMessages(messages)) {
+    if (message.role === 'user') {
+      open = message.state === 'sent' && !message.deleted ? { question: message } : undefined;
+      if (open !== undefined) exchanges.push(open);
+    } else if (message.role === 'assistant' && message.state === 'done' && open?.reply === undefined && open)
+      open.reply = message;
+  }
+  return exchanges;
+}
+
+/** The exchanges of a stored conversation that were answered: a sent message and the reply shown. */
+export function importOf(
+  summary: ConversationSummary,
+  stored: StoredConversation | undefined,
+): ImportedConversation {
+  const exchanges: ImportedConversation['exchanges'] = [];
+  for (const { question, reply } of shownExchanges(stored?.messages ?? [])) {
+    if (reply === undefined) continue;
+    exchanges.push({
+      clientMessageId: question.id,
+      text: question.text.slice(0, MAX_IMPORTED_TEXT),
+      replyText: reply.text.slice(0, MAX_IMPORTED_REPLY),
+      // Stored messages carry no times: keep their order inside the conversation's lifetime.
+      createdAt: summary.createdAt + exchanges.length,
+    });
+  }
+  return {
+    conversationId: summary.conversationId,
+    title: summary.title.trim() || 'Untitled',
+    renamed: summary.renamed === true,
+    createdAt: summary.createdAt,
+    updatedAt: Math.max(summary.createdAt, summary.updatedAt),
+    exchanges: exchanges.slice(-300),
+  };
+}
+
+/** A person's message with what follows it up to their next one (leading messages: no question). */
+interface MessageGroup {
+  question: ChatMessage | undefined;
+  messages: ChatMessage[];
+}
+
+function groupsOf(messages: readonly ChatMessage[]): MessageGroup[] {
+  const groups: MessageGroup[] = [];
+  for (const message of messages) {
+    if (message.role === 'user' || groups.length === 0)
+      groups.push({ question: message.role === 'user' ? message : undefined, messages: [] });
+    groups.at(-1)!.messages.push(message);
+  }
+  return groups;
+}
+
+const unsent = (group: MessageGroup) =>
+  group.question !== undefined && (group.question.state === 'pending' || group.question.state === 'failed');
+
+/**
+ * The conversation shown, with the exchanges the gateway holds and this copy lacks (messages sent
+ * in another tab or device) added in the gateway's order. What this copy has stays as it is (its
+ * files, reply versions, errors); messages not yet sent from here stay at the end. Undefined when
+ * the gateway has nothing new, or a reply is streaming here (the next change brings it).
+ */
+export function withServerHistory(
+  local: ConversationState,
+  server: readonly ChatMessage[],
+): ConversationState | undefined {
+  if (local.messages.some((message) => message.state === 'streaming')) return undefined;
+  const localGroups = groupsOf(local.messages);
+  const localById = new Map(
+    localGroups.flatMap((group) => (group.question ? [[group.question.id, group]] : [])),
+  );
+  const serverGroups = groupsOf(server).filter((group) => group.question !== undefined);
+  if (serverGroups.every((group) => localById.has(group.question!.id))) return undefined;
+  // Groups only this copy has (withdrawn, not stored yet) keep their place after the group before them.
+  const onServer = new Set(serverGroups.map((group) => group.question!.id));
+  const after = new Map<string | undefined, MessageGroup[]>();
+  let anchor: string | undefined;
+  for (const group of localGroups) {
+    const id = group.question?.id;
+    if (id !== undefined && onServer.has(id)) anchor = id;
+    else if (!unsent(group)) after.set(anchor, [...(after.get(anchor) ?? []), group]);
+  }
+  const merged: ChatMessage[] = (after.get(undefined) ?? []).flatMap((group) => group.messages);
+  for (const group of serverGroups) {
+    const id = group.question!.id;
+    merged.push(...(localById.get(id) ?? group).messages);
+    for (const kept of after.get(id) ?? []) merged.push(...kept.messages);
+  }
+  for (const group of localGroups.filter(unsent)) merged.push(...group.messages);
+  return { ...local, messages: merged };
+}
+
+export interface ConversationSyncOptions {
+  storage: ChatStorage;
+  server: ServerConversations;
+  /** The conversation on screen now. */
+  shown: () => ConversationState;
+  /** Puts the gateway's copy of the shown conversation on screen (and in storage). */
+  show: (conversation: ConversationState, summary: ConversationSummary) => void;
+  /** The list in storage changed. */
+  listChanged: () => void;
+  /** The shown conversation was deleted elsewhere. */
+  shownDeleted: () => void;
+}
+
+/**
+ * Keeps this browser's conversations in step with the gateway, which keeps them per person: the
+ * conversations this browser held before are carried there once, the gateway's list replaces the
+ * stored one, and changes from the person's other tabs and devices (`conversation` frames) are
+ * applied as they come. Storage stays the copy shown at first paint and offline; a failed call
+ * leaves it as it is and is tried again at the next connect.
+ */
+export class ConversationSync {
+  readonly #options: ConversationSyncOptions;
+  #running: Promise<void> | undefined;
+  #again = false;
+
+  constructor(options: ConversationSyncOptions) {
+    this.#options = options;
+  }
+
+  /** After each connect: import once, take the gateway's list, and its copy of the shown conversation. */
+  sync(): Promise<void> {
+    if (this.#running !== undefined) {
+      this.#again = true;
+      return this.#running;
+    }
+    this.#running = this.#syncOnce()
+      .catch(() => {
+        // Offline or refused: storage keeps what it has; the next connect tries again.
+      })
+      .finally(() => {
+        this.#running = undefined;
+        if (this.#again) {
+          this.#again = false;
+          void this.sync();
+        }
+      });
+    return this.#running;
+  }
+
+  async #syncOnce(): Promise<void> {
+    const { storage, server } = this.#options;
+    const clientId = storage.clientId();
+    const importedFor = storage.importedFor();
+    // Only what the browser held before the list lived on the gateway is carried there; a browser
+    // signed in as someone else since holds that person's copies, never to be given to this one.
+    if (importedFor === undefined) await this.#importHeld();
+    const listed = await server.list();
+    if (importedFor !== clientId) storage.markImported(clientId);
+    const otherPerson = importedFor !== undefined && importedFor !== clientId;
+    const now = Date.now();
+    const keep = storage.listConversations().filter((summary) => {
+      if (otherPerson) return false;
+      if (listed.some((entry) => entry.conversationId === summary.conversationId)) return false;
+      // Not on the gateway: deleted elsewhere, unless its message has not reached the gateway yet.
+      const messages = storage.readConversation(summary.conversationId)?.messages ?? [];
+      return (
+        now - summary.updatedAt < RECENT_LOCAL_MS ||
+        messages.some((message) => message.state === 'pending' || message.state === 'failed')
+      );
+    });
+    storage.replaceIndex([...listed, ...keep]);
+    this.#options.listChanged();
+    const shown = this.#options.shown().conversationId;
+    if (otherPerson && !listed.some((entry) => entry.conversationId === shown)) this.#options.shownDeleted();
+    if (listed.some((entry) => entry.conversationId === shown)) await this.load(shown);
+  }
+
+  async #importHeld(): Promise<void> {
+    const { storage, server } = this.#options;
+    const held = storage
+      .listConversations()
+      .map((summary) => importOf(summary, storage.readConversation(summary.conversationId)));
+    for (let start = 0; start < held.length; start += IMPORT_BATCH)
+      await server.import(held.slice(start, start + IMPORT_BATCH));
+  }
+
+  /** Reads the gateway's copy of a conversation and shows it when it is still the one on screen. */
+  async load(conversationId: string): Promise<boolean> {
+    const asked = this.#options.shown();
+    const read = await this.#options.server.read(conversationId);
+    if (read === undefined) return false;
+    const shown = this.#options.shown();
+    // Anything that happened here meanwhile (a reply, a regenerate, Stop) is newer than this read;
+    // the `turn` frame its stored turn brings reads again.
+    if (shown.conversationId !== conversationId || shown !== asked) return true;
+    const merged = withServerHistory(shown, read.messages);
+    if (merged !== undefined) this.#options.show(merged, read.summary);
+    return true;
+  }
+
+  /** A `conversation` frame: another tab or device of this person changed the list. */
+  changed(change: 'created' | 'renamed' | 'turn' | 'deleted', conversation: WebConversationSummary): void {
+    const { storage } = this.#options;
+    const summary = toSummary(conversation);
+    if (change === 'deleted') {
+      storage.removeConversation(summary.conversationId);
+      this.#options.listChanged();
+      if (this.#options.shown().conversationId === summary.conversationId) this.#options.shownDeleted();
+      return;
+    }
+    storage.upsertSummary(summary);
+    this.#options.listChanged();
+    if (change === 'turn' && this.#options.shown().conversationId === summary.conversationId)
+      this.load(summary.conversationId).catch(() => {
+        // Out of reach: the next connect reads it again.
+      });
+  }
+}
