@@ -24,7 +24,10 @@ export function toWebConversationSummary(entry: ConversationEntry): WebConversat
 }
 
 /** The first words of a message (or its first file's name), as a one-line title. */
-export function titleOf(text: string, attachments: readonly { kind: string; name?: string | undefined }[] = []): string {
+export function titleOf(
+  text: string,
+  attachments: readonly { kind: string; name?: string | undefined }[] = [],
+): string {
   const line = text.replace(/\s+/g, ' ').trim();
   if (line === '') {
     const first = attachments[0];
