@@ -4,7 +4,7 @@
 // one call after another: `raw`, the gateway's model fetch with the body read and decoded (the
 // least a client does); `sse`, the same plus the server-sent events split and each JSON parsed
 // (what bench/bare-relay.ts does); `sdk`, the AI SDK's single-call primitive over the
-// openai-compatible provider, as packages/core/src/model-steps.ts calls it. Prints CPU µs and
+// openai-compatible provider, as packages/core/src/agent/model-steps.ts calls it. Prints CPU µs and
 // heap KB per call for each, and one JSON line last.
 import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';

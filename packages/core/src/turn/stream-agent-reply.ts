@@ -102,13 +102,9 @@ export async function streamAgentReply(options: {
         reply.text += part.text;
         push({ type: 'reply.delta', replyId: reply.replyId, text: part.text });
       } else if (part.type === 'media') {
-        if (options.mediaOut.includes(part.media.kind)) {
-          push({ type: 'reply.media', replyId: reply.replyId, media: part.media });
-          reply.mediaNames.push(part.media.name);
-        } else {
-          // Sent anyway it would vanish on this platform: the reply's end tells what they miss.
-          unsendable.push(unsendableMediaLine(part.media));
-        }
+        if (options.mediaOut.includes(part.media.kind)) sendMedia(reply, part.media, push);
+        // Sent anyway it would vanish on this platform: the reply's end tells what they miss.
+        else unsendable.push(unsendableMediaLine(part.media));
       } else {
         reply.text = prefix + part.text;
         if (part.stopped) addBudgetNote(reply, part.stopped, dependencies.turnLimits, push);
@@ -119,13 +115,7 @@ export async function streamAgentReply(options: {
     endStopped(reply, stopSignal.reason, push, start);
     return;
   }
-  if (unsendable.length > 0) {
-    if (reply.text === '') reply.text = prefix;
-    const lines = `${reply.text === '' ? '' : '\n\n'}${unsendable.join('\n')}`;
-    start();
-    reply.text += lines;
-    push({ type: 'reply.delta', replyId: reply.replyId, text: lines });
-  }
+  if (unsendable.length > 0) appendLines(reply, prefix, unsendable, { push, start });
   if (!reply.started) push({ type: 'reply.start', replyId: reply.replyId });
   push({ type: 'reply.end', replyId: reply.replyId, text: reply.text });
 }
@@ -159,6 +149,25 @@ function addBudgetNote(
   const note = budgetNote(stopped, limits, reply.text);
   push({ type: 'reply.delta', replyId: reply.replyId, text: note });
   reply.text += note;
+}
+
+function sendMedia(reply: ReplyDraft, media: ReplyMedia, push: (event: ReplyEvent) => void): void {
+  push({ type: 'reply.media', replyId: reply.replyId, media });
+  reply.mediaNames.push(media.name);
+}
+
+/** Lines added after the model's text, shown and stored as part of the reply. */
+function appendLines(
+  reply: ReplyDraft,
+  prefix: string,
+  lines: string[],
+  { push, start }: { push: (event: ReplyEvent) => void; start: () => void },
+): void {
+  if (reply.text === '') reply.text = prefix;
+  start();
+  const text = `${reply.text === '' ? '' : '\n\n'}${lines.join('\n')}`;
+  reply.text += text;
+  push({ type: 'reply.delta', replyId: reply.replyId, text });
 }
 
 /** The line that stands in for a reply file the channel cannot send. */
