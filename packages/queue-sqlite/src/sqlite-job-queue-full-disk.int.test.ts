@@ -1,8 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { mountSmallVolume, SMALL_VOLUME_NEEDS_ROOT, type SmallVolume } from '@nexus/sqlite-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteJobQueue } from './sqlite-job-queue.ts';
 
@@ -12,33 +11,22 @@ import { createSqliteJobQueue } from './sqlite-job-queue.ts';
 // there is room. Mounting needs root; as anyone else this is skipped.
 
 const MIB = 1024 * 1024;
-const isRoot = process.getuid?.() === 0;
-let mountPoint: string | undefined;
-
+let volume: SmallVolume | undefined;
 beforeAll(async () => {
-  if (!isRoot) return;
-  const directory = await mkdtemp(join(tmpdir(), 'nexus-full-queue-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', directory], { stdio: 'ignore' });
-    mountPoint = directory;
-  } catch {
-    await rm(directory, { recursive: true, force: true });
-  }
+  volume = await mountSmallVolume(8, 'full-queue');
 });
 afterAll(async () => {
-  if (!mountPoint) return;
-  execFileSync('umount', [mountPoint]);
-  await rm(mountPoint, { recursive: true, force: true });
+  await volume?.remove();
 });
 
-describe.runIf(isRoot)('the SQLite job queue on a full volume', () => {
+describe('the SQLite job queue on a full volume', () => {
   it('fails every enqueue of a batch with "database or disk is full" and stores none of them', async (context) => {
-    if (!mountPoint) context.skip();
-    const path = join(mountPoint!, 'jobs.sqlite');
+    if (!volume) context.skip(SMALL_VOLUME_NEEDS_ROOT);
+    const path = join(volume!.path, 'jobs.sqlite');
     const queue = createSqliteJobQueue({ path });
     try {
       await queue.enqueue({ name: 'test.job', payload: { n: 0 } });
-      await writeFile(join(mountPoint!, 'filler'), Buffer.alloc(8 * MIB - 128 * 1024));
+      await writeFile(join(volume!.path, 'filler'), Buffer.alloc(8 * MIB - 128 * 1024));
       // Big enough together that the batch cannot fit in what is left.
       const big = 'x'.repeat(60_000);
       const outcomes = await Promise.allSettled(
@@ -50,7 +38,7 @@ describe.runIf(isRoot)('the SQLite job queue on a full volume', () => {
         expect(`${reason.message} ${reason.cause?.message ?? ''}`).toContain('database or disk is full');
         expect(reason.message).not.toContain('no transaction is active');
       }
-      await rm(join(mountPoint!, 'filler'));
+      await rm(join(volume!.path, 'filler'));
       await queue.enqueue({ name: 'test.job', payload: { n: 1 } });
     } finally {
       await queue.close({ timeoutMs: 100 });
@@ -64,13 +52,13 @@ describe.runIf(isRoot)('the SQLite job queue on a full volume', () => {
   });
 
   it('stores no job of a batch outside its transaction when one insert fills the disk mid-batch', async (context) => {
-    if (!mountPoint) context.skip();
-    const path = join(mountPoint!, 'mid-batch.sqlite');
+    if (!volume) context.skip(SMALL_VOLUME_NEEDS_ROOT);
+    const path = join(volume!.path, 'mid-batch.sqlite');
     // A payload cap above the big job's size, so the disk, not the cap, refuses it.
     const queue = createSqliteJobQueue({ path, maxPayloadBytes: 8 * MIB });
     try {
       await queue.enqueue({ name: 'test.job', payload: { n: 0 } });
-      await writeFile(join(mountPoint!, 'filler'), Buffer.alloc(5 * MIB));
+      await writeFile(join(volume!.path, 'filler'), Buffer.alloc(5 * MIB));
       // The middle job is larger than the room left and than SQLite's page cache, so its insert
       // itself fails and SQLite ends the transaction; the small ones around it would fit.
       const outcomes = await Promise.allSettled([
@@ -83,7 +71,7 @@ describe.runIf(isRoot)('the SQLite job queue on a full volume', () => {
         const reason = (outcome as PromiseRejectedResult).reason as Error & { cause?: Error };
         expect(`${reason.message} ${reason.cause?.message ?? ''}`).toContain('database or disk is full');
       }
-      await rm(join(mountPoint!, 'filler'));
+      await rm(join(volume!.path, 'filler'));
     } finally {
       await queue.close({ timeoutMs: 100 });
     }

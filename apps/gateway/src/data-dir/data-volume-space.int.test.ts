@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mountSmallVolume, SMALL_VOLUME_NEEDS_ROOT, type SmallVolume } from '@nexus/sqlite-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifySpace, dataVolumeSpace, FULL_BELOW_BYTES } from './data-volume-space.ts';
 
@@ -40,30 +40,21 @@ describe('the data volume’s free space', () => {
   });
 });
 
-let mountPoint: string | undefined;
+let volume: SmallVolume | undefined;
 beforeAll(async () => {
-  if (process.getuid?.() !== 0) return;
-  const directory = await mkdtemp(join(tmpdir(), 'nexus-full-volume-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=32m', 'tmpfs', directory], { stdio: 'ignore' });
-    mountPoint = directory;
-  } catch {
-    await rm(directory, { recursive: true, force: true });
-  }
+  volume = await mountSmallVolume(32, 'full-volume');
 });
 afterAll(async () => {
-  if (!mountPoint) return;
-  execFileSync('umount', [mountPoint]);
-  await rm(mountPoint, { recursive: true, force: true });
+  await volume?.remove();
 });
 
 describe('a volume that really is full', () => {
   it.runIf(process.getuid?.() === 0)('is reported full', async (context) => {
-    if (!mountPoint) context.skip();
-    await writeFile(join(mountPoint!, 'filler'), Buffer.alloc(10 * MIB));
-    expect(await dataVolumeSpace(mountPoint!, 24)).toMatchObject({ status: 'low' });
-    await writeFile(join(mountPoint!, 'more'), Buffer.alloc(21 * MIB));
-    const space = await dataVolumeSpace(mountPoint!, 24);
+    if (!volume) context.skip(SMALL_VOLUME_NEEDS_ROOT);
+    await writeFile(join(volume!.path, 'filler'), Buffer.alloc(10 * MIB));
+    expect(await dataVolumeSpace(volume!.path, 24)).toMatchObject({ status: 'low' });
+    await writeFile(join(volume!.path, 'more'), Buffer.alloc(21 * MIB));
+    const space = await dataVolumeSpace(volume!.path, 24);
     expect(space.status).toBe('full');
     expect(space.detail).toMatch(/^data volume full \([\d.]+ [KM]iB free of 32\.0 MiB\)/);
   });

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { mountSmallVolume, SMALL_VOLUME_NEEDS_ROOT, type SmallVolume } from '@nexus/sqlite-kit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway } from '../testing/test-gateway.ts';
 
@@ -10,23 +10,12 @@ import { startTestGateway } from '../testing/test-gateway.ts';
 // this is skipped (data-volume-space.int.test.ts checks the thresholds on figures).
 
 const MIB = 1024 * 1024;
-const isRoot = process.getuid?.() === 0;
-let mountPoint: string | undefined;
-
+let volume: SmallVolume | undefined;
 beforeAll(async () => {
-  if (!isRoot) return;
-  const directory = await mkdtemp(join(tmpdir(), 'nexus-ready-volume-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', directory], { stdio: 'ignore' });
-    mountPoint = directory;
-  } catch {
-    await rm(directory, { recursive: true, force: true });
-  }
+  volume = await mountSmallVolume(64, 'ready-volume');
 });
 afterAll(async () => {
-  if (!mountPoint) return;
-  execFileSync('umount', [mountPoint]);
-  await rm(mountPoint, { recursive: true, force: true });
+  await volume?.remove();
 });
 
 interface ReadyBody {
@@ -34,10 +23,10 @@ interface ReadyBody {
   checks: Record<string, { status: string; detail?: string }>;
 }
 
-describe.runIf(isRoot)('/ready on a data volume that fills up', () => {
+describe('/ready on a data volume that fills up', () => {
   it('answers 503 with the volume full, and ready again once there is room', async (context) => {
-    if (!mountPoint) context.skip();
-    const gateway = await startTestGateway({ dataDir: join(mountPoint!, 'data') });
+    if (!volume) context.skip(SMALL_VOLUME_NEEDS_ROOT);
+    const gateway = await startTestGateway({ dataDir: join(volume!.path, 'data') });
     try {
       const ready = async () => {
         const response = await fetch(`${gateway.url}/ready`);
@@ -50,9 +39,9 @@ describe.runIf(isRoot)('/ready on a data volume that fills up', () => {
 
       // Leave about 8 MiB: under the 16 MiB in which SQLite is about to fail.
       const free = Number(
-        execFileSync('df', ['--output=avail', '-B1', mountPoint!]).toString().split('\n')[1],
+        execFileSync('df', ['--output=avail', '-B1', volume!.path]).toString().split('\n')[1],
       );
-      await writeFile(join(mountPoint!, 'filler'), Buffer.alloc(free - 8 * MIB));
+      await writeFile(join(volume!.path, 'filler'), Buffer.alloc(free - 8 * MIB));
       // /ready measures again at most every five seconds.
       await expect.poll(async () => (await ready()).status, { timeout: 15_000, interval: 500 }).toBe(503);
       const full = await ready();
@@ -62,7 +51,7 @@ describe.runIf(isRoot)('/ready on a data volume that fills up', () => {
         /^data volume full \([\d.]+ MiB free of 64\.0 MiB\): messages cannot be stored/,
       );
 
-      await rm(join(mountPoint!, 'filler'));
+      await rm(join(volume!.path, 'filler'));
       await expect.poll(async () => (await ready()).status, { timeout: 15_000, interval: 500 }).toBe(200);
     } finally {
       await gateway.dispose();

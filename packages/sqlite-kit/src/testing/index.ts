@@ -1,0 +1,1 @@
+export { mountSmallVolume, SMALL_VOLUME_NEEDS_ROOT, type SmallVolume } from './small-volume.ts';
