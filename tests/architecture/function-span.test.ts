@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type FunctionMeasure, measureFunctions } from './function-measures.ts';
+import { measureFunctions } from './function-measures.ts';
 import { productionFiles, REPOSITORY_ROOT } from './production-files.ts';
 
 /**
@@ -10,26 +10,6 @@ import { productionFiles, REPOSITORY_ROOT } from './production-files.ts';
  * closures; past this span such a factory is a class or a few named functions in disguise.
  */
 const MAX_SPAN = 200;
-
-/**
- * Long closures being split on other branches at the same time: each entry names its owner. The
- * lead deletes an entry when that branch is merged; the last test below fails as soon as an entry
- * spans no more than the limit, so none outlives its reason.
- */
-const BEING_SPLIT = new Set<string>([
-  // The session store, which a branch adding each person's conversation list also changes.
-  'packages/core/src/session-store/sqlite-session-store.ts: createSqliteSessionStore',
-]);
-
-let measured: FunctionMeasure[] | undefined;
-
-/** Every production function, measured once for the tests below (parsing them all takes seconds). */
-function productionSpans(): FunctionMeasure[] {
-  measured ??= productionFiles().flatMap((file) =>
-    measureFunctions(file, readFileSync(join(REPOSITORY_ROOT, file), 'utf8')),
-  );
-  return measured;
-}
 
 /** Parsing every production file takes seconds, more on a loaded machine. */
 const PARSE_TIMEOUT_MS = 60_000;
@@ -47,25 +27,14 @@ describe('function span', () => {
   it(
     `no production function spans more than ${MAX_SPAN} lines`,
     () => {
-      const spans = productionSpans();
+      const spans = productionFiles().flatMap((file) =>
+        measureFunctions(file, readFileSync(join(REPOSITORY_ROOT, file), 'utf8')),
+      );
       expect(spans.length).toBeGreaterThan(1000);
       const tooLong = spans
-        .filter((measure) => measure.span > MAX_SPAN && !BEING_SPLIT.has(measure.where))
+        .filter((measure) => measure.span > MAX_SPAN)
         .map((measure) => `${measure.where} (${measure.span} lines)`);
       expect(tooLong).toEqual([]);
-    },
-    PARSE_TIMEOUT_MS,
-  );
-
-  it(
-    'lists no function that no longer spans more than the limit',
-    () => {
-      const stillLong = new Set(
-        productionSpans()
-          .filter((measure) => measure.span > MAX_SPAN)
-          .map((measure) => measure.where),
-      );
-      expect([...BEING_SPLIT].filter((where) => !stillLong.has(where))).toEqual([]);
     },
     PARSE_TIMEOUT_MS,
   );

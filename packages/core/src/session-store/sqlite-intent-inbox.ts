@@ -40,6 +40,8 @@ export interface SqliteIntentInbox {
   finish(key: IntentKey): void;
   countReplay(key: IntentKey): void;
   unfinished(): InboxEntry[];
+  /** Deletes every entry naming the person (as sender or as decided); returns how many. */
+  forgetPerson(userId: string): number;
 }
 
 /**
@@ -61,6 +63,10 @@ export function createSqliteIntentInbox(database: DatabaseSync, seenSql: string)
   const all = database.prepare(
     `SELECT channel, intent_id, conversation_key, kind, intent_json, decided_json, reply_text, accepted_at, replays
      FROM inbox ORDER BY seq`,
+  );
+  // Entries keep the whole intent as JSON: the person's ids appear there as JSON strings.
+  const forget = database.prepare(
+    'DELETE FROM inbox WHERE instr(intent_json, ?1) > 0 OR instr(decided_json, ?1) > 0',
   );
   return {
     admit(entry) {
@@ -86,6 +92,9 @@ export function createSqliteIntentInbox(database: DatabaseSync, seenSql: string)
     },
     unfinished() {
       return (all.all() as unknown as InboxRow[]).map(toEntry);
+    },
+    forgetPerson(userId) {
+      return Number(forget.run(JSON.stringify(userId)).changes);
     },
   };
 }

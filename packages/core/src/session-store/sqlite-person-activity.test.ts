@@ -95,7 +95,9 @@ describe("the session store's record of each person's last activity", () => {
     await before.close();
     // Back to schema 3, as a store written before this version is.
     const raw = new DatabaseSync(path);
-    raw.exec('DROP TABLE reply_versions; DROP TABLE person_activity; PRAGMA user_version = 3');
+    raw.exec(
+      'DROP TABLE conversation_list; DROP TABLE reply_versions; DROP TABLE person_activity; PRAGMA user_version = 3',
+    );
     raw.close();
 
     const upgraded = createSqliteSessionStore({ path });
