@@ -296,7 +296,9 @@ async function measureLongReply(browser: Browser) {
   });
   await page.goto(chatUrl);
   await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
-  model.enqueue({ chunks: longReplyChunks(100_000) });
+  // A chunk every 5 ms, as a model streams: chunks written at once would reach the page as one
+  // delta (the gateway joins the deltas of one event-loop turn).
+  model.enqueue({ chunks: longReplyChunks(100_000), chunkDelayMs: 5 });
   await page.getByTestId('message-input').fill('Write a long report');
   const stream = await traceMainThread(
     browser,

@@ -234,7 +234,9 @@ describe('web client layout in Chromium', () => {
         if (added > 0) steps.push(added);
       }).observe(document.body, { childList: true, subtree: true });
     });
-    model.enqueue({ chunks: longReplyChunks(100_000) });
+    // A chunk every 5 ms, as a model streams: chunks written at once would reach the page as one
+    // delta (the gateway joins the deltas of one event-loop turn).
+    model.enqueue({ chunks: longReplyChunks(100_000), chunkDelayMs: 5 });
     await page.getByTestId('message-input').fill('A long report');
     await page.getByTestId('send-button').click();
     await page.locator('[data-role=assistant][data-state=done]').waitFor({ timeout: 120_000 });
