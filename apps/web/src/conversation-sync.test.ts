@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ConversationSummary } from './conversation-index.ts';
 import type { ChatMessage, ConversationState } from './conversation-state.ts';
 import { ConversationSync, importOf, withServerHistory } from './conversation-sync.ts';
+import { visibleMessages } from './reply-versions.ts';
 import {
   type ImportedConversation,
   type ServerConversations,
@@ -123,6 +124,66 @@ describe("taking the gateway's copy of the conversation shown", () => {
     expect(
       withServerHistory(shown([user('m1', 'Hi'), { ...reply('r1', 'Hel'), state: 'streaming' }]), []),
     ).toBeUndefined();
+  });
+
+  it('takes in an edit made elsewhere and its new answer, keeping the old answer as a version', () => {
+    const server = toChatMessages([
+      {
+        seq: 1,
+        clientMessageId: 'm1',
+        text: 'Hi there',
+        replyText: 'Hello there',
+        replyId: 'r2',
+        outcome: 'ok',
+        createdAt: 1,
+      },
+    ]);
+    const photo = { kind: 'image' as const, name: 'cat.png', sizeBytes: 10 };
+    const merged = withServerHistory(
+      shown([{ ...user('m1', 'Hi'), attachments: [photo] }, reply('r1', 'Hello')]),
+      server,
+    );
+    expect(merged?.messages).toEqual([
+      { ...user('m1', 'Hi there'), attachments: [photo], edited: true },
+      reply('r1', 'Hello', { question: 'Hi' }),
+      reply('r2', 'Hello there'),
+    ]);
+    const rows = visibleMessages(merged!.messages);
+    expect(rows.map((row) => row.message.id)).toEqual(['m1', 'r2']);
+    expect(rows[1]?.versions).toEqual({ questionId: 'm1', index: 1, replyIds: ['r1', 'r2'] });
+  });
+
+  it('shows the answer chosen or regenerated elsewhere, and nothing changes once both agree', () => {
+    const local = shown([user('m1', 'Hi'), reply('r1', 'Hello'), reply('r2', 'Hey')]);
+    const chosenElsewhere = toChatMessages([
+      {
+        seq: 1,
+        clientMessageId: 'm1',
+        text: 'Hi',
+        replyText: 'Hello',
+        replyId: 'r1',
+        outcome: 'ok',
+        createdAt: 1,
+      },
+    ]);
+    const merged = withServerHistory(local, chosenElsewhere);
+    expect(merged?.messages[0]).toEqual({ ...user('m1', 'Hi'), chosenReplyId: 'r1' });
+    expect(visibleMessages(merged!.messages).map((row) => row.message.id)).toEqual(['m1', 'r1']);
+    expect(withServerHistory(merged!, chosenElsewhere)).toBeUndefined();
+    const regenerated = toChatMessages([
+      {
+        seq: 1,
+        clientMessageId: 'm1',
+        text: 'Hi',
+        replyText: 'Howdy',
+        replyId: 'r3',
+        outcome: 'ok',
+        createdAt: 1,
+      },
+    ]);
+    const again = withServerHistory(merged!, regenerated);
+    expect(again?.messages[0]).toEqual(user('m1', 'Hi'));
+    expect(visibleMessages(again!.messages).map((row) => row.message.id)).toEqual(['m1', 'r3']);
   });
 
   it('shows a failed turn as an error, not as an empty answer', () => {

@@ -4,6 +4,7 @@ import type { ChatMessage, ConversationState } from './conversation-state.ts';
 import { visibleMessages } from './reply-versions.ts';
 import type { ImportedConversation, ServerConversations } from './server-conversations.ts';
 import { toSummary } from './server-conversations.ts';
+import { type MessageGroup, withServerEdits } from './server-edits.ts';
 import type { ChatStorage, StoredConversation } from './storage.ts';
 
 /** Conversations per import request (the gateway takes at most 20). */
@@ -11,6 +12,8 @@ const IMPORT_BATCH = 20;
 /** The gateway's caps on imported text; longer text is cut rather than the whole import refused. */
 const MAX_IMPORTED_TEXT = 32_000;
 const MAX_IMPORTED_REPLY = 200_000;
+/** Reads of the shown conversation overtaken by a change in this tab before one is applied. */
+const MAX_OVERTAKEN_READS = 3;
 /** A conversation this browser used this recently is kept even if the gateway's list lacks it yet. */
 const RECENT_LOCAL_MS = 60_000;
 
@@ -57,12 +60,6 @@ export function importOf(
   };
 }
 
-/** A person's message with what follows it up to their next one (leading messages: no question). */
-interface MessageGroup {
-  question: ChatMessage | undefined;
-  messages: ChatMessage[];
-}
-
 function groupsOf(messages: readonly ChatMessage[]): MessageGroup[] {
   const groups: MessageGroup[] = [];
   for (const message of messages) {
@@ -78,21 +75,29 @@ const unsent = (group: MessageGroup) =>
 
 /**
  * The conversation shown, with the exchanges the gateway holds and this copy lacks (messages sent
- * in another tab or device) added in the gateway's order. What this copy has stays as it is (its
- * files, reply versions, errors); messages not yet sent from here stay at the end. Undefined when
- * the gateway has nothing new, or a reply is streaming here (the next change brings it).
+ * in another tab or device) added in the gateway's order, and the edits and answers chosen there
+ * taken into the ones both hold (server-edits.ts). What this copy has stays as it is (its files,
+ * reply versions, errors); messages not yet sent from here stay at the end. Undefined when the
+ * gateway has nothing new, or a reply is streaming here (the next change brings it).
  */
 export function withServerHistory(
   local: ConversationState,
   server: readonly ChatMessage[],
 ): ConversationState | undefined {
   if (local.messages.some((message) => message.state === 'streaming')) return undefined;
-  const localGroups = groupsOf(local.messages);
+  const serverGroups = groupsOf(server).filter((group) => group.question !== undefined);
+  const { groups: localGroups, moved } = withoutMisplacedReplies(groupsOf(local.messages), serverGroups);
   const localById = new Map(
     localGroups.flatMap((group) => (group.question ? [[group.question.id, group]] : [])),
   );
-  const serverGroups = groupsOf(server).filter((group) => group.question !== undefined);
-  if (serverGroups.every((group) => localById.has(group.question!.id))) return undefined;
+  const edited = new Map<string, MessageGroup>();
+  for (const group of serverGroups) {
+    const held = localById.get(group.question!.id);
+    const changed = held && withServerEdits(held, group);
+    if (changed) edited.set(group.question!.id, changed);
+  }
+  if (!moved && edited.size === 0 && serverGroups.every((group) => localById.has(group.question!.id)))
+    return undefined;
   // Groups only this copy has (withdrawn, not stored yet) keep their place after the group before them.
   const onServer = new Set(serverGroups.map((group) => group.question!.id));
   const after = new Map<string | undefined, MessageGroup[]>();
@@ -105,11 +110,38 @@ export function withServerHistory(
   const merged: ChatMessage[] = (after.get(undefined) ?? []).flatMap((group) => group.messages);
   for (const group of serverGroups) {
     const id = group.question!.id;
-    merged.push(...(localById.get(id) ?? group).messages);
+    merged.push(...(edited.get(id) ?? localById.get(id) ?? group).messages);
     for (const kept of after.get(id) ?? []) merged.push(...kept.messages);
   }
   for (const group of localGroups.filter(unsent)) merged.push(...group.messages);
   return { ...local, messages: merged };
+}
+
+/**
+ * A reply to a message sent in another tab streams here live and is drawn after the last message
+ * this copy had, under someone else's question; the gateway says whose answer it is, and it
+ * comes back with that message's group.
+ */
+function withoutMisplacedReplies(
+  localGroups: MessageGroup[],
+  serverGroups: readonly MessageGroup[],
+): { groups: MessageGroup[]; moved: boolean } {
+  const answered = new Map<string, string>();
+  for (const group of serverGroups)
+    for (const message of group.messages)
+      if (message.role === 'assistant') answered.set(message.id, group.question!.id);
+  let moved = false;
+  const groups = localGroups.map((group) => {
+    const kept = group.messages.filter(
+      (message) =>
+        message.role !== 'assistant' ||
+        (answered.get(message.id) ?? group.question?.id) === group.question?.id,
+    );
+    if (kept.length === group.messages.length) return group;
+    moved = true;
+    return { ...group, messages: kept };
+  });
+  return { groups, moved };
 }
 
 export interface ConversationSyncOptions {
@@ -200,15 +232,19 @@ export class ConversationSync {
 
   /** Reads the gateway's copy of a conversation and shows it when it is still the one on screen. */
   async load(conversationId: string): Promise<boolean> {
-    const asked = this.#options.shown();
-    const read = await this.#options.server.read(conversationId);
-    if (read === undefined) return false;
-    const shown = this.#options.shown();
-    // Anything that happened here meanwhile (a reply, a regenerate, Stop) is newer than this read;
-    // the `turn` frame its stored turn brings reads again.
-    if (shown.conversationId !== conversationId || shown !== asked) return true;
-    const merged = withServerHistory(shown, read.messages);
-    if (merged !== undefined) this.#options.show(merged, read.summary);
+    for (let attempt = 0; attempt < MAX_OVERTAKEN_READS; attempt += 1) {
+      const asked = this.#options.shown();
+      const read = await this.#options.server.read(conversationId);
+      if (read === undefined) return false;
+      const shown = this.#options.shown();
+      if (shown.conversationId !== conversationId) return true;
+      // Anything that happened here meanwhile (a reply streamed live, a regenerate, Stop) may be
+      // newer than this read, and the frame of that change may have come before it: read again.
+      if (shown !== asked) continue;
+      const merged = withServerHistory(shown, read.messages);
+      if (merged !== undefined) this.#options.show(merged, read.summary);
+      return true;
+    }
     return true;
   }
 
