@@ -141,6 +141,19 @@ describe('conversations kept on the gateway per person, in Chromium', () => {
       expect.stringContaining('Plan a weekend in Porto'),
       expect.stringContaining('Add a day in Braga'),
     ]);
+    // An edit in A, and the answer to it, reach B's open copy (the old answer stays a version).
+    const braga = a.locator('[data-testid=message][data-role=user]').last();
+    await braga.hover();
+    await braga.getByTestId('edit-message').click();
+    await a.getByTestId('edit-input').fill('Add two days in Braga');
+    await a.getByTestId('edit-input').press('Enter');
+    await eventually(() => b.locator('[data-testid=message][data-role=user]').allTextContents()).toEqual([
+      expect.stringContaining('Plan a weekend in Porto'),
+      expect.stringContaining('Add two days in Braga'),
+    ]);
+    await eventually(() =>
+      b.locator('[data-testid=message][data-role=assistant]').last().textContent(),
+    ).toContain('Add two days in Braga');
 
     // An invited person sees none of the owner's conversations.
     const invite = (await (

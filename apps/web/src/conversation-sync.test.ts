@@ -153,6 +153,29 @@ describe("taking the gateway's copy of the conversation shown", () => {
     expect(rows[1]?.versions).toEqual({ questionId: 'm1', index: 1, replyIds: ['r1', 'r2'] });
   });
 
+  it('does not take the answer to the new words, streamed here before the edit was read, for an old one', () => {
+    const server = toChatMessages([
+      {
+        seq: 1,
+        clientMessageId: 'm1',
+        text: 'Hi there',
+        replyText: 'Hello there',
+        replyId: 'r2',
+        outcome: 'ok',
+        createdAt: 1,
+      },
+    ]);
+    const merged = withServerHistory(
+      shown([user('m1', 'Hi'), reply('r1', 'Hello'), reply('r2', 'Hello there')]),
+      server,
+    );
+    expect(merged?.messages).toEqual([
+      { ...user('m1', 'Hi there'), edited: true },
+      reply('r1', 'Hello', { question: 'Hi' }),
+      reply('r2', 'Hello there'),
+    ]);
+  });
+
   it('shows the answer chosen or regenerated elsewhere, and nothing changes once both agree', () => {
     const local = shown([user('m1', 'Hi'), reply('r1', 'Hello'), reply('r2', 'Hey')]);
     const chosenElsewhere = toChatMessages([

@@ -18,16 +18,17 @@ export function withServerEdits(local: MessageGroup, server: MessageGroup): Mess
   if (question === undefined || serverQuestion === undefined || question.deleted) return undefined;
   let updated: ChatMessage = question;
   let messages = local.messages;
+  const serverReply = server.messages.find((message) => message.role === 'assistant');
   if (serverQuestion.text !== question.text) {
     updated = { ...updated, text: serverQuestion.text, edited: true };
-    // The answers held here answered the old words: paging back to one shows them.
+    // The answers held here answered the old words (paging back to one shows them), except the
+    // one the gateway shows, which may be the answer to the new words, streamed here live.
     messages = messages.map((message) =>
-      message.role === 'assistant' && message.question === undefined
+      message.role === 'assistant' && message.question === undefined && message.id !== serverReply?.id
         ? { ...message, question: question.text }
         : message,
     );
   }
-  const serverReply = server.messages.find((message) => message.role === 'assistant');
   if (serverReply !== undefined) {
     const replies = messages.filter((message) => message.role === 'assistant');
     const shown =
@@ -35,15 +36,17 @@ export function withServerEdits(local: MessageGroup, server: MessageGroup): Mess
       replies.at(-1);
     const held = replies.find((reply) => reply.id === serverReply.id);
     if (held === undefined) {
-      // A version made elsewhere: the newest, so shown, unless a streaming one here is newer.
+      // A version made elsewhere: the newest, so the one shown.
       messages = [...messages, serverReply];
       const { chosenReplyId: _, ...rest } = updated;
       updated = rest;
     } else if (shown?.id !== serverReply.id && held.state === 'done') {
       updated = { ...updated, chosenReplyId: serverReply.id };
-    } else if (held.text !== serverReply.text && held.state === 'done') {
+    } else if (held.state === 'done' && (held.text !== serverReply.text || held.question !== undefined)) {
+      // The gateway's answer is to the words it holds, which this copy now shows.
+      const { question: _, ...answer } = held;
       messages = messages.map((message) =>
-        message === held ? { ...held, text: serverReply.text } : message,
+        message === held ? { ...answer, text: serverReply.text } : message,
       );
     }
   }
