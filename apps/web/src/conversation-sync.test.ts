@@ -6,6 +6,7 @@ import { visibleMessages } from './reply-versions.ts';
 import {
   type ImportedConversation,
   type ServerConversations,
+  type ServerExchange,
   toChatMessages,
 } from './server-conversations.ts';
 import { ChatStorage, memoryKeyValueStore } from './storage.ts';
@@ -16,6 +17,14 @@ const user = (id: string, text: string, state: ChatMessage['state'] = 'sent'): C
   text,
   state,
 });
+/** One exchange as the gateway lists it; `createdAt` follows `seq`. */
+const exchange = (
+  seq: number,
+  clientMessageId: string,
+  text: string,
+  replyText: string,
+  extra: Partial<ServerExchange> = {},
+): ServerExchange => ({ seq, clientMessageId, text, replyText, outcome: 'ok', createdAt: seq, ...extra });
 const reply = (id: string, text: string, extra: Partial<ChatMessage> = {}): ChatMessage => ({
   id,
   role: 'assistant',
@@ -63,23 +72,8 @@ describe("taking the gateway's copy of the conversation shown", () => {
 
   it("adds a message sent elsewhere, keeps this copy's own details, and what this tab has not sent yet at the end", () => {
     const server = toChatMessages([
-      {
-        seq: 1,
-        clientMessageId: 'm1',
-        text: 'Hi',
-        replyText: 'Hello',
-        replyId: 'r1',
-        outcome: 'ok',
-        createdAt: 1,
-      },
-      {
-        seq: 2,
-        clientMessageId: 'm2',
-        text: 'From the phone',
-        replyText: 'Noted',
-        outcome: 'aborted',
-        createdAt: 2,
-      },
+      exchange(1, 'm1', 'Hi', 'Hello', { replyId: 'r1' }),
+      exchange(2, 'm2', 'From the phone', 'Noted', { outcome: 'aborted' }),
     ]);
     const photo = { kind: 'image' as const, name: 'cat.png', sizeBytes: 10 };
     const merged = withServerHistory(
@@ -103,17 +97,7 @@ describe("taking the gateway's copy of the conversation shown", () => {
   });
 
   it('changes nothing when the gateway says the same, or while a reply is streaming here', () => {
-    const server = toChatMessages([
-      {
-        seq: 1,
-        clientMessageId: 'm1',
-        text: 'Hi',
-        replyText: 'Hello',
-        replyId: 'r1',
-        outcome: 'ok',
-        createdAt: 1,
-      },
-    ]);
+    const server = toChatMessages([exchange(1, 'm1', 'Hi', 'Hello', { replyId: 'r1' })]);
     // The richer local copy (versions, media) stays when the words are the same.
     expect(
       withServerHistory(
@@ -127,17 +111,7 @@ describe("taking the gateway's copy of the conversation shown", () => {
   });
 
   it('takes in an edit made elsewhere and its new answer, keeping the old answer as a version', () => {
-    const server = toChatMessages([
-      {
-        seq: 1,
-        clientMessageId: 'm1',
-        text: 'Hi there',
-        replyText: 'Hello there',
-        replyId: 'r2',
-        outcome: 'ok',
-        createdAt: 1,
-      },
-    ]);
+    const server = toChatMessages([exchange(1, 'm1', 'Hi there', 'Hello there', { replyId: 'r2' })]);
     const photo = { kind: 'image' as const, name: 'cat.png', sizeBytes: 10 };
     const merged = withServerHistory(
       shown([{ ...user('m1', 'Hi'), attachments: [photo] }, reply('r1', 'Hello')]),
@@ -154,17 +128,7 @@ describe("taking the gateway's copy of the conversation shown", () => {
   });
 
   it('does not take the answer to the new words, streamed here before the edit was read, for an old one', () => {
-    const server = toChatMessages([
-      {
-        seq: 1,
-        clientMessageId: 'm1',
-        text: 'Hi there',
-        replyText: 'Hello there',
-        replyId: 'r2',
-        outcome: 'ok',
-        createdAt: 1,
-      },
-    ]);
+    const server = toChatMessages([exchange(1, 'm1', 'Hi there', 'Hello there', { replyId: 'r2' })]);
     const merged = withServerHistory(
       shown([user('m1', 'Hi'), reply('r1', 'Hello'), reply('r2', 'Hello there')]),
       server,
@@ -178,32 +142,12 @@ describe("taking the gateway's copy of the conversation shown", () => {
 
   it('shows the answer chosen or regenerated elsewhere, and nothing changes once both agree', () => {
     const local = shown([user('m1', 'Hi'), reply('r1', 'Hello'), reply('r2', 'Hey')]);
-    const chosenElsewhere = toChatMessages([
-      {
-        seq: 1,
-        clientMessageId: 'm1',
-        text: 'Hi',
-        replyText: 'Hello',
-        replyId: 'r1',
-        outcome: 'ok',
-        createdAt: 1,
-      },
-    ]);
+    const chosenElsewhere = toChatMessages([exchange(1, 'm1', 'Hi', 'Hello', { replyId: 'r1' })]);
     const merged = withServerHistory(local, chosenElsewhere);
     expect(merged?.messages[0]).toEqual({ ...user('m1', 'Hi'), chosenReplyId: 'r1' });
     expect(visibleMessages(merged!.messages).map((row) => row.message.id)).toEqual(['m1', 'r1']);
     expect(withServerHistory(merged!, chosenElsewhere)).toBeUndefined();
-    const regenerated = toChatMessages([
-      {
-        seq: 1,
-        clientMessageId: 'm1',
-        text: 'Hi',
-        replyText: 'Howdy',
-        replyId: 'r3',
-        outcome: 'ok',
-        createdAt: 1,
-      },
-    ]);
+    const regenerated = toChatMessages([exchange(1, 'm1', 'Hi', 'Howdy', { replyId: 'r3' })]);
     const again = withServerHistory(merged!, regenerated);
     expect(again?.messages[0]).toEqual(user('m1', 'Hi'));
     expect(visibleMessages(again!.messages).map((row) => row.message.id)).toEqual(['m1', 'r3']);
