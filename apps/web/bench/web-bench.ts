@@ -15,7 +15,8 @@
 //   stream_100kb_last_chunk_cpu_ms  streaming it: main-thread CPU time from the last chunk's
 //                  arrival until the frame after it; `stream_100kb_end_cpu_ms` the same for `reply.end`
 //   lex_100kb_cpu_ms   CPU time (not wall time, so less skewed by a busy machine) of lexing the
-//                  100 KB reply once in Node, median of 5
+//                  100 KB reply once in Node, median of 5; `lex_100kb_blocks_cpu_ms` its block pass
+//                  alone (what opening it costs before the blocks shown first get their inlines)
 //   stream_100kb_cpu_ms  CPU time of lexing it as it streams in 1 KB chunks (incremental)
 // It also writes screenshots of the main states (light and dark, laptop and phone) to
 // the git-ignored `screenshots` folder beside this file, to be looked at. `--screenshots-only` skips the rest;
@@ -37,7 +38,7 @@ import { build } from 'vite';
 // The web app does not depend on memory; the bench opens the gateway's store to seed the Memory panel.
 import { createSqliteMemoryStore, MemoryService } from '../../../packages/memory/src/index.ts';
 import { IncrementalMarkdown } from '../src/markdown/incremental-markdown.ts';
-import { lexMarkdown } from '../src/markdown/lex-markdown.ts';
+import { lexBlocks, lexMarkdown } from '../src/markdown/lex-markdown.ts';
 import { longReplyChunks, openLongReply } from '../src/testing/long-reply.ts';
 import { type MainThreadWork, traceMainThread } from './main-thread-trace.ts';
 import { takeScreenshots } from './take-screenshots.ts';
@@ -247,6 +248,7 @@ function lexCost() {
   };
   lexMarkdown(text);
   const once = median(Array.from({ length: 5 }, () => cpuMs(() => lexMarkdown(text))));
+  const blocks = median(Array.from({ length: 5 }, () => cpuMs(() => lexBlocks(text))));
   const streamed = median(
     Array.from({ length: 3 }, () =>
       cpuMs(() => {
@@ -262,6 +264,7 @@ function lexCost() {
   );
   return {
     lex_100kb_cpu_ms: Math.round(once * 10) / 10,
+    lex_100kb_blocks_cpu_ms: Math.round(blocks * 10) / 10,
     stream_100kb_cpu_ms: Math.round(streamed * 10) / 10,
   };
 }

@@ -3,7 +3,7 @@ import { Component, type ComponentChildren } from 'preact';
 import { useMemo, useRef } from 'preact/hooks';
 import { decodeEntities } from '../markdown/decode-entities.ts';
 import { IncrementalMarkdown } from '../markdown/incremental-markdown.ts';
-import type { Token } from '../markdown/lex-markdown.ts';
+import { lexInlines, type Token } from '../markdown/lex-markdown.ts';
 import type { MathToken } from '../markdown/math-extension.ts';
 import { CodeBlock } from './code-block.tsx';
 import { renderInlines } from './markdown-inline.tsx';
@@ -96,13 +96,17 @@ function estimatedRem(blocks: number, chars: number): number {
   return Math.round(1.5 * (chars / 60) + 0.5 * blocks);
 }
 
-/** One top-level block; a finished block's token is the same object, so it is not built again. */
+/**
+ * One top-level block; a finished block's token is the same object, so it is not built again. Its
+ * inline tokens are made here, when it is first drawn: a long reply's blocks still waiting to be
+ * drawn cost only their block lex.
+ */
 class TokenBlock extends Component<{ token: Token }> {
   override shouldComponentUpdate(next: { token: Token }): boolean {
     return next.token !== this.props.token;
   }
   override render({ token }: { token: Token }) {
-    return renderBlock(token, 0, 0);
+    return renderBlock(lexInlines(token), 0, 0);
   }
 }
 

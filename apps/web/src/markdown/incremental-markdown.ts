@@ -1,9 +1,10 @@
-import { type LinkDefinitions, lexMarkdown, type Token } from './lex-markdown.ts';
+import { type LinkDefinitions, lexBlocks, type Token } from './lex-markdown.ts';
 
 /**
  * The tokens of a reply that grows while it streams. Blocks before the last one are finished:
  * their tokens (the same objects, so their elements are kept) are reused, and only the text from
  * the last block on is lexed again. A chunk costs the length of the last block, not of the reply.
+ * Only blocks are lexed here: a block's inline tokens are made when it is drawn (`lexInlines`).
  */
 export class IncrementalMarkdown {
   /** The text as given, and as lexed (line endings normalised to \n). */
@@ -54,7 +55,7 @@ export class IncrementalMarkdown {
       return this.tokens;
     }
     const known = Object.keys(this.links).length;
-    const tail = lexMarkdown(source.slice(this.keptLength), this.links);
+    const tail = lexBlocks(source.slice(this.keptLength), this.links);
     if (this.kept > 0 && Object.keys(tail.links).length > known) this.linksLate = true;
     this.links = tail.links;
     this.tokens.length = this.kept;
@@ -71,7 +72,7 @@ export class IncrementalMarkdown {
 
   private relex(text: string): readonly Token[] {
     const source = normalised(text);
-    const tokens = lexMarkdown(source);
+    const tokens = lexBlocks(source);
     this.links = tokens.links;
     this.tokens = [...tokens];
     this.raw = text;

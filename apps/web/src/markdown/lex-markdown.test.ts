@@ -1,6 +1,6 @@
 import type { Tokens } from 'marked';
 import { describe, expect, it } from 'vitest';
-import { lexMarkdown, type Token } from './lex-markdown.ts';
+import { lexBlocks, lexInlines, lexMarkdown, type Token } from './lex-markdown.ts';
 import type { MathToken } from './math-extension.ts';
 
 function find(tokens: readonly Token[], type: string): Token[] {
@@ -10,6 +10,10 @@ function find(tokens: readonly Token[], type: string): Token[] {
       if (token.type === type) found.push(token);
       walk((token as { tokens?: Token[] }).tokens);
       if (token.type === 'list') for (const entry of (token as Tokens.List).items) walk(entry.tokens);
+      if (token.type === 'table') {
+        const table = token as Tokens.Table;
+        for (const cell of [...table.header, ...table.rows.flat()]) walk(cell.tokens);
+      }
     }
   };
   walk(tokens);
@@ -84,5 +88,39 @@ describe('lexMarkdown', () => {
         .map((token) => token.raw)
         .join(''),
     ).toBe(source);
+  });
+
+  it('shows emphasis nested past what the inline lexer can recurse into as written', () => {
+    const source = `${'*'.repeat(5000)}x${'*'.repeat(5000)}`;
+    const [paragraph] = lexMarkdown(source) as Tokens.Paragraph[];
+    expect(paragraph!.tokens).toEqual([{ type: 'text', raw: source, text: source, escaped: true }]);
+  });
+});
+
+describe('lexBlocks and lexInlines', () => {
+  const source =
+    'Intro with [a reference][r] and **bold**.\n\n| a | b |\n|---|---|\n| *x* | [r] |\n\n- item `code`\n  > quoted _text_\n\n[r]: https://example.com/r\n';
+
+  it('leaves the inside of blocks for lexInlines, which gives what one whole lex gives', () => {
+    const blocks = lexBlocks(source);
+    expect(find(blocks, 'link')).toEqual([]);
+    expect(find(blocks, 'strong')).toEqual([]);
+    // Drawn in any order, later blocks first (as a long reply is), with definitions found anywhere.
+    for (const block of [...blocks].reverse()) lexInlines(block);
+    expect(JSON.stringify(blocks)).toBe(JSON.stringify(lexMarkdown(source)));
+    expect(find(blocks, 'link').map((link) => (link as Tokens.Link).href)).toEqual([
+      'https://example.com/r',
+      'https://example.com/r',
+    ]);
+    expect(find(blocks, 'em')).toHaveLength(2);
+  });
+
+  it("makes a block's inline tokens once", () => {
+    const [paragraph] = lexBlocks('Some **bold** text.') as Tokens.Paragraph[];
+    const inside = lexInlines(paragraph!).tokens;
+    const first = inside[1];
+    expect(first).toMatchObject({ type: 'strong' });
+    expect(lexInlines(paragraph!).tokens[1]).toBe(first);
+    expect(paragraph!.tokens).toHaveLength(3);
   });
 });
