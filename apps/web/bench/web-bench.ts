@@ -16,7 +16,8 @@
 //                  arrival until the frame after it; `stream_100kb_end_cpu_ms` the same for `reply.end`
 //   lex_100kb_cpu_ms   CPU time (not wall time, so less skewed by a busy machine) of lexing the
 //                  100 KB reply once in Node, median of 5; `lex_100kb_blocks_cpu_ms` its block pass
-//                  alone (what opening it costs before the blocks shown first get their inlines)
+//                  alone (what opening it costs before the blocks shown first get their inlines);
+//                  `lex_100kb_nested_emphasis_cpu_ms` 100 KB of hostile `*_a ` (one paragraph)
 //   stream_100kb_cpu_ms  CPU time of lexing it as it streams in 1 KB chunks (incremental)
 // It also writes screenshots of the main states (light and dark, laptop and phone) to
 // the git-ignored `screenshots` folder beside this file, to be looked at. `--screenshots-only` skips the rest;
@@ -249,6 +250,9 @@ function lexCost() {
   lexMarkdown(text);
   const once = median(Array.from({ length: 5 }, () => cpuMs(() => lexMarkdown(text))));
   const blocks = median(Array.from({ length: 5 }, () => cpuMs(() => lexBlocks(text))));
+  // What a hostile reply costs: emphasis nested deep is quadratic in marked unless cut in pieces.
+  const hostile = '*_a '.repeat(25_000);
+  const nested = median(Array.from({ length: 3 }, () => cpuMs(() => lexMarkdown(hostile))));
   const streamed = median(
     Array.from({ length: 3 }, () =>
       cpuMs(() => {
@@ -265,6 +269,7 @@ function lexCost() {
   return {
     lex_100kb_cpu_ms: Math.round(once * 10) / 10,
     lex_100kb_blocks_cpu_ms: Math.round(blocks * 10) / 10,
+    lex_100kb_nested_emphasis_cpu_ms: Math.round(nested * 10) / 10,
     stream_100kb_cpu_ms: Math.round(streamed * 10) / 10,
   };
 }
