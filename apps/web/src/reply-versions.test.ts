@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  applyServerFrame,
   type ChatMessage,
   type ConversationState,
   chooseAnswer,
@@ -7,6 +8,7 @@ import {
   reviseUserMessage,
 } from './conversation-state.ts';
 import { visibleMessages } from './reply-versions.ts';
+import { toStoredConversation } from './stored-conversation.ts';
 
 const user = (id: string, text: string, extra: Partial<ChatMessage> = {}): ChatMessage => ({
   id,
@@ -45,6 +47,37 @@ describe('versions of an answer', () => {
     expect(rows.filter((row) => row.regenerateOf !== undefined).map((row) => row.regenerateOf)).toEqual([
       'm2',
     ]);
+  });
+
+  it('shows a reply that answers nothing (a reminder) on its own, not as a version, and offers no Regenerate on it', () => {
+    const rows = visibleMessages([
+      user('m1', 'q1'),
+      reply('r1', 'a1'),
+      reply('reminder', 'Water the plants', { unprompted: true }),
+    ]);
+    expect(rows.map((row) => row.message.id)).toEqual(['m1', 'r1', 'reminder']);
+    expect(rows.every((row) => row.versions === undefined)).toBe(true);
+    expect(rows.map((row) => row.regenerateOf)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('takes a reply.start frame marked unprompted as a message of its own, and keeps the mark in storage', () => {
+    let state = conversation([user('m1', 'q1'), reply('r1', 'a1')]);
+    for (const [seq, event] of [
+      [10, { type: 'reply.start', replyId: 'reminder' }],
+      [11, { type: 'reply.end', replyId: 'reminder', text: 'Water the plants' }],
+    ] as const)
+      state = applyServerFrame(state, {
+        type: 'event',
+        conversationId: 'c',
+        seq,
+        event,
+        ...(event.type === 'reply.start' ? { unprompted: true as const } : {}),
+      });
+    expect(shown(state)).toEqual(['q1', 'a1', 'Water the plants']);
+    expect(toStoredConversation(JSON.parse(JSON.stringify(state)))?.messages.at(-1)).toMatchObject({
+      id: 'reminder',
+      unprompted: true,
+    });
   });
 
   it('pages back to a chosen version, and a regenerate shows the answer to come again', () => {

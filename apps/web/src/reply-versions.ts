@@ -50,6 +50,7 @@ export function visibleMessages(messages: readonly ChatMessage[]): VisibleMessag
     last !== undefined &&
     last === rows.at(-1) &&
     last.message.state === 'done' &&
+    !last.message.unprompted &&
     newestQuestion?.state === 'sent' &&
     !newestQuestion.deleted
   )
@@ -59,7 +60,7 @@ export function visibleMessages(messages: readonly ChatMessage[]): VisibleMessag
 
 /** `newest`: the person's newest message, the only one the gateway answers again. */
 function answerGroup(question: ChatMessage, answers: ChatMessage[], newest: boolean): VisibleMessage[] {
-  const replies = answers.filter((answer) => answer.role === 'assistant');
+  const replies = answers.filter((answer) => answer.role === 'assistant' && !answer.unprompted);
   const chosen =
     replies.find((reply) => reply.id === question.chosenReplyId && reply.state === 'done') ?? replies.at(-1);
   const versions =
@@ -76,7 +77,7 @@ function answerGroup(question: ChatMessage, answers: ChatMessage[], newest: bool
       : undefined;
   const rows: VisibleMessage[] = [{ message: question, ...(shownText === undefined ? {} : { shownText }) }];
   for (const answer of answers) {
-    if (answer.role === 'assistant' && answer !== chosen) continue;
+    if (answer.role === 'assistant' && !answer.unprompted && answer !== chosen) continue;
     if (answer.role === 'error') {
       const retryable = newest && question.state === 'sent' && !question.deleted;
       rows.push({ message: answer, ...(retryable ? { retryOf: question.id } : {}) });

@@ -30,7 +30,7 @@ export function withServerEdits(local: MessageGroup, server: MessageGroup): Mess
     );
   }
   if (serverReply !== undefined) {
-    const replies = messages.filter((message) => message.role === 'assistant');
+    const replies = messages.filter((message) => message.role === 'assistant' && !message.unprompted);
     const shown =
       replies.find((reply) => reply.id === question.chosenReplyId && reply.state === 'done') ??
       replies.at(-1);

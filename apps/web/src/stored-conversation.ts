@@ -50,6 +50,7 @@ function toChatMessage(value: unknown): ChatMessage | undefined {
     restarting,
     chosenReplyId,
     question,
+    unprompted,
   } = value;
   if (typeof id !== 'string' || typeof text !== 'string') return undefined;
   if (!roles.includes(role as ChatMessageRole) || !states.includes(state as ChatMessageState))
@@ -58,6 +59,7 @@ function toChatMessage(value: unknown): ChatMessage | undefined {
   if (typeof failure === 'string') message.failure = failure;
   if (typeof retryable === 'boolean') message.retryable = retryable;
   if (edited === true) message.edited = true;
+  if (unprompted === true) message.unprompted = true;
   if (deleted === true) message.deleted = true;
   if (superseded === true) message.superseded = true;
   if (stopped === true) message.stopped = true;

@@ -184,6 +184,29 @@ describe('delivery, seq and resume', () => {
     expect(stranger.eventFrames()).toHaveLength(0);
   });
 
+  it('marks a reply that answers none of the person’s messages (a reminder) as unprompted, and an answer not', async () => {
+    harness = await startHarness();
+    const tab = await greeted('browser-1');
+    await sendMessage(tab, 'm-1', 'conv-1');
+    const answer = harness.intents[0]!;
+    await harness.deliver(answer, replyEvents('r-1', ['Hi']));
+    // An outbound message is delivered under its own id, not under one of the person's messages.
+    await harness.deliver(
+      { ...answer, id: 'outbound-reminder-1' },
+      replyEvents('r-2', ['Time to water the plants']),
+    );
+    await tab.next(
+      (frame) => frame.type === 'event' && frame.event.type === 'reply.end' && frame.event.replyId === 'r-2',
+    );
+    const starts = tab.eventFrames('conv-1').filter((frame) => frame.event.type === 'reply.start');
+    expect(
+      starts.map((frame) => [frame.event.type === 'reply.start' && frame.event.replyId, frame.unprompted]),
+    ).toEqual([
+      ['r-1', undefined],
+      ['r-2', true],
+    ]);
+  });
+
   it('replays exactly the missed events after a disconnect mid-reply, and an ended reply as its end', async () => {
     harness = await startHarness();
     const first = await greeted('browser-1');

@@ -23,7 +23,7 @@ import { ClientFrameHandler } from './client-frame-handler.ts';
 import { ConnectionRegistry } from './connection-registry.ts';
 import { ReplayLog, type ReplyPart } from './replay-log.ts';
 import { replyMediaFrames } from './reply-media-frames.ts';
-import { parseUploadFileId } from './to-intent.ts';
+import { parseUploadFileId, webIntentId } from './to-intent.ts';
 import {
   type ResolvedWebSocketChannelOptions,
   resolveWebSocketChannelOptions,
@@ -252,6 +252,13 @@ class WebSocketChannelAdapter implements WebSocketChannel {
   async deliver(options: DeliverOptions): Promise<void> {
     const { conversation, events, abortSignal } = options;
     const conversationId = conversation.conversationId;
+    // An answer is delivered under the intent of the person's message it answers; anything else
+    // (a reminder, an outbound message) is not an answer the client may take for a version of one.
+    const unprompted = conversation.intentId.startsWith(
+      webIntentId(this.name, conversation.senderPlatformId, ''),
+    )
+      ? undefined
+      : true;
     let sinceYield = 0;
     for await (const event of events) {
       if (abortSignal?.aborted) break;
@@ -260,6 +267,8 @@ class WebSocketChannelAdapter implements WebSocketChannel {
         conversationId,
         conversation.senderPlatformId,
         (seq) => {
+          if (event.type === 'reply.start' && unprompted)
+            return JSON.stringify({ type: 'event', conversationId, seq, event, unprompted });
           if (event.type !== 'reply.media')
             return JSON.stringify({ type: 'event', conversationId, seq, event });
           const frames = replyMediaFrames({

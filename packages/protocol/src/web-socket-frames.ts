@@ -146,6 +146,12 @@ export const serverFrameSchema = z.discriminatedUnion('type', [
     /** Per-conversation, strictly increasing; clients resume from the last one they saw. */
     seq: z.number().int().positive(),
     event: replyEventSchema,
+    /**
+     * On `reply.start` only: the reply answers none of the person's messages (a reminder, a
+     * message the assistant sends on its own). A client shows it on its own, never as another
+     * version of the answer before it.
+     */
+    unprompted: z.literal(true).optional(),
   }),
   z.object({
     type: z.literal('resumed'),
