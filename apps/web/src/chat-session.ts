@@ -353,6 +353,14 @@ export class ChatSession {
     return true;
   }
 
+  /**
+   * Puts the page of history before what is shown above it (from the gateway). False when there
+   * was nothing earlier, or another conversation was opened meanwhile; throws when out of reach.
+   */
+  showEarlier(): Promise<boolean> {
+    return this.#sync.loadEarlier(this.#snapshot.conversation.conversationId);
+  }
+
   /** Stored conversations whose title or any message has every word of `query`. */
   searchConversations(query: string): ConversationSummary[] {
     return this.#options.storage.searchConversations(query);

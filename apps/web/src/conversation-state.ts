@@ -41,6 +41,11 @@ export interface ChatMessage {
   chosenReplyId?: string;
   /** On a reply to a message edited since: the words it answered (shown when paged back to it). */
   question?: string;
+  /**
+   * A reply that answers none of the person's messages (a reminder): shown on its own, never as
+   * a version of the answer before it.
+   */
+  unprompted?: boolean;
 }
 
 /** What the person attached to a message, as shown beside it. */
@@ -61,6 +66,12 @@ export interface ConversationState {
   activity?: string | undefined;
   /** A problem not tied to one message; not persisted. */
   alert?: string | undefined;
+  /**
+   * Older history on the gateway: a seq, the exchanges before it are not shown here yet; null,
+   * everything older is shown; unset, not read yet. Not persisted (storage keeps the newest
+   * messages only), so each read of the newest page sets it again.
+   */
+  earlier?: number | null | undefined;
 }
 
 export const TYPING_ACTIVITY = 'Nexus is typing…';
@@ -200,6 +211,12 @@ export function applyServerFrame(state: ConversationState, frame: ServerFrame): 
         : incompleteResume({ ...state, lastSeq: Math.min(state.lastSeq, frame.lastSeq) });
     case 'event':
       if (frame.conversationId !== state.conversationId || frame.seq <= state.lastSeq) return state;
+      if (frame.unprompted && frame.event.type === 'reply.start')
+        return withReply(
+          applyReplyEvent({ ...state, lastSeq: frame.seq }, frame.event, frame.seq),
+          frame.event.replyId,
+          (message) => ({ ...message, unprompted: true }),
+        );
       return applyReplyEvent({ ...state, lastSeq: frame.seq }, frame.event, frame.seq);
     default:
       return state;

@@ -242,4 +242,73 @@ describe('conversations kept on the gateway per person, in Chromium', () => {
     await page.close();
     await other.close();
   });
+
+  it('reads a history longer than a page back page by page, above what is shown, without moving it', async () => {
+    const page = await openContext();
+    await page.goto(`${gateway.url}/#token=${gateway.token}`);
+    await open(page);
+    // 300 exchanges kept on the gateway (carried there as a browser's import would be).
+    const imported = await page.evaluate(async () => {
+      const exchanges = Array.from({ length: 300 }, (_, index) => ({
+        clientMessageId: `long-${index + 1}`,
+        text: `Question ${index + 1}`,
+        replyText: `Answer ${index + 1}`,
+        createdAt: 10_000 + index,
+      }));
+      const conversation = {
+        conversationId: 'long-history',
+        title: 'Long history',
+        renamed: true,
+        createdAt: 10_000,
+        updatedAt: 20_000,
+        exchanges,
+      };
+      const answer = await fetch('/api/web/conversations/import', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ conversations: [conversation] }),
+      });
+      return answer.json();
+    });
+    expect(imported).toEqual({ results: [{ conversationId: 'long-history', outcome: 'imported' }] });
+    await page.reload();
+    await open(page);
+    await page
+      .locator('[data-testid=conversation-item]', { hasText: 'Long history' })
+      .locator('.conversation-open')
+      .click();
+    const questions = page.locator('[data-testid=message][data-role=user]');
+    // The newest page: the gateway sends 100 exchanges at a time, the newest at the bottom.
+    await eventually(() => questions.count()).toBe(100);
+    expect(await questions.first().textContent()).toContain('Question 201');
+    await expect.poll(() => questions.last().isVisible()).toBe(true);
+
+    const list = page.getByTestId('message-list');
+    const earlier = page.getByTestId('show-earlier');
+    for (const [shown, first] of [
+      [200, 101],
+      [300, 1],
+    ] as const) {
+      // Up to the top as a reader scrolls (a wheel), which ends the last page's hold on the place.
+      await list.hover();
+      await page.mouse.wheel(0, -100_000);
+      await eventually(() => list.evaluate((element) => element.scrollTop)).toBe(0);
+      const oldest = await questions.first().textContent();
+      const before = await questions.first().boundingBox();
+      await earlier.click();
+      await eventually(() => questions.count()).toBe(shown);
+      expect(await questions.first().textContent()).toContain(`Question ${first}`);
+      // What the reader was looking at stays where it was; the older page is above it.
+      const place = async () => (await questions.filter({ hasText: oldest! }).boundingBox())!.y;
+      expect(Math.abs((await place()) - before!.y)).toBeLessThan(4);
+      // And after the replies above it are laid out at their real heights (a few frames on).
+      await page.evaluate(
+        () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
+      );
+      expect(Math.abs((await place()) - before!.y)).toBeLessThan(4);
+    }
+    // The start of the conversation is reached: nothing more to read.
+    await expect.poll(() => earlier.count()).toBe(0);
+    await page.context().close();
+  });
 });

@@ -236,3 +236,90 @@ describe('a browser signed in as another person since', () => {
     expect(storage.importedFor()).toBe('owner');
   });
 });
+
+describe('reading a long history page by page', () => {
+  /** A gateway holding `count` exchanges of one conversation, read in pages of `pageSize` as the route does. */
+  function gatewayWith(count: number, pageSize: number) {
+    const exchanges = Array.from({ length: count }, (_, index) =>
+      exchange(index + 1, `m${index + 1}`, `Question ${index + 1}`, `Answer ${index + 1}`, {
+        replyId: `r${index + 1}`,
+      }),
+    );
+    const reads: (number | undefined)[] = [];
+    const server: ServerConversations = {
+      list: async () => [],
+      read: async (_conversationId, before) => {
+        reads.push(before);
+        const older = exchanges.filter((entry) => entry.seq < (before ?? Number.MAX_SAFE_INTEGER));
+        const page = older.slice(-pageSize);
+        return {
+          summary: { conversationId: 'c1', title: 'Long', createdAt: 1, updatedAt: 2 },
+          messages: toChatMessages(page),
+          ...(older.length > page.length ? { earlier: page[0]!.seq } : {}),
+        };
+      },
+      rename: async () => {},
+      import: async () => [],
+    };
+    return { server, exchanges, reads };
+  }
+
+  function syncShowing(server: ServerConversations, messages: ChatMessage[] = []) {
+    const state = { shown: { conversationId: 'c1', lastSeq: 0, messages } as ConversationState };
+    const sync = new ConversationSync({
+      storage: new ChatStorage({ store: memoryKeyValueStore(), randomId: () => 'unused' }),
+      server,
+      shown: () => state.shown,
+      show: (conversation) => {
+        state.shown = conversation;
+      },
+      listChanged: () => {},
+      shownDeleted: () => {},
+    });
+    return { sync, state };
+  }
+
+  const questions = (state: ConversationState) =>
+    state.messages.filter((message) => message.role === 'user').map((message) => message.id);
+
+  it('shows the newest page, then each older page above it, until the start', async () => {
+    const { server, reads } = gatewayWith(7, 3);
+    const { sync, state } = syncShowing(server);
+    await sync.load('c1');
+    expect(questions(state.shown)).toEqual(['m5', 'm6', 'm7']);
+    expect(state.shown.earlier).toBe(5);
+    expect(await sync.loadEarlier('c1')).toBe(true);
+    expect(questions(state.shown)).toEqual(['m2', 'm3', 'm4', 'm5', 'm6', 'm7']);
+    expect(state.shown.earlier).toBe(2);
+    expect(await sync.loadEarlier('c1')).toBe(true);
+    expect(questions(state.shown)).toEqual(['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7']);
+    expect(state.shown.messages.filter((message) => message.role === 'assistant')).toHaveLength(7);
+    expect(state.shown.earlier).toBe(null);
+    // Nothing older: no further read.
+    expect(await sync.loadEarlier('c1')).toBe(false);
+    expect(reads).toEqual([undefined, 5, 2]);
+  });
+
+  it('keeps the older pages shown when a new turn makes it read the newest page again', async () => {
+    const { server, exchanges } = gatewayWith(4, 3);
+    const { sync, state } = syncShowing(server);
+    await sync.load('c1');
+    await sync.loadEarlier('c1');
+    expect(state.shown.earlier).toBe(null);
+    exchanges.push(exchange(5, 'm5', 'Question 5', 'Answer 5', { replyId: 'r5' }));
+    await sync.load('c1');
+    expect(questions(state.shown)).toEqual(['m1', 'm2', 'm3', 'm4', 'm5']);
+    expect(state.shown.earlier).toBe(null);
+  });
+
+  it("puts older pages above this copy's own messages, which stay as they are", async () => {
+    const { server } = gatewayWith(5, 2);
+    const pending = user('local', 'Typed offline', 'pending');
+    const { sync, state } = syncShowing(server, [user('m5', 'Question 5'), reply('r5', 'Answer 5'), pending]);
+    await sync.load('c1');
+    expect(state.shown.earlier).toBe(4);
+    await sync.loadEarlier('c1');
+    expect(questions(state.shown)).toEqual(['m2', 'm3', 'm4', 'm5', 'local']);
+    expect(state.shown.messages.at(-1)).toBe(pending);
+  });
+});

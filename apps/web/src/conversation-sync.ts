@@ -28,7 +28,13 @@ function shownExchanges(messages: readonly ChatMessage[]): { question: ChatMessa
     if (message.role === 'user') {
       open = message.state === 'sent' && !message.deleted ? { question: message } : undefined;
       if (open !== undefined) exchanges.push(open);
-    } else if (message.role === 'assistant' && message.state === 'done' && open?.reply === undefined && open)
+    } else if (
+      message.role === 'assistant' &&
+      message.state === 'done' &&
+      !message.unprompted &&
+      open?.reply === undefined &&
+      open
+    )
       open.reply = message;
   }
   return exchanges;
@@ -144,6 +150,16 @@ function withoutMisplacedReplies(
   return { groups, moved };
 }
 
+/**
+ * Where the older history starts after a read of the newest page: once everything older was
+ * shown it stays shown (null); otherwise the oldest boundary seen, as earlier pages read may
+ * reach further back than the newest page does.
+ */
+function olderBoundary(shown: number | null | undefined, newestPage: number | undefined): number | null {
+  if (shown === null || newestPage === undefined) return null;
+  return shown === undefined ? newestPage : Math.min(shown, newestPage);
+}
+
 export interface ConversationSyncOptions {
   storage: ChatStorage;
   server: ServerConversations;
@@ -241,10 +257,32 @@ export class ConversationSync {
       // Anything that happened here meanwhile (a reply streamed live, a regenerate, Stop) may be
       // newer than this read, and the frame of that change may have come before it: read again.
       if (shown !== asked) continue;
-      const merged = withServerHistory(shown, read.messages);
-      if (merged !== undefined) this.#options.show(merged, read.summary);
+      const merged = withServerHistory(shown, read.messages) ?? shown;
+      const earlier = olderBoundary(shown.earlier, read.earlier);
+      if (merged !== shown || earlier !== shown.earlier)
+        this.#options.show({ ...merged, earlier }, read.summary);
       return true;
     }
+    return true;
+  }
+
+  /**
+   * Reads the page of history before what the shown conversation holds and puts it above; the
+   * messages already here stay as they are. False when there is nothing earlier to read.
+   */
+  async loadEarlier(conversationId: string): Promise<boolean> {
+    const before = this.#options.shown().earlier;
+    if (typeof before !== 'number') return false;
+    const read = await this.#options.server.read(conversationId, before);
+    const shown = this.#options.shown();
+    if (read === undefined || shown.conversationId !== conversationId || shown.earlier !== before)
+      return false;
+    const held = new Set(shown.messages.map((message) => `${message.role}:${message.id}`));
+    const older = read.messages.filter((message) => !held.has(`${message.role}:${message.id}`));
+    this.#options.show(
+      { ...shown, messages: [...older, ...shown.messages], earlier: read.earlier ?? null },
+      read.summary,
+    );
     return true;
   }
 

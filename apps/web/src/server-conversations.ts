@@ -13,6 +13,14 @@ export interface ServerExchange {
   createdAt: number;
 }
 
+/** One page of a conversation's history as the gateway keeps it, oldest message first. */
+export interface ServerHistoryPage {
+  summary: ConversationSummary;
+  messages: ChatMessage[];
+  /** The gateway holds older exchanges: the seq to ask for the page before this one with. */
+  earlier?: number;
+}
+
 /** A conversation a browser held, as `POST /api/web/conversations/import` takes it. */
 export interface ImportedConversation {
   conversationId: string;
@@ -28,10 +36,11 @@ export type ImportOutcome = 'imported' | 'present' | 'deleted' | 'foreign';
 /** The gateway's side of the conversations list; the HTTP one below, or a stand-in in unit tests. */
 export interface ServerConversations {
   list(): Promise<ConversationSummary[]>;
-  /** Undefined when the gateway has no such conversation of this person's. */
-  read(
-    conversationId: string,
-  ): Promise<{ summary: ConversationSummary; messages: ChatMessage[] } | undefined>;
+  /**
+   * The newest page of a conversation's history, or the page before the exchange `before` (a
+   * seq). Undefined when the gateway has no such conversation of this person's.
+   */
+  read(conversationId: string, before?: number): Promise<ServerHistoryPage | undefined>;
   rename(conversationId: string, title: string): Promise<void>;
   import(
     conversations: readonly ImportedConversation[],
@@ -108,13 +117,20 @@ export function httpServerConversations(
       const body = (await call('')) as { conversations: SummaryBody[] };
       return body.conversations.map(toSummary);
     },
-    async read(conversationId) {
+    async read(conversationId, before) {
       try {
-        const body = (await call(`/${encodeURIComponent(conversationId)}`)) as {
+        const query = before === undefined ? '' : `?before=${before}`;
+        const body = (await call(`/${encodeURIComponent(conversationId)}${query}`)) as {
           conversation: SummaryBody;
           messages: ServerExchange[];
+          more?: boolean;
         };
-        return { summary: toSummary(body.conversation), messages: toChatMessages(body.messages) };
+        const oldest = body.messages[0]?.seq;
+        return {
+          summary: toSummary(body.conversation),
+          messages: toChatMessages(body.messages),
+          ...(body.more === true && oldest !== undefined ? { earlier: oldest } : {}),
+        };
       } catch (error) {
         if (error instanceof AdminApiError && error.status === 404) return undefined;
         throw error;

@@ -48,7 +48,11 @@ export function ChatPane({ session, snapshot }: { session: ChatSession; snapshot
     >
       {notice !== undefined && <NoticeBanner text={notice} />}
       <MessageList
+        // A conversation opened is read from its end, wherever the last one was scrolled to.
+        key={conversation.conversationId}
         messages={conversation.messages}
+        earlier={conversation.earlier}
+        onShowEarlier={() => session.showEarlier()}
         onRetry={(id) => session.retry(id)}
         onEdit={(id, text) => session.edit(id, text)}
         onDelete={(id) => session.delete(id)}

@@ -1,15 +1,20 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { ChatMessage } from '../conversation-state.ts';
 import { visibleMessages } from '../reply-versions.ts';
+import { EarlierMessages } from './earlier-messages.tsx';
 import { type MessageActions, MessageItem } from './message-item.tsx';
+import { useKeptPlace } from './use-kept-place.ts';
 
 export interface MessageListProps extends MessageActions {
   messages: readonly ChatMessage[];
+  /** Older history on the gateway (a seq) or not (null, unset); see ConversationState. */
+  earlier?: number | null | undefined;
+  onShowEarlier?: () => Promise<unknown>;
 }
 
 const nearBottomPixels = 80;
 
-export function MessageList({ messages, ...actions }: MessageListProps) {
+export function MessageList({ messages, earlier, onShowEarlier, ...actions }: MessageListProps) {
   const listRef = useRef<HTMLDivElement>(null);
   const followRef = useRef(true);
   /** Where the list was last scrolled to the bottom by this code: above it, the reader moved up. */
@@ -17,6 +22,7 @@ export function MessageList({ messages, ...actions }: MessageListProps) {
   const [atBottom, setAtBottom] = useState(true);
   const lastUserId = useRef<string | undefined>(undefined);
   const newestUser = messages.findLast((message) => message.role === 'user')?.id;
+  const markPlace = useKeptPlace(listRef, messages[0]?.id);
 
   // Follow the conversation as replies stream in, unless the reader scrolled up to read. Sending
   // a message always brings the reader down to it, wherever they were.
@@ -37,7 +43,7 @@ export function MessageList({ messages, ...actions }: MessageListProps) {
   // images load): keep the bottom in view while following.
   useEffect(() => {
     const list = listRef.current;
-    const items = list?.firstElementChild;
+    const items = list?.querySelector('.message-items');
     if (!list || !items || typeof ResizeObserver === 'undefined') return;
     const observer = new ResizeObserver(() => {
       // The scroll event of a reader who just scrolled up may not have arrived yet.
@@ -74,6 +80,15 @@ export function MessageList({ messages, ...actions }: MessageListProps) {
           setAtBottom(near);
         }}
       >
+        {typeof earlier === 'number' && onShowEarlier && messages.length > 0 && (
+          <EarlierMessages
+            key={earlier}
+            onShowEarlier={() => {
+              markPlace();
+              return onShowEarlier();
+            }}
+          />
+        )}
         {messages.length === 0 ? (
           <p class="empty">Say hello to start a conversation.</p>
         ) : (
