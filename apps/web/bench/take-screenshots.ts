@@ -92,6 +92,8 @@ export async function takeScreenshots(browser: Browser, target: ScreenshotTarget
     await page.getByTestId('jump-to-latest').waitFor();
     await page.waitForTimeout(200);
     await shoot(page, `laptop-${colorScheme}-scrolled-up`);
+    await openLongHistory(page);
+    await shoot(page, `laptop-${colorScheme}-earlier-messages`);
     await laptop.close();
 
     const phone = await browser.newContext({
@@ -123,9 +125,54 @@ export async function takeScreenshots(browser: Browser, target: ScreenshotTarget
     await phonePage.getByTestId('panel-sheet').waitFor();
     await phonePage.waitForTimeout(500);
     await shoot(phonePage, `phone-${colorScheme}-memory-panel`);
+    await phonePage.keyboard.press('Escape');
+    await openLongHistory(phonePage);
+    await shoot(phonePage, `phone-${colorScheme}-earlier-messages`);
     await phone.close();
   }
   return files;
+}
+
+/**
+ * A conversation longer than the gateway's page (carried there as a browser's import is), opened
+ * and scrolled to its top, where "Show earlier messages" reads the page before.
+ */
+async function openLongHistory(page: Page) {
+  await page.evaluate(async () => {
+    const exchanges = Array.from({ length: 120 }, (_, index) => ({
+      clientMessageId: `long-${index + 1}`,
+      text: `Question ${index + 1}: what should I pack for day ${index + 1}?`,
+      replyText: `For day ${index + 1}, pack **light layers** and comfortable shoes.`,
+      createdAt: 10_000 + index,
+    }));
+    const conversation = {
+      conversationId: 'long-history',
+      title: 'Packing, day by day',
+      renamed: true,
+      createdAt: 10_000,
+      updatedAt: Date.now(),
+      exchanges,
+    };
+    await fetch('/api/web/conversations/import', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ conversations: [conversation] }),
+    });
+  });
+  await page.reload();
+  await page.locator('[data-testid=status-line][data-phase=open]').waitFor();
+  if ((await page.getByTestId('conversation-list').count()) === 0)
+    await page.getByTestId('conversations-button').click();
+  await page
+    .locator('[data-testid=conversation-item]', { hasText: 'Packing, day by day' })
+    .locator('.conversation-open')
+    .click();
+  await page.getByTestId('show-earlier').waitFor({ state: 'attached' });
+  const list = page.getByTestId('message-list');
+  await list.hover();
+  await page.mouse.wheel(0, -100_000);
+  await page.waitForFunction(() => document.querySelector('[data-testid=message-list]')?.scrollTop === 0);
+  await page.waitForTimeout(300);
 }
 
 async function openChat(page: Page, target: ScreenshotTarget) {
