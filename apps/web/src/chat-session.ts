@@ -369,14 +369,10 @@ export class ChatSession {
   renameConversation(conversationId: string, title: string): boolean {
     const renamed = this.#options.storage.renameConversation(conversationId, title);
     this.#update({ conversations: this.#options.storage.listConversations() });
-    if (renamed) {
-      const saved = this.#options.storage
-        .listConversations()
-        .find((entry) => entry.conversationId === conversationId);
-      this.#server.rename(conversationId, saved?.title ?? title).catch(() => {
-        // Not on the gateway (offline, or never sent a message): this browser keeps the title.
+    if (renamed)
+      this.#sync.pushRenames().catch(() => {
+        // Offline: storage keeps the rename as pending; the next connect tells the gateway.
       });
-    }
     return renamed;
   }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AdminApiError } from './admin-api.ts';
 import type { ConversationSummary } from './conversation-index.ts';
 import type { ChatMessage, ConversationState } from './conversation-state.ts';
 import { ConversationSync, importOf, withServerHistory } from './conversation-sync.ts';
@@ -321,5 +322,114 @@ describe('reading a long history page by page', () => {
     await sync.loadEarlier('c1');
     expect(questions(state.shown)).toEqual(['m2', 'm3', 'm4', 'm5', 'local']);
     expect(state.shown.messages.at(-1)).toBe(pending);
+  });
+});
+
+describe('a rename the gateway does not have yet', () => {
+  /** A gateway holding titles by conversation; `reachable` false is a browser offline. */
+  function gatewayWithTitles(titles: Map<string, string>) {
+    const state = { reachable: true, renames: [] as [string, string][] };
+    const server: ServerConversations = {
+      list: async () => {
+        if (!state.reachable) throw new TypeError('Failed to fetch');
+        return [...titles].map(([conversationId, title]) => ({
+          conversationId,
+          title,
+          createdAt: 1,
+          updatedAt: 2,
+        }));
+      },
+      read: async () => undefined,
+      rename: async (conversationId, title) => {
+        if (!state.reachable) throw new TypeError('Failed to fetch');
+        if (!titles.has(conversationId)) throw new AdminApiError(404, 'No such conversation.');
+        state.renames.push([conversationId, title]);
+        titles.set(conversationId, title);
+      },
+      import: async () => [],
+    };
+    return { server, state };
+  }
+
+  function storageHolding(conversationId: string) {
+    const storage = new ChatStorage({ store: memoryKeyValueStore(), randomId: () => 'unused' });
+    storage.markImported(storage.clientId());
+    storage.writeConversation({ conversationId, lastSeq: 1, messages: [user('m1', 'Where to in May?')] });
+    return storage;
+  }
+
+  const syncOf = (storage: ChatStorage, server: ServerConversations) =>
+    new ConversationSync({
+      storage,
+      server,
+      shown: () => ({ conversationId: 'other', lastSeq: 0, messages: [] }),
+      show: () => {},
+      listChanged: () => {},
+      shownDeleted: () => {},
+    });
+  const titleOf = (storage: ChatStorage, conversationId: string) =>
+    storage.listConversations().find((entry) => entry.conversationId === conversationId)?.title;
+
+  it('made offline, survives the next list read and reaches the gateway at the next connect', async () => {
+    const titles = new Map([['c1', 'Where to in May?']]);
+    const { server, state } = gatewayWithTitles(titles);
+    const storage = storageHolding('c1');
+    const sync = syncOf(storage, server);
+    state.reachable = false;
+    storage.renameConversation('c1', 'May trip');
+    await expect(sync.pushRenames()).rejects.toThrow('Failed to fetch');
+    expect(storage.pendingRenames()).toEqual({ c1: 'May trip' });
+
+    state.reachable = true;
+    await sync.sync();
+    expect(state.renames).toEqual([['c1', 'May trip']]);
+    expect(titles.get('c1')).toBe('May trip');
+    expect(titleOf(storage, 'c1')).toBe('May trip');
+    expect(storage.pendingRenames()).toEqual({});
+  });
+
+  it('of a conversation not on the gateway yet, is kept over its first title and sent once it is created there', async () => {
+    const titles = new Map<string, string>();
+    const { server, state } = gatewayWithTitles(titles);
+    const storage = storageHolding('c1');
+    const sync = syncOf(storage, server);
+    storage.renameConversation('c1', 'May trip');
+    await sync.pushRenames();
+    expect(storage.pendingRenames()).toEqual({ c1: 'May trip' });
+    // Its first message reaches the gateway, which lists it under a title of its own.
+    titles.set('c1', 'Where to in May?');
+    sync.changed('created', {
+      conversationId: 'c1',
+      title: 'Where to in May?',
+      renamed: false,
+      createdAt: 1,
+      updatedAt: 2,
+    });
+    expect(titleOf(storage, 'c1')).toBe('May trip');
+    await expect.poll(() => state.renames).toEqual([['c1', 'May trip']]);
+    await expect.poll(() => storage.pendingRenames()).toEqual({});
+    await sync.sync();
+    expect(titleOf(storage, 'c1')).toBe('May trip');
+  });
+
+  it('is dropped when the gateway refuses the title, or the conversation was deleted elsewhere', async () => {
+    const titles = new Map([['c1', 'Where to in May?']]);
+    const { server } = gatewayWithTitles(titles);
+    const refusing: ServerConversations = {
+      ...server,
+      rename: async () => {
+        throw new AdminApiError(400, 'A title is 1–120 characters.');
+      },
+    };
+    const storage = storageHolding('c1');
+    storage.renameConversation('c1', 'May trip');
+    await syncOf(storage, refusing).sync();
+    expect(storage.pendingRenames()).toEqual({});
+    expect(titleOf(storage, 'c1')).toBe('Where to in May?');
+
+    const gone = storageHolding('c2');
+    gone.renameConversation('c2', 'Old plans');
+    gone.replaceIndex([]);
+    expect(gone.pendingRenames()).toEqual({});
   });
 });

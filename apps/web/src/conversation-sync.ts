@@ -1,4 +1,5 @@
 import type { WebConversationSummary } from '@nexus/protocol';
+import { AdminApiError } from './admin-api.ts';
 import type { ConversationSummary } from './conversation-index.ts';
 import type { ChatMessage, ConversationState } from './conversation-state.ts';
 import { visibleMessages } from './reply-versions.ts';
@@ -216,6 +217,7 @@ export class ConversationSync {
     // Only what the browser held before the list lived on the gateway is carried there; a browser
     // signed in as someone else since holds that person's copies, never to be given to this one.
     if (importedFor === undefined) await this.#importHeld();
+    await this.pushRenames();
     const listed = await server.list();
     if (importedFor !== clientId) storage.markImported(clientId);
     const otherPerson = importedFor !== undefined && importedFor !== clientId;
@@ -235,6 +237,24 @@ export class ConversationSync {
     const shown = this.#options.shown().conversationId;
     if (otherPerson && !listed.some((entry) => entry.conversationId === shown)) this.#options.shownDeleted();
     if (listed.some((entry) => entry.conversationId === shown)) await this.load(shown);
+  }
+
+  /**
+   * Tells the gateway the titles given here it does not have yet. A conversation not on the
+   * gateway yet (no message sent) keeps its rename for when it is; a title the gateway refuses is
+   * dropped (the list then shows the gateway's); out of reach, the next connect tries again.
+   */
+  async pushRenames(): Promise<void> {
+    const { storage, server } = this.#options;
+    for (const [conversationId, title] of Object.entries(storage.pendingRenames())) {
+      try {
+        await server.rename(conversationId, title);
+      } catch (error) {
+        if (!(error instanceof AdminApiError) || error.status >= 500 || error.status === 401) throw error;
+        if (error.status === 404) continue;
+      }
+      storage.clearPendingRename(conversationId, title);
+    }
   }
 
   async #importHeld(): Promise<void> {
@@ -298,6 +318,11 @@ export class ConversationSync {
     }
     storage.upsertSummary(summary);
     this.#options.listChanged();
+    // Created on the gateway by its first message: a title given here before can go there now.
+    if (change === 'created' && summary.conversationId in storage.pendingRenames())
+      this.pushRenames().catch(() => {
+        // Out of reach: the next connect tries again.
+      });
     if (change === 'turn' && this.#options.shown().conversationId === summary.conversationId)
       this.load(summary.conversationId).catch(() => {
         // Out of reach: the next connect reads it again.

@@ -36,6 +36,8 @@ const keys = {
   /** The person whose gateway list this browser's conversations were carried to (once). */
   imported: 'nexus.conversationsImported',
   index: 'nexus.conversations',
+  /** Titles the person gave that the gateway does not have yet, by conversation id. */
+  pendingRenames: 'nexus.pendingRenames',
   conversation: (id: string) => `nexus.conversation.${id}`,
 } as const;
 /**
@@ -122,7 +124,42 @@ export class ChatStorage {
     if (entry === undefined || trimmed === '') return false;
     entry.title = trimmed;
     entry.renamed = true;
+    this.#writePendingRenames({ ...this.pendingRenames(), [conversationId]: trimmed });
     return this.#write(keys.index, JSON.stringify(index));
+  }
+
+  /**
+   * Renames made here that the gateway has not taken yet (offline, or the conversation is not on
+   * the gateway until its first message): they win over the gateway's titles in the list until
+   * it has them, so a list read meanwhile does not undo them.
+   */
+  pendingRenames(): Record<string, string> {
+    const stored = parseJson(this.#read(keys.pendingRenames));
+    const renames: Record<string, string> = Object.create(null);
+    if (stored === null || typeof stored !== 'object' || Array.isArray(stored)) return renames;
+    for (const [id, title] of Object.entries(stored))
+      if (isConversationId(id) && typeof title === 'string' && title.trim() !== '')
+        renames[id] = title.slice(0, MAX_TITLE_CHARS);
+    return renames;
+  }
+
+  /** The gateway has `title` for the conversation (or will never take it): no longer pending. */
+  clearPendingRename(conversationId: string, title: string): void {
+    const renames = this.pendingRenames();
+    if (renames[conversationId] !== title) return;
+    delete renames[conversationId];
+    this.#writePendingRenames(renames);
+  }
+
+  #writePendingRenames(renames: Record<string, string>): void {
+    if (Object.keys(renames).length === 0) this.#remove(keys.pendingRenames);
+    else this.#write(keys.pendingRenames, JSON.stringify(renames));
+  }
+
+  /** The entry with the title renamed here, while the gateway does not have it yet. */
+  #withPendingTitle(summary: ConversationSummary, renames: Record<string, string>): ConversationSummary {
+    const title = renames[summary.conversationId];
+    return title === undefined ? summary : { ...summary, title, renamed: true };
   }
 
   /** The person this browser's conversations were carried to the gateway for, if they were. */
@@ -140,12 +177,18 @@ export class ChatStorage {
    */
   replaceIndex(summaries: readonly ConversationSummary[]): void {
     const before = this.listConversations();
+    const renames = this.pendingRenames();
     const kept = toConversationIndex(
       summaries.map((summary) => ({
-        ...summary,
+        ...this.#withPendingTitle(summary, renames),
         activity: before.find((entry) => entry.conversationId === summary.conversationId)?.activity,
       })),
     );
+    // A rename of a conversation gone from the list (deleted elsewhere) has nothing left to name.
+    const listed = new Set(kept.map((entry) => entry.conversationId));
+    const stillPending = Object.entries(renames).filter(([id]) => listed.has(id));
+    if (stillPending.length !== Object.keys(renames).length)
+      this.#writePendingRenames(Object.fromEntries(stillPending));
     const current = this.#read(keys.current);
     for (const dropped of before)
       if (
@@ -161,7 +204,7 @@ export class ChatStorage {
     const index = this.listConversations();
     const existing = index.find((entry) => entry.conversationId === summary.conversationId);
     const entry = {
-      ...summary,
+      ...this.#withPendingTitle(summary, this.pendingRenames()),
       ...(existing?.activity === undefined ? {} : { activity: existing.activity }),
     };
     const others = index.filter((other) => other.conversationId !== summary.conversationId);
@@ -174,6 +217,11 @@ export class ChatStorage {
   /** Forgets a conversation in this browser (its messages and its list entry). */
   removeConversation(conversationId: string): void {
     this.#remove(keys.conversation(conversationId));
+    const renames = this.pendingRenames();
+    if (conversationId in renames) {
+      delete renames[conversationId];
+      this.#writePendingRenames(renames);
+    }
     const index = this.listConversations().filter((summary) => summary.conversationId !== conversationId);
     this.#write(keys.index, JSON.stringify(index));
   }
