@@ -187,6 +187,25 @@ describe('conversation state', () => {
   });
 });
 
+describe('a message sent from another tab or device', () => {
+  it('is shown at once before what this tab has not sent yet, once, and only in its conversation', () => {
+    let state = addUserMessage(emptyConversation('c1'), { clientMessageId: 'mine', text: 'typed here' });
+    const sent: ServerFrame = {
+      type: 'sent',
+      conversationId: 'c1',
+      clientMessageId: 'theirs',
+      text: 'from the phone',
+      attachments: [{ kind: 'image', name: 'map.png', sizeBytes: 10 }],
+    };
+    state = applyAll(state, [sent, sent, { ...sent, conversationId: 'c2', clientMessageId: 'elsewhere' }]);
+    expect(state.messages.map((message) => [message.id, message.state])).toEqual([
+      ['theirs', 'sent'],
+      ['mine', 'pending'],
+    ]);
+    expect(state.messages[0]!.attachments).toEqual([{ kind: 'image', name: 'map.png', sizeBytes: 10 }]);
+  });
+});
+
 describe('reply files and revisions', () => {
   const media = {
     kind: 'image' as const,

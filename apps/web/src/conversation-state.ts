@@ -185,6 +185,8 @@ export function markPending(state: ConversationState, clientMessageId: string): 
  */
 export function applyServerFrame(state: ConversationState, frame: ServerFrame): ConversationState {
   switch (frame.type) {
+    case 'sent':
+      return withMessageSentElsewhere(state, frame);
     case 'accepted':
       return updateMessage(state, frame.clientMessageId, 'user', (message) => ({
         ...message,
@@ -221,6 +223,39 @@ export function applyServerFrame(state: ConversationState, frame: ServerFrame): 
     default:
       return state;
   }
+}
+
+/**
+ * A message the person sent from another tab or device: shown at once, before this copy's own
+ * unsent messages, so its reply (streaming here next) is drawn under it. Once held, the same
+ * message from the history read is not added again.
+ */
+function withMessageSentElsewhere(
+  state: ConversationState,
+  frame: Extract<ServerFrame, { type: 'sent' }>,
+): ConversationState {
+  if (frame.conversationId !== state.conversationId) return state;
+  if (findLastIndex(state.messages, frame.clientMessageId, 'user') !== -1) return state;
+  const message: ChatMessage = {
+    id: frame.clientMessageId,
+    role: 'user',
+    text: frame.text,
+    state: 'sent',
+    ...(frame.attachments === undefined
+      ? {}
+      : {
+          attachments: frame.attachments.map(({ kind, name, sizeBytes }) => ({
+            kind,
+            ...(name === undefined ? {} : { name }),
+            ...(sizeBytes === undefined ? {} : { sizeBytes }),
+          })),
+        }),
+  };
+  const unsent = state.messages.findIndex(
+    (held) => held.role === 'user' && (held.state === 'pending' || held.state === 'failed'),
+  );
+  const at = unsent === -1 ? state.messages.length : unsent;
+  return { ...state, messages: [...state.messages.slice(0, at), message, ...state.messages.slice(at)] };
 }
 
 function applyReplyEvent(state: ConversationState, event: ReplyEvent, seq: number): ConversationState {

@@ -131,12 +131,23 @@ describe('conversations kept on the gateway per person, in Chromium', () => {
     await soups.getByTestId('conversation-delete-confirm').click();
     await eventually(() => titles(b)).toEqual(['Porto trip']);
 
-    // A message sent in A shows in B's open copy of the same conversation once its reply ends.
+    // A message sent in A shows in B's open copy of the same conversation at once, and the reply
+    // streaming in B is drawn under it (not under the question B had last).
     await a
       .locator('[data-testid=conversation-item]', { hasText: 'Porto trip' })
       .locator('.conversation-open')
       .click();
-    await send(a, 'Add a day in Braga');
+    model.enqueue({ chunks: ['Braga ', 'has ', 'a ', 'lovely ', 'old ', 'town.'], chunkDelayMs: 300 });
+    const sending = send(a, 'Add a day in Braga');
+    await b.locator('[data-testid=message][data-role=assistant][data-state=streaming]').waitFor();
+    const rowsOfB = await b
+      .locator('[data-testid=message]')
+      .evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.role));
+    expect(rowsOfB.slice(-2)).toEqual(['user', 'assistant']);
+    expect(await b.locator('[data-testid=message][data-role=user]').last().textContent()).toContain(
+      'Add a day in Braga',
+    );
+    await sending;
     await eventually(() => b.locator('[data-testid=message][data-role=user]').allTextContents()).toEqual([
       expect.stringContaining('Plan a weekend in Porto'),
       expect.stringContaining('Add a day in Braga'),

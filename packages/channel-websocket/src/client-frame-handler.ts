@@ -9,6 +9,7 @@ import {
   MAX_INTENT_TEXT_CHARS,
   MAX_WEB_ATTACHMENTS,
   NexusError,
+  type ServerFrame,
   toNexusError,
   WEB_SOCKET_CLOSE_CODES,
   WEB_SOCKET_PROTOCOL_VERSION,
@@ -16,7 +17,7 @@ import {
 import type { ClientConnection } from './client-connection.ts';
 import type { ConnectionRegistry } from './connection-registry.ts';
 import type { ReplayLog } from './replay-log.ts';
-import { webIntentId, webMessageToIntent } from './to-intent.ts';
+import { type WebMessageToIntentOptions, webIntentId, webMessageToIntent } from './to-intent.ts';
 import type { ResolvedWebSocketChannelOptions } from './web-socket-channel-options.ts';
 import type { WebUpload } from './web-uploads.ts';
 
@@ -262,8 +263,9 @@ export class ClientFrameHandler {
     const logger = connection.logger.child({ conversationId });
     let result: IntakeResult;
     let intent: IntentInput | undefined;
+    let uploads: NonNullable<WebMessageToIntentOptions['uploads']> = [];
     try {
-      const uploads = await this.#resolveUploads(clientId, frame);
+      uploads = await this.#resolveUploads(clientId, frame);
       intent = webMessageToIntent({
         channelName: this.#settings.channelName,
         clientId,
@@ -305,5 +307,31 @@ export class ClientFrameHandler {
       conversationId,
       duplicate: result.status === 'duplicate',
     });
+    if (frame.type === 'message' && result.status !== 'duplicate')
+      this.#showElsewhere(connection, clientId, frame, uploads);
+  }
+
+  /** The person's other tabs and devices show the message now, so its reply streams under it. */
+  #showElsewhere(
+    sender: ClientConnection,
+    clientId: string,
+    frame: Extract<ChangeFrame, { type: 'message' }>,
+    uploads: NonNullable<WebMessageToIntentOptions['uploads']>,
+  ): void {
+    const others = [...this.#registry.ofClient(clientId)].filter((connection) => connection !== sender);
+    if (others.length === 0) return;
+    const attachments = uploads.map(({ upload, voice, name }) => ({
+      kind: voice && upload.kind === 'audio' ? ('voice' as const) : upload.kind,
+      ...((name ?? upload.name) ? { name: name ?? upload.name } : {}),
+      sizeBytes: upload.sizeBytes,
+    }));
+    const sent: ServerFrame = {
+      type: 'sent',
+      conversationId: frame.conversationId,
+      clientMessageId: frame.clientMessageId,
+      text: frame.text,
+      ...(attachments.length > 0 ? { attachments } : {}),
+    };
+    for (const connection of others) connection.sendFrame(sent);
   }
 }

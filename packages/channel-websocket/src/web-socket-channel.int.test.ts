@@ -184,6 +184,27 @@ describe('delivery, seq and resume', () => {
     expect(stranger.eventFrames()).toHaveLength(0);
   });
 
+  it('tells the person’s other tabs of a message taken, once, and nobody else', async () => {
+    harness = await startHarness();
+    const sender = await greeted('browser-1');
+    const otherTab = await greeted('browser-1');
+    const stranger = await greeted('browser-2');
+    expect(await sendMessage(sender, 'm-1', 'conv-1', 'And on Sunday?')).toMatchObject({ type: 'accepted' });
+    expect(await otherTab.next((frame) => frame.type === 'sent')).toEqual({
+      type: 'sent',
+      conversationId: 'conv-1',
+      clientMessageId: 'm-1',
+      text: 'And on Sunday?',
+    });
+    // The same message again (a reconnecting sender) is a duplicate: not told twice.
+    expect(await sendMessage(sender, 'm-1', 'conv-1', 'And on Sunday?')).toMatchObject({ duplicate: true });
+    await sendMessage(sender, 'm-2', 'conv-1', 'Thanks');
+    await otherTab.next((frame) => frame.type === 'sent' && frame.clientMessageId === 'm-2');
+    expect(otherTab.frames.filter((frame) => frame.type === 'sent')).toHaveLength(2);
+    expect(sender.frames.some((frame) => frame.type === 'sent')).toBe(false);
+    expect(stranger.frames.some((frame) => frame.type === 'sent')).toBe(false);
+  });
+
   it('marks a reply that answers none of the person’s messages (a reminder) as unprompted, and an answer not', async () => {
     harness = await startHarness();
     const tab = await greeted('browser-1');

@@ -188,5 +188,25 @@ export const serverFrameSchema = z.discriminatedUnion('type', [
     change: z.enum(['created', 'renamed', 'turn', 'deleted']),
     conversation: webConversationSummarySchema,
   }),
+  /**
+   * A message the person sent from another tab or device, taken durably (its sender got
+   * `accepted`): a client showing that conversation shows it at once, so the reply that streams
+   * next is drawn under it. Files are described, not sent.
+   */
+  z.object({
+    type: z.literal('sent'),
+    conversationId: conversationIdSchema,
+    clientMessageId: idSchema,
+    text: z.string(),
+    attachments: z
+      .array(
+        z.object({
+          kind: z.enum(['image', 'audio', 'voice', 'document']),
+          name: z.string().optional(),
+          sizeBytes: z.number().int().nonnegative().optional(),
+        }),
+      )
+      .optional(),
+  }),
 ]);
 export type ServerFrame = z.infer<typeof serverFrameSchema>;
