@@ -1,18 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadConfig, type RunningGateway, startGateway } from '@nexus/gateway';
+import { join } from 'node:path';
+import type { RunningGateway } from '@nexus/gateway';
 import { launchBrowser, newPhonePage } from '@nexus/testkit/browser';
 import { createFakeWhatsAppSocketFactory, type FakeWhatsAppSocketFactory } from '@nexus/testkit/whatsapp';
-import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readQr } from './testing/read-qr.ts';
+import { buildWebClientForTest, startWebTestGateway } from './testing/web-test-gateway.ts';
 
 type Browser = Awaited<ReturnType<typeof launchBrowser>>;
 type Page = Awaited<ReturnType<typeof newPhonePage>>;
 
-const webRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** Shaped like Baileys' QR payload: ref, noise key, identity key, adv secret. */
 const FIRST_QR =
   '2@Xq1h3WwHk8bI0mYl9vZ5aF2pT7cR4uJ6eN0sD1gK3oL8iQ9zB,ZmFrZS1ub2lzZS1rZXktMDEyMzQ1Njc4OWFiY2RlZg==,ZmFrZS1pZGVudGl0eS1rZXktMDEyMzQ1Njc4OWFi,ZmFrZS1hZHYtc2VjcmV0LTAxMjM0NTY3ODlhYmNkZWY=';
@@ -28,9 +25,7 @@ const gateways: RunningGateway[] = [];
 const pages: Page[] = [];
 
 beforeAll(async () => {
-  workDir = await mkdtemp(join(tmpdir(), 'nexus-channels-panel-'));
-  webDistDir = join(workDir, 'dist');
-  await build({ root: webRoot, logLevel: 'warn', build: { outDir: webDistDir, emptyOutDir: true } });
+  ({ workDir, webDistDir } = await buildWebClientForTest('channels-panel'));
   browser = await launchBrowser();
 });
 
@@ -49,16 +44,14 @@ async function gatewayWithWhatsApp(): Promise<{
   whatsapp: FakeWhatsAppSocketFactory;
 }> {
   const whatsapp = createFakeWhatsAppSocketFactory();
-  const config = loadConfig({
+  const gateway = await startWebTestGateway({
+    webDistDir,
+    dataDir: await mkdtemp(join(workDir, 'data-')),
     env: {
-      NEXUS_PORT: '0',
-      NEXUS_DATA_DIR: await mkdtemp(join(workDir, 'data-')),
-      NEXUS_LOG_LEVEL: 'silent',
-      NEXUS_MEMORY_EXTRACTION: 'false',
       NEXUS_WHATSAPP_ENABLED: 'true',
     },
+    start: { whatsappSocketFactory: whatsapp.factory },
   });
-  const gateway = await startGateway({ config, webDistDir, whatsappSocketFactory: whatsapp.factory });
   gateways.push(gateway);
   return { gateway, whatsapp };
 }

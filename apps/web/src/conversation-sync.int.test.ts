@@ -1,19 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadConfig, type RunningGateway, startGateway } from '@nexus/gateway';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RunningGateway } from '@nexus/gateway';
 import { launchBrowser } from '@nexus/testkit/browser';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import type { Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The web app does not depend on memory; the test opens the gateway's store to seed it.
 import { createSqliteMemoryStore, MemoryService } from '../../../packages/memory/src/index.ts';
+import { buildWebClientForTest, startWebTestGateway } from './testing/web-test-gateway.ts';
 
 type Browser = Awaited<ReturnType<typeof launchBrowser>>;
 
-const webRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 let workDir: string;
 let browser: Browser;
 let model: ScriptedModelServer;
@@ -22,25 +19,13 @@ let store: ReturnType<typeof createSqliteMemoryStore>;
 let memory: MemoryService;
 
 beforeAll(async () => {
-  workDir = await mkdtemp(join(tmpdir(), 'nexus-conversation-sync-'));
-  const webDistDir = join(workDir, 'dist');
-  await build({ root: webRoot, logLevel: 'warn', build: { outDir: webDistDir, emptyOutDir: true } });
+  const built = await buildWebClientForTest('conversation-sync');
+  workDir = built.workDir;
+  const webDistDir = built.webDistDir;
   browser = await launchBrowser();
   model = await startScriptedModelServer();
   const dataDir = join(workDir, 'data');
-  const config = loadConfig({
-    env: {
-      NEXUS_PORT: '0',
-      NEXUS_DATA_DIR: dataDir,
-      NEXUS_LOG_LEVEL: 'silent',
-      NEXUS_WEB_MESSAGES_PER_MINUTE: '1000',
-      NEXUS_MEMORY_EXTRACTION: 'false',
-      NEXUS_MODEL_PROVIDER: 'openai-compatible',
-      NEXUS_MODEL_BASE_URL: model.baseUrl,
-      NEXUS_MODEL: 'scripted',
-    },
-  });
-  gateway = await startGateway({ config, webDistDir });
+  gateway = await startWebTestGateway({ webDistDir, dataDir, model });
   store = createSqliteMemoryStore({ path: join(dataDir, 'memory.sqlite') });
   memory = new MemoryService({ store });
 });

@@ -1,8 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadConfig, type RunningGateway, startGateway } from '@nexus/gateway';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RunningGateway } from '@nexus/gateway';
 import { launchBrowser, newPhonePage } from '@nexus/testkit/browser';
 import {
   type ChatCompletionRequest,
@@ -10,14 +8,13 @@ import {
   startScriptedModelServer,
 } from '@nexus/testkit/llm';
 import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildWebClientForTest, startWebTestGateway } from './testing/web-test-gateway.ts';
 
 // The Access panel's group reminders, in Chromium: a member sets a reminder in a Telegram group
 // (through the fake Bot API and the scripted model's `schedule` call), the owner sees who set it
 // and cancels it with one click, and the group's /reminders no longer lists it.
 
-const webRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const team = { id: -100900, type: 'supergroup', title: 'Team' } as const;
 const ana = { id: 11, is_bot: false, first_name: 'Ana' };
 
@@ -28,9 +25,9 @@ let telegram: FakeTelegram;
 let gateway: RunningGateway;
 
 beforeAll(async () => {
-  workDir = await mkdtemp(join(tmpdir(), 'nexus-group-reminders-web-'));
-  const webDistDir = join(workDir, 'dist');
-  await build({ root: webRoot, logLevel: 'warn', build: { outDir: webDistDir, emptyOutDir: true } });
+  const built = await buildWebClientForTest('group-reminders-web');
+  workDir = built.workDir;
+  const webDistDir = built.webDistDir;
   browser = await launchBrowser();
   model = await startScriptedModelServer();
   model.setResponder((request: ChatCompletionRequest) => {
@@ -40,22 +37,15 @@ beforeAll(async () => {
     return wanted ? { toolCalls: [{ name: 'schedule', arguments: wanted[1] }] } : { text: 'Hello.' };
   });
   telegram = await startFakeTelegram();
-  gateway = await startGateway({
-    config: loadConfig({
-      env: {
-        NEXUS_PORT: '0',
-        NEXUS_DATA_DIR: join(workDir, 'data'),
-        NEXUS_LOG_LEVEL: 'silent',
-        NEXUS_MEMORY_EXTRACTION: 'false',
-        NEXUS_MODEL_PROVIDER: 'openai-compatible',
-        NEXUS_MODEL_BASE_URL: model.baseUrl,
-        NEXUS_MODEL: 'scripted',
-        NEXUS_TELEGRAM_BOT_TOKEN: telegram.token,
-        NEXUS_TELEGRAM_API_ROOT: telegram.apiRoot,
-        NEXUS_GROUP_ALLOWLIST: `telegram:${team.id}`,
-      },
-    }),
+  gateway = await startWebTestGateway({
     webDistDir,
+    dataDir: join(workDir, 'data'),
+    model,
+    env: {
+      NEXUS_TELEGRAM_BOT_TOKEN: telegram.token,
+      NEXUS_TELEGRAM_API_ROOT: telegram.apiRoot,
+      NEXUS_GROUP_ALLOWLIST: `telegram:${team.id}`,
+    },
   });
 });
 

@@ -1,32 +1,27 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadConfig, type RunningGateway, startGateway } from '@nexus/gateway';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RunningGateway } from '@nexus/gateway';
 import { launchBrowser, newPhonePage } from '@nexus/testkit/browser';
 import { TEST_MCP_STDIO_SCRIPT } from '@nexus/testkit/mcp';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildWebClientForTest, startWebTestGateway } from './testing/web-test-gateway.ts';
 
 // The Channels panel lists the MCP tool servers beside the channels: one that answers, with its
 // tools, and one that cannot start, as down with the reason.
 
-const webRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 let workDir: string;
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let gateway: RunningGateway;
 
 beforeAll(async () => {
-  workDir = await mkdtemp(join(tmpdir(), 'nexus-tool-servers-panel-'));
-  const webDistDir = join(workDir, 'dist');
-  await build({ root: webRoot, logLevel: 'warn', build: { outDir: webDistDir, emptyOutDir: true } });
+  const built = await buildWebClientForTest('tool-servers-panel');
+  workDir = built.workDir;
+  const webDistDir = built.webDistDir;
   browser = await launchBrowser();
-  const config = loadConfig({
+  gateway = await startWebTestGateway({
+    webDistDir,
+    dataDir: join(workDir, 'data'),
     env: {
-      NEXUS_PORT: '0',
-      NEXUS_DATA_DIR: join(workDir, 'data'),
-      NEXUS_LOG_LEVEL: 'silent',
-      NEXUS_MEMORY_EXTRACTION: 'false',
       NEXUS_MCP_SERVERS: JSON.stringify([
         {
           name: 'shop',
@@ -39,7 +34,6 @@ beforeAll(async () => {
       ]),
     },
   });
-  gateway = await startGateway({ config, webDistDir });
 });
 
 afterAll(async () => {

@@ -1,18 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadConfig, type RunningGateway, startGateway } from '@nexus/gateway';
+import { join } from 'node:path';
+import type { RunningGateway } from '@nexus/gateway';
 import { launchBrowser, newPhonePage } from '@nexus/testkit/browser';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { WebChatClient } from '@nexus/testkit/web-chat';
-import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildWebClientForTest, startWebTestGateway } from './testing/web-test-gateway.ts';
 
 type Browser = Awaited<ReturnType<typeof launchBrowser>>;
 type Page = Awaited<ReturnType<typeof newPhonePage>>;
 
-const webRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 let workDir: string;
 let webDistDir: string;
 let browser: Browser;
@@ -30,25 +27,12 @@ async function gatewayWith(
   } = {},
 ) {
   const dataDir = options.dataDir ?? (await mkdtemp(join(workDir, 'data-')));
-  const config = loadConfig({
-    env: {
-      NEXUS_PORT: String(options.port ?? 0),
-      NEXUS_DATA_DIR: dataDir,
-      NEXUS_LOG_LEVEL: 'silent',
-      NEXUS_WEB_MESSAGES_PER_MINUTE: '1000',
-      // Extraction would add its own model calls to the request log these tests read.
-      NEXUS_MEMORY_EXTRACTION: 'false',
-      ...(options.model
-        ? {
-            NEXUS_MODEL_PROVIDER: 'openai-compatible',
-            NEXUS_MODEL_BASE_URL: options.model.baseUrl,
-            NEXUS_MODEL: 'scripted',
-          }
-        : {}),
-      ...options.env,
-    },
+  const gateway = await startWebTestGateway({
+    webDistDir,
+    dataDir,
+    ...(options.model ? { model: options.model } : {}),
+    env: { NEXUS_PORT: String(options.port ?? 0), ...options.env },
   });
-  const gateway = await startGateway({ config, webDistDir });
   gateways.push(gateway);
   return Object.assign(gateway, { dataDir });
 }
@@ -77,10 +61,8 @@ const trimmedText = async (locator: ReturnType<Page['locator']>) => (await locat
 const assistantMessages = (page: Page) => page.locator('[data-testid=message][data-role=assistant]');
 
 beforeAll(async () => {
-  workDir = await mkdtemp(join(tmpdir(), 'nexus-web-chat-'));
-  webDistDir = join(workDir, 'dist');
   // Build this checkout's client, so the test never runs against a stale dist/.
-  await build({ root: webRoot, logLevel: 'warn', build: { outDir: webDistDir, emptyOutDir: true } });
+  ({ workDir, webDistDir } = await buildWebClientForTest('web-chat'));
   browser = await launchBrowser();
   model = await startScriptedModelServer({ chunkDelayMs: 120 });
 });

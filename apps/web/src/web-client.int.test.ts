@@ -1,19 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { fileURLToPath } from 'node:url';
-import { loadConfig, type RunningGateway, startGateway } from '@nexus/gateway';
+import type { RunningGateway } from '@nexus/gateway';
 import { launchBrowser } from '@nexus/testkit/browser';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import type { Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { longPress } from './testing/long-press.ts';
+import { buildWebClientForTest, startWebTestGateway } from './testing/web-test-gateway.ts';
 
 type Browser = Awaited<ReturnType<typeof launchBrowser>>;
 
-const webRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const sizes = {
   desktop: { viewport: { width: 1280, height: 800 }, touch: false },
   phone: { viewport: { width: 390, height: 844 }, touch: true },
@@ -25,24 +22,12 @@ let gateway: RunningGateway;
 const pages: Page[] = [];
 
 beforeAll(async () => {
-  workDir = await mkdtemp(join(tmpdir(), 'nexus-web-client-'));
-  const webDistDir = join(workDir, 'dist');
-  await build({ root: webRoot, logLevel: 'warn', build: { outDir: webDistDir, emptyOutDir: true } });
+  const built = await buildWebClientForTest('web-client');
+  workDir = built.workDir;
+  const webDistDir = built.webDistDir;
   browser = await launchBrowser();
   model = await startScriptedModelServer();
-  const config = loadConfig({
-    env: {
-      NEXUS_PORT: '0',
-      NEXUS_DATA_DIR: join(workDir, 'data'),
-      NEXUS_LOG_LEVEL: 'silent',
-      NEXUS_WEB_MESSAGES_PER_MINUTE: '1000',
-      NEXUS_MEMORY_EXTRACTION: 'false',
-      NEXUS_MODEL_PROVIDER: 'openai-compatible',
-      NEXUS_MODEL_BASE_URL: model.baseUrl,
-      NEXUS_MODEL: 'scripted',
-    },
-  });
-  gateway = await startGateway({ config, webDistDir });
+  gateway = await startWebTestGateway({ webDistDir, dataDir: join(workDir, 'data'), model });
 });
 
 afterEach(async () => {

@@ -1,21 +1,18 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadConfig, type RunningGateway, startGateway } from '@nexus/gateway';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RunningGateway } from '@nexus/gateway';
 import { launchBrowser } from '@nexus/testkit/browser';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import axe from 'axe-core';
 import type { Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleReply } from '../bench/take-screenshots.ts';
 import { clippedPanels, smallTapTargets, wrappedSingleWordControls } from './testing/layout-checks.ts';
 import { longReplyChunks, openLongReply } from './testing/long-reply.ts';
+import { buildWebClientForTest, startWebTestGateway } from './testing/web-test-gateway.ts';
 
 type Browser = Awaited<ReturnType<typeof launchBrowser>>;
 
-const webRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const laptop = { width: 1280, height: 800 };
 const phone = { width: 390, height: 844 };
 let workDir: string;
@@ -24,25 +21,14 @@ let model: ScriptedModelServer;
 let gateway: RunningGateway;
 
 beforeAll(async () => {
-  workDir = await mkdtemp(join(tmpdir(), 'nexus-web-layout-'));
-  const webDistDir = join(workDir, 'dist');
-  await build({ root: webRoot, logLevel: 'warn', build: { outDir: webDistDir, emptyOutDir: true } });
+  const built = await buildWebClientForTest('web-layout');
+  workDir = built.workDir;
   browser = await launchBrowser();
   model = await startScriptedModelServer();
-  gateway = await startGateway({
-    config: loadConfig({
-      env: {
-        NEXUS_PORT: '0',
-        NEXUS_DATA_DIR: join(workDir, 'data'),
-        NEXUS_LOG_LEVEL: 'silent',
-        NEXUS_WEB_MESSAGES_PER_MINUTE: '1000',
-        NEXUS_MEMORY_EXTRACTION: 'false',
-        NEXUS_MODEL_PROVIDER: 'openai-compatible',
-        NEXUS_MODEL_BASE_URL: model.baseUrl,
-        NEXUS_MODEL: 'scripted',
-      },
-    }),
-    webDistDir,
+  gateway = await startWebTestGateway({
+    webDistDir: built.webDistDir,
+    dataDir: join(workDir, 'data'),
+    model,
   });
 });
 

@@ -1,21 +1,18 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadConfig, type RunningGateway, startGateway } from '@nexus/gateway';
+import { join } from 'node:path';
+import type { RunningGateway } from '@nexus/gateway';
 import type { ReplyEvent } from '@nexus/protocol';
 import { launchBrowser, newPhonePage } from '@nexus/testkit/browser';
 import type { ChatCompletionRequest } from '@nexus/testkit/llm';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { makePdf, makePng } from '@nexus/testkit/media';
-import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { longPress } from './testing/long-press.ts';
+import { buildWebClientForTest, startWebTestGateway } from './testing/web-test-gateway.ts';
 
 type Browser = Awaited<ReturnType<typeof launchBrowser>>;
 type Page = Awaited<ReturnType<typeof newPhonePage>>;
 
-const webRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 let workDir: string;
 let webDistDir: string;
 let browser: Browser;
@@ -24,20 +21,12 @@ const gateways: RunningGateway[] = [];
 const pages: Page[] = [];
 
 async function gatewayWith(env: Record<string, string> = {}) {
-  const config = loadConfig({
-    env: {
-      NEXUS_PORT: '0',
-      NEXUS_DATA_DIR: await mkdtemp(join(workDir, 'data-')),
-      NEXUS_LOG_LEVEL: 'silent',
-      NEXUS_WEB_MESSAGES_PER_MINUTE: '1000',
-      NEXUS_MEMORY_EXTRACTION: 'false',
-      NEXUS_MODEL_PROVIDER: 'openai-compatible',
-      NEXUS_MODEL_BASE_URL: model.baseUrl,
-      NEXUS_MODEL: 'scripted',
-      ...env,
-    },
+  const gateway = await startWebTestGateway({
+    webDistDir,
+    dataDir: await mkdtemp(join(workDir, 'data-')),
+    model,
+    env,
   });
-  const gateway = await startGateway({ config, webDistDir });
   gateways.push(gateway);
   return gateway;
 }
@@ -98,9 +87,7 @@ async function pasteOrDrop(page: Page, how: 'paste' | 'drop', bytes: Uint8Array,
 }
 
 beforeAll(async () => {
-  workDir = await mkdtemp(join(tmpdir(), 'nexus-web-media-'));
-  webDistDir = join(workDir, 'dist');
-  await build({ root: webRoot, logLevel: 'warn', build: { outDir: webDistDir, emptyOutDir: true } });
+  ({ workDir, webDistDir } = await buildWebClientForTest('web-media'));
   // A fake microphone (a tone) and an auto-accepted permission prompt, for the voice-note test.
   browser = await launchBrowser({
     args: ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'],

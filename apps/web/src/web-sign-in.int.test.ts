@@ -1,18 +1,15 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadConfig, type RunningGateway, startGateway } from '@nexus/gateway';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RunningGateway } from '@nexus/gateway';
 import { launchBrowser, newPhonePage } from '@nexus/testkit/browser';
 import type { Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The web app does not depend on memory; the test opens the gateway's store to seed it.
 import { createSqliteMemoryStore, MemoryService } from '../../../packages/memory/src/index.ts';
+import { buildWebClientForTest, startWebTestGateway } from './testing/web-test-gateway.ts';
 
 type Browser = Awaited<ReturnType<typeof launchBrowser>>;
 
-const webRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 let workDir: string;
 let browser: Browser;
 let gateway: RunningGateway;
@@ -20,20 +17,11 @@ let store: ReturnType<typeof createSqliteMemoryStore>;
 let memory: MemoryService;
 
 beforeAll(async () => {
-  workDir = await mkdtemp(join(tmpdir(), 'nexus-sign-in-'));
-  const webDistDir = join(workDir, 'dist');
-  await build({ root: webRoot, logLevel: 'warn', build: { outDir: webDistDir, emptyOutDir: true } });
+  const built = await buildWebClientForTest('sign-in');
+  workDir = built.workDir;
   browser = await launchBrowser();
   const dataDir = join(workDir, 'data');
-  const config = loadConfig({
-    env: {
-      NEXUS_PORT: '0',
-      NEXUS_DATA_DIR: dataDir,
-      NEXUS_LOG_LEVEL: 'silent',
-      NEXUS_MEMORY_EXTRACTION: 'false',
-    },
-  });
-  gateway = await startGateway({ config, webDistDir });
+  gateway = await startWebTestGateway({ webDistDir: built.webDistDir, dataDir });
   store = createSqliteMemoryStore({ path: join(dataDir, 'memory.sqlite') });
   memory = new MemoryService({ store });
 });

@@ -1,8 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { loadConfig, type RunningGateway, startGateway } from '@nexus/gateway';
+import { join } from 'node:path';
+import type { RunningGateway } from '@nexus/gateway';
 import { launchBrowser } from '@nexus/testkit/browser';
 import {
   type ChatCompletionRequest,
@@ -11,12 +9,11 @@ import {
   startScriptedModelServer,
 } from '@nexus/testkit/llm';
 import type { Page } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildWebClientForTest, startWebTestGateway } from './testing/web-test-gateway.ts';
 
 type Browser = Awaited<ReturnType<typeof launchBrowser>>;
 
-const webRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 let workDir: string;
 let webDistDir: string;
 let browser: Browser;
@@ -25,20 +22,11 @@ const gateways: RunningGateway[] = [];
 const pages: Page[] = [];
 
 async function gatewayWithModel(): Promise<RunningGateway> {
-  const config = loadConfig({
-    env: {
-      NEXUS_PORT: '0',
-      NEXUS_DATA_DIR: await mkdtemp(join(workDir, 'data-')),
-      NEXUS_LOG_LEVEL: 'silent',
-      NEXUS_WEB_MESSAGES_PER_MINUTE: '1000',
-      // Extraction would add its own model calls to the request log these tests read.
-      NEXUS_MEMORY_EXTRACTION: 'false',
-      NEXUS_MODEL_PROVIDER: 'openai-compatible',
-      NEXUS_MODEL_BASE_URL: model.baseUrl,
-      NEXUS_MODEL: 'scripted',
-    },
+  const gateway = await startWebTestGateway({
+    webDistDir,
+    dataDir: await mkdtemp(join(workDir, 'data-')),
+    model,
   });
-  const gateway = await startGateway({ config, webDistDir });
   gateways.push(gateway);
   return gateway;
 }
@@ -71,9 +59,7 @@ function assistantHistory(index: number): string[] {
 const WORDS = Array.from({ length: 60 }, (_, index) => `word${index} `);
 
 beforeAll(async () => {
-  workDir = await mkdtemp(join(tmpdir(), 'nexus-web-stop-'));
-  webDistDir = join(workDir, 'dist');
-  await build({ root: webRoot, logLevel: 'warn', build: { outDir: webDistDir, emptyOutDir: true } });
+  ({ workDir, webDistDir } = await buildWebClientForTest('web-stop'));
   browser = await launchBrowser();
   model = await startScriptedModelServer();
 });
