@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
@@ -34,6 +35,24 @@ function bodyOf(request: http.IncomingMessage): Promise<string> {
     });
     request.on('end', () => resolve(text));
   });
+}
+
+/** A script timing 40 sequential requests through `createModelFetch`, as JSON on stdout. */
+function sequentialClient(url: string): string {
+  const modelFetchFile = new URL('./model-fetch.ts', import.meta.url).href;
+  return `
+const { createModelFetch } = await import(${JSON.stringify(modelFetchFile)});
+const modelFetch = createModelFetch();
+const took = [];
+for (let request = 0; request < 41; request += 1) {
+  const started = performance.now();
+  await (await modelFetch(${JSON.stringify(`${url}/v1/embeddings`)}, { method: 'POST', body: '{}' })).json();
+  if (request > 0) took.push(performance.now() - started);
+  await new Promise((resolve) => setImmediate(resolve));
+}
+took.sort((left, right) => left - right);
+console.log(JSON.stringify({ medianMs: took[20] }));
+`;
 }
 
 /**
@@ -93,6 +112,28 @@ describe('the model fetch', () => {
     expect(seen[0]?.headers['content-length']).toBe(String(Buffer.byteLength('{"a":"é"}')));
     // One connection for both requests.
     expect(sockets.size).toBe(1);
+  });
+
+  it('sends a request on a kept-alive connection without waiting for a timer', async () => {
+    // undici 7.28–7.29 checked an idle kept-alive socket behind a setTimeout(0) before reusing
+    // it: Node's timer floor, about 1.3 ms on every request of a warm turn (the memory query's
+    // embedding, then the model), paid in full by a process whose event loop waits for the
+    // model server. The client runs in its own process here for that reason; the median of its
+    // sequential requests stays far below the floor.
+    const { url } = await serve((_request, response) => {
+      response.writeHead(200, { 'content-length': 11 });
+      response.end('{"ok":true}');
+    });
+    const client = spawn(process.execPath, ['--input-type=module', '-e', sequentialClient(url)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let printed = '';
+    client.stdout.on('data', (data) => {
+      printed += String(data);
+    });
+    await new Promise((resolve) => client.once('exit', resolve));
+    const { medianMs } = JSON.parse(printed) as { medianMs: number };
+    expect(medianMs).toBeLessThan(0.9);
   });
 
   it('fails a request that reaches nobody as fetch does: TypeError "fetch failed", the socket error as cause', async () => {

@@ -4,7 +4,12 @@ import { packContext, withStandingFacts } from '../context/context-block.ts';
 import { type ContextScopeRunner, runContextScopes } from '../context/context-scopes.ts';
 import { alwaysPresentGlobal } from '../context/global-context.ts';
 import { GLOBAL_USER_ID, type Memory } from '../model/memory.ts';
-import type { MemoryContext, MemoryContextOptions, MemorySearchResult } from '../model/memory-api.ts';
+import type {
+  ContextScopeReport,
+  MemoryContext,
+  MemoryContextOptions,
+  MemorySearchResult,
+} from '../model/memory-api.ts';
 import type { MemoryStore } from '../model/memory-store.ts';
 import { conversationQuery } from '../ranking/conversation-query.ts';
 import { compareRanked, type ScoringOptions } from '../ranking/memory-scoring.ts';
@@ -21,6 +26,8 @@ export interface MemoryContextParts {
   scopeTimeoutMs: number;
   logger: Logger;
   embed: (text: string, abortSignal: AbortSignal | undefined) => Promise<Float32Array | undefined>;
+  /** Whether `embed` sends a request (an embedder is configured), so there is a wait to fill. */
+  embedsQueries: boolean;
   ranked: (request: {
     userId: string;
     query: string;
@@ -45,11 +52,19 @@ export async function buildMemoryContext(
   const started = performance.now();
   const counter = service.counter;
   const query = conversationQuery(input.query, input.recentTurns);
-  const embedding = await service.embed(query.embeddingText, input.abortSignal).catch((error: unknown) => {
+  const embedding = service.embed(query.embeddingText, input.abortSignal).catch((error: unknown) => {
     service.logger.warn({ err: error }, 'memory: embedding the query failed, context is lexical only');
     return undefined;
   });
-  const base = { query: input.query, contextText: query.contextText, limit: input.limit, embedding };
+  // The standing facts do not depend on the query: they are read while its embedding request is
+  // out rather than after it answered (a warm turn's wait on the embedder is most of the step).
+  const standingLoad = loadStanding(service, input, service.embedsQueries ? afterRequestsLeft() : undefined);
+  const base = {
+    query: input.query,
+    contextText: query.contextText,
+    limit: input.limit,
+    embedding: await embedding,
+  };
   const always = new Map<string, Memory>();
   const globalScope = async (abortSignal: AbortSignal) => {
     const [matches, present] = await Promise.all([
@@ -74,24 +89,6 @@ export async function buildMemoryContext(
       : undefined,
   };
   const standing = input.standing;
-  const standingLoad = standing
-    ? runContextScopes<Memory, 'standing'>({
-        runners: {
-          standing: (abortSignal) =>
-            service.store.standing({
-              userId: input.userId,
-              // The block's own memories are left out afterwards, so as many more are read as it
-              // can hold: the pick stays the best `standing.limit` of the rest.
-              limit: standing.limit + input.limit,
-              order: compareStanding(service.now(), service.scoring),
-              abortSignal,
-            }),
-        },
-        timeoutMs: service.scopeTimeoutMs,
-        abortSignal: input.abortSignal,
-        logger: service.logger,
-      })
-    : undefined;
   const [{ results, scopes }, standingFacts] = await Promise.all([
     runContextScopes({
       runners,
@@ -129,12 +126,15 @@ export async function buildMemoryContext(
         })
       : contextPacked;
   const memoryIds = packed.used.map((memory) => memory.id);
-  // Standing facts are read every turn whatever was asked, so only the block's own picks count as used.
-  await service.store
-    .markUsed({ ids: contextPacked.used.map((memory) => memory.id), at: now })
-    .catch((error: unknown) => {
+  // Standing facts are read every turn whatever was asked, so only the block's own picks count as
+  // used. Recorded once this turn of the event loop is over: the block is on its way into the
+  // prompt (and the model request on the wire) by then; nothing in this reply depends on it.
+  const usedIds = contextPacked.used.map((memory) => memory.id);
+  setImmediate(() => {
+    service.store.markUsed({ ids: usedIds, at: now }).catch((error: unknown) => {
       service.logger.warn({ err: error }, 'memory: could not record lastUsedAt');
     });
+  });
   return {
     context: packed.context,
     memoriesUsed: packed.used.length,
@@ -147,4 +147,44 @@ export async function buildMemoryContext(
     durationMs: performance.now() - started,
     tokenizer: counter.name,
   };
+}
+
+/**
+ * The person's standing facts under their own timeout (`input.standing`), started once `after`
+ * settles (or at once without it).
+ */
+function loadStanding(
+  service: MemoryContextParts,
+  input: MemoryContextOptions & { limit: number },
+  after: Promise<void> | undefined,
+): Promise<{ results: Memory[]; scopes: Record<'standing', ContextScopeReport> }> | undefined {
+  const standing = input.standing;
+  if (!standing) return undefined;
+  const load = () =>
+    runContextScopes<Memory, 'standing'>({
+      runners: {
+        standing: (abortSignal) =>
+          service.store.standing({
+            userId: input.userId,
+            // The block's own memories are left out afterwards, so as many more are read as it
+            // can hold: the pick stays the best `standing.limit` of the rest.
+            limit: standing.limit + input.limit,
+            order: compareStanding(service.now(), service.scoring),
+            abortSignal,
+          }),
+      },
+      timeoutMs: service.scopeTimeoutMs,
+      abortSignal: input.abortSignal,
+      logger: service.logger,
+    });
+  return after ? after.then(load) : load();
+}
+
+/**
+ * Resolves on the event loop's next check phase: by then a request started in this turn of the
+ * loop has been written to its socket, so synchronous reads started after it overlap its wait
+ * instead of delaying its departure.
+ */
+function afterRequestsLeft(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

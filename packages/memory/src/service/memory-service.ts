@@ -272,6 +272,7 @@ export class MemoryService implements MemoryApi {
         scopeTimeoutMs: this.#scopeTimeoutMs,
         logger: this.#logger,
         embed: (text, abortSignal) => this.#embed(text, abortSignal),
+        embedsQueries: this.#embedder !== undefined,
         ranked: (request) => this.#ranked(request),
       },
       parseInput(memoryContextOptionsSchema, options),

@@ -207,11 +207,15 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
   };
   const errors = parts.flatMap((part) => (part.status === 'error' ? [part.error] : []));
   const level = outcome === 'ok' ? 'info' : 'warn';
-  options.logger[level](
-    { memory: report, ...(errors.length > 0 ? { errors } : {}), budgetMs: options.budgetMs },
-    outcome === 'ok'
-      ? 'memory context loaded'
-      : `memory context ${outcome}: replying with what answered in time`,
+  // Written once this turn of the event loop is over: the line (a serialised report and a write
+  // to standard output) then costs the model request's wait, not a warm turn's path to it.
+  setImmediate(() =>
+    options.logger[level](
+      { memory: report, ...(errors.length > 0 ? { errors } : {}), budgetMs: options.budgetMs },
+      outcome === 'ok'
+        ? 'memory context loaded'
+        : `memory context ${outcome}: replying with what answered in time`,
+    ),
   );
   return { block, report };
 }
