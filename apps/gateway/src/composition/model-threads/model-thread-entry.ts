@@ -119,6 +119,9 @@ port.on('message', (data: unknown) => {
   switch (message.type) {
     case 'define':
       specs.set(message.model, message.spec);
+      // Built now, so the first call does not wait for the provider's SDK to load; a failure
+      // to build is reported to the call that needs the model.
+      modelFor(message.model).catch(() => {});
       break;
     case 'describe':
       void describe(message);

@@ -61,7 +61,10 @@ export class ModelThreadPool {
   /** Registers a provider model; calls name it by the number returned. */
   define(spec: ModelSpec): number {
     this.specs.push(spec);
-    return this.specs.length - 1;
+    const model = this.specs.length - 1;
+    // Given to the running threads now, so each builds it before the first call needs it.
+    for (const thread of this.slots) if (thread) this.defineOn(thread, model);
+    return model;
   }
 
   /** The running threads (for tests that stop one). */
@@ -77,10 +80,7 @@ export class ModelThreadPool {
   ): ModelCallHandle {
     const thread = this.leastBusy();
     const id = this.nextId++;
-    if (!thread.defined.has(model)) {
-      thread.defined.add(model);
-      thread.worker.postMessage({ type: 'define', model, spec: this.specs[model]! } satisfies ToModelThread);
-    }
+    this.defineOn(thread, model);
     thread.calls.set(id, listener);
     if (thread.calls.size === 1) thread.worker.ref();
     postMessageTo(thread.worker, type === 'describe' ? { type, id, model } : { type, id, model, options });
@@ -106,6 +106,12 @@ export class ModelThreadPool {
       if (!best || thread.calls.size < best.calls.size) best = thread;
     }
     return best!;
+  }
+
+  private defineOn(thread: ModelThread, model: number): void {
+    if (thread.defined.has(model)) return;
+    thread.defined.add(model);
+    thread.worker.postMessage({ type: 'define', model, spec: this.specs[model]! } satisfies ToModelThread);
   }
 
   /** Removes a call; false when it had already ended. */
