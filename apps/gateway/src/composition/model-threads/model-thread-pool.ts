@@ -139,7 +139,12 @@ export class ModelThreadPool {
           event.type === 'described'
         )
           this.forget(thread, event.id);
-        listener.onEvent(event);
+        // One listener that throws must not keep the batch's other events from their calls.
+        try {
+          listener.onEvent(event);
+        } catch (error) {
+          this.logger.error({ err: error, event: event.type }, 'a model call could not take its event');
+        }
       }
     });
     worker.on('error', (error) => {
