@@ -19,7 +19,6 @@ type CallMessage = Extract<ToModelThread, { type: 'stream' | 'generate' }>;
  * would) and runs their calls — the HTTP request, the SSE parsing, the per-chunk JSON and schema
  * checks — handing the main thread only the resulting stream parts, batched per event-loop turn.
  */
-const port = parentPort!;
 // One keep-alive client for every call of this thread, as the main thread has for its own.
 const modelFetch = createModelFetch();
 const specs = new Map<number, ModelSpec>();
@@ -45,7 +44,7 @@ function flush(): void {
   flushScheduled = false;
   const batch: FromModelThread = outbox;
   outbox = [];
-  postMessageTo(port, batch);
+  postMessageTo(parentPort!, batch);
 }
 
 function modelFor(key: number): Promise<ProviderModel> {
@@ -114,7 +113,9 @@ async function describe(message: Extract<ToModelThread, { type: 'describe' }>): 
   }
 }
 
-port.on('message', (data: unknown) => {
+// Imported outside a model thread only to fill the compile cache (bin/fill-compile-cache.mjs):
+// there is no main thread to serve then.
+parentPort?.on('message', (data: unknown) => {
   const message = receiveMessage(data) as ToModelThread;
   switch (message.type) {
     case 'define':
