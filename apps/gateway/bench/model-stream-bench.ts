@@ -4,8 +4,10 @@
 // one call after another: `raw`, the gateway's model fetch with the body read and decoded (the
 // least a client does); `sse`, the same plus the server-sent events split and each JSON parsed
 // (what bench/bare-relay.ts does); `sdk`, the AI SDK's single-call primitive over the
-// openai-compatible provider, as packages/core/src/agent/model-steps.ts calls it. Prints CPU µs and
-// heap KB per call for each, and one JSON line last.
+// openai-compatible provider, as packages/core/src/agent/model-steps.ts calls it; `thread`, the
+// same call with the provider on a model thread (NEXUS_MODEL_THREADS, as the gateway runs it).
+// Prints CPU µs (the whole process, and this thread alone), this thread's heap KB and wall ms per
+// call for each, and one JSON line last.
 import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -14,6 +16,8 @@ import { experimental_streamLanguageModelCall as streamModelCall } from 'ai';
 import { startAllocationMeter } from '../../../bench/allocation-meter.ts';
 import { printTable, round } from '../../../bench/bench-stats.ts';
 import { createModelFetch } from '../src/composition/model-fetch.ts';
+import { ModelThreadPool } from '../src/composition/model-threads/model-thread-pool.ts';
+import { createThreadedLanguageModel } from '../src/composition/model-threads/threaded-language-model.ts';
 
 const { values } = parseArgs({
   options: {
@@ -21,7 +25,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '1000' },
     chunks: { type: 'string', default: '6' },
     /** Only these ways (comma-separated), e.g. `sdk`. */
-    only: { type: 'string', default: 'raw,sse,sdk' },
+    only: { type: 'string', default: 'raw,sse,sdk,thread' },
     /** Writes a sampling heap profile of the measured calls (collected objects included) here. */
     'heap-profile': { type: 'string' },
     /** Internal: run as the child that serves the scripted model. */
@@ -59,6 +63,12 @@ async function measure(): Promise<void> {
     includeUsage: true,
   });
   const model = provider.chatModel('scripted');
+  const pool = new ModelThreadPool({ threads: 1 });
+  const threadedModel = createThreadedLanguageModel(pool, {
+    provider: 'openai-compatible',
+    baseUrl,
+    name: 'scripted',
+  });
   const body = (text: string) =>
     JSON.stringify({
       model: 'scripted',
@@ -90,9 +100,9 @@ async function measure(): Promise<void> {
     }
     return reply;
   }
-  async function sdk(text: string): Promise<string> {
+  async function sdk(text: string, on = model): Promise<string> {
     const call = await streamModelCall({
-      model,
+      model: on,
       instructions: 'You are a bench.',
       messages: [{ role: 'user', content: text }],
       abortSignal: new AbortController().signal,
@@ -109,12 +119,14 @@ async function measure(): Promise<void> {
     ['raw', raw],
     ['sse', sse],
     ['sdk', sdk],
+    ['thread', (text: string) => sdk(text, threadedModel)],
   ] as const) {
     if (!values.only.split(',').includes(name)) continue;
     for (let call = 0; call < warmup; call += 1) await run(`warm ${call}`);
     const heapProfile = values['heap-profile'] ? await startHeapSampling() : undefined;
     const meter = startAllocationMeter();
     const cpu = process.cpuUsage();
+    const threadCpu = process.threadCpuUsage();
     const started = performance.now();
     for (let call = 0; call < calls; call += 1) {
       const reply = await run(`call ${call}`);
@@ -122,15 +134,18 @@ async function measure(): Promise<void> {
     }
     const elapsed = performance.now() - started;
     const used = process.cpuUsage(cpu);
+    const usedHere = process.threadCpuUsage(threadCpu);
     const allocation = meter.stop();
     if (heapProfile) await heapProfile.stopInto(`${values['heap-profile']}/${name}.heapprofile`);
     const cpuUs = round((used.user + used.system) / calls, 1);
+    const cpuHereUs = round((usedHere.user + usedHere.system) / calls, 1);
     const kb = round(allocation.allocatedBytes / 1024 / calls, 1);
     result[`${name}_cpu_us_per_call`] = cpuUs;
+    result[`${name}_main_thread_cpu_us_per_call`] = cpuHereUs;
     result[`${name}_kb_per_call`] = kb;
     rows.push([
-      `${name}: CPU µs / heap KB / wall ms per call`,
-      `${cpuUs} / ${kb} / ${round(elapsed / calls)}`,
+      `${name}: CPU µs (all threads / this thread) / this thread's heap KB / wall ms per call`,
+      `${cpuUs} / ${cpuHereUs} / ${kb} / ${round(elapsed / calls)}`,
     ]);
   }
   result.load_average = loadavg().map((value) => round(value));
@@ -138,6 +153,7 @@ async function measure(): Promise<void> {
   printTable(rows);
   process.stdout.write(`${JSON.stringify(result)}\n`);
   server.disconnect();
+  await pool.close();
 }
 
 /** V8's sampling heap profiler, counting objects already collected too: where the bytes go. */

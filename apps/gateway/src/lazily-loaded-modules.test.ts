@@ -6,13 +6,13 @@ import { LAZILY_LOADED_MODULES } from './lazily-loaded-modules.ts';
 
 const SOURCE = dirname(fileURLToPath(import.meta.url));
 
-/** `await import('x')` with a literal specifier in the gateway's non-test sources, as src-relative names. */
+/** `await import('x')` with a literal specifier in the gateway's non-test sources (TypeScript and the plain-JavaScript first files of threads), as src-relative names. */
 function dynamicImports(): Set<string> {
   const found = new Set<string>();
   const files = readdirSync(SOURCE, { recursive: true, withFileTypes: true }).filter(
     (entry) =>
       entry.isFile() &&
-      entry.name.endsWith('.ts') &&
+      (entry.name.endsWith('.ts') || entry.name.endsWith('.mjs')) &&
       !entry.name.endsWith('.test.ts') &&
       !join(entry.parentPath, entry.name).includes(`${SOURCE}/testing/`),
   );

@@ -12,6 +12,8 @@ export const LAZILY_LOADED_MODULES = [
   './cli/memory-admin-command.ts',
   './cli/memory-reindex.ts',
   './tracing/otel-sdk.ts',
+  // A model thread's code, loaded by its first file (model-thread-boot.mjs), never by the main thread.
+  './composition/model-threads/model-thread-entry.ts',
   '@ai-sdk/openai-compatible',
   '@ai-sdk/openai',
   '@ai-sdk/anthropic',

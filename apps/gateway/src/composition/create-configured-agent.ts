@@ -13,7 +13,7 @@ export async function createConfiguredAgent(
   logger: Logger,
   options: { fetch?: typeof globalThis.fetch } = {},
 ): Promise<{ model: LanguageModel | undefined; agent: Agent }> {
-  const model = await createLanguageModel(config.model, options);
+  const model = await createLanguageModel(config.model, { ...options, logger });
   if (!model) logger.warn({ setup: NOT_CONFIGURED_MESSAGE }, 'no model provider configured');
   else
     logger.info({ provider: config.model.provider, model: config.model.name }, 'model provider configured');

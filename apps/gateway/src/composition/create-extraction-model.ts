@@ -22,7 +22,10 @@ export async function createExtractionModel(options: {
   if (!chatModel || !choice) return chatModel;
   if (choice.name === config.model.name) return chatModel;
   const fetchOption = options.fetch ? { fetch: options.fetch } : {};
-  const cheaper = await createLanguageModel({ ...config.model, name: choice.name }, fetchOption);
+  const cheaper = await createLanguageModel(
+    { ...config.model, name: choice.name },
+    { ...fetchOption, logger },
+  );
   if (!cheaper) return chatModel;
   if (!choice.fallback || typeof cheaper === 'string' || typeof chatModel === 'string') return cheaper;
   const chat = wrapLanguageModel({ model: chatModel, middleware: [] });

@@ -1,48 +1,35 @@
+import type { Logger } from '@nexus/protocol';
 import type { LanguageModel } from 'ai';
 import type { GatewayConfig } from '../config/gateway-config.ts';
+import { createProviderModel } from './create-provider-model.ts';
+import { sharedModelThreads } from './model-threads/model-thread-pool.ts';
+import { createThreadedLanguageModel } from './model-threads/threaded-language-model.ts';
 
 /**
  * Picks the provider from config. Returns undefined when no provider is configured: the gateway
  * still starts and answers with setup instructions instead of failing.
  *
- * Only the configured provider's SDK is imported (each is a dynamic import below): the three
- * together are a few thousand lines of schemas and clients that a process talking to one
- * provider would parse and keep for nothing (docs/deployment.md, "Memory").
+ * With model threads (`NEXUS_MODEL_THREADS`, 1 by default) the provider's model object lives on
+ * a worker thread, which makes the HTTP request and parses the streamed answer; this thread gets
+ * a model object that forwards each call there and hands back its stream parts, so the agent loop
+ * (the AI SDK, tools, steps) runs here as before while the call's own work uses the other core.
+ * `options.fetch` serves only calls made on this thread (threads off): a model thread has its
+ * own client of the same kind (`createModelFetch`).
  */
 export async function createLanguageModel(
   model: GatewayConfig['model'],
-  options: { fetch?: typeof fetch } = {},
+  options: { fetch?: typeof fetch; logger?: Logger } = {},
 ): Promise<LanguageModel | undefined> {
   if (!model.provider || !model.name) return undefined;
-  switch (model.provider) {
-    case 'openai-compatible': {
-      const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible');
-      return createOpenAICompatible({
-        name: 'openai-compatible',
-        baseURL: model.baseUrl!,
-        includeUsage: true,
-        ...(model.apiKey ? { apiKey: model.apiKey } : {}),
-        ...(options.fetch ? { fetch: options.fetch } : {}),
-      })(model.name);
-    }
-    case 'openai': {
-      const { createOpenAI } = await import('@ai-sdk/openai');
-      // Chat Completions rather than Responses: it is what OpenAI-style proxies and gateways speak too.
-      return createOpenAI({
-        apiKey: model.apiKey!,
-        ...(model.baseUrl ? { baseURL: model.baseUrl } : {}),
-        ...(options.fetch ? { fetch: options.fetch } : {}),
-      }).chat(model.name);
-    }
-    case 'anthropic': {
-      const { createAnthropic } = await import('@ai-sdk/anthropic');
-      return createAnthropic({
-        apiKey: model.apiKey!,
-        ...(model.baseUrl ? { baseURL: model.baseUrl } : {}),
-        ...(options.fetch ? { fetch: options.fetch } : {}),
-      })(model.name);
-    }
-  }
+  const threads = model.threads ?? 0;
+  if (threads === 0) return createProviderModel(model, options.fetch ? { fetch: options.fetch } : {});
+  const { provider, baseUrl, apiKey, name } = model;
+  return createThreadedLanguageModel(sharedModelThreads(threads, options.logger), {
+    provider,
+    name,
+    ...(baseUrl ? { baseUrl } : {}),
+    ...(apiKey ? { apiKey } : {}),
+  });
 }
 
 /** What the web client and the startup log say when no model provider is configured. */

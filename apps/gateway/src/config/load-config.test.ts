@@ -47,6 +47,18 @@ describe('loadConfig', () => {
     expect(problems[0]).toContain('1048576 (1 MiB)');
   });
 
+  it('runs model calls on one model thread by default; 0 keeps them on the main thread, a bad count is refused', () => {
+    expect(loadConfig({ env: {} }).model.threads).toBe(1);
+    expect(loadConfig({ env: { NEXUS_MODEL_THREADS: '0' } }).model.threads).toBe(0);
+    for (const bad of ['-1', 'two', '1.5', '17']) {
+      const problems = problemsOf(() => loadConfig({ env: { NEXUS_MODEL_THREADS: bad } }));
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toContain('NEXUS_MODEL_THREADS');
+      expect(problems[0]).toContain('model.threads');
+      expect(problems[0]).toContain('from 0 (model requests on the main thread) to 16');
+    }
+  });
+
   it('reports every bad key at once', () => {
     const problems = problemsOf(() =>
       loadConfig({ env: { NEXUS_PORT: '-1', NEXUS_LOG_LEVEL: 'loud', NEXUS_MODEL_PROVIDER: 'skynet' } }),

@@ -64,4 +64,13 @@ export const MODEL_SETTINGS = [
     description: 'Wall-clock limit for one reply, in milliseconds.',
     hint: 'set it to a positive number of milliseconds such as 120000',
   },
+  {
+    env: 'NEXUS_MODEL_THREADS',
+    path: 'model.threads',
+    schema: z.coerce.number().int().min(0).max(16),
+    defaultValue: 1,
+    description:
+      'Worker threads that make the model requests and parse their streamed answers, so that work runs beside the main thread (the agent loop, tools and channels stay on it). `0` makes them on the main thread.',
+    hint: 'set it to a whole number from 0 (model requests on the main thread) to 16, such as 1',
+  },
 ] as const satisfies readonly SettingDefinition[];
