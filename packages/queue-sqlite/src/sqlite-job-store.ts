@@ -6,6 +6,7 @@ import {
   inTransaction,
   openSqliteDatabase,
   statementsPerLimit,
+  stopBackgroundCheckpoints,
 } from '@nexus/sqlite-kit';
 
 /** Each entry moves the schema one version up; `PRAGMA user_version` records how far a file is. */
@@ -109,6 +110,8 @@ export class SqliteJobStore {
       busyTimeoutMs: options.busyTimeoutMs,
       migrations: MIGRATIONS,
       storeName: 'job queue',
+      // Every turn enqueues a job and every finished job commits: checkpoints off the event loop.
+      backgroundCheckpoints: true,
     });
     this.#database = database;
     // Read first, then lease each row by its key: the same rows as one `UPDATE … WHERE seq IN
@@ -385,6 +388,7 @@ export class SqliteJobStore {
   }
 
   close(): void {
+    stopBackgroundCheckpoints(this.#database);
     if (this.#database.isOpen) this.#database.close();
   }
 }
