@@ -6,7 +6,6 @@ import {
   inTransaction,
   openSqliteDatabase,
   statementsPerLimit,
-  stopBackgroundCheckpoints,
 } from '@nexus/sqlite-kit';
 
 /** Each entry moves the schema one version up; `PRAGMA user_version` records how far a file is. */
@@ -110,8 +109,6 @@ export class SqliteJobStore {
       busyTimeoutMs: options.busyTimeoutMs,
       migrations: MIGRATIONS,
       storeName: 'job queue',
-      // Every turn enqueues a job and every finished job commits: checkpoints off the event loop.
-      backgroundCheckpoints: true,
     });
     this.#database = database;
     // Read first, then lease each row by its key: the same rows as one `UPDATE … WHERE seq IN
@@ -388,7 +385,6 @@ export class SqliteJobStore {
   }
 
   close(): void {
-    stopBackgroundCheckpoints(this.#database);
     if (this.#database.isOpen) this.#database.close();
   }
 }

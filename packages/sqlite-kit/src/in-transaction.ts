@@ -1,5 +1,4 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { committed } from './background-checkpoints.ts';
 
 /**
  * Runs `work` in one write transaction, taken at once so two processes never deadlock upgrading a
@@ -14,7 +13,6 @@ export function inTransaction<T>(database: DatabaseSync, work: () => T): T {
   try {
     const result = work();
     database.exec('COMMIT');
-    committed(database);
     return result;
   } catch (error) {
     if (database.isTransaction) database.exec('ROLLBACK');

@@ -1,6 +1,5 @@
 import { DatabaseSync } from 'node:sqlite';
 import { NexusError } from '@nexus/protocol';
-import { checkpointInBackground } from './background-checkpoints.ts';
 import { createPrivateFile } from './create-private-file.ts';
 import { inTransaction } from './in-transaction.ts';
 
@@ -25,12 +24,6 @@ export interface OpenSqliteDatabaseOptions {
   exclusive?: boolean;
   /** Zero deleted rows (default on: people can ask for everything about them to be forgotten). */
   secureDelete?: boolean;
-  /**
-   * WAL checkpoints on a background thread instead of inside a commit (see
-   * `checkpointInBackground`); for the files every turn writes. Call `stopBackgroundCheckpoints`
-   * before closing. Not with `exclusive`.
-   */
-  backgroundCheckpoints?: boolean;
 }
 
 /**
@@ -54,10 +47,6 @@ export function openSqliteDatabase(options: OpenSqliteDatabaseOptions): Database
     if (options.secureDelete !== false) database.exec('PRAGMA secure_delete = ON');
     if (options.foreignKeys) database.exec('PRAGMA foreign_keys = ON');
     migrate(database, options);
-    if (options.backgroundCheckpoints) {
-      if (options.exclusive) throw new Error('An exclusive connection cannot be checkpointed from another.');
-      checkpointInBackground(database, options.path);
-    }
   } catch (error) {
     database.close();
     throw error;

@@ -1,4 +1,4 @@
-import { openSqliteDatabase, othersCommittedWatcher, stopBackgroundCheckpoints } from '@nexus/sqlite-kit';
+import { openSqliteDatabase, othersCommittedWatcher } from '@nexus/sqlite-kit';
 import { RecentPersonActivity } from './recent-person-activity.ts';
 import { RecentTurnsCache } from './recent-turns-cache.ts';
 import type { AppendTurnOptions, SessionStore, StoredTurn } from './session-store.ts';
@@ -52,8 +52,6 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
     migrations: MIGRATIONS,
     storeName: 'session store',
-    // Every turn commits here twice (its admission, its stored turn): checkpoints off the event loop.
-    backgroundCheckpoints: true,
   });
   // History reads are served from here while nothing but this store's own commits changed the
   // file: `PRAGMA data_version` moves when another connection (`nexus users forget`, another
@@ -173,7 +171,6 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
           });
       writes.close();
       recent.clear();
-      stopBackgroundCheckpoints(database);
       database.close();
     },
   };
