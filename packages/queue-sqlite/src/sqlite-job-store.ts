@@ -2,7 +2,6 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { JobBackoff, JobCounts, ParkedJob } from '@nexus/protocol';
 import {
   checkpointAndTruncate,
-  inSavepoint,
   inTransaction,
   openSqliteDatabase,
   statementsPerLimit,
@@ -279,16 +278,26 @@ export class SqliteJobStore {
 
   /**
    * Runs `work` (outcome writes, a claim) in one write transaction: a processor records the jobs
-   * that finished and leases the next ones with one commit instead of one each. Each write in
-   * `work` should be its own savepoint (`inSavepoint`) so a failing one undoes only itself.
+   * that finished and leases the next ones with one commit instead of one each. Each outcome write
+   * in `work` should go through `writeAlone`, so a failing one undoes only itself.
    */
   batch<T>(work: () => T): T {
     return inTransaction(this.#database, work);
   }
 
-  /** Runs one write of a `batch` in its own savepoint; an Error comes back instead of being thrown. */
-  inSavepoint(work: () => boolean): boolean | Error {
-    return inSavepoint(this.#database, work) as boolean | Error;
+  /**
+   * Runs one write of a `batch` that is a single statement (an outcome): a failed statement undoes
+   * only itself in SQLite, so its error comes back instead of being thrown and the batch goes on,
+   * without a savepoint around it (two more statements per job). A full disk or an I/O error ends
+   * the whole transaction: that is thrown, and the batch fails with it.
+   */
+  writeAlone(work: () => boolean): boolean | Error {
+    try {
+      return work();
+    } catch (error) {
+      if (!this.#database.isTransaction) throw error;
+      return error instanceof Error ? error : new Error(String(error));
+    }
   }
 
   /** Each method below returns false when the lease was lost (another worker holds the job now). */
