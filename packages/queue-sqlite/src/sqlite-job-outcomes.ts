@@ -31,11 +31,11 @@ export function finishedJob(
   return { job, next: { kind: 'retry', runAt, error: outcome.error, failures } };
 }
 
-/** Inside the commit's transaction: each outcome in its own savepoint, so one failure undoes only itself. */
+/** Inside the commit's transaction: each outcome one statement, so one failure undoes only itself. */
 export function writeOutcomes(store: SqliteJobStore, outcomes: FinishedJob[]): void {
   for (const entry of outcomes) {
     const { job, next } = entry;
-    const written = store.inSavepoint(() =>
+    const written = store.writeAlone(() =>
       next.kind === 'complete'
         ? store.complete(job, next.at)
         : next.kind === 'park'

@@ -39,6 +39,12 @@ export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): Sql
    */
   const finished: FinishedJob[] = [];
   let pollTimer: NodeJS.Timeout | undefined;
+  /**
+   * When a claim next hands back expired leases. Once per poll interval, as an idle processor
+   * polls: a busy one claims after every finished job, and checking every lease each time was
+   * most of a claim's cost. An expired lease is noticed at most one poll interval later.
+   */
+  let recoverAt = Number.NEGATIVE_INFINITY;
   let pumpScheduled = false;
   let stopping = false;
   let stopped: Promise<void> | undefined;
@@ -87,6 +93,8 @@ export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): Sql
     const outcomes = finished.splice(0);
     if (outcomes.length === 0 && free <= 0) return 0;
     const time = now();
+    const recover = free > 0 && time >= recoverAt;
+    if (recover) recoverAt = time + options.pollIntervalMs;
     let leased: ReturnType<SqliteJobStore['claim']> | undefined;
     try {
       leased = store.batch(() => {
@@ -99,10 +107,12 @@ export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): Sql
           now: time,
           leaseUntil: time + options.leaseMs,
           maxLeaseExpiries: options.maxLeaseExpiries,
+          recover,
         });
       });
     } catch (error) {
       finished.unshift(...outcomes);
+      if (recover) recoverAt = Number.NEGATIVE_INFINITY;
       throw error;
     }
     reportOutcomes(logger, outcomes);

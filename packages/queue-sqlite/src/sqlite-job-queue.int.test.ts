@@ -6,7 +6,7 @@ import { type ActiveJob, type JobQueue, NexusError } from '@nexus/protocol';
 import { describeJobQueueContract, sleep, waitFor } from '@nexus/queue-kit/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createSqliteJobQueue, type SqliteJobQueueOptions } from './sqlite-job-queue.ts';
-import { LEASE_LOST_REASON } from './sqlite-job-store.ts';
+import { LEASE_LOST_REASON, SqliteJobStore } from './sqlite-job-store.ts';
 
 const directory = mkdtempSync(join(tmpdir(), 'nexus-job-queue-'));
 // A short lease so a SIGKILLed worker's job comes back within a second.
@@ -125,6 +125,43 @@ describe('SQLite job queue specifics', () => {
       { id: jobId, payload: { poison: true }, attempts: 1, reason: LEASE_LOST_REASON },
     ]);
     expect(calls).toEqual([]);
+  });
+
+  it('a processor busy claiming after every job still hands back an expired lease within a poll interval', async () => {
+    const path = freshPath();
+    // A worker that leased a job and died: the lease runs out 100 ms from now, nobody renews it.
+    const dead = open({ path, pollIntervalMs: 60_000 });
+    await dead.enqueue({ name: 'work', payload: 'orphan', jobId: 'orphan' });
+    await dead.close();
+    const store = new SqliteJobStore({ path, busyTimeoutMs: 1_000 });
+    const now = Date.now();
+    const leased = store.claim({
+      name: 'work',
+      limit: 1,
+      token: 'dead',
+      now,
+      leaseUntil: now + 100,
+      maxLeaseExpiries: 1,
+      recover: false,
+    });
+    store.close();
+    expect(leased.claimed.map((job) => [job.id, job.attemptsStarted])).toEqual([['orphan', 1]]);
+    const busy = open({ path, pollIntervalMs: 50 });
+    const attempts = new Map<string, number>();
+    let feeding = true;
+    busy.process({
+      name: 'work',
+      handler: async (job) => {
+        attempts.set(job.id, job.attempt);
+        // Every finished job makes the processor claim again, so it never goes idle to poll.
+        if (feeding) await busy.enqueue({ name: 'work', payload: 'filler' });
+      },
+    });
+    await busy.enqueue({ name: 'work', payload: 'filler' });
+    await waitFor(() => attempts.has('orphan'), { description: 'the orphan to run again', timeoutMs: 2_000 });
+    feeding = false;
+    expect(attempts.get('orphan')).toBe(2);
+    expect(attempts.size).toBeGreaterThan(2);
   });
 
   it('forgets completed jobs after keepCompletedMs, so their jobId can be used again', async () => {

@@ -2,7 +2,6 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { JobBackoff, JobCounts, ParkedJob } from '@nexus/protocol';
 import {
   checkpointAndTruncate,
-  inSavepoint,
   inTransaction,
   openSqliteDatabase,
   statementsPerLimit,
@@ -75,7 +74,6 @@ interface ClaimRow {
   id: string;
   name: string;
   payload: string;
-  run_at: number;
   attempts_started: number;
   attempts_failed: number;
   max_attempts: number;
@@ -112,18 +110,24 @@ export class SqliteJobStore {
       storeName: 'job queue',
     });
     this.#database = database;
+    // Read first, then lease each row by its key: the same rows as one `UPDATE … WHERE seq IN
+    // (SELECT …) RETURNING`, which materialises its subquery and its results and cost about twice
+    // as much (one job: 37–40 µs against 18–22 µs, node:sqlite, 20k jobs in the file). Both run in
+    // `claim`'s write transaction, so no other process can lease a row between them.
     this.#claimStatement = statementsPerLimit(
       database,
       (limit) =>
-        `UPDATE jobs SET status = 'active', attempts_started = attempts_started + 1,
-           lease_token = :token, lease_until = :leaseUntil
-         WHERE seq IN (
-           SELECT seq FROM jobs WHERE name = :name AND status = 'waiting' AND run_at <= :now
-           ORDER BY run_at, seq LIMIT ${limit})
-         RETURNING seq, id, name, payload, run_at, attempts_started, attempts_failed, max_attempts,
-           backoff_type, backoff_delay_ms, traceparent`,
+        `SELECT seq, id, name, payload, attempts_started, attempts_failed, max_attempts,
+           backoff_type, backoff_delay_ms, traceparent
+         FROM jobs WHERE name = ? AND status = 'waiting' AND run_at <= ?
+         ORDER BY run_at, seq LIMIT ${limit}`,
     );
     this.#statements = {
+      lease: database.prepare(
+        `UPDATE jobs SET status = 'active', attempts_started = attempts_started + 1,
+           lease_token = ?, lease_until = ?
+         WHERE seq = ? AND status = 'waiting'`,
+      ),
       insert: database.prepare(
         `INSERT INTO jobs (name, id, payload, status, run_at, max_attempts, backoff_type, backoff_delay_ms, created_at, traceparent)
          VALUES (?, ?, ?, 'waiting', ?, ?, ?, ?, ?, ?)
@@ -225,7 +229,8 @@ export class SqliteJobStore {
   }
 
   /**
-   * Hands back jobs whose worker stopped renewing their lease, then leases up to `limit` ready
+   * Hands back jobs whose worker stopped renewing their lease (when `recover` is set: the
+   * processor asks once per poll interval, not on every claim), then leases up to `limit` ready
    * jobs, oldest due first, all in one write transaction so two processes never take the same job.
    */
   claim(options: {
@@ -235,23 +240,24 @@ export class SqliteJobStore {
     now: number;
     leaseUntil: number;
     maxLeaseExpiries: number;
+    recover: boolean;
   }): { claimed: ClaimedJob[]; recovered: RecoveredJob[] } {
     const { recovered, rows } = inTransaction(this.#database, () => {
-      const recovered = this.#statements.recover.all({
-        name: options.name,
-        now: options.now,
-        maxLeaseExpiries: options.maxLeaseExpiries,
-        reason: LEASE_LOST_REASON,
-      }) as unknown as { id: string; status: string }[];
-      const rows = this.#claimStatement(options.limit).all({
-        name: options.name,
-        now: options.now,
-        token: options.token,
-        leaseUntil: options.leaseUntil,
-      }) as unknown as ClaimRow[];
+      const recovered = options.recover
+        ? (this.#statements.recover.all({
+            name: options.name,
+            now: options.now,
+            maxLeaseExpiries: options.maxLeaseExpiries,
+            reason: LEASE_LOST_REASON,
+          }) as unknown as { id: string; status: string }[])
+        : [];
+      const rows = this.#claimStatement(options.limit).all(
+        options.name,
+        options.now,
+      ) as unknown as ClaimRow[];
+      for (const row of rows) this.#statements.lease.run(options.token, options.leaseUntil, row.seq);
       return { recovered, rows };
     });
-    rows.sort((left, right) => left.run_at - right.run_at || left.seq - right.seq);
     return {
       recovered: recovered.map((row) => ({ id: row.id, parked: row.status === 'parked' })),
       claimed: rows.map((row) => ({
@@ -260,7 +266,8 @@ export class SqliteJobStore {
         name: row.name,
         payload: JSON.parse(row.payload),
         ...(row.traceparent ? { traceparent: row.traceparent } : {}),
-        attemptsStarted: row.attempts_started,
+        // Read before the lease counted this attempt.
+        attemptsStarted: row.attempts_started + 1,
         attemptsFailed: row.attempts_failed,
         maxAttempts: row.max_attempts,
         backoff: { type: row.backoff_type, delayMs: row.backoff_delay_ms },
@@ -271,16 +278,26 @@ export class SqliteJobStore {
 
   /**
    * Runs `work` (outcome writes, a claim) in one write transaction: a processor records the jobs
-   * that finished and leases the next ones with one commit instead of one each. Each write in
-   * `work` should be its own savepoint (`inSavepoint`) so a failing one undoes only itself.
+   * that finished and leases the next ones with one commit instead of one each. Each outcome write
+   * in `work` should go through `writeAlone`, so a failing one undoes only itself.
    */
   batch<T>(work: () => T): T {
     return inTransaction(this.#database, work);
   }
 
-  /** Runs one write of a `batch` in its own savepoint; an Error comes back instead of being thrown. */
-  inSavepoint(work: () => boolean): boolean | Error {
-    return inSavepoint(this.#database, work) as boolean | Error;
+  /**
+   * Runs one write of a `batch` that is a single statement (an outcome): a failed statement undoes
+   * only itself in SQLite, so its error comes back instead of being thrown and the batch goes on,
+   * without a savepoint around it (two more statements per job). A full disk or an I/O error ends
+   * the whole transaction: that is thrown, and the batch fails with it.
+   */
+  writeAlone(work: () => boolean): boolean | Error {
+    try {
+      return work();
+    } catch (error) {
+      if (!this.#database.isTransaction) throw error;
+      return error instanceof Error ? error : new Error(String(error));
+    }
   }
 
   /** Each method below returns false when the lease was lost (another worker holds the job now). */
