@@ -1,10 +1,11 @@
-// `pnpm bench:floor [--turns 200] [--warmup 200] [--rounds 4]`: a warm Nexus turn against the
-// floor. One web-chat client sends turns one after another to a Nexus gateway (the `pnpm start`
-// process and V8 flags, every store embedded, memory on), and another client sends the same turns
-// to a bare relay (bench/bare-relay.ts: frame in, streamed completion, deltas out, nothing
-// stored), both against the same zero-latency scripted model in the same run. The two are
-// measured in alternating blocks so that the machine's changing speed hits both alike. Prints
-// each side's p50 / p95, the ratio of the p50s, the load average, and one JSON line last.
+// `pnpm bench:floor [--turns 200] [--warmup 200] [--rounds 4] [--gateway-env 'NAME=value ...']`:
+// a warm Nexus turn against the floor. One web-chat client sends turns one after another to a
+// Nexus gateway (the `pnpm start` process and V8 flags, every store embedded, memory on, plus the
+// settings of `--gateway-env`), and another client sends the same turns to a bare relay
+// (bench/bare-relay.ts: frame in, streamed completion, deltas out, nothing stored), both against
+// the same zero-latency scripted model in the same run. The two are measured in alternating
+// blocks so that the machine's changing speed hits both alike. Prints each side's p50 / p95, the
+// ratio of the p50s, the load average, and one JSON line last.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,12 +17,15 @@ import { startGatewayProcess } from '../apps/gateway/src/testing/gateway-process
 import { memoryAwareResponder } from '../apps/gateway/src/testing/memory-test-support.ts';
 import { startBareRelay } from './bare-relay.ts';
 import { percentile, printTable, round } from './bench-stats.ts';
+import { envPairs } from './env-pairs.ts';
 
 const { values } = parseArgs({
   options: {
     turns: { type: 'string', default: '200' },
     warmup: { type: 'string', default: '200' },
     rounds: { type: 'string', default: '4' },
+    /** More settings for the gateway (`NAME=value`, space-separated), e.g. `NEXUS_MODEL_THREADS=0`. */
+    'gateway-env': { type: 'string', default: '' },
   },
 });
 const turns = Number(values.turns);
@@ -48,6 +52,7 @@ const gateway = await startGatewayProcess(
     NEXUS_MODEL_BASE_URL: model.baseUrl,
     NEXUS_MODEL: 'scripted',
     MALLOC_ARENA_MAX: '2',
+    ...envPairs(values['gateway-env']),
   },
   { nodeArgs: ['--max-semi-space-size=8', '--max-old-space-size=192'] },
 );

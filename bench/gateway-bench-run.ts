@@ -11,6 +11,7 @@ import { startScriptedModelServer } from '@nexus/testkit/llm';
 import { WebChatClient } from '@nexus/testkit/web-chat';
 import { TraceGcTotals } from './allocation-meter.ts';
 import { percentile, round } from './bench-stats.ts';
+import { envPairs } from './env-pairs.ts';
 import { processCpuMs, threadCpuMs } from './process-cpu-ms.ts';
 
 export interface GatewayBenchOptions {
@@ -82,12 +83,7 @@ export async function runGatewayBench(options: GatewayBenchOptions) {
     {
       env: {
         ...process.env,
-        ...Object.fromEntries(
-          options.gatewayEnv
-            .split(' ')
-            .filter(Boolean)
-            .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-        ),
+        ...envPairs(options.gatewayEnv),
         NEXUS_PORT: String(port),
         NEXUS_DATA_DIR: dataDir,
         NEXUS_WEB_TOKEN: token,
