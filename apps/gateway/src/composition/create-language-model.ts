@@ -9,7 +9,7 @@ import { createThreadedLanguageModel } from './model-threads/threaded-language-m
  * Picks the provider from config. Returns undefined when no provider is configured: the gateway
  * still starts and answers with setup instructions instead of failing.
  *
- * With model threads (`NEXUS_MODEL_THREADS`, 1 by default) the provider's model object lives on
+ * With model threads (`NEXUS_MODEL_THREADS`, off by default) the provider's model object lives on
  * a worker thread, which makes the HTTP request and parses the streamed answer; this thread gets
  * a model object that forwards each call there and hands back its stream parts, so the agent loop
  * (the AI SDK, tools, steps) runs here as before while the call's own work uses the other core.

@@ -47,9 +47,9 @@ describe('loadConfig', () => {
     expect(problems[0]).toContain('1048576 (1 MiB)');
   });
 
-  it('runs model calls on one model thread by default; 0 keeps them on the main thread, a bad count is refused', () => {
-    expect(loadConfig({ env: {} }).model.threads).toBe(1);
-    expect(loadConfig({ env: { NEXUS_MODEL_THREADS: '0' } }).model.threads).toBe(0);
+  it('runs model calls on the main thread by default; 1 puts them on a model thread, a bad count is refused', () => {
+    expect(loadConfig({ env: {} }).model.threads).toBe(0);
+    expect(loadConfig({ env: { NEXUS_MODEL_THREADS: '1' } }).model.threads).toBe(1);
     for (const bad of ['-1', 'two', '1.5', '17']) {
       const problems = problemsOf(() => loadConfig({ env: { NEXUS_MODEL_THREADS: bad } }));
       expect(problems).toHaveLength(1);

@@ -218,3 +218,25 @@ describe('without a model provider', () => {
     }
   });
 });
+
+describe('with the model calls on a model thread (NEXUS_MODEL_THREADS=1)', () => {
+  it('streams the reply, sends it as history next time, and names a rejected key as on the main thread', async () => {
+    const threaded = await startTestGateway({
+      modelBaseUrl: model.baseUrl,
+      env: { NEXUS_MODEL_THREADS: '1' },
+    });
+    const client = await WebChatClient.connect({ url: threaded.url, token: threaded.token });
+    try {
+      model.enqueue({ chunks: ['Porto ', 'has ', 'bridges.'], chunkDelayMs: 5 });
+      expect((await client.ask('threaded', 'Tell me about Porto')).text).toBe('Porto has bridges.');
+      expect((await client.ask('threaded', 'And Braga?')).text).toBe('Echo: And Braga?');
+      expect(JSON.stringify(model.chatRequests().at(-1)?.body)).toContain('Porto has bridges.');
+      model.enqueue({ status: 401, errorBody: { error: { message: 'Incorrect API key provided' } } });
+      const refused = await client.ask('threaded-key', 'hello?');
+      expect(refused.error?.code).toBe('model_rejected');
+    } finally {
+      await client.close();
+      await threaded.dispose();
+    }
+  });
+});
