@@ -28,6 +28,8 @@ export interface MemoryContextParts {
   embed: (text: string, abortSignal: AbortSignal | undefined) => Promise<Float32Array | undefined>;
   /** Whether `embed` sends a request (an embedder is configured), so there is a wait to fill. */
   embedsQueries: boolean;
+  /** Records when memories were last used, after the block is handed back (see MemoryService). */
+  recordUsedLater: (ids: string[], at: number) => void;
   ranked: (request: {
     userId: string;
     query: string;
@@ -129,12 +131,10 @@ export async function buildMemoryContext(
   // Standing facts are read every turn whatever was asked, so only the block's own picks count as
   // used. Recorded once this turn of the event loop is over: the block is on its way into the
   // prompt (and the model request on the wire) by then; nothing in this reply depends on it.
-  const usedIds = contextPacked.used.map((memory) => memory.id);
-  setImmediate(() => {
-    service.store.markUsed({ ids: usedIds, at: now }).catch((error: unknown) => {
-      service.logger.warn({ err: error }, 'memory: could not record lastUsedAt');
-    });
-  });
+  service.recordUsedLater(
+    contextPacked.used.map((memory) => memory.id),
+    now,
+  );
   return {
     context: packed.context,
     memoriesUsed: packed.used.length,

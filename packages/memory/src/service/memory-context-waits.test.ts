@@ -98,8 +98,15 @@ describe('MemoryService.context waits', () => {
     const result = await service.context({ userId: 'ada', query: 'tell me about the bees' });
     expect(result.memoryIds).toEqual([memoryId]);
     expect((await store.get({ userId: 'ada', id: memoryId }))?.lastUsedAt).toBeUndefined();
+    // A read through the service waits for the record, so it answers as it would over HTTP.
+    let read = false;
+    const viaService = service.get({ userId: 'ada', id: memoryId }).finally(() => {
+      read = true;
+    });
     await turnsUntil(() => record !== undefined);
+    expect(read).toBe(false);
     await record?.();
     expect((await store.get({ userId: 'ada', id: memoryId }))?.lastUsedAt).toBe(NOW + 1_000);
+    expect((await viaService)?.lastUsedAt).toBe(NOW + 1_000);
   });
 });

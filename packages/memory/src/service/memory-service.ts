@@ -81,6 +81,8 @@ export class MemoryService implements MemoryApi {
   readonly #generateId: () => string;
   readonly #logger: Logger;
   readonly #lane: PersonLane;
+  /** lastUsedAt writes started by `context` and not settled yet (`#recordUsedLater`). */
+  readonly #usesBeingRecorded = new Set<Promise<void>>();
   #tokenCounter: TokenCounter | Promise<TokenCounter>;
 
   constructor(options: MemoryServiceOptions) {
@@ -150,6 +152,7 @@ export class MemoryService implements MemoryApi {
   }
 
   async update(options: UpdateMemoryOptions): Promise<Memory | undefined> {
+    await this.#usesRecorded();
     const input = parseInput(updateMemoryOptionsSchema, options);
     // In the person's add lane, so an add racing the edit cannot insert the edited text twice.
     return this.#inLane(input.userId, () =>
@@ -253,6 +256,7 @@ export class MemoryService implements MemoryApi {
   }
 
   async search(options: SearchMemoryOptions): Promise<MemorySearchResult[]> {
+    await this.#usesRecorded();
     const input = parseInput(searchMemoryOptionsSchema, options);
     const query = conversationQuery(input.query, input.recentTurns);
     const embedding = await this.#embed(query.embeddingText, input.abortSignal);
@@ -260,7 +264,30 @@ export class MemoryService implements MemoryApi {
     return ranked.slice(0, input.limit).map(({ memory: _memory, ...result }) => result);
   }
 
+  /**
+   * When the memories of a context block were last used is written one event-loop turn after the
+   * block is handed back (the model request is on the wire by then; no reply depends on it). Every
+   * other call of this service first waits for such writes, so it reads what an awaited write
+   * would have left: the same answers in process as over HTTP, where the write lands before the
+   * next request arrives.
+   */
+  #recordUsedLater(ids: string[], at: number): void {
+    const write = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.#store.markUsed({ ids, at }))
+      .catch((error: unknown) => {
+        this.#logger.warn({ err: error }, 'memory: could not record lastUsedAt');
+      });
+    this.#usesBeingRecorded.add(write);
+    void write.finally(() => this.#usesBeingRecorded.delete(write));
+  }
+
+  /** Settles once the lastUsedAt writes started so far have (at once when there are none). */
+  async #usesRecorded(): Promise<void> {
+    if (this.#usesBeingRecorded.size > 0) await Promise.all(this.#usesBeingRecorded);
+  }
+
   async context(options: MemoryContextOptions): Promise<MemoryContext> {
+    await this.#usesRecorded();
     const counter = await this.#tokenCounter;
     this.#tokenCounter = counter;
     return buildMemoryContext(
@@ -273,6 +300,7 @@ export class MemoryService implements MemoryApi {
         logger: this.#logger,
         embed: (text, abortSignal) => this.#embed(text, abortSignal),
         embedsQueries: this.#embedder !== undefined,
+        recordUsedLater: (ids, at) => this.#recordUsedLater(ids, at),
         ranked: (request) => this.#ranked(request),
       },
       parseInput(memoryContextOptionsSchema, options),
@@ -280,26 +308,31 @@ export class MemoryService implements MemoryApi {
   }
 
   async list(options: ListMemoriesOptions): Promise<Memory[]> {
+    await this.#usesRecorded();
     const input = parseInput(listMemoriesOptionsSchema, options);
     return this.#store.list({ ...input, scopes: input.scope ? [input.scope] : undefined });
   }
 
   async standingFacts(options: StandingFactsOptions): Promise<Memory[]> {
+    await this.#usesRecorded();
     const input = parseInput(standingFactsOptionsSchema, options);
     return this.#store.standing({ ...input, order: compareStanding(this.#now(), this.#scoring) });
   }
 
   async get(options: MemoryRefOptions): Promise<Memory | undefined> {
+    await this.#usesRecorded();
     return this.#store.get(parseInput(memoryRefOptionsSchema, options));
   }
 
   async delete(options: MemoryRefOptions): Promise<{ deleted: boolean }> {
+    await this.#usesRecorded();
     const input = parseInput(memoryRefOptionsSchema, options);
     // In the lane, so an add that read the memory before the deletion cannot write it back after.
     return { deleted: await this.#inLane(input.userId, () => this.#store.delete(input)) };
   }
 
   async reset(options: { userId: string; abortSignal?: AbortSignal }): Promise<{ deleted: number }> {
+    await this.#usesRecorded();
     const input = parseInput(resetOptionsSchema, options);
     return { deleted: await this.#inLane(input.userId, () => this.#store.reset(input)) };
   }
@@ -309,10 +342,12 @@ export class MemoryService implements MemoryApi {
     userId?: string;
     abortSignal?: AbortSignal;
   }): Promise<Memory[]> {
+    await this.#usesRecorded();
     return this.#store.sessionMemories(parseInput(sessionMemoriesOptionsSchema, options));
   }
 
   async stats(options: { userId?: string; abortSignal?: AbortSignal } = {}): Promise<MemoryStats> {
+    await this.#usesRecorded();
     return this.#store.stats(parseInput(statsOptionsSchema, options));
   }
 
