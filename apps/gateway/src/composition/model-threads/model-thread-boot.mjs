@@ -4,11 +4,7 @@
 // So the thread turns on the main thread's compile cache (when it has one) before the first
 // TypeScript file loads, and from the second start on the stripper is never loaded here.
 import { enableCompileCache } from 'node:module';
-import { setFlagsFromString } from 'node:v8';
 import { workerData } from 'node:worker_threads';
 
-// First of all: this thread's heap is set up, so the process's own V8 flags go back at once
-// (thread-heap-flags.ts lowered the young generation for this thread's heap only).
-if (workerData?.restoreFlags) setFlagsFromString(workerData.restoreFlags);
 if (typeof workerData?.compileCacheDir === 'string') enableCompileCache(workerData.compileCacheDir);
 await import('./model-thread-entry.ts');

@@ -1,7 +1,6 @@
 import { getCompileCacheDir } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { type Logger, silentLogger } from '@nexus/protocol';
-import { startWithThreadHeapFlags } from './thread-heap-flags.ts';
 import type {
   FromModelThread,
   ModelCallOptions,
@@ -123,13 +122,10 @@ export class ModelThreadPool {
   }
 
   private start(slot: number): ModelThread {
-    const worker = startWithThreadHeapFlags(
-      (restoreFlags) =>
-        new Worker(ENTRY, {
-          name: `nexus-model-${slot + 1}`,
-          workerData: { compileCacheDir: getCompileCacheDir(), restoreFlags },
-        }),
-    );
+    const worker = new Worker(ENTRY, {
+      name: `nexus-model-${slot + 1}`,
+      workerData: { compileCacheDir: getCompileCacheDir() },
+    });
     const thread: ModelThread = { worker, calls: new Map(), defined: new Set() };
     worker.unref();
     worker.on('message', (data: unknown) => {
