@@ -158,6 +158,9 @@ export async function loadTurnMemory(options: {
   return { ...result, block: result.block ? `${GROUP_MEMORY_NOTE}\n\n${result.block}` : GROUP_MEMORY_NOTE };
 }
 
+/** The longest the memory jobs of a turn may take to be enqueued. */
+const ENQUEUE_TIMEOUT_MS = 5_000;
+
 const NO_MEMORY_REPORT: MemoryStepReport = {
   outcome: 'ok',
   durationMs: 0,
@@ -190,7 +193,16 @@ export async function enqueueAfterTurn(options: {
   if (!queue) return;
   const subject = memorySubjectOf(intent, memory.groupPersonalMemory);
   if (subject.kind === 'none') return;
-  const abortSignal = AbortSignal.timeout(5_000);
+  // A timer cleared once the jobs are in, not AbortSignal.timeout: that one's timer stays queued
+  // for the full 5 s after every turn, and the signal costs ~1 µs more to make.
+  const deadline = new AbortController();
+  const abortSignal = deadline.signal;
+  const timer = setTimeout(
+    () => deadline.abort(new DOMException('Enqueueing the memory jobs took over 5 s.', 'TimeoutError')),
+    ENQUEUE_TIMEOUT_MS,
+  );
+  // As AbortSignal.timeout: the deadline alone does not keep the process running.
+  timer.unref();
   const jobs: Promise<unknown>[] = [];
   if (memory.extraction) {
     jobs.push(
@@ -232,7 +244,9 @@ export async function enqueueAfterTurn(options: {
       }),
     );
   }
-  for (const outcome of await Promise.allSettled(jobs)) {
+  const outcomes = await Promise.allSettled(jobs);
+  clearTimeout(timer);
+  for (const outcome of outcomes) {
     if (outcome.status === 'rejected')
       options.logger.error({ err: outcome.reason }, 'could not enqueue memory jobs for this turn');
   }
