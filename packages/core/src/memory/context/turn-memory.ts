@@ -140,7 +140,8 @@ export async function loadTurnMemory(options: {
     limit: memory.limit,
     includeProfile: memory.profileLimit > 0 && memory.profileTokenBudget > 0,
     includeSessionSummary: resumed,
-    currentIntentIds: new Set(options.turns.map((turn) => turn.intentId)),
+    // Read only with the summary: a set of every history turn's id is not built for each turn.
+    ...(resumed ? { currentIntentIds: new Set(options.turns.map((turn) => turn.intentId)) } : {}),
     ...(returning ? { extraInstruction: welcomeBackInstruction(awayMs) } : {}),
     profileTokenBudget: memory.profileTokenBudget,
     profileLimit: memory.profileLimit,
