@@ -13,20 +13,17 @@ export function turnReport(options: {
 }): TurnReport {
   const { turn, startedAt } = options;
   const { failure, reply } = turn;
-  // Optional fields set one by one rather than spread in: this runs for every turn, and each
-  // conditional spread builds and copies a throwaway object.
-  const report: TurnReport = {
+  return {
     conversationKey: options.conversationKey,
     channel: turn.intent.channel,
     intentId: turn.intent.id,
     outcome: failure ? (failure.code === 'shutting_down' ? 'aborted' : 'error') : 'ok',
     queuedMs: startedAt - options.enqueuedAt,
     durationMs: options.finishedAt - startedAt,
+    ...(failure ? { errorCode: failure.code } : {}),
+    ...(reply.firstDeltaAt === undefined ? {} : { firstDeltaMs: reply.firstDeltaAt - startedAt }),
+    ...(turn.memoryReport ? { memory: turn.memoryReport } : {}),
     spend: options.spend,
+    ...(reply.budgetExhausted ? { budgetExhausted: reply.budgetExhausted } : {}),
   };
-  if (failure) report.errorCode = failure.code;
-  if (reply.firstDeltaAt !== undefined) report.firstDeltaMs = reply.firstDeltaAt - startedAt;
-  if (turn.memoryReport) report.memory = turn.memoryReport;
-  if (reply.budgetExhausted) report.budgetExhausted = reply.budgetExhausted;
-  return report;
 }
