@@ -88,7 +88,11 @@ describe('the model fetch', () => {
     const seen: Array<{ method: string; headers: http.IncomingHttpHeaders; body: string }> = [];
     const { url, sockets } = await serve(async (request, response) => {
       seen.push({ method: request.method ?? '', headers: request.headers, body: await bodyOf(request) });
-      response.writeHead(201, 'Made', { 'x-answer': '42', 'content-type': 'application/json' });
+      response.writeHead(201, 'Made', {
+        'x-answer': '42',
+        'content-type': 'application/json',
+        'set-cookie': ['a=1', 'b=2'],
+      });
       response.end('{"ok":true}');
     });
     const modelFetch = createModelFetch();
@@ -102,6 +106,8 @@ describe('the model fetch', () => {
       expect(response.statusText).toBe('Made');
       expect(response.ok).toBe(true);
       expect(response.headers.get('x-answer')).toBe('42');
+      // A repeated header keeps every value, in order.
+      expect(response.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
       expect(await response.json()).toEqual({ ok: true });
       await connectionFreed();
     }
@@ -112,6 +118,22 @@ describe('the model fetch', () => {
     expect(seen[0]?.headers['content-length']).toBe(String(Buffer.byteLength('{"a":"é"}')));
     // One connection for both requests.
     expect(sockets.size).toBe(1);
+  });
+
+  it('sends each request to its own URL, however many endpoints it has parsed before', async () => {
+    const { url } = await serve((request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.end(request.url);
+    });
+    const modelFetch = createModelFetch();
+    const paths = [
+      ...Array.from({ length: 20 }, (_, index) => `/v1/e${index}?q=${index}`),
+      '/v1/e0?q=0',
+      '/v1/e19?q=19',
+    ];
+    const answered: string[] = [];
+    for (const path of paths) answered.push(await (await modelFetch(`${url}${path}`)).text());
+    expect(answered).toEqual(paths);
   });
 
   it('sends a request on a kept-alive connection without waiting for a timer', async () => {

@@ -1,6 +1,6 @@
-import { intentSchema, NexusError } from '@nexus/protocol';
+import { intentSchema, type JobQueue, NexusError } from '@nexus/protocol';
 import { createSqliteJobQueue } from '@nexus/queue-sqlite';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Agent } from '../agent/agent.ts';
 import { resolveTurnMemory } from '../memory/context/turn-memory.ts';
 import { MEMORY_EXTRACT_JOB } from '../memory/extraction/memory-extraction-job.ts';
@@ -57,5 +57,44 @@ describe('learnFromTurn', () => {
     expect(await jobsAfter(answered({ media }))).toBe(0);
     expect(await jobsAfter(answered({ intent: { ...intent, text: '   ' } }))).toBe(0);
     expect(await jobsAfter(answered(), false)).toBe(0);
+  });
+
+  it('gives up on a queue that hangs once 5 s have passed, logged, and the turn goes on', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      // A queue that never answers: its enqueue ends only when the caller's signal aborts.
+      const hung = {
+        enqueue: ({ abortSignal }: { abortSignal: AbortSignal }) =>
+          new Promise((_resolve, reject) => {
+            abortSignal.addEventListener('abort', () => reject(abortSignal.reason), { once: true });
+          }),
+      } as unknown as JobQueue;
+      const memory = resolveTurnMemory({
+        port: createInMemoryMemory().port,
+        jobQueue: hung,
+        summaryIdleMs: 0,
+      });
+      const logger = createRecordingLogger();
+      let settled = false;
+      const learning = learnFromTurn({
+        turn: answered(),
+        conversationKey: 'test:conversation-1',
+        revision: undefined,
+        dependencies: { memory, agent: { configured: true } as Agent },
+        logger,
+      }).then(() => {
+        settled = true;
+      });
+      await vi.advanceTimersByTimeAsync(4_999);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      await learning;
+      const failure = logger.lines.find(
+        (line) => line.message === 'could not enqueue memory jobs for this turn',
+      );
+      expect(failure?.object).toMatchObject({ err: { name: 'TimeoutError' } });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -3,6 +3,7 @@ import { budgetNote } from '../cost/budget-note.ts';
 import type { BudgetStopReason, TurnBudget, TurnLimits } from '../cost/turn-budget.ts';
 import { mediaPrefix } from '../media/media-prefix.ts';
 import { toolsForTurn } from '../tools/create-turn-tools.ts';
+import { firstAbortOf } from './first-abort.ts';
 import { historyWithinBudget } from './history-within-budget.ts';
 import type { TurnContext } from './load-turn-context.ts';
 import type { ReplyStream } from './reply-stream.ts';
@@ -74,9 +75,9 @@ export async function streamAgentReply(options: {
   }
   const memoryBlock = context.memoryStep?.block;
   const stopSignal = options.stopSignal;
-  const abortSignal = stopSignal
-    ? AbortSignal.any([dependencies.shutdownSignal, stopSignal])
-    : dependencies.shutdownSignal;
+  // Stop or shutdown, whichever comes first; the listeners go once the run is over.
+  const following = stopSignal ? firstAbortOf([dependencies.shutdownSignal, stopSignal]) : undefined;
+  const abortSignal = following?.signal ?? dependencies.shutdownSignal;
   const unsendable: string[] = [];
   try {
     for await (const part of agent.run({
@@ -114,6 +115,8 @@ export async function streamAgentReply(options: {
     if (!stopSignal?.aborted || dependencies.shutdownSignal.aborted) throw error;
     endStopped(reply, stopSignal.reason, push, start);
     return;
+  } finally {
+    following?.dispose();
   }
   if (unsendable.length > 0) appendLines(reply, prefix, unsendable, { push, start });
   if (!reply.started) push({ type: 'reply.start', replyId: reply.replyId });

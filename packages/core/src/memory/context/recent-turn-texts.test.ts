@@ -46,6 +46,18 @@ describe('recent turns in the memory query', () => {
     expect(texts).toEqual(['My sister Maya is visiting', 'How nice!', 'x'.repeat(1_000)]);
   });
 
+  it('finds the last two exchanges of a long history, behind the notes that end it', () => {
+    const history = Array.from({ length: 200 }, (_, index) => turn(`asked ${index}`, `answered ${index}`));
+    const texts = recentTurnTexts([
+      ...history,
+      turn('edited', 'note', 'note'),
+      turn('again', 'note', 'note'),
+    ]);
+    expect(texts).toEqual(['asked 198', 'answered 198', 'asked 199', 'answered 199']);
+    expect(recentTurnTexts([])).toEqual([]);
+    expect(recentTurnTexts([turn('only', '  ')])).toEqual(['only']);
+  });
+
   it("sends a turn's memory query the conversation's previous exchange with the message", async () => {
     const memory = createInMemoryMemory();
     const model = createOpenAICompatible({ baseURL: server.baseUrl, name: 'scripted' })('scripted-model');

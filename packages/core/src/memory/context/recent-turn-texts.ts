@@ -11,9 +11,18 @@ const MAX_TEXT_CHARS = 1_000;
  * with the words of what was said before it. Notes (edits) and empty texts are left out.
  */
 export function recentTurnTexts(turns: readonly StoredTurn[]): string[] {
-  const exchanges = turns.filter((turn) => (turn.kind ?? 'turn') === 'turn').slice(-RECENT_EXCHANGES);
-  return exchanges
-    .flatMap((turn) => [turn.userText, turn.replyText])
-    .filter((text) => text.trim() !== '')
-    .map((text) => text.slice(0, MAX_TEXT_CHARS));
+  // From the newest back, stopping at the second exchange: the history read for a turn holds up
+  // to `historyMaxTurns` (50) turns, and filtering all of them to keep two was most of the cost.
+  const exchanges: StoredTurn[] = [];
+  for (let index = turns.length - 1; index >= 0 && exchanges.length < RECENT_EXCHANGES; index -= 1) {
+    const turn = turns[index] as StoredTurn;
+    if ((turn.kind ?? 'turn') === 'turn') exchanges.push(turn);
+  }
+  const texts: string[] = [];
+  for (let index = exchanges.length - 1; index >= 0; index -= 1) {
+    const { userText, replyText } = exchanges[index] as StoredTurn;
+    if (userText.trim() !== '') texts.push(userText.slice(0, MAX_TEXT_CHARS));
+    if (replyText.trim() !== '') texts.push(replyText.slice(0, MAX_TEXT_CHARS));
+  }
+  return texts;
 }

@@ -140,7 +140,8 @@ export async function loadTurnMemory(options: {
     limit: memory.limit,
     includeProfile: memory.profileLimit > 0 && memory.profileTokenBudget > 0,
     includeSessionSummary: resumed,
-    currentIntentIds: new Set(options.turns.map((turn) => turn.intentId)),
+    // Read only with the summary: a set of every history turn's id is not built for each turn.
+    ...(resumed ? { currentIntentIds: new Set(options.turns.map((turn) => turn.intentId)) } : {}),
     ...(returning ? { extraInstruction: welcomeBackInstruction(awayMs) } : {}),
     profileTokenBudget: memory.profileTokenBudget,
     profileLimit: memory.profileLimit,
@@ -157,6 +158,9 @@ export async function loadTurnMemory(options: {
   if (subject.kind !== 'group') return result;
   return { ...result, block: result.block ? `${GROUP_MEMORY_NOTE}\n\n${result.block}` : GROUP_MEMORY_NOTE };
 }
+
+/** The longest the memory jobs of a turn may take to be enqueued. */
+const ENQUEUE_TIMEOUT_MS = 5_000;
 
 const NO_MEMORY_REPORT: MemoryStepReport = {
   outcome: 'ok',
@@ -190,7 +194,16 @@ export async function enqueueAfterTurn(options: {
   if (!queue) return;
   const subject = memorySubjectOf(intent, memory.groupPersonalMemory);
   if (subject.kind === 'none') return;
-  const abortSignal = AbortSignal.timeout(5_000);
+  // A timer cleared once the jobs are in, not AbortSignal.timeout: that one's timer stays queued
+  // for the full 5 s after every turn, and the signal costs ~1 µs more to make.
+  const deadline = new AbortController();
+  const abortSignal = deadline.signal;
+  const timer = setTimeout(
+    () => deadline.abort(new DOMException('Enqueueing the memory jobs took over 5 s.', 'TimeoutError')),
+    ENQUEUE_TIMEOUT_MS,
+  );
+  // As AbortSignal.timeout: the deadline alone does not keep the process running.
+  timer.unref();
   const jobs: Promise<unknown>[] = [];
   if (memory.extraction) {
     jobs.push(
@@ -232,7 +245,9 @@ export async function enqueueAfterTurn(options: {
       }),
     );
   }
-  for (const outcome of await Promise.allSettled(jobs)) {
+  const outcomes = await Promise.allSettled(jobs);
+  clearTimeout(timer);
+  for (const outcome of outcomes) {
     if (outcome.status === 'rejected')
       options.logger.error({ err: outcome.reason }, 'could not enqueue memory jobs for this turn');
   }
