@@ -106,11 +106,15 @@ export function createSqliteConversationList(
   const forgetOwner = database.prepare('DELETE FROM conversation_list WHERE channel = ? AND owner = ?');
   const hasTurns = database.prepare(`SELECT 1 AS found FROM turns WHERE ${CONVERSATION_TURNS} LIMIT 1`);
   // The answer shown is the one history keeps; its reply id is that of the newest version with
-  // the same words (a version chosen again is stored again under its own id).
+  // the same words (a version chosen again is stored again under its own id). A turn's row holds
+  // its first version while its text is unchanged (`t.reply_id`, see TURN_REPLY_ID_MIGRATION).
   const messages = database.prepare(
     `SELECT seq, intent_id, user_text, reply_text, outcome, created_at,
-       (SELECT reply_id FROM reply_versions AS v WHERE v.channel = t.channel AND v.intent_id = t.intent_id
-          AND v.reply_text = t.reply_text ORDER BY v.created_at DESC LIMIT 1) AS reply_id
+       (SELECT reply_id FROM (
+          SELECT v.reply_id, v.created_at FROM reply_versions AS v WHERE v.channel = t.channel
+            AND v.intent_id = t.intent_id AND v.reply_text = t.reply_text
+          UNION ALL SELECT t.reply_id, t.created_at WHERE t.reply_id IS NOT NULL)
+        ORDER BY created_at DESC LIMIT 1) AS reply_id
      FROM turns AS t WHERE ${CONVERSATION_TURNS} AND kind = 'turn' AND seq < :before
      ORDER BY seq DESC LIMIT :limit`,
   );
