@@ -23,6 +23,16 @@ export const CONVERSATION_LIST_MIGRATION = `CREATE TABLE conversation_list (
    ) WITHOUT ROWID;
    CREATE INDEX conversation_list_by_owner ON conversation_list (channel, owner, updated_at);`;
 
+/**
+ * Schema step: the owner index without `updated_at`. Every turn moves its conversation's
+ * `updated_at` (`touch`), and with the time in the index that moved the index entry too: a
+ * quarter of a WAL page per turn under bench:gateway. A list read sorts one person's
+ * conversations instead (`ORDER BY updated_at DESC, conversation_id DESC`, the order the old
+ * index gave). Rebuilds only this index, one entry per conversation.
+ */
+export const CONVERSATION_LIST_OWNER_INDEX_MIGRATION = `DROP INDEX conversation_list_by_owner;
+   CREATE INDEX conversation_list_by_owner ON conversation_list (channel, owner);`;
+
 interface ListRow {
   channel: string;
   conversation_id: string;
@@ -79,7 +89,7 @@ export function createSqliteConversationList(
   );
   const list = database.prepare(
     `SELECT * FROM conversation_list WHERE channel = :channel AND owner = :owner AND deleted_at IS NULL
-       ORDER BY updated_at DESC LIMIT :limit`,
+       ORDER BY updated_at DESC, conversation_id DESC LIMIT :limit`,
   );
   const insert = database.prepare(
     `INSERT INTO conversation_list (channel, conversation_id, owner, title, renamed, created_at, updated_at)

@@ -154,7 +154,7 @@ describe('reply versions', () => {
 });
 
 describe('upgrading a file from schema 6 (every version a row of reply_versions)', () => {
-  it('adds the turns’ reply id without rewriting a row, and every read answers as before', async () => {
+  it('adds the turns’ reply id without rewriting a row, rebuilds only the owner index, and every read answers as before', async () => {
     const path = temporaryFile();
     const old = new DatabaseSync(path);
     old.exec('PRAGMA journal_mode = WAL');
@@ -190,16 +190,39 @@ describe('upgrading a file from schema 6 (every version a row of reply_versions)
     const regenerated = turn(2, { replyId: 'r2b', replyText: 'again', createdAt: 4_000 });
     insertVersion.run(columns(regenerated));
     old.prepare("UPDATE turns SET reply_text = 'again', created_at = 4000 WHERE intent_id = 'm2'").run();
+    // Listed conversations, two of them last touched at the same moment.
+    old.exec(`INSERT INTO conversation_list (channel, conversation_id, owner, title, created_at, updated_at) VALUES
+      ('web', 'c', 'owner', 'C', 1, 30), ('web', 'b', 'owner', 'B', 1, 20), ('web', 'd', 'owner', 'D', 1, 20),
+      ('web', 'a', 'owner', 'A', 1, 40), ('web', 'x', 'other', 'X', 1, 50)`);
+    const listedBefore = old
+      .prepare(
+        "SELECT conversation_id FROM conversation_list WHERE channel = 'web' AND owner = 'owner' ORDER BY updated_at DESC",
+      )
+      .all()
+      .map((row) => row.conversation_id);
+    expect(listedBefore).toEqual(['a', 'c', 'd', 'b']);
     const pagesBefore = (old.prepare('PRAGMA page_count').get() as { page_count: number }).page_count;
     old.close();
 
     const store = createSqliteSessionStore({ path });
     const raw = new DatabaseSync(path);
-    expect(raw.prepare('PRAGMA user_version').get()).toEqual({ user_version: 7 });
+    expect(raw.prepare('PRAGMA user_version').get()).toEqual({ user_version: 8 });
     // A schema edit, not a rebuild: no page added, every version row still there.
     expect((raw.prepare('PRAGMA page_count').get() as { page_count: number }).page_count).toBe(pagesBefore);
     expect(raw.prepare('SELECT count(*) AS n FROM reply_versions').get()).toEqual({ n: 4 });
     expect(raw.prepare('SELECT count(*) AS n FROM turns WHERE reply_id IS NULL').get()).toEqual({ n: 3 });
+
+    // The owner index no longer holds the time (a touch moved its entry); a list reads the same.
+    expect(
+      raw.prepare("SELECT name FROM pragma_index_info('conversation_list_by_owner') ORDER BY seqno").all(),
+    ).toEqual([{ name: 'channel' }, { name: 'owner' }]);
+    const listed = await store.conversations!.list({ channel: 'web', owner: 'owner', limit: 10 });
+    expect(listed.map((entry) => entry.conversationId)).toEqual(listedBefore);
+    expect(
+      (await store.conversations!.list({ channel: 'web', owner: 'owner', limit: 2 })).map(
+        (e) => e.conversationId,
+      ),
+    ).toEqual(['a', 'c']);
 
     const history = await store.history({ conversationKey: 'web:c', limit: 10 });
     expect(history.map((stored) => [stored.intentId, stored.replyText])).toEqual([

@@ -4,7 +4,10 @@ import { RecentTurnsCache } from './recent-turns-cache.ts';
 import type { AppendTurnOptions, SessionStore, StoredTurn } from './session-store.ts';
 import { createSessionTables, forgetConversationInTables, forgetPeopleInTables } from './session-tables.ts';
 import { SessionWriteQueue } from './session-write-queue.ts';
-import { CONVERSATION_LIST_MIGRATION } from './sqlite-conversation-list.ts';
+import {
+  CONVERSATION_LIST_MIGRATION,
+  CONVERSATION_LIST_OWNER_INDEX_MIGRATION,
+} from './sqlite-conversation-list.ts';
 import { INBOX_MIGRATION } from './sqlite-intent-inbox.ts';
 import { PERSON_ACTIVITY_MIGRATION } from './sqlite-person-activity.ts';
 import { REPLY_VERSIONS_MIGRATION, TURN_REPLY_ID_MIGRATION } from './sqlite-reply-versions.ts';
@@ -34,6 +37,7 @@ const MIGRATIONS: readonly string[] = [
   REPLY_VERSIONS_MIGRATION,
   CONVERSATION_LIST_MIGRATION,
   TURN_REPLY_ID_MIGRATION,
+  CONVERSATION_LIST_OWNER_INDEX_MIGRATION,
 ];
 
 /**
