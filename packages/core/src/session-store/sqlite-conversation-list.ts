@@ -23,6 +23,16 @@ export const CONVERSATION_LIST_MIGRATION = `CREATE TABLE conversation_list (
    ) WITHOUT ROWID;
    CREATE INDEX conversation_list_by_owner ON conversation_list (channel, owner, updated_at);`;
 
+/**
+ * Schema step: the owner index without `updated_at`. Every turn moves its conversation's
+ * `updated_at` (`touch`), and with the time in the index that moved the index entry too: a
+ * quarter of a WAL page per turn under bench:gateway. A list read sorts one person's
+ * conversations instead (`ORDER BY updated_at DESC, conversation_id DESC`, the order the old
+ * index gave). Rebuilds only this index, one entry per conversation.
+ */
+export const CONVERSATION_LIST_OWNER_INDEX_MIGRATION = `DROP INDEX conversation_list_by_owner;
+   CREATE INDEX conversation_list_by_owner ON conversation_list (channel, owner);`;
+
 interface ListRow {
   channel: string;
   conversation_id: string;
@@ -79,7 +89,7 @@ export function createSqliteConversationList(
   );
   const list = database.prepare(
     `SELECT * FROM conversation_list WHERE channel = :channel AND owner = :owner AND deleted_at IS NULL
-       ORDER BY updated_at DESC LIMIT :limit`,
+       ORDER BY updated_at DESC, conversation_id DESC LIMIT :limit`,
   );
   const insert = database.prepare(
     `INSERT INTO conversation_list (channel, conversation_id, owner, title, renamed, created_at, updated_at)
@@ -106,11 +116,15 @@ export function createSqliteConversationList(
   const forgetOwner = database.prepare('DELETE FROM conversation_list WHERE channel = ? AND owner = ?');
   const hasTurns = database.prepare(`SELECT 1 AS found FROM turns WHERE ${CONVERSATION_TURNS} LIMIT 1`);
   // The answer shown is the one history keeps; its reply id is that of the newest version with
-  // the same words (a version chosen again is stored again under its own id).
+  // the same words (a version chosen again is stored again under its own id). A turn's row holds
+  // its first version while its text is unchanged (`t.reply_id`, see TURN_REPLY_ID_MIGRATION).
   const messages = database.prepare(
     `SELECT seq, intent_id, user_text, reply_text, outcome, created_at,
-       (SELECT reply_id FROM reply_versions AS v WHERE v.channel = t.channel AND v.intent_id = t.intent_id
-          AND v.reply_text = t.reply_text ORDER BY v.created_at DESC LIMIT 1) AS reply_id
+       (SELECT reply_id FROM (
+          SELECT v.reply_id, v.created_at FROM reply_versions AS v WHERE v.channel = t.channel
+            AND v.intent_id = t.intent_id AND v.reply_text = t.reply_text
+          UNION ALL SELECT t.reply_id, t.created_at WHERE t.reply_id IS NOT NULL)
+        ORDER BY created_at DESC LIMIT 1) AS reply_id
      FROM turns AS t WHERE ${CONVERSATION_TURNS} AND kind = 'turn' AND seq < :before
      ORDER BY seq DESC LIMIT :limit`,
   );

@@ -96,7 +96,7 @@ describe("the session store's record of each person's last activity", () => {
     // Back to schema 3, as a store written before this version is.
     const raw = new DatabaseSync(path);
     raw.exec(
-      'DROP TABLE conversation_list; DROP TABLE reply_versions; DROP TABLE person_activity; PRAGMA user_version = 3',
+      'DROP TABLE conversation_list; DROP TABLE reply_versions; DROP TABLE person_activity; ALTER TABLE turns DROP COLUMN reply_id; PRAGMA user_version = 3',
     );
     raw.close();
 

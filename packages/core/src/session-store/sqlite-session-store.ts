@@ -4,10 +4,13 @@ import { RecentTurnsCache } from './recent-turns-cache.ts';
 import type { AppendTurnOptions, SessionStore, StoredTurn } from './session-store.ts';
 import { createSessionTables, forgetConversationInTables, forgetPeopleInTables } from './session-tables.ts';
 import { SessionWriteQueue } from './session-write-queue.ts';
-import { CONVERSATION_LIST_MIGRATION } from './sqlite-conversation-list.ts';
+import {
+  CONVERSATION_LIST_MIGRATION,
+  CONVERSATION_LIST_OWNER_INDEX_MIGRATION,
+} from './sqlite-conversation-list.ts';
 import { INBOX_MIGRATION } from './sqlite-intent-inbox.ts';
 import { PERSON_ACTIVITY_MIGRATION } from './sqlite-person-activity.ts';
-import { REPLY_VERSIONS_MIGRATION } from './sqlite-reply-versions.ts';
+import { REPLY_VERSIONS_MIGRATION, TURN_REPLY_ID_MIGRATION } from './sqlite-reply-versions.ts';
 import { REVISIONS_MIGRATION } from './sqlite-turn-revisions.ts';
 import { TURNS_MIGRATION } from './sqlite-turns.ts';
 
@@ -33,6 +36,8 @@ const MIGRATIONS: readonly string[] = [
   PERSON_ACTIVITY_MIGRATION,
   REPLY_VERSIONS_MIGRATION,
   CONVERSATION_LIST_MIGRATION,
+  TURN_REPLY_ID_MIGRATION,
+  CONVERSATION_LIST_OWNER_INDEX_MIGRATION,
 ];
 
 /**
@@ -74,10 +79,14 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     historyChanged: () => recent.clear(),
   });
   const { turns, inbox, revisions, activity, versions, conversations } = tables;
-  /** Stores a turn, or a note about an edit; a turn's answer is also kept as a version of its message. */
+  /**
+   * Stores a turn, or a note about an edit; a turn's answer is also kept as a version of its
+   * message: in the turn's row, or (an intent stored before keeps its first turn) as a version row.
+   */
   const insertTurn = (turn: AppendTurnOptions, note?: { kind: 'note'; revises: string }): boolean => {
-    if (!note) versions.record(turn);
-    return turns.insert(turn, note);
+    const stored = turns.insert(turn, note);
+    if (!stored && !note) versions.record(turn);
+    return stored;
   };
 
   return {
@@ -125,7 +134,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
       writes.settle();
       // Edits and deletes reach into history anywhere: read it again afterwards.
       try {
-        revisions.apply(options, insertTurn, inbox.finish, versions.record);
+        revisions.apply(options, insertTurn, inbox.finish, versions);
       } finally {
         recent.clear();
       }

@@ -1,6 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { inTransaction } from '@nexus/sqlite-kit';
 import type { AppendTurnOptions, ApplyRevisionOptions, IntentKey, MessageLookup } from './session-store.ts';
+import type { SqliteReplyVersions } from './sqlite-reply-versions.ts';
 import { TURN_COLUMNS, type TurnRow, toStoredTurn } from './sqlite-turn-row.ts';
 
 /**
@@ -40,7 +41,7 @@ export interface SqliteTurnRevisions {
     options: ApplyRevisionOptions,
     insertTurn: (turn: AppendTurnOptions, extra?: { kind: 'note'; revises: string }) => void,
     finish: (key: IntentKey) => void,
-    recordVersion: (turn: AppendTurnOptions) => void,
+    versions: Pick<SqliteReplyVersions, 'record' | 'keepTurnVersion'>,
   ): void;
   forgetPerson(userId: string): number;
 }
@@ -83,7 +84,7 @@ export function createSqliteTurnRevisions(database: DatabaseSync): SqliteTurnRev
         ? { state: 'deleted' }
         : { state: 'unknown' };
     },
-    apply(options, insertTurn, finish, recordVersion) {
+    apply(options, insertTurn, finish, versions) {
       const { channel, targetIntentId, change } = options;
       inTransaction(database, () => {
         // Recorded first: a revision seen before (another process applied it) changes nothing again.
@@ -100,9 +101,12 @@ export function createSqliteTurnRevisions(database: DatabaseSync): SqliteTurnRev
             ).changes,
           ) > 0;
         if (fresh) {
+          // The version the target's row holds goes to the versions table before its text changes.
+          if (change.type === 'replace' || change.type === 'note' || change.type === 'delete')
+            versions.keepTurnVersion({ channel, intentId: targetIntentId });
           if (change.type === 'replace') {
             const { turn } = change;
-            recordVersion({ ...turn, intentId: targetIntentId });
+            versions.record({ ...turn, intentId: targetIntentId });
             removeNotes.run(channel, targetIntentId);
             replace.run(
               turn.userText,

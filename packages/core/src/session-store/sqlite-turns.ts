@@ -32,7 +32,10 @@ export const INTENT_SEEN_SQL = `(EXISTS (SELECT 1 FROM turns WHERE channel = :ch
 export interface SqliteTurns {
   /** Whether the intent was seen (see `INTENT_SEEN_SQL`), in what is committed. */
   seen(key: IntentKey): boolean;
-  /** Returns whether the row was stored (an intent stored before keeps its first turn). */
+  /**
+   * Returns whether the row was stored (an intent stored before keeps its first turn). A turn's
+   * row keeps its reply id: its answer is also the message's first version.
+   */
   insert(turn: AppendTurnOptions, note?: { kind: 'note'; revises: string }): boolean;
   /** The conversation's last `limit` turns (a whole number above 0), oldest first. */
   newest(conversationKey: string, limit: number): StoredTurn[];
@@ -46,8 +49,8 @@ export interface SqliteTurns {
 export function createSqliteTurns(database: DatabaseSync): SqliteTurns {
   const seen = database.prepare(`SELECT ${INTENT_SEEN_SQL} AS seen`);
   const insert = database.prepare(
-    `INSERT INTO turns (channel, intent_id, conversation_key, user_id, user_text, reply_text, outcome, token_count, created_at, kind, revises_intent_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO turns (channel, intent_id, conversation_key, user_id, user_text, reply_text, outcome, token_count, created_at, kind, revises_intent_id, reply_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (channel, intent_id) DO NOTHING`,
   );
   const newest = statementsPerLimit(
@@ -76,6 +79,8 @@ export function createSqliteTurns(database: DatabaseSync): SqliteTurns {
         turn.createdAt,
         note ? 'note' : 'turn',
         note ? note.revises : null,
+        // The answer's first version lives in the turn's row (see TURN_REPLY_ID_MIGRATION).
+        note ? null : (turn.replyId ?? null),
       ).changes !== 0,
     newest(conversationKey, limit) {
       const rows = newest(limit).all(conversationKey) as unknown as TurnRow[];
