@@ -318,8 +318,9 @@ export class ClientFrameHandler {
     frame: Extract<ChangeFrame, { type: 'message' }>,
     uploads: NonNullable<WebMessageToIntentOptions['uploads']>,
   ): void {
-    const others = [...this.#registry.ofClient(clientId)].filter((connection) => connection !== sender);
-    if (others.length === 0) return;
+    const connections = this.#registry.ofClient(clientId);
+    // Most people have one tab open: then there is nobody to tell and no frame to build.
+    if (connections.size <= 1) return;
     const attachments = uploads.map(({ upload, voice, name }) => ({
       kind: voice && upload.kind === 'audio' ? ('voice' as const) : upload.kind,
       ...((name ?? upload.name) ? { name: name ?? upload.name } : {}),
@@ -332,6 +333,6 @@ export class ClientFrameHandler {
       text: frame.text,
       ...(attachments.length > 0 ? { attachments } : {}),
     };
-    for (const connection of others) connection.sendFrame(sent);
+    for (const connection of connections) if (connection !== sender) connection.sendFrame(sent);
   }
 }

@@ -44,9 +44,8 @@ export function createModelFetch(): typeof globalThis.fetch {
         : new undici.Agent(limits),
     };
   };
-  const parsedUrls = new ParsedUrls();
   const modelFetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const url = typeof input === 'string' ? parsedUrls.of(input) : input instanceof URL ? input : null;
+    const url = typeof input === 'string' ? URL.parse(input) : input instanceof URL ? input : null;
     const body = init?.body ?? undefined;
     if (
       url === null ||
@@ -59,29 +58,6 @@ export function createModelFetch(): typeof globalThis.fetch {
     return client.then((loaded) => send(url, body, init, loaded, () => globalThis.fetch(input, init)));
   };
   return modelFetch as typeof globalThis.fetch;
-}
-
-/** Distinct URL strings kept parsed; a gateway asks two or three endpoints (chat, embeddings). */
-const PARSED_URLS_KEPT = 16;
-
-/**
- * The URL of each endpoint string, parsed once: the providers hand the same few strings to every
- * request. The URL objects are only read (by the checks above and by undici), never changed.
- */
-class ParsedUrls {
-  readonly #parsed = new Map<string, URL | null>();
-
-  of(input: string): URL | null {
-    let url = this.#parsed.get(input);
-    if (url === undefined) {
-      url = URL.parse(input);
-      // A bounded cache: past the limit, the oldest string is parsed again when it comes back.
-      if (this.#parsed.size >= PARSED_URLS_KEPT)
-        this.#parsed.delete(this.#parsed.keys().next().value as string);
-      this.#parsed.set(input, url);
-    }
-    return url;
-  }
 }
 
 /** undici's `request` and the keep-alive dispatcher it sends through. */
