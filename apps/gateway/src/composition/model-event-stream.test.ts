@@ -162,7 +162,10 @@ describe('validating each event', () => {
   });
 
   it('gives each event its result in order, failures included, with a synchronous schema', async () => {
-    const results = await parsedEvents(sse({ word: 'a' }, { word: 1 }, '{oops', { word: 'b' }, '[DONE]'), word);
+    const results = await parsedEvents(
+      sse({ word: 'a' }, { word: 1 }, '{oops', { word: 'b' }, '[DONE]'),
+      word,
+    );
     expect(results.map((result) => result.success)).toEqual([true, false, false, true]);
     expect(results[0]?.value).toEqual({ word: 'a' });
     expect(String(results[1]?.error)).toMatch(/Type validation failed/);
