@@ -30,6 +30,8 @@ export interface GatewayBenchOptions {
   gatewayEnv: string;
   cpuProfileDir?: string | undefined;
   heapSnapshot: boolean;
+  /** Writes a sampling heap profile of the gateway over the load window here (heap-sampling-preload.mjs). */
+  heapProfileFile?: string | undefined;
 }
 
 /**
@@ -67,12 +69,17 @@ export async function runGatewayBench(options: GatewayBenchOptions) {
       return { chunks: text.split(/(?<= )/) };
     });
   scriptResponses();
+  if (options.heapProfileFile && options.heapSnapshot)
+    throw new Error('--heap-profile and --heap-snapshot both use SIGUSR2: take one at a time');
   const dataDir = await mkdtemp(join(tmpdir(), 'nexus-bench-'));
   const port = await freePort();
   const profileArgs = [
     ...options.nodeFlags.split(' ').filter(Boolean),
     ...(options.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', options.cpuProfileDir] : []),
     ...(options.heapSnapshot ? ['--heapsnapshot-signal=SIGUSR2'] : []),
+    ...(options.heapProfileFile
+      ? [`--import=${fileURLToPath(new URL('./heap-sampling-preload.mjs', import.meta.url))}`]
+      : []),
     // Every collection prints a line with the bytes allocated since the previous one (read below).
     '--trace-gc-nvp',
   ];
@@ -93,6 +100,7 @@ export async function runGatewayBench(options: GatewayBenchOptions) {
         NEXUS_WEB_MESSAGES_PER_MINUTE: '1000000',
         NEXUS_LOG_LEVEL: 'warn',
         NEXUS_LOG_PRETTY: 'false',
+        ...(options.heapProfileFile ? { NEXUS_BENCH_HEAP_PROFILE: options.heapProfileFile } : {}),
       },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
@@ -197,6 +205,11 @@ export async function runGatewayBench(options: GatewayBenchOptions) {
   const threadsBefore = await threadCpuMs(gateway.pid);
   const benchCpuBefore = process.cpuUsage();
   const gcBefore = gcTotals.snapshot();
+  if (options.heapProfileFile) {
+    // Sampling starts before the load's first turn (the signal is handled on the gateway's loop).
+    gateway.kill('SIGUSR2');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   startedAt = performance.now();
   await Promise.all(
     Array.from({ length: conversations }, (_, index) =>
@@ -204,6 +217,8 @@ export async function runGatewayBench(options: GatewayBenchOptions) {
     ),
   );
   const elapsedS = (performance.now() - startedAt) / 1000;
+  // The profile covers the load's turns, not the extraction backlog that follows.
+  if (options.heapProfileFile) gateway.kill('SIGUSR2');
   const loadAfter = loadavg()[0] as number;
   const cpuUsedMs = (await processCpuMs(gateway.pid)) - cpuBefore;
   const threadsAfter = await threadCpuMs(gateway.pid);

@@ -1,10 +1,11 @@
-// pnpm bench:gateway [--conversations 200] [--turns 10] [--connections 20] [--runs 1] [--warmup-turns 20] [--cpu-prof-dir dir] [--node-flags '...'] [--gateway-env 'NAME=value ...']
+// pnpm bench:gateway [--conversations 200] [--turns 10] [--connections 20] [--runs 1] [--warmup-turns 20] [--cpu-prof-dir dir] [--heap-profile file] [--node-flags '...'] [--gateway-env 'NAME=value ...']
 // Web-socket clients drive the whole gateway (a separate process, so its RSS is its own) against a
 // zero-latency scripted model in this process. Overhead = client round trip minus the model
 // server's own time for that request: everything the gateway adds (intake, lanes, SQLite, the AI
 // SDK's HTTP client, streaming, web-socket delivery). `--runs N` repeats the whole run (a fresh
 // gateway each time) and prints each run, then the median and range of every figure: on a shared
 // 2-core machine one run of the same commit can be a third slower than the next.
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { percentile, printTable, round } from './bench-stats.ts';
 import { type GatewayBenchResult, runGatewayBench } from './gateway-bench-run.ts';
@@ -38,6 +39,12 @@ const { values } = parseArgs({
     'gateway-env': { type: 'string', default: PRODUCTION_ENV },
     /** Writes a heap snapshot of the gateway (into its working directory) after the load. */
     'heap-snapshot': { type: 'boolean', default: false },
+    /**
+     * Writes a sampling heap profile of the gateway over the load window (garbage included) to
+     * this file, `-runN` added before the extension when there are several runs; read it with
+     * `node bench/heap-profile-summary.ts FILE --per TURNS`.
+     */
+    'heap-profile': { type: 'string' },
   },
 });
 const runs = Number(values.runs);
@@ -56,6 +63,14 @@ for (let run = 1; run <= runs; run += 1) {
     gatewayEnv: values['gateway-env'],
     cpuProfileDir: values['cpu-prof-dir'],
     heapSnapshot: values['heap-snapshot'],
+    heapProfileFile:
+      values['heap-profile'] === undefined
+        ? undefined
+        : resolve(
+            runs > 1
+              ? values['heap-profile'].replace(/(\.[^./]*)?$/u, `-run${run}$1`)
+              : values['heap-profile'],
+          ),
   });
   results.push(result);
   if (runs === 1) printRun(result);

@@ -1,11 +1,14 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { experimental_streamLanguageModelCall as streamModelCall } from 'ai';
+import { parseJsonEventStream, experimental_streamLanguageModelCall as streamModelCall, zodSchema } from 'ai';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 
 // The AI SDK's server-sent-events parsing runs patched (patches/@ai-sdk__provider-utils@5.0.81.patch:
-// one transform instead of TextDecoderStream → EventSourceParserStream → JSON step). These feed
-// the openai-compatible provider a streamed body cut at awkward places and check it reads the
-// same completion the unpatched pipeline did.
+// one transform instead of TextDecoderStream → EventSourceParserStream → JSON step, each event
+// parsed and validated synchronously when its zod schema allows; patches/ai@7.0.173.patch: no
+// empty TransformStream after the call's own). These feed the openai-compatible provider a
+// streamed body cut at awkward places and check it reads the same completion the unpatched
+// pipeline did.
 
 const encoder = new TextEncoder();
 
@@ -126,5 +129,106 @@ describe('a model stream whose body fails part-way', () => {
       message: 'Failed to process successful response',
       cause: expect.objectContaining({ message: 'connection reset by the model server' }),
     });
+  });
+});
+
+/** The results parseJsonEventStream gives for `body`, fed in pieces of `pieceBytes`. */
+async function parsedEvents(body: string, schema: Parameters<typeof parseJsonEventStream>[0]['schema']) {
+  const bytes = encoder.encode(body);
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (let at = 0; at < bytes.length; at += 3) controller.enqueue(bytes.slice(at, at + 3));
+      controller.close();
+    },
+  });
+  const results: { success: boolean; value?: unknown; error?: unknown }[] = [];
+  for await (const result of parseJsonEventStream({ stream, schema }) as unknown as AsyncIterable<
+    (typeof results)[number]
+  >)
+    results.push(result);
+  return results;
+}
+
+describe('validating each event', () => {
+  const word = z.object({ word: z.string() });
+
+  it('answers a synchronous zod schema without a promise, an asynchronous one with one', async () => {
+    expect(zodSchema(word).validate?.({ word: 'a' })).toEqual({ success: true, value: { word: 'a' } });
+    const slow = zodSchema(word.refine(async (value) => value.word !== 'no'));
+    const pending = slow.validate?.({ word: 'a' });
+    expect(pending).toBeInstanceOf(Promise);
+    expect(await pending).toEqual({ success: true, value: { word: 'a' } });
+    expect(await slow.validate?.({ word: 'no' })).toMatchObject({ success: false });
+  });
+
+  it('gives each event its result in order, failures included, with a synchronous schema', async () => {
+    const results = await parsedEvents(
+      sse({ word: 'a' }, { word: 1 }, '{oops', { word: 'b' }, '[DONE]'),
+      word,
+    );
+    expect(results.map((result) => result.success)).toEqual([true, false, false, true]);
+    expect(results[0]?.value).toEqual({ word: 'a' });
+    expect(String(results[1]?.error)).toMatch(/Type validation failed/);
+    expect(String(results[2]?.error)).toMatch(/JSON/);
+    expect(results[3]?.value).toEqual({ word: 'b' });
+  });
+
+  it('awaits an asynchronous check and keeps the events in order around it', async () => {
+    const checked: string[] = [];
+    const schema = z.object({
+      word: z.string().refine(async (value) => {
+        checked.push(value);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return value !== 'no';
+      }),
+    });
+    const results = await parsedEvents(sse({ word: 'a' }, { word: 'no' }, { word: 'b' }), schema);
+    expect(results.map((result) => [result.success, result.value])).toEqual([
+      [true, { word: 'a' }],
+      [false, undefined],
+      [true, { word: 'b' }],
+    ]);
+    // Only the first event meets the check twice: the synchronous attempt stops at its promise,
+    // and the schema is parsed asynchronously from then on.
+    expect(checked).toEqual(['a', 'a', 'no', 'b']);
+  });
+});
+
+describe('leaving a model stream early', () => {
+  it('cancels the response body when the reader stops after the first part', async () => {
+    let cancelled: unknown = 'not cancelled';
+    const bytes = encoder.encode(sse(chunk('first ')));
+    const model = createOpenAICompatible({
+      name: 'test',
+      baseURL: 'http://model.invalid/v1',
+      fetch: async () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            start(controller) {
+              controller.enqueue(bytes);
+            },
+            cancel(reason) {
+              cancelled = reason;
+            },
+          }),
+          { status: 200, headers: { 'content-type': 'text/event-stream' } },
+        ),
+    }).chatModel('scripted');
+    const call = await streamModelCall({
+      model,
+      instructions: 'test',
+      messages: [{ role: 'user', content: 'hi' }],
+      abortSignal: new AbortController().signal,
+    });
+    let text = '';
+    for await (const part of call.stream) {
+      if (part.type === 'text-delta') {
+        text += part.text;
+        break;
+      }
+    }
+    expect(text).toBe('first ');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(cancelled).toBeUndefined();
   });
 });

@@ -125,6 +125,19 @@ describe('the model fetch', () => {
     expect(sockets.size).toBe(1);
   });
 
+  it('hands back every header of a response whose headers do not repeat', async () => {
+    const { url } = await serve((_request, response) => {
+      response.writeHead(200, { 'x-answer': '42', 'content-type': 'text/event-stream', 'x-empty': '' });
+      response.end('data: 1\n\n');
+    });
+    const response = await createModelFetch()(`${url}/v1/chat`, { method: 'POST', body: '{}' });
+    expect(response.headers.get('x-answer')).toBe('42');
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(response.headers.get('x-empty')).toBe('');
+    expect(response.headers.getSetCookie()).toEqual([]);
+    expect(await response.text()).toBe('data: 1\n\n');
+  });
+
   it('sends each request to its own URL, however many endpoints it has parsed before', async () => {
     const { url } = await serve((request, response) => {
       response.writeHead(200, { 'content-type': 'text/plain' });
