@@ -75,6 +75,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   const writes = new SessionWriteQueue(database, () => recent.clear());
   const tables = createSessionTables(database, {
     write: (operation) => writes.write(operation),
+    writeOne: (operation) => writes.writeOne(operation),
     settled: () => writes.settle(),
     historyChanged: () => recent.clear(),
   });
@@ -109,17 +110,17 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
         if (stored) recent.appended(asRead(turn));
       });
     },
-    admitIntent: async (entry) => writes.write(() => inbox.admit(entry)),
-    recordReply: async ({ replyText, ...key }) => writes.write(() => inbox.recordReply(key, replyText)),
-    finishIntent: async (key) => writes.write(() => inbox.finish(key)),
-    countReplay: async (key) => writes.write(() => inbox.countReplay(key)),
+    admitIntent: async (entry) => writes.writeOne(() => inbox.admit(entry)),
+    recordReply: async ({ replyText, ...key }) => writes.writeOne(() => inbox.recordReply(key, replyText)),
+    finishIntent: async (key) => writes.writeOne(() => inbox.finish(key)),
+    countReplay: async (key) => writes.writeOne(() => inbox.countReplay(key)),
     async markActive({ userId, at }) {
       writes.ensureOpen();
       dropCopiesIfOthersCommitted();
       const answered = knownActivity.answer(userId, at);
       if (answered) return answered.before;
       // In the write queue: two messages of one person in the same moment see each other.
-      const stored = await writes.write(() => activity.mark(userId, at));
+      const stored = await writes.writeOne(() => activity.mark(userId, at));
       return knownActivity.written(userId, at, stored);
     },
     async unfinishedIntents() {
