@@ -8,7 +8,7 @@ import {
   CONVERSATION_LIST_MIGRATION,
   CONVERSATION_LIST_OWNER_INDEX_MIGRATION,
 } from './sqlite-conversation-list.ts';
-import { INBOX_MIGRATION } from './sqlite-intent-inbox.ts';
+import { INBOX_DECIDED_WHEN_CHANGED_MIGRATION, INBOX_MIGRATION } from './sqlite-intent-inbox.ts';
 import { PERSON_ACTIVITY_MIGRATION } from './sqlite-person-activity.ts';
 import { REPLY_VERSIONS_MIGRATION, TURN_REPLY_ID_MIGRATION } from './sqlite-reply-versions.ts';
 import { REVISIONS_MIGRATION } from './sqlite-turn-revisions.ts';
@@ -38,6 +38,7 @@ const MIGRATIONS: readonly string[] = [
   CONVERSATION_LIST_MIGRATION,
   TURN_REPLY_ID_MIGRATION,
   CONVERSATION_LIST_OWNER_INDEX_MIGRATION,
+  INBOX_DECIDED_WHEN_CHANGED_MIGRATION,
 ];
 
 /**
