@@ -1,5 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
+import { aloneInTransaction } from './alone-in-transaction.ts';
 import { GroupCommit } from './group-commit.ts';
 import { inSavepoint } from './in-savepoint.ts';
 import { inTransaction } from './in-transaction.ts';
@@ -97,6 +98,66 @@ describe('a group commit on a full disk', () => {
     expect(outcomes[1]).toMatchObject({
       reason: { message: expect.stringContaining('UNIQUE constraint failed') },
     });
+    expect(count(database)).toBe(2);
+  });
+});
+
+describe('a group commit item of one statement, without a savepoint', () => {
+  it('fails alone when SQLite refuses its statement, and the others commit', async () => {
+    const database = cappedDatabase();
+    const insert = database.prepare('INSERT INTO rows (id, body) VALUES (?, ?)');
+    const statements: string[] = [];
+    const writes = new GroupCommit<number, unknown>((ids) =>
+      inTransaction(database, () =>
+        ids.map((id) =>
+          aloneInTransaction(database, () => {
+            statements.push(`insert ${id}`);
+            return insert.run(id, ROW).changes;
+          }),
+        ),
+      ),
+    );
+    const outcomes = await Promise.allSettled([writes.add(1), writes.add(1), writes.add(2)]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(outcomes[1]).toMatchObject({
+      reason: { message: expect.stringContaining('UNIQUE constraint failed') },
+    });
+    expect(statements).toEqual(['insert 1', 'insert 1', 'insert 2']);
+    expect(count(database)).toBe(2);
+  });
+
+  it('fails every item on a full disk that ends the transaction', async () => {
+    const database = cappedDatabase();
+    const insert = database.prepare('INSERT INTO rows (body) VALUES (?)');
+    const writes = new GroupCommit<number, unknown>((items) =>
+      inTransaction(database, () => items.map(() => aloneInTransaction(database, () => insert.run(ROW)))),
+    );
+    const outcomes = await Promise.allSettled(Array.from({ length: 50 }, (_, index) => writes.add(index)));
+    for (const outcome of outcomes) {
+      expect(outcome).toMatchObject({ status: 'rejected', reason: { message: 'database or disk is full' } });
+    }
+    expect(database.isTransaction).toBe(false);
+    expect(count(database)).toBe(0);
+  });
+
+  it('fails alone when a full disk undid only its statement, leaving no row of it', async () => {
+    const database = cappedDatabase();
+    const insert = database.prepare('INSERT INTO rows (body) VALUES (?)');
+    // One statement writing far more than the file may hold: SQLite undoes that statement alone.
+    const flood = database.prepare(
+      `WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50)
+       INSERT INTO rows (body) SELECT zeroblob(2000) FROM n`,
+    );
+    const writes = new GroupCommit<'row' | 'flood', unknown>((items) =>
+      inTransaction(database, () =>
+        items.map((item) =>
+          aloneInTransaction(database, () => (item === 'row' ? insert.run(ROW) : flood.run())),
+        ),
+      ),
+    );
+    const outcomes = await Promise.allSettled([writes.add('row'), writes.add('flood'), writes.add('row')]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(outcomes[1]).toMatchObject({ reason: { message: 'database or disk is full' } });
     expect(count(database)).toBe(2);
   });
 });

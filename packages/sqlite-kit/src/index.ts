@@ -1,5 +1,7 @@
 // The one way Nexus opens SQLite (node:sqlite): pragmas, owner-only files, numbered migrations
 // that refuse a newer file, and write transactions taken at once (BEGIN IMMEDIATE).
+
+export { aloneInTransaction } from './alone-in-transaction.ts';
 export { checkpointAndTruncate } from './checkpoint-and-truncate.ts';
 export { CommittedCache } from './committed-cache.ts';
 export { committedVersionReader, othersCommittedWatcher } from './committed-version.ts';

@@ -1,9 +1,11 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { NexusError } from '@nexus/protocol';
-import { GroupCommit, inSavepoint, inTransaction } from '@nexus/sqlite-kit';
+import { aloneInTransaction, GroupCommit, inSavepoint, inTransaction } from '@nexus/sqlite-kit';
 
 interface QueuedWrite {
   operation: () => unknown;
+  /** Only its last statement changes anything: needs no savepoint (see `writeOne`). */
+  oneStatement: boolean;
   /** Set for a stored turn: a history read of that conversation must commit it first. */
   conversationKey: string | undefined;
   /** Runs once the write is committed (not when it failed or its transaction did). */
@@ -13,7 +15,8 @@ interface QueuedWrite {
 /**
  * The session store's writes and whether it is open. Writes queued in one event-loop turn share
  * one transaction (group commit), each in its own savepoint so a failing write undoes only
- * itself; each promise settles after that commit. A read first commits what is queued (all of
+ * itself (a write of one statement needs none, nor does a write committed alone); each promise
+ * settles after that commit. A read first commits what is queued (all of
  * it, or only its conversation's for a history read), so nothing reads around a pending write.
  */
 export class SessionWriteQueue {
@@ -49,7 +52,22 @@ export class SessionWriteQueue {
         conversationKey,
         (this.#queuedByConversation.get(conversationKey) ?? 0) + 1,
       );
-    return this.#writes.add({ operation, conversationKey, committed }) as Promise<R>;
+    return this.#writes.add({ operation, oneStatement: false, conversationKey, committed }) as Promise<R>;
+  }
+
+  /**
+   * Queues a write whose only change is made by its last statement (reads may come before it), and
+   * nothing after that statement throws: SQLite undoes a failed statement alone, so it runs
+   * without a savepoint (see `aloneInTransaction`). Most of a turn's writes are one statement.
+   */
+  writeOne<R>(operation: () => R): Promise<R> {
+    this.ensureOpen();
+    return this.#writes.add({
+      operation,
+      oneStatement: true,
+      conversationKey: undefined,
+      committed: undefined,
+    }) as Promise<R>;
   }
 
   /** Ensures the store is open and commits queued writes, so a read sees them. */
@@ -78,9 +96,13 @@ export class SessionWriteQueue {
       if (left > 0) this.#queuedByConversation.set(conversationKey, left);
       else this.#queuedByConversation.delete(conversationKey);
     }
-    const outcomes = inTransaction(this.#database, () =>
-      queued.map(({ operation }) => inSavepoint(this.#database, operation)),
-    );
+    const outcomes = inTransaction(this.#database, (): unknown[] => {
+      // Alone in its transaction, a write that throws is undone with it (and its promise rejected).
+      if (queued.length === 1) return [queued[0]?.operation()];
+      return queued.map(({ operation, oneStatement }) =>
+        oneStatement ? aloneInTransaction(this.#database, operation) : inSavepoint(this.#database, operation),
+      );
+    });
     // Committed: before any read can run (a read flushes first, synchronously). The writes are
     // in the file whatever happens here, so a failure only costs the cache.
     try {

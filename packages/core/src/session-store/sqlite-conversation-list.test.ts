@@ -34,14 +34,26 @@ describe('sqlite conversation list', () => {
   it("lists a person's conversations newest first, never another person's, and keeps a deleted one as a tombstone", async () => {
     const store = createSqliteSessionStore({ path: temporaryFile() });
     const list = store.conversations!;
-    await list.claim({ channel: 'web', conversationId: 'a', owner: 'owner', title: 'First', at: 10 });
+    expect(
+      await list.claim({ channel: 'web', conversationId: 'a', owner: 'owner', title: 'First', at: 10 }),
+    ).toMatchObject({ owner: 'owner', title: 'First', renamed: false, createdAt: 10, updatedAt: 10 });
     await list.claim({ channel: 'web', conversationId: 'b', owner: 'owner', title: 'Second', at: 20 });
     await list.claim({ channel: 'web', conversationId: 'x', owner: 'invite-1', title: 'Theirs', at: 30 });
     // Another person cannot take an id that is listed for someone else.
     expect(
       await list.claim({ channel: 'web', conversationId: 'a', owner: 'invite-1', title: 'Mine', at: 40 }),
     ).toBeUndefined();
-    await list.touch({ channel: 'web', conversationId: 'a', at: 50 });
+    expect(await list.touch({ channel: 'web', conversationId: 'a', at: 50 })).toMatchObject({
+      updatedAt: 50,
+    });
+    // A late touch or message never moves it back; a message keeps the title it has.
+    expect(await list.touch({ channel: 'web', conversationId: 'a', at: 45 })).toMatchObject({
+      updatedAt: 50,
+    });
+    expect(
+      await list.claim({ channel: 'web', conversationId: 'a', owner: 'owner', title: 'Other', at: 45 }),
+    ).toMatchObject({ title: 'First', createdAt: 10, updatedAt: 50 });
+    expect(await list.touch({ channel: 'web', conversationId: 'unlisted', at: 50 })).toBeUndefined();
     const owners = await list.list({ channel: 'web', owner: 'owner', limit: 10 });
     expect(owners.map((entry) => [entry.conversationId, entry.title, entry.updatedAt])).toEqual([
       ['a', 'First', 50],
@@ -72,6 +84,9 @@ describe('sqlite conversation list', () => {
       (await list.list({ channel: 'web', owner: 'owner', limit: 10 })).map((e) => e.conversationId),
     ).toEqual(['b']);
     expect(await list.get({ channel: 'web', conversationId: 'a' })).toMatchObject({ deletedAt: 70 });
+    // A turn stored late does not list a deleted conversation again.
+    expect(await list.touch({ channel: 'web', conversationId: 'a', at: 75 })).toBeUndefined();
+    expect(await list.get({ channel: 'web', conversationId: 'a' })).toMatchObject({ updatedAt: 50 });
     // A stale browser's import does not bring it back; a new message of the owner's does.
     const again = {
       channel: 'web',
@@ -92,7 +107,13 @@ describe('sqlite conversation list', () => {
       title: 'Anew',
       at: 80,
     });
-    expect(revived).toMatchObject({ title: 'Anew', renamed: false });
+    expect(revived).toMatchObject({
+      owner: 'owner',
+      title: 'Anew',
+      renamed: false,
+      createdAt: 10,
+      updatedAt: 80,
+    });
     expect(revived?.deletedAt).toBeUndefined();
     await store.close();
   });

@@ -57,6 +57,8 @@ interface MessageRow {
 /** How the session store runs this list's statements: writes in its group commit, reads after it. */
 export interface ConversationListAccess {
   write<R>(operation: () => R): Promise<R>;
+  /** A write whose only change is its last statement's (see `SessionWriteQueue.writeOne`). */
+  writeOne<R>(operation: () => R): Promise<R>;
   /** Commits queued writes so a read sees them. */
   settled(): void;
   /** Called after turns were stored outside `appendTurn` (an import): cached history is stale. */
@@ -95,19 +97,29 @@ export function createSqliteConversationList(
     `INSERT INTO conversation_list (channel, conversation_id, owner, title, renamed, created_at, updated_at)
        VALUES (:channel, :conversationId, :owner, :title, :renamed, :createdAt, :updatedAt)`,
   );
-  const revive = database.prepare(
-    `UPDATE conversation_list SET updated_at = MAX(updated_at, :at), deleted_at = NULL,
-       title = CASE WHEN deleted_at IS NULL THEN title ELSE :title END,
+  // One statement per message: lists the conversation, or marks it active and lists a deleted one
+  // again (a new title then), and returns the row. Another owner's row fails the `WHERE`: nothing
+  // changes and no row comes back. (The SET expressions all read the row as it was.)
+  const claim = database.prepare(
+    `INSERT INTO conversation_list (channel, conversation_id, owner, title, renamed, created_at, updated_at)
+       VALUES (:channel, :conversationId, :owner, :title, 0, :at, :at)
+     ON CONFLICT (channel, conversation_id) DO UPDATE SET
+       updated_at = MAX(updated_at, excluded.updated_at), deleted_at = NULL,
+       title = CASE WHEN deleted_at IS NULL THEN title ELSE excluded.title END,
        renamed = CASE WHEN deleted_at IS NULL THEN renamed ELSE 0 END
-     WHERE channel = :channel AND conversation_id = :conversationId`,
+     WHERE owner = excluded.owner
+     RETURNING *`,
   );
+  // Returns the row it moved: none when the conversation is not listed or deleted.
   const touch = database.prepare(
     `UPDATE conversation_list SET updated_at = MAX(updated_at, :at)
-       WHERE channel = :channel AND conversation_id = :conversationId AND deleted_at IS NULL`,
+       WHERE channel = :channel AND conversation_id = :conversationId AND deleted_at IS NULL
+     RETURNING *`,
   );
   const rename = database.prepare(
     `UPDATE conversation_list SET title = :title, renamed = 1
-       WHERE channel = :channel AND conversation_id = :conversationId AND owner = :owner AND deleted_at IS NULL`,
+       WHERE channel = :channel AND conversation_id = :conversationId AND owner = :owner AND deleted_at IS NULL
+     RETURNING *`,
   );
   const markDeleted = database.prepare(
     `UPDATE conversation_list SET deleted_at = :at
@@ -132,10 +144,8 @@ export function createSqliteConversationList(
     `INSERT INTO turns (channel, intent_id, conversation_key, user_id, user_text, reply_text, outcome, created_at)
        VALUES (?, ?, ?, ?, ?, ?, 'ok', ?) ON CONFLICT (channel, intent_id) DO NOTHING`,
   );
-  const find = (channel: string, conversationId: string) => {
-    const row = select.get({ channel, conversationId }) as ListRow | undefined;
-    return row === undefined ? undefined : toEntry(row);
-  };
+  const entryOf = (row: unknown) => (row === undefined ? undefined : toEntry(row as ListRow));
+  const find = (channel: string, conversationId: string) => entryOf(select.get({ channel, conversationId }));
 
   return {
     async list({ channel, owner, limit }) {
@@ -152,31 +162,16 @@ export function createSqliteConversationList(
       return find(channel, conversationId);
     },
     claim({ channel, conversationId, owner, title, at }) {
-      return access.write(() => {
-        const existing = find(channel, conversationId);
-        if (existing !== undefined && existing.owner !== owner) return undefined;
-        if (existing === undefined)
-          insert.run({ channel, conversationId, owner, title, renamed: 0, createdAt: at, updatedAt: at });
-        else revive.run({ channel, conversationId, title, at });
-        return find(channel, conversationId);
-      });
+      return access.writeOne(() => entryOf(claim.get({ channel, conversationId, owner, title, at })));
     },
     touch({ channel, conversationId, at }) {
-      return access.write(() => {
-        touch.run({ channel, conversationId, at });
-        const entry = find(channel, conversationId);
-        return entry?.deletedAt === undefined ? entry : undefined;
-      });
+      return access.writeOne(() => entryOf(touch.get({ channel, conversationId, at })));
     },
     rename({ channel, conversationId, owner, title }) {
-      return access.write(() =>
-        rename.run({ channel, conversationId, owner, title }).changes === 0
-          ? undefined
-          : find(channel, conversationId),
-      );
+      return access.writeOne(() => entryOf(rename.get({ channel, conversationId, owner, title })));
     },
     markDeleted({ channel, conversationId, owner, at }) {
-      return access.write(() => markDeleted.run({ channel, conversationId, owner, at }).changes !== 0);
+      return access.writeOne(() => markDeleted.run({ channel, conversationId, owner, at }).changes !== 0);
     },
     async messages({ channel, conversationId, limit, before }) {
       access.settled();

@@ -17,6 +17,39 @@ export const INBOX_MIGRATION = `CREATE TABLE inbox (
      UNIQUE (channel, intent_id)
    );`;
 
+/**
+ * Schema step: the decided intent is stored only when it differs from the intent as it arrived
+ * (`decided_json` NULL: the same). It almost always is the same, and each entry held its JSON
+ * twice (a few hundred bytes more per message in the WAL, and a second `JSON.stringify`). SQLite
+ * cannot drop a NOT NULL in place, so the table is made again (it holds only unanswered intents,
+ * few) through a temporary copy, in the pages it had, keeping its `AUTOINCREMENT` high-water
+ * mark so no `seq` is handed out twice.
+ */
+export const INBOX_DECIDED_WHEN_CHANGED_MIGRATION = `CREATE TEMP TABLE inbox_copy AS SELECT * FROM inbox;
+   CREATE TEMP TABLE inbox_sequence AS SELECT seq FROM sqlite_sequence WHERE name = 'inbox';
+   DROP TABLE inbox;
+   CREATE TABLE inbox (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     channel TEXT NOT NULL,
+     intent_id TEXT NOT NULL,
+     conversation_key TEXT NOT NULL,
+     kind TEXT NOT NULL CHECK (kind IN ('turn', 'reply')),
+     intent_json TEXT NOT NULL,
+     decided_json TEXT,
+     reply_text TEXT,
+     accepted_at INTEGER NOT NULL,
+     replays INTEGER NOT NULL DEFAULT 0,
+     UNIQUE (channel, intent_id)
+   );
+   INSERT INTO sqlite_sequence (name, seq) SELECT 'inbox', seq FROM inbox_sequence;
+   INSERT INTO inbox (seq, channel, intent_id, conversation_key, kind, intent_json, decided_json,
+       reply_text, accepted_at, replays)
+     SELECT seq, channel, intent_id, conversation_key, kind, intent_json, NULLIF(decided_json, intent_json),
+       reply_text, accepted_at, replays
+     FROM inbox_copy ORDER BY seq;
+   DROP TABLE inbox_copy;
+   DROP TABLE inbox_sequence;`;
+
 /** True when an intent is in the inbox under `:channel` and `:intentId` (see `REVISION_KNOWN_SQL`). */
 export const INBOX_WAITING_SQL =
   'EXISTS (SELECT 1 FROM inbox WHERE channel = :channel AND intent_id = :intentId)';
@@ -27,7 +60,8 @@ interface InboxRow {
   conversation_key: string;
   kind: string;
   intent_json: string;
-  decided_json: string;
+  /** Null: the same as `intent_json` (see INBOX_DECIDED_WHEN_CHANGED_MIGRATION). */
+  decided_json: string | null;
   reply_text: string | null;
   accepted_at: number;
   replays: number;
@@ -64,19 +98,22 @@ export function createSqliteIntentInbox(database: DatabaseSync, seenSql: string)
     `SELECT channel, intent_id, conversation_key, kind, intent_json, decided_json, reply_text, accepted_at, replays
      FROM inbox ORDER BY seq`,
   );
-  // Entries keep the whole intent as JSON: the person's ids appear there as JSON strings.
+  // Entries keep the whole intent as JSON: the person's ids appear there as JSON strings (a
+  // decided intent held apart only when it differs; `instr` of its NULL is NULL, not a match).
   const forget = database.prepare(
     'DELETE FROM inbox WHERE instr(intent_json, ?1) > 0 OR instr(decided_json, ?1) > 0',
   );
   return {
     admit(entry) {
+      const intentJson = JSON.stringify(entry.intent);
+      const decidedJson = entry.decided === entry.intent ? intentJson : JSON.stringify(entry.decided);
       const { changes } = insert.run({
         channel: entry.channel,
         intentId: entry.intentId,
         conversationKey: entry.conversationKey,
         kind: entry.kind,
-        intentJson: JSON.stringify(entry.intent),
-        decidedJson: JSON.stringify(entry.decided),
+        intentJson,
+        decidedJson: decidedJson === intentJson ? null : decidedJson,
         acceptedAt: entry.acceptedAt,
       });
       return changes === 0 ? 'duplicate' : 'admitted';
@@ -106,7 +143,7 @@ function toEntry(row: InboxRow): InboxEntry {
     conversationKey: row.conversation_key,
     kind: row.kind as InboxEntryKind,
     intent: parseIntent(row.intent_json),
-    decided: parseIntent(row.decided_json),
+    decided: parseIntent(row.decided_json ?? row.intent_json),
     acceptedAt: row.accepted_at,
     replays: row.replays,
     ...(row.reply_text === null ? {} : { replyText: row.reply_text }),

@@ -206,7 +206,7 @@ describe('upgrading a file from schema 6 (every version a row of reply_versions)
 
     const store = createSqliteSessionStore({ path });
     const raw = new DatabaseSync(path);
-    expect(raw.prepare('PRAGMA user_version').get()).toEqual({ user_version: 8 });
+    expect(raw.prepare('PRAGMA user_version').get()).toEqual({ user_version: 9 });
     // A schema edit, not a rebuild: no page added, every version row still there.
     expect((raw.prepare('PRAGMA page_count').get() as { page_count: number }).page_count).toBe(pagesBefore);
     expect(raw.prepare('SELECT count(*) AS n FROM reply_versions').get()).toEqual({ n: 4 });

@@ -126,7 +126,7 @@ describe('sqlite session store', () => {
     await second.close();
     const raw = new DatabaseSync(path);
     expect(raw.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
-    expect(raw.prepare('PRAGMA user_version').get()).toEqual({ user_version: 8 });
+    expect(raw.prepare('PRAGMA user_version').get()).toEqual({ user_version: 9 });
     raw.close();
   });
 

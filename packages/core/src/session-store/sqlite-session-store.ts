@@ -8,7 +8,7 @@ import {
   CONVERSATION_LIST_MIGRATION,
   CONVERSATION_LIST_OWNER_INDEX_MIGRATION,
 } from './sqlite-conversation-list.ts';
-import { INBOX_MIGRATION } from './sqlite-intent-inbox.ts';
+import { INBOX_DECIDED_WHEN_CHANGED_MIGRATION, INBOX_MIGRATION } from './sqlite-intent-inbox.ts';
 import { PERSON_ACTIVITY_MIGRATION } from './sqlite-person-activity.ts';
 import { REPLY_VERSIONS_MIGRATION, TURN_REPLY_ID_MIGRATION } from './sqlite-reply-versions.ts';
 import { REVISIONS_MIGRATION } from './sqlite-turn-revisions.ts';
@@ -38,6 +38,7 @@ const MIGRATIONS: readonly string[] = [
   CONVERSATION_LIST_MIGRATION,
   TURN_REPLY_ID_MIGRATION,
   CONVERSATION_LIST_OWNER_INDEX_MIGRATION,
+  INBOX_DECIDED_WHEN_CHANGED_MIGRATION,
 ];
 
 /**
@@ -75,6 +76,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
   const writes = new SessionWriteQueue(database, () => recent.clear());
   const tables = createSessionTables(database, {
     write: (operation) => writes.write(operation),
+    writeOne: (operation) => writes.writeOne(operation),
     settled: () => writes.settle(),
     historyChanged: () => recent.clear(),
   });
@@ -109,17 +111,17 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
         if (stored) recent.appended(asRead(turn));
       });
     },
-    admitIntent: async (entry) => writes.write(() => inbox.admit(entry)),
-    recordReply: async ({ replyText, ...key }) => writes.write(() => inbox.recordReply(key, replyText)),
-    finishIntent: async (key) => writes.write(() => inbox.finish(key)),
-    countReplay: async (key) => writes.write(() => inbox.countReplay(key)),
+    admitIntent: async (entry) => writes.writeOne(() => inbox.admit(entry)),
+    recordReply: async ({ replyText, ...key }) => writes.writeOne(() => inbox.recordReply(key, replyText)),
+    finishIntent: async (key) => writes.writeOne(() => inbox.finish(key)),
+    countReplay: async (key) => writes.writeOne(() => inbox.countReplay(key)),
     async markActive({ userId, at }) {
       writes.ensureOpen();
       dropCopiesIfOthersCommitted();
       const answered = knownActivity.answer(userId, at);
       if (answered) return answered.before;
       // In the write queue: two messages of one person in the same moment see each other.
-      const stored = await writes.write(() => activity.mark(userId, at));
+      const stored = await writes.writeOne(() => activity.mark(userId, at));
       return knownActivity.written(userId, at, stored);
     },
     async unfinishedIntents() {
