@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { type ActiveJob, type JobQueue, NexusError } from '@nexus/protocol';
@@ -49,6 +49,7 @@ describe('SQLite job queue specifics', () => {
   it('upgrades a file of per-turn jobs (schema 2): they all run once beside the debounced one', async () => {
     const path = freshPath();
     // A file as version 2 left it, with three per-turn summary jobs of one conversation waiting.
+    mkdirSync(dirname(path), { recursive: true });
     const old = new DatabaseSync(path);
     old.exec(`CREATE TABLE jobs (
        seq INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, id TEXT NOT NULL, payload TEXT NOT NULL,
@@ -81,7 +82,7 @@ describe('SQLite job queue specifics', () => {
     await sleep(200);
     expect(seen).toEqual(['m1', 'm2', 'm3', 'm5'].map((lastIntentId) => ({ lastIntentId })));
     const check = new DatabaseSync(path, { readOnly: true });
-    expect(check.prepare('PRAGMA user_version').get()).toEqual({ user_version: 3 });
+    expect(check.prepare('PRAGMA user_version').get()).toEqual({ user_version: 4 });
     check.close();
   });
 
