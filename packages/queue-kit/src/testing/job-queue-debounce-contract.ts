@@ -117,6 +117,48 @@ export function describeJobQueueDebounceContract(options: {
       expect(runs[1]!.at - lastAt).toBeGreaterThanOrEqual(190);
     });
 
+    it('purgePayloads removes the follow-up waiting behind a running job', async () => {
+      const queue = await create();
+      const name = uniqueName('purge');
+      await queue.enqueue({
+        name,
+        payload: { userId: 'person-9', turn: 1 },
+        debounceKey: 'chat',
+        delayMs: 50,
+      });
+      let release: () => void = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const runs: unknown[] = [];
+      queue.process({
+        name,
+        handler: async (job) => {
+          runs.push(job.payload);
+          if (runs.length === 1) await released;
+        },
+      });
+      await waitFor(async () => (await queue.counts({ name })).active === 1, {
+        description: 'the first job running',
+      });
+      await queue.enqueue({
+        name,
+        payload: { userId: 'person-9', turn: 2 },
+        debounceKey: 'chat',
+        delayMs: 50,
+      });
+      const purged = await queue.purgePayloads?.({ values: ['person-9'] });
+      expect(purged?.running).toBe(1);
+      expect(purged?.jobIds).toHaveLength(2);
+      release();
+      await sleep(SETTLE_MS);
+      expect(runs).toEqual([{ userId: 'person-9', turn: 1 }]);
+      // The key is free again: a new enqueue runs.
+      await queue.enqueue({ name, payload: { turn: 3 }, debounceKey: 'chat', delayMs: 50 });
+      await waitFor(() => runs.length === 2, { description: 'the next debounced job' });
+      expect(runs[1]).toEqual({ turn: 3 });
+    });
+
     it('refuses a debounce without a positive delay or with a jobId', async () => {
       const queue = await create();
       const name = uniqueName('invalid');
