@@ -60,6 +60,20 @@ export interface EnqueueJobOptions {
   /** Run no earlier than this many milliseconds from now. */
   delayMs?: number;
   /**
+   * Debounce, for work that should run once things have been quiet for `delayMs` (required, > 0):
+   * of the jobs enqueued with this key (within `name`), one at most waits for its first run. An
+   * enqueue while it waits replaces its payload and options and moves its run time to `delayMs`
+   * from now, instead of adding a job. A job that has started is never disturbed: an enqueue
+   * while it runs leaves a follow-up (the latest payload) that runs no earlier than `delayMs`
+   * after that enqueue (BullMQ: after the running job finishes). So the last payload always
+   * runs, `delayMs` or more after the last enqueue. The queue picks the ids (no `jobId`);
+   * `deduplicated` is true when the enqueue went to a job already there (BullMQ replaces a waiting
+   * job with a new one and says false). BullMQ only: a job already due but not yet taken by a
+   * worker keeps its payload (the enqueue is then deduplicated). Waiting for a retry, a job may be
+   * replaced (BullMQ) or kept beside its follow-up (SQLite).
+   */
+  debounceKey?: string;
+  /**
    * W3C trace context (`00-<trace id>-<span id>-<flags>`) of the work that enqueued the job,
    * handed back to the handler so its spans join that trace. Opaque to the queue.
    */

@@ -25,7 +25,7 @@ import {
   retryParkedJob,
   toJobState,
 } from './bullmq-queue-reads.ts';
-import { encodeJobId } from './job-id-codec.ts';
+import { decodeJobId, encodeJobId } from './job-id-codec.ts';
 
 export interface BullMqJobQueueOptions {
   /** A Redis URL (this queue opens and closes its connections) or a client you own and close. */
@@ -149,9 +149,17 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
         const queue = queueFor(job.name);
         // BullMQ ignores an add whose jobId exists without saying so; the check makes the answer
         // exact except when two enqueues of the same new id race (one job is stored either way).
-        if ((await commands.exists(queue.toKey(encodedId))) === 1) return { jobId, deduplicated: true };
-        await queue.add(job.name, JSON.parse(job.payloadJson), {
+        // A debounced id is fresh (the queue made it), so only the known-id check is skipped.
+        if (job.debounceKey === undefined && (await commands.exists(queue.toKey(encodedId))) === 1)
+          return { jobId, deduplicated: true };
+        const added = await queue.add(job.name, JSON.parse(job.payloadJson), {
           jobId: encodedId,
+          // BullMQ's debounce: a delayed job with this key is replaced by this one (new payload,
+          // new delay); while one is active, this one is kept (the latest only) and added when
+          // the active one finishes. The key lives until its job finishes (no ttl).
+          ...(job.debounceKey !== undefined
+            ? { deduplication: { id: job.debounceKey, replace: true, keepLastIfActive: true } }
+            : {}),
           attempts: job.attempts,
           backoff: { type: job.backoff.type, delay: job.backoff.delayMs },
           ...(job.delayMs > 0 ? { delay: job.delayMs } : {}),
@@ -161,6 +169,9 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
           removeOnComplete: removeCompletedOf.has(job.name) ? true : { age: keepCompletedSeconds },
           removeOnFail: keepFailed,
         });
+        // A debounced enqueue another job took answers with that job's id.
+        if (added.id !== undefined && added.id !== encodedId)
+          return { jobId: decodeJobId(added.id), deduplicated: true };
         return { jobId, deduplicated: false };
       });
     },

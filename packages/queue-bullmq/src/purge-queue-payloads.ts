@@ -46,6 +46,7 @@ export async function purgeQueuePayloads(
       result.removed += 1;
     }
   }
+  await purgeDebouncedFollowUps(queue, client, needles, result, encodedIds);
   if (encodedIds.size === 0) return result;
   const events = queue.keys.events ?? queue.toKey('events');
   const entries = await client.xrange(events, '-', '+');
@@ -57,4 +58,34 @@ export async function purgeQueuePayloads(
     .map(([id]) => id);
   if (stale.length > 0) await client.xdel(events, ...stale);
   return result;
+}
+
+/**
+ * A debounced enqueue while its job runs (`keepLastIfActive`) is kept by BullMQ in a `dn:<key>`
+ * hash (name, data, options, id) until the running job finishes, then added: one holding a needle
+ * is deleted, so it never becomes a job.
+ */
+async function purgeDebouncedFollowUps(
+  queue: Queue,
+  client: Redis,
+  needles: readonly string[],
+  result: QueuePurge,
+  encodedIds: Set<string>,
+): Promise<void> {
+  const pattern = `${queue.toKey('dn:')}*`;
+  let cursor = '0';
+  do {
+    const [next, keys] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 100);
+    cursor = next;
+    for (const key of keys) {
+      const [data, id] = await client.hmget(key, 'data', 'jid');
+      if (!data || !needles.some((needle) => data.includes(needle))) continue;
+      if ((await client.del(key)) === 0) continue;
+      result.removed += 1;
+      if (id) {
+        encodedIds.add(id);
+        result.jobIds.push(decodeJobId(id));
+      }
+    }
+  } while (cursor !== '0');
 }

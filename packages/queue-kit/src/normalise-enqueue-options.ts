@@ -24,6 +24,8 @@ export interface NormalisedEnqueueOptions {
   backoff: JobBackoff;
   jobId: string | undefined;
   delayMs: number;
+  /** Set for a debounced enqueue (then `jobId` is undefined and `delayMs` positive). */
+  debounceKey?: string;
   traceparent?: string;
 }
 
@@ -67,6 +69,16 @@ export function normaliseEnqueueOptions(
   ) {
     throw invalid(`jobId must be a non-empty string of at most ${MAX_JOB_ID_LENGTH} characters.`);
   }
+  const debounceKey = options.debounceKey;
+  if (debounceKey !== undefined) {
+    if (typeof debounceKey !== 'string' || debounceKey === '' || debounceKey.length > MAX_JOB_ID_LENGTH) {
+      throw invalid(`debounceKey must be a non-empty string of at most ${MAX_JOB_ID_LENGTH} characters.`);
+    }
+    if (jobId !== undefined) throw invalid('A debounced job gets its id from the queue: pass no jobId.');
+    if (!(typeof options.delayMs === 'number' && options.delayMs > 0)) {
+      throw invalid('A debounced job needs a positive delayMs (the quiet period).');
+    }
+  }
   let payloadJson: string | undefined;
   try {
     payloadJson = JSON.stringify(options.payload);
@@ -89,6 +101,7 @@ export function normaliseEnqueueOptions(
     backoff: { type: backoff.type, delayMs: backoff.delayMs },
     jobId,
     delayMs: nonNegativeInteger(options.delayMs, 0, 'delayMs'),
+    ...(debounceKey !== undefined ? { debounceKey } : {}),
     ...(typeof options.traceparent === 'string' ? { traceparent: options.traceparent } : {}),
   };
 }

@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { type ActiveJob, type JobQueue, NexusError } from '@nexus/protocol';
 import { describeJobQueueContract, sleep, waitFor } from '@nexus/queue-kit/testing';
@@ -44,6 +45,46 @@ describe('SQLite job queue specifics', () => {
     await Promise.all(opened.splice(0).map((queue) => queue.close({ timeoutMs: 0 })));
   });
   afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('upgrades a file of per-turn jobs (schema 2): they all run once beside the debounced one', async () => {
+    const path = freshPath();
+    // A file as version 2 left it, with three per-turn summary jobs of one conversation waiting.
+    mkdirSync(dirname(path), { recursive: true });
+    const old = new DatabaseSync(path);
+    old.exec(`CREATE TABLE jobs (
+       seq INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, id TEXT NOT NULL, payload TEXT NOT NULL,
+       status TEXT NOT NULL CHECK (status IN ('waiting', 'active', 'completed', 'parked')),
+       run_at INTEGER NOT NULL, max_attempts INTEGER NOT NULL,
+       backoff_type TEXT NOT NULL CHECK (backoff_type IN ('exponential', 'fixed')),
+       backoff_delay_ms INTEGER NOT NULL, attempts_started INTEGER NOT NULL DEFAULT 0,
+       attempts_failed INTEGER NOT NULL DEFAULT 0, lease_expiries INTEGER NOT NULL DEFAULT 0,
+       lease_token TEXT, lease_until INTEGER, last_error TEXT, created_at INTEGER NOT NULL,
+       finished_at INTEGER, traceparent TEXT, UNIQUE (name, id));
+     CREATE INDEX jobs_ready ON jobs (name, status, run_at);
+     CREATE INDEX jobs_finished ON jobs (status, finished_at);
+     PRAGMA user_version = 2;`);
+    const insert = old.prepare(
+      `INSERT INTO jobs (name, id, payload, status, run_at, max_attempts, backoff_type, backoff_delay_ms, created_at)
+       VALUES ('work', ?, ?, 'waiting', ?, 3, 'exponential', 5000, 0)`,
+    );
+    for (const turn of ['m1', 'm2', 'm3']) {
+      insert.run(`chat:${turn}`, JSON.stringify({ lastIntentId: turn }), Date.now() + 100);
+    }
+    old.close();
+    const queue = open({ path });
+    await queue.enqueue({ name: 'work', payload: { lastIntentId: 'm4' }, debounceKey: 'chat', delayMs: 150 });
+    await queue.enqueue({ name: 'work', payload: { lastIntentId: 'm5' }, debounceKey: 'chat', delayMs: 150 });
+    const counts = await countsOf(queue);
+    expect(counts.waiting + counts.delayed).toBe(4);
+    const seen: unknown[] = [];
+    queue.process({ name: 'work', handler: async (job) => void seen.push(job.payload) });
+    await waitFor(async () => (await countsOf(queue)).completed === 4, { description: 'four jobs run' });
+    await sleep(200);
+    expect(seen).toEqual(['m1', 'm2', 'm3', 'm5'].map((lastIntentId) => ({ lastIntentId })));
+    const check = new DatabaseSync(path, { readOnly: true });
+    expect(check.prepare('PRAGMA user_version').get()).toEqual({ user_version: 4 });
+    check.close();
+  });
 
   it('wakes processors of the same file at once on enqueue, without waiting for the poll', async () => {
     const path = freshPath();

@@ -73,7 +73,7 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
   let lastPruneAt = 0;
   // Jobs enqueued in one event-loop turn (every turn ends with one) share one transaction; each
   // enqueue resolves after the commit that holds it, so an awaited job is as durable as before.
-  const inserts = new GroupCommit<NewJob, boolean>((jobs) => store.insertMany(jobs));
+  const inserts = new GroupCommit<NewJob, string | undefined>((jobs) => store.insertMany(jobs));
 
   function ensureOpen(): void {
     if (closed) throw new NexusError({ code: 'shutting_down', message: 'The job queue is closed.' });
@@ -106,9 +106,10 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
       const job = normaliseEnqueueOptions(enqueueOptions, options.maxPayloadBytes);
       const jobId = job.jobId ?? generateId();
       const time = now();
-      const inserted = await inserts.add({
+      const heldBy = await inserts.add({
         name: job.name,
         id: jobId,
+        ...(job.debounceKey !== undefined ? { debounceKey: job.debounceKey } : {}),
         payloadJson: job.payloadJson,
         ...(job.traceparent ? { traceparent: job.traceparent } : {}),
         runAt: time + job.delayMs,
@@ -116,9 +117,10 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
         backoff: job.backoff,
         createdAt: time,
       });
-      if (inserted) wake(job.name);
+      // A debounced job that took the payload only runs later than before: no need to wake.
+      if (heldBy === jobId) wake(job.name);
       pruneIfDue();
-      return { jobId, deduplicated: !inserted };
+      return { jobId: heldBy ?? jobId, deduplicated: heldBy !== jobId };
     },
 
     process(processOptions) {

