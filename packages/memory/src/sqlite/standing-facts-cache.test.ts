@@ -9,7 +9,10 @@ import { DAY_MS } from '../ranking/memory-scoring.ts';
 import { STANDING_KINDS } from '../ranking/standing-kinds.ts';
 import { compareStanding } from '../ranking/standing-order.ts';
 import { seededRandom } from '../testing/seeded-random.ts';
+import { memoryValues } from './memory-rows.ts';
+import { openMemoryDatabase } from './open-memory-database.ts';
 import { createSqliteMemoryStore, type SqliteMemoryStore } from './sqlite-memory-store.ts';
+import { StandingFactsCache } from './standing-facts-cache.ts';
 
 const NOW = Date.UTC(2026, 5, 1);
 const random = seededRandom(41);
@@ -127,5 +130,58 @@ describe('the standing facts kept by the SQLite store', () => {
     );
     await other.reset({ userId: 'ada' });
     expect(await gateway.standing({ userId: 'ada', limit: 4, order: compareStanding(NOW) })).toEqual([]);
+  });
+
+  it('merges kept rows without SQL until a person changes or is evicted, one person never another’s', () => {
+    const { database } = openMemoryDatabase({ path: ':memory:' });
+    const insert = database.prepare(
+      `INSERT INTO memories (id, user_id, scope, session_id, content, category, source, created_at,
+         updated_at, last_used_at, hash, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (let index = 0; index < 60; index += 1) {
+      insert.run(...memoryValues(memory('ada', index)));
+      insert.run(...memoryValues(memory('bob', index)));
+    }
+    let statements = 0;
+    const statement = (sql: string) => {
+      statements += 1;
+      return database.prepare(sql);
+    };
+    const cache = new StandingFactsCache({ dataVersion: () => 1, maxPeople: 1 });
+    const everything = (userId: string) =>
+      database
+        .prepare("SELECT id, updated_at, category, source FROM memories WHERE user_id = ? AND scope = 'user'")
+        .all(userId) as Array<{
+        id: string;
+        updated_at: number;
+        category: Memory['category'];
+        source: Memory['source'];
+      }>;
+    const expectedIds = (userId: string, limit: number) =>
+      everything(userId)
+        .map((row) => ({ id: row.id, updatedAt: row.updated_at, category: row.category, source: row.source }))
+        .sort(compareStanding(NOW))
+        .slice(0, limit)
+        .map((row) => row.id);
+    const read = (userId: string, limit = 10) =>
+      cache.read(statement, { userId, limit, order: compareStanding(NOW) }).map((item) => item.id);
+
+    expect(read('ada')).toEqual(expectedIds('ada', 10));
+    const first = statements;
+    expect(first).toBeGreaterThan(0);
+    expect(read('ada')).toEqual(expectedIds('ada', 10));
+    expect(read('ada', 5)).toEqual(expectedIds('ada', 5));
+    expect(statements).toBe(first);
+    // Bob's read evicts Ada (one person kept); each answers their own memories only.
+    expect(read('bob')).toEqual(expectedIds('bob', 10));
+    expect(statements).toBeGreaterThan(first);
+    const afterBob = statements;
+    expect(read('ada')).toEqual(expectedIds('ada', 10));
+    expect(statements).toBeGreaterThan(afterBob);
+    // A change to Ada's rows, told: read again.
+    database.prepare("UPDATE memories SET category = 'event', updated_at = ? WHERE user_id = 'ada'").run(NOW);
+    cache.changed('ada');
+    expect(read('ada')).toEqual(expectedIds('ada', 10));
+    database.close();
   });
 });

@@ -5,10 +5,17 @@ import { MEMORY_COLUMNS, type MemoryRow, memoryFromRow } from './sqlite-schema.t
 
 type Statements = (sql: string) => import('node:sqlite').StatementSync;
 
-/** One memory as read: the row (returned as a new `Memory` each time) and its view for `order`. */
+/**
+ * One memory as read. `memory` is what `order` compares and is never handed out: each read
+ * returns a copy with its own `metadata`, parsed again from the row's text.
+ */
 interface CachedMemory {
-  row: MemoryRow;
   memory: Memory;
+  metadata: string;
+}
+
+function copyOf(entry: CachedMemory): Memory {
+  return { ...entry.memory, metadata: JSON.parse(entry.metadata) as Memory['metadata'] };
 }
 
 /** What was read of one category and source, newest first: a prefix of it, or all of it. */
@@ -45,7 +52,8 @@ export class StandingFactsCache {
 
   constructor(options: { dataVersion: () => number; maxPeople?: number }) {
     this.#dataVersion = options.dataVersion;
-    this.#maxPeople = options.maxPeople ?? 1_000;
+    // A person keeps about `limit` + 8 memories (~20 KB at a context's 40): 500 people stay near 10 MB.
+    this.#maxPeople = options.maxPeople ?? 500;
   }
 
   /** The person's `limit` best user-scope memories by `order`, as `readStandingFacts` would read them. */
@@ -61,7 +69,7 @@ export class StandingFactsCache {
       if (picked) {
         this.#people.delete(options.userId);
         this.#people.set(options.userId, cached);
-        return picked.map((entry) => memoryFromRow(entry.row));
+        return picked.map(copyOf);
       }
     }
     this.changed(options.userId);
@@ -71,7 +79,7 @@ export class StandingFactsCache {
     for (const prefix of prefixes)
       for (const entry of prefix.memories) this.#byId.set(entry.memory.id, entry);
     this.#evict();
-    return picked.map((entry) => memoryFromRow(entry.row));
+    return picked.map(copyOf);
   }
 
   /** This connection wrote (or is writing) the person's memories: their prefixes are dropped. */
@@ -87,7 +95,6 @@ export class StandingFactsCache {
     for (const id of ids) {
       const entry = this.#byId.get(id);
       if (!entry) continue;
-      entry.row.last_used_at = at;
       entry.memory.lastUsedAt = at;
     }
   }
@@ -162,7 +169,7 @@ function* recordingStream(
   byMemory: Map<Memory, CachedMemory>,
 ): Generator<Memory> {
   for (let row = rows.next(); !row.done; row = rows.next()) {
-    const entry = { row: row.value, memory: memoryFromRow(row.value) };
+    const entry = { memory: memoryFromRow(row.value), metadata: row.value.metadata };
     prefix.memories.push(entry);
     byMemory.set(entry.memory, entry);
     yield entry.memory;
