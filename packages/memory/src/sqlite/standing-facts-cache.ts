@@ -1,9 +1,8 @@
 import type { Memory } from '../model/memory.ts';
 import type { StoreStandingOptions } from '../model/memory-store.ts';
 import { mergeStandingKinds, STANDING_KINDS } from '../ranking/standing-kinds.ts';
+import type { Statements } from './memory-rows.ts';
 import { MEMORY_COLUMNS, type MemoryRow, memoryFromRow } from './sqlite-schema.ts';
-
-type Statements = (sql: string) => import('node:sqlite').StatementSync;
 
 /**
  * One memory as read. `memory` is what `order` compares and is never handed out: each read
@@ -37,7 +36,7 @@ const RAN_OUT = Symbol('standing prefix ran out');
  * the order, or a larger `limit`) reads from SQL again and keeps that instead.
  *
  * The prefixes stay true while nothing changes the person's rows: this connection's writes drop
- * the person (`changed`) and patch the `last_used_at` they set (`used`); another connection's
+ * the person (`changed`), the uses it records patch `last_used_at` (`used`); another connection's
  * commit (`PRAGMA data_version`, read on every call: these rows are returned, not just ranked)
  * drops everyone.
  */
@@ -56,7 +55,7 @@ export class StandingFactsCache {
     this.#maxPeople = options.maxPeople ?? 500;
   }
 
-  /** The person's `limit` best user-scope memories by `order`, as `readStandingFacts` would read them. */
+  /** The person's `limit` best user-scope memories by `order`, as the merge over SQL would pick them. */
   read(statement: Statements, options: StoreStandingOptions): Memory[] {
     const version = this.#dataVersion();
     if (version !== this.#seenVersion) {
