@@ -1,7 +1,5 @@
 import type { StatementSync } from 'node:sqlite';
 import { GLOBAL_USER_ID, type Memory, type MemoryScope, type MemoryStats } from '../model/memory.ts';
-import type { StoreStandingOptions } from '../model/memory-store.ts';
-import { mergeStandingKinds, STANDING_KINDS } from '../ranking/standing-kinds.ts';
 import { MEMORY_COLUMNS, type MemoryRow, memoryFromRow } from './sqlite-schema.ts';
 
 /** Prepared once per SQL text by the store (`#statement`). */
@@ -54,10 +52,6 @@ export function readMemoryStats(statement: Statements, userId: string | undefine
   };
 }
 
-export function* lazyMemories(rows: Iterator<MemoryRow>): Generator<Memory, void, undefined> {
-  for (let row = rows.next(); !row.done; row = rows.next()) yield memoryFromRow(row.value);
-}
-
 export function memoryValues(memory: Memory): Array<string | number | null> {
   return [
     memory.id,
@@ -89,29 +83,6 @@ export function filterSql(scopes: readonly MemoryScope[] | undefined, sessionId:
       return sql;
     },
   };
-}
-
-/**
- * The person's `limit` best user-scope memories by `order` (`MemoryStore.standing`): one cursor
- * per category and source on the `memories_standing` index, newest first, merged; rows are read
- * only as the merge asks for them.
- */
-export function readStandingFacts(statement: Statements, options: StoreStandingOptions): Memory[] {
-  // One statement per kind (a statement steps one cursor at a time), each walking the
-  // `memories_standing` index newest first; rows are read only as the merge asks for them.
-  const cursors = STANDING_KINDS.map(({ category, source }) =>
-    statement(
-      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE user_id = ? AND scope = 'user'
-       AND category = '${category}' AND source = '${source}' ORDER BY updated_at DESC, id`,
-    ).iterate(options.userId),
-  );
-  try {
-    const streams = cursors.map((cursor) => lazyMemories(cursor as IterableIterator<MemoryRow>));
-    return mergeStandingKinds(streams, options.order, options.limit);
-  } finally {
-    // Ends each cursor, so no statement holds a read snapshot (the WAL could not be checkpointed).
-    for (const cursor of cursors) cursor.return?.();
-  }
 }
 
 /** The memories linked to a session (`MemoryStore.sessionMemories`), oldest first. */

@@ -4,17 +4,19 @@ import { memoryValues, type Statements } from './memory-rows.ts';
 import type { SqliteLexicalCache } from './sqlite-lexical-cache.ts';
 import { partitionKeys, unitVectorBytes } from './sqlite-schema.ts';
 import type { SqliteVectorCache } from './sqlite-vector-cache.ts';
+import type { StandingFactsCache } from './standing-facts-cache.ts';
 
 /**
  * The store's writes, row by row: a memory's table row, its FTS5 row, its vectors and its session
- * links, with the in-process lexical and vector caches told of each change. Callers run these
- * inside the store's transaction; this class never commits on its own.
+ * links, with the in-process lexical, vector and standing-facts caches told of each change.
+ * Callers run these inside the store's transaction; this class never commits on its own.
  */
 export class SqliteMemoryRows {
   readonly #statement: Statements;
   readonly #dimensions: number | undefined;
   readonly #vectorCache: SqliteVectorCache | undefined;
   readonly #lexicalCache: SqliteLexicalCache;
+  readonly #standing: StandingFactsCache;
 
   constructor(options: {
     statement: Statements;
@@ -22,14 +24,18 @@ export class SqliteMemoryRows {
     dimensions: number | undefined;
     vectorCache: SqliteVectorCache | undefined;
     lexicalCache: SqliteLexicalCache;
+    /** Told of every write to a person's rows: their kept standing facts are dropped. */
+    standing: StandingFactsCache;
   }) {
     this.#statement = options.statement;
     this.#dimensions = options.dimensions;
     this.#vectorCache = options.vectorCache;
     this.#lexicalCache = options.lexicalCache;
+    this.#standing = options.standing;
   }
 
   insert(memory: Memory, embedding: Float32Array | undefined): void {
+    this.#standing.changed(memory.userId);
     const result = this.#statement(
       `INSERT INTO memories (id, user_id, scope, session_id, content, category, source, created_at,
          updated_at, last_used_at, hash, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -43,6 +49,7 @@ export class SqliteMemoryRows {
 
   /** Rewrites the person's memory `memory.id` in place; its vectors too when `embedding` is given. */
   update(memory: Memory, embedding: Float32Array | undefined): void {
+    this.#standing.changed(memory.userId);
     const row = this.#statement('SELECT rowid FROM memories WHERE id = ? AND user_id = ?').get(
       memory.id,
       memory.userId,
@@ -64,6 +71,7 @@ export class SqliteMemoryRows {
 
   /** Deletes the memory, its index rows and session links; false when the person has no such memory. */
   delete(userId: string, id: string): boolean {
+    this.#standing.changed(userId);
     const row = this.#statement('SELECT rowid FROM memories WHERE id = ? AND user_id = ?').get(id, userId) as
       | { rowid: number }
       | undefined;
@@ -77,6 +85,7 @@ export class SqliteMemoryRows {
 
   /** Deletes every memory of the person, and their change counter; returns how many. */
   reset(userId: string): number {
+    this.#standing.changed(userId);
     const rows = this.#statement('SELECT rowid FROM memories WHERE user_id = ?').all(userId) as Array<{
       rowid: number;
     }>;

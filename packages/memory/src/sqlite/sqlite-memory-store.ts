@@ -12,7 +12,7 @@ import type {
   StoreWriteOptions,
   VectorSpace,
 } from '../model/memory-store.ts';
-import { filterSql, readMemoryStats, readSessionMemories, readStandingFacts } from './memory-rows.ts';
+import { filterSql, readMemoryStats, readSessionMemories } from './memory-rows.ts';
 import { openMemoryDatabase } from './open-memory-database.ts';
 import { nearestInSqliteStore, searchSqliteStore } from './search-sqlite-store.ts';
 import {
@@ -23,6 +23,7 @@ import {
 import { SqliteMemoryRows } from './sqlite-memory-rows.ts';
 import { MEMORY_COLUMNS, type MemoryRow, memoryFromRow } from './sqlite-schema.ts';
 import { SqliteVectorCache, type VectorCacheOptions, type VectorCacheStats } from './sqlite-vector-cache.ts';
+import { StandingFactsCache } from './standing-facts-cache.ts';
 
 export interface SqliteMemoryStoreOptions {
   /** File path, or `:memory:` for a throw-away store. */
@@ -72,6 +73,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
   readonly #hasVectorTable: boolean;
   readonly #vectorCache: SqliteVectorCache | undefined;
   readonly #lexicalCache: SqliteLexicalCache;
+  readonly #standing: StandingFactsCache;
   readonly #rows: SqliteMemoryRows;
   readonly #inserts = new GroupCommit<{ memory: Memory; embedding: Float32Array | undefined }>((items) =>
     this.#transaction(() => items.map((item) => this.#insertSavepoint(item.memory, item.embedding))),
@@ -96,11 +98,16 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
       this.vectorSpace && options.vectorCache !== false && SqliteVectorCache.available()
         ? new SqliteVectorCache(connection, this.vectorSpace.dimensions, options.vectorCache || {})
         : undefined;
+    // Read now, not once per pass like the other caches: those only rank, and the rows they name
+    // are read from SQL; the standing facts cache returns its rows, so a commit elsewhere earlier in
+    // this pass must already count.
+    this.#standing = new StandingFactsCache({ dataVersion: () => connection.dataVersion({ fresh: true }) });
     this.#rows = new SqliteMemoryRows({
       statement: (sql) => this.#statement(sql),
       dimensions: this.vectorSpace?.dimensions,
       vectorCache: this.#vectorCache,
       lexicalCache: this.#lexicalCache,
+      standing: this.#standing,
     });
     if (this.#vectorCache && options.vectorCache !== false && options.vectorCache?.warmOnOpen !== false) {
       const cache = this.#vectorCache;
@@ -229,7 +236,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     this.#check(options.abortSignal);
     this.#settle(options.userId);
     if (this.#knownEmpty(options.userId)) return [];
-    return readStandingFacts((sql) => this.#statement(sql), options);
+    return this.#standing.read((sql) => this.#statement(sql), options);
   }
 
   async delete(options: { userId: string; id: string; abortSignal?: AbortSignal }): Promise<boolean> {
@@ -284,6 +291,9 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
       options.at,
       JSON.stringify(options.ids),
     );
+    // Every turn marks its block's memories used: the kept standing facts take the new time
+    // rather than being read again.
+    this.#standing.used(options.ids, options.at);
   }
 
   async stats(options: { userId?: string; abortSignal?: AbortSignal } = {}): Promise<MemoryStats> {
@@ -298,6 +308,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     this.#closed = true;
     this.#vectorCache?.close();
     this.#lexicalCache.clear();
+    this.#standing.clear();
     this.#statements.clear();
     this.#database.close();
   }

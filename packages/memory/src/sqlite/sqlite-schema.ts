@@ -108,9 +108,22 @@ export function scopeToken(userId: string, scope: MemoryScope): string {
 }
 
 export function sessionToken(userId: string, sessionId: string): string {
+  // A conversation's searches ask for the same token on every turn (once per lexical part): the
+  // recent ones are kept rather than hashed again. The key holds both ids, the person's length
+  // first, so no two (person, session) pairs share one.
+  const key = `${userId.length}:${userId}${sessionId}`;
+  const known = recentSessionTokens.get(key);
+  if (known !== undefined) return known;
   const digest = createHash('sha256').update(userId).update('\u0000').update(sessionId).digest('hex');
-  return `s${digest.slice(0, 32)}x`;
+  const token = `s${digest.slice(0, 32)}x`;
+  if (recentSessionTokens.size >= RECENT_SESSION_TOKENS) recentSessionTokens.clear();
+  recentSessionTokens.set(key, token);
+  return token;
 }
+
+/** How many (person, session) tokens are kept; past it the memo starts over. */
+const RECENT_SESSION_TOKENS = 1_000;
+const recentSessionTokens = new Map<string, string>();
 
 /** The `partition_keys` column of one memory's FTS5 row. */
 export function partitionKeys(userId: string, scope: MemoryScope, sessionIds: readonly string[]): string {

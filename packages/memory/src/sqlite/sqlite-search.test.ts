@@ -45,6 +45,39 @@ describe('SQLite memory store: search partitions', () => {
   };
   const ids = (hits: Array<{ memory: Memory }>) => hits.map((hit) => hit.memory.id).sort();
 
+  it('ranks a session’s linked memories by the same cosine as the person’s exact nearest search', async () => {
+    const random = seededRandom(5);
+    const told: Memory[] = [];
+    for (let index = 0; index < 30; index += 1) {
+      const words = Array.from({ length: 3 }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');
+      told.push(
+        await insert(memoryOf('ada', `${words} ${index}`, 'user', index % 2 === 0 ? 'trip' : 'home')),
+      );
+    }
+    const [query] = await embedder.embed({ texts: ['jazz piano winter'] });
+    // Text that matches no memory: the dense channel alone orders the session's memories.
+    const session = await store.search({
+      userId: 'ada',
+      text: 'zzz',
+      embedding: query,
+      sessionId: 'trip',
+      limit: 40,
+    });
+    const inTrip = new Set(told.filter((_, index) => index % 2 === 0).map((memory) => memory.id));
+    const nearest = await store.nearest({ userId: 'ada', embedding: query!, limit: 100 });
+    // Equal vectors (the same words) tie; the store orders ties by rowid, here the order told.
+    const toldAt = new Map(told.map((memory, index) => [memory.id, index]));
+    const expected = nearest
+      .filter((hit) => inTrip.has(hit.memory.id))
+      .sort(
+        (left, right) =>
+          right.similarity - left.similarity ||
+          (toldAt.get(left.memory.id) ?? 0) - (toldAt.get(right.memory.id) ?? 0),
+      );
+    expect(expected).toHaveLength(15);
+    expect(session.map((hit) => hit.memory.id)).toEqual(expected.map((hit) => hit.memory.id));
+  });
+
   it('keeps a session id shared by two people apart, and follows links added later', async () => {
     const adaTold = await insert(memoryOf('ada', 'Wants a window seat to Kyoto', 'user', 'trip'));
     const adaSession = await insert(memoryOf('ada', 'Kyoto hotel booked for May', 'session', 'trip'));

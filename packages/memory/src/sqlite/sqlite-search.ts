@@ -171,12 +171,14 @@ function sessionDenseRanking(
   query: Uint8Array,
   limit: number,
 ): RowRanking {
+  // The plain copy of the vectors (the same bytes as `memories_vec`, written and deleted with it):
+  // a B-tree lookup per linked memory instead of a vec0 point query (measured 7 against 12 µs).
   const distanceOf = statements(
-    'SELECT vec_distance_l2(embedding, ?) AS distance FROM memories_vec WHERE rowid = ?',
+    'SELECT vec_distance_l2(embedding, ?) AS distance FROM memory_vectors WHERE rowid = ?',
   );
   const ranking: RowRanking = [];
   for (const rowid of linked) {
-    const row = distanceOf.get(query, BigInt(rowid)) as { distance: number } | undefined;
+    const row = distanceOf.get(query, rowid) as { distance: number } | undefined;
     if (row) ranking.push({ rowid, score: similarityFromDistance(row.distance) });
   }
   ranking.sort((left, right) => right.score - left.score || left.rowid - right.rowid);
