@@ -1,6 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { JobBackoff, JobCounts, ParkedJob } from '@nexus/protocol';
 import {
+  aloneInTransaction,
   checkpointAndTruncate,
   inTransaction,
   openSqliteDatabase,
@@ -223,17 +224,10 @@ export class SqliteJobStore {
    * the error that refused it alone (a failed statement undoes only itself in SQLite).
    */
   insertMany(jobs: readonly NewJob[]): Array<string | undefined | Error> {
+    // A full disk or an I/O error ends the whole transaction: the batch then fails with SQLite's
+    // own error instead of writing the rest outside it.
     return inTransaction(this.#database, () =>
-      jobs.map((job) => {
-        try {
-          return this.insert(job);
-        } catch (error) {
-          // A full disk or an I/O error ends the whole transaction: the rest would be written
-          // outside it, so the batch fails with SQLite's own error instead.
-          if (!this.#database.isTransaction) throw error;
-          return error instanceof Error ? error : new Error(String(error));
-        }
-      }),
+      jobs.map((job) => aloneInTransaction(this.#database, () => this.insert(job))),
     );
   }
 
@@ -243,22 +237,7 @@ export class SqliteJobStore {
    * idempotency check).
    */
   insert(job: NewJob): string | undefined {
-    if (job.debounceKey !== undefined) {
-      const row = this.#statements.debounce.get(
-        job.name,
-        job.id,
-        job.payloadJson,
-        job.runAt,
-        job.maxAttempts,
-        job.backoff.type,
-        job.backoff.delayMs,
-        job.createdAt,
-        job.traceparent ?? null,
-        job.debounceKey,
-      ) as { id: string } | undefined;
-      return row?.id;
-    }
-    const result = this.#statements.insert.run(
+    const values = [
       job.name,
       job.id,
       job.payloadJson,
@@ -268,7 +247,12 @@ export class SqliteJobStore {
       job.backoff.delayMs,
       job.createdAt,
       job.traceparent ?? null,
-    );
+    ];
+    if (job.debounceKey !== undefined) {
+      const row = this.#statements.debounce.get(...values, job.debounceKey) as { id: string } | undefined;
+      return row?.id;
+    }
+    const result = this.#statements.insert.run(...values);
     return Number(result.changes) > 0 ? job.id : undefined;
   }
 
@@ -336,12 +320,7 @@ export class SqliteJobStore {
    * the whole transaction: that is thrown, and the batch fails with it.
    */
   writeAlone(work: () => boolean): boolean | Error {
-    try {
-      return work();
-    } catch (error) {
-      if (!this.#database.isTransaction) throw error;
-      return error instanceof Error ? error : new Error(String(error));
-    }
+    return aloneInTransaction(this.#database, work);
   }
 
   /** Each method below returns false when the lease was lost (another worker holds the job now). */

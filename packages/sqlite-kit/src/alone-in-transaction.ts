@@ -10,7 +10,7 @@ import { NexusError } from '@nexus/protocol';
  * is thrown, as `inSavepoint` does, and every item fails with it. Nothing may throw after the
  * statement that wrote: its change would stay while the item reports a failure.
  */
-export function aloneInTransaction(database: DatabaseSync, work: () => unknown): unknown {
+export function aloneInTransaction<T>(database: DatabaseSync, work: () => T): T | Error {
   try {
     return work();
   } catch (error) {
