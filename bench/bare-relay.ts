@@ -2,9 +2,13 @@
 // web-socket frame in, one streamed chat completion from the model, each delta out as a frame,
 // the whole text in a last frame. Nothing is stored, checked, remembered or traced, so the time
 // a turn takes here is the sockets, the HTTP request and the SSE parsing that any gateway pays.
+// `via: 'ai-sdk'` takes the same completion through the AI SDK's single-call primitive over the
+// openai-compatible provider and the gateway's model fetch, as Nexus's agent does: the part of
+// the floor that is the SDK's, measured beside the bare one.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { sdkTurnRelay } from '../apps/gateway/bench/sdk-relay-turn.ts';
 
 export interface BareRelay {
   url: string;
@@ -17,7 +21,20 @@ interface RelayFrame {
   text: string;
 }
 
-export async function startBareRelay(options: { modelBaseUrl: string; model: string }): Promise<BareRelay> {
+interface RelayOptions {
+  modelBaseUrl: string;
+  model: string;
+  /** How the completion is taken: by hand (`fetch`, the default) or through the AI SDK. */
+  via?: 'fetch' | 'ai-sdk';
+}
+
+type TurnRelay = (socket: WebSocket, frame: RelayFrame) => Promise<void>;
+
+export async function startBareRelay(options: RelayOptions): Promise<BareRelay> {
+  const relayTurn: TurnRelay =
+    options.via === 'ai-sdk'
+      ? sdkTurnRelay({ baseUrl: options.modelBaseUrl, model: options.model })
+      : (socket, frame) => fetchTurn(socket, frame, options);
   const server: Server = createServer((_request, response) => response.writeHead(404).end());
   const sockets = new WebSocketServer({ server });
   sockets.on('connection', (socket) => {
@@ -29,7 +46,7 @@ export async function startBareRelay(options: { modelBaseUrl: string; model: str
         socket.send(JSON.stringify({ type: 'error', code: 'bad_frame' }));
         return;
       }
-      relayTurn(socket, frame, options).catch((error: unknown) =>
+      relayTurn(socket, frame).catch((error: unknown) =>
         socket.send(JSON.stringify({ type: 'error', id: frame.id, message: String(error) })),
       );
     });
@@ -47,11 +64,7 @@ export async function startBareRelay(options: { modelBaseUrl: string; model: str
   };
 }
 
-async function relayTurn(
-  socket: WebSocket,
-  frame: RelayFrame,
-  options: { modelBaseUrl: string; model: string },
-): Promise<void> {
+async function fetchTurn(socket: WebSocket, frame: RelayFrame, options: RelayOptions): Promise<void> {
   const response = await fetch(`${options.modelBaseUrl}/chat/completions`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

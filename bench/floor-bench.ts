@@ -3,9 +3,11 @@
 // Nexus gateway (the `pnpm start` process and V8 flags, every store embedded, memory on, plus the
 // settings of `--gateway-env`), and another client sends the same turns to a bare relay
 // (bench/bare-relay.ts: frame in, streamed completion, deltas out, nothing stored), both against
-// the same zero-latency scripted model in the same run. The two are measured in alternating
-// blocks so that the machine's changing speed hits both alike. Prints each side's p50 / p95, the
-// ratio of the p50s, the load average, and one JSON line last.
+// the same zero-latency scripted model in the same run. A third client sends them to the same
+// relay taking the completion through the AI SDK as Nexus's agent does (`via: 'ai-sdk'`), so the
+// SDK's own part of the gap is printed beside it. The three are measured in alternating blocks so
+// that the machine's changing speed hits them alike. Prints each side's p50 / p95, the ratio of
+// the p50s to the bare relay's, the load average, and one JSON line last.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +41,7 @@ const TOKEN = 'floor-bench-token-0123456789abcdef';
 const model = await startScriptedModelServer({ recordRequests: false });
 model.setResponder(memoryAwareResponder);
 const relay = await startBareRelay({ modelBaseUrl: model.baseUrl, model: 'scripted' });
+const sdkRelay = await startBareRelay({ modelBaseUrl: model.baseUrl, model: 'scripted', via: 'ai-sdk' });
 const dataDir = await mkdtemp(join(tmpdir(), 'nexus-floor-'));
 const gateway = await startGatewayProcess(
   {
@@ -58,15 +61,18 @@ const gateway = await startGatewayProcess(
 );
 const nexus = await WebChatClient.connect({ url: gateway.url, token: TOKEN, clientId: 'floor' });
 const relayClient = await connectRelayClient(relay.url);
+const sdkRelayClient = await connectRelayClient(sdkRelay.url);
 
 try {
   // A person with memories, so the memory step has something to find on every turn.
   await nexus.ask('floor', "I'm vegetarian and I live in Lisbon");
   const nexusTimes: number[] = [];
   const relayTimes: number[] = [];
+  const sdkRelayTimes: number[] = [];
   for (let turn = 0; turn < warmupTurns; turn += 1) {
     await nexus.ask('floor', `What should I cook tonight? (${turn})`);
     await relayClient.ask(`What should I cook tonight? (${turn})`);
+    await sdkRelayClient.ask(`What should I cook tonight? (${turn})`);
   }
   const perBlock = Math.ceil(turns / rounds);
   for (let round = 0; round < rounds; round += 1) {
@@ -74,6 +80,11 @@ try {
       const started = performance.now();
       await relayClient.ask(`What should I cook tonight? (${round}.${turn})`);
       relayTimes.push(performance.now() - started);
+    }
+    for (let turn = 0; turn < perBlock; turn += 1) {
+      const started = performance.now();
+      await sdkRelayClient.ask(`What should I cook tonight? (${round}.${turn})`);
+      sdkRelayTimes.push(performance.now() - started);
     }
     for (let turn = 0; turn < perBlock; turn += 1) {
       const started = performance.now();
@@ -86,24 +97,31 @@ try {
     warmup_turns: warmupTurns,
     relay_p50_ms: round(percentile(relayTimes, 50)),
     relay_p95_ms: round(percentile(relayTimes, 95)),
+    sdk_relay_p50_ms: round(percentile(sdkRelayTimes, 50)),
+    sdk_relay_p95_ms: round(percentile(sdkRelayTimes, 95)),
     nexus_p50_ms: round(percentile(nexusTimes, 50)),
     nexus_p95_ms: round(percentile(nexusTimes, 95)),
     ratio_p50: round(percentile(nexusTimes, 50) / percentile(relayTimes, 50)),
+    sdk_relay_ratio_p50: round(percentile(sdkRelayTimes, 50) / percentile(relayTimes, 50)),
     load_average: loadavg().map((value) => round(value)),
   };
   printTable([
     ['turns measured (each side)', result.turns],
     ['bare relay p50 / p95 ms', `${result.relay_p50_ms} / ${result.relay_p95_ms}`],
+    ['relay through the AI SDK p50 / p95 ms', `${result.sdk_relay_p50_ms} / ${result.sdk_relay_p95_ms}`],
     ['Nexus warm turn p50 / p95 ms', `${result.nexus_p50_ms} / ${result.nexus_p95_ms}`],
     ['Nexus ÷ relay (p50)', result.ratio_p50],
+    ['relay through the AI SDK ÷ relay (p50)', result.sdk_relay_ratio_p50],
     ['load average (1, 5, 15 min)', result.load_average.join(', ')],
   ]);
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } finally {
   relayClient.close();
+  sdkRelayClient.close();
   await nexus.close();
   await gateway.stop();
   await relay.close();
+  await sdkRelay.close();
   await model.close();
   await rm(dataDir, { recursive: true, force: true });
 }
