@@ -7,7 +7,8 @@ export interface OutboundQueueOptions {
   /**
    * The connection under `socket`. Corked at the first frame of an event-loop turn and uncorked
    * on the next, so the frames of one turn (a burst of deltas, the end) leave in one `writev`
-   * instead of one system call each; the frames themselves are unchanged.
+   * instead of one system call each; the frames themselves are unchanged. A reply's last frame
+   * is written at once when nothing else is being written in that turn (see `sendEvent`).
    */
   transport?: Pick<Duplex, 'cork' | 'uncork'>;
   /** Above this many buffered bytes, deltas are merged per reply instead of sent one by one. */
@@ -26,6 +27,9 @@ interface HeldDelta {
 
 const FLUSH_CHECK_MS = 20;
 
+/** Connections of this process holding frames for the end of the event-loop turn. */
+let corkedQueues = 0;
+
 /**
  * Everything a connection sends goes through here. A peer that reads slower than the model
  * writes would otherwise grow the socket buffer without bound: past a threshold, consecutive
@@ -40,6 +44,8 @@ export class OutboundQueue {
   #flushTimer: NodeJS.Timeout | undefined;
   #overflowed = false;
   #corked: NodeJS.Immediate | undefined;
+  /** Conversations with a reply started and not ended on this connection (one reply each at a time). */
+  readonly #replying = new Set<string>();
 
   constructor(options: OutboundQueueOptions) {
     this.#options = options;
@@ -67,6 +73,7 @@ export class OutboundQueue {
     const transport = this.#options.transport;
     if (transport === undefined || this.#corked !== undefined) return;
     transport.cork();
+    corkedQueues += 1;
     this.#corked = setImmediate(() => this.#uncork());
   }
 
@@ -74,6 +81,7 @@ export class OutboundQueue {
     if (this.#corked === undefined) return;
     clearImmediate(this.#corked);
     this.#corked = undefined;
+    corkedQueues -= 1;
     this.#options.transport?.uncork();
   }
 
@@ -108,12 +116,23 @@ export class OutboundQueue {
     // Anything else of this conversation must not overtake the deltas held before it.
     if (held !== undefined) this.#release(conversationId, held);
     this.send(frame);
+    if (event.type === 'reply.start') this.#replying.add(conversationId);
+    else if (event.type === 'reply.end' || event.type === 'error') {
+      this.#replying.delete(conversationId);
+      // The reply ended and nothing else is being written in this event-loop turn: its last frame
+      // leaves now instead of after the rest of the turn (storing the turn, a job queue's pump,
+      // the next message's intake), which the person would wait for. While other replies stream
+      // on this connection, or other connections hold frames, all keep sharing one write per
+      // connection and turn: ending that batch early cost bench:gateway ~0.1 ms of CPU per turn.
+      if (this.#replying.size === 0 && corkedQueues === 1) this.#uncork();
+    }
   }
 
   /** Forgets held data and timers; the socket is closing. */
   dispose(): void {
     this.#uncork();
     this.#held.clear();
+    this.#replying.clear();
     this.#heldChars = 0;
     if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
