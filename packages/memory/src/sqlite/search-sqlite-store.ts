@@ -1,12 +1,21 @@
 import type { Memory } from '../model/memory.ts';
 import type { StoreSearchHit, StoreSearchOptions } from '../model/memory-store.ts';
 import type { RowRanking } from '../model/row-ranking.ts';
-import { lexicalQueryParts, sumWeightedRankings } from '../ranking/conversation-query.ts';
+import { lexicalQueryParts, sumWeightedRankings, type WeightedTerms } from '../ranking/conversation-query.ts';
 import { fuseRankings } from '../ranking/rank-fusion.ts';
+import type { LexicalMisses } from './lexical-misses.ts';
 import { memoriesByRowid, type Statements } from './memory-rows.ts';
 import type { SqliteLexicalCache } from './sqlite-lexical-cache.ts';
 import { similarityFromDistance, unitVectorBytes } from './sqlite-schema.ts';
-import { denseRanking, lexicalRanking, MAX_KNN, sessionLinks } from './sqlite-search.ts';
+import {
+  anyLexicalMatch,
+  denseRanking,
+  lexicalRanking,
+  MAX_KNN,
+  partitionMatch,
+  type SearchPartition,
+  sessionLinks,
+} from './sqlite-search.ts';
 import type { SqliteVectorCache } from './sqlite-vector-cache.ts';
 
 /**
@@ -21,6 +30,7 @@ export function searchSqliteStore(
     lexicalCache: SqliteLexicalCache;
     vectorCache: SqliteVectorCache | undefined;
     hasVectorTable: boolean;
+    lexicalMisses: LexicalMisses;
   },
   options: StoreSearchOptions,
 ): StoreSearchHit[] {
@@ -43,12 +53,7 @@ export function searchSqliteStore(
   if (parts.length > 0) {
     const lexical = index
       ? index.rank(parts, candidates, options.scopes)
-      : sumWeightedRankings(
-          parts.map((part) => ({
-            ranking: lexicalRanking(statements, partition, part.terms, candidates),
-            weight: part.weight,
-          })),
-        );
+      : ftsRanking(statements, store.lexicalMisses, partition, parts, candidates);
     rankings.push(lexical.slice(0, candidates));
   }
   const query = options.embedding && store.hasVectorTable ? unitVectorBytes(options.embedding) : undefined;
@@ -73,6 +78,40 @@ export function searchSqliteStore(
     const memory = memories.get(rowid);
     return memory ? [{ memory, relevance: relevanceOf(rowid) }] : [];
   });
+}
+
+/**
+ * FTS5's BM25, one query per part, summed by weight. A partition whose last search here matched
+ * nothing (mostly a conversation's few linked memories, which most messages do not mention) is
+ * first asked once whether it holds any of the parts' words at all: if not, every part's query
+ * would come back empty, and that one unscored query stands for all of them. The answer is
+ * FTS5's either way; the remembered misses only choose whether to ask first.
+ */
+function ftsRanking(
+  statements: Statements,
+  misses: LexicalMisses,
+  partition: SearchPartition,
+  parts: readonly WeightedTerms[],
+  limit: number,
+): RowRanking {
+  const key = partitionMatch(partition);
+  if (
+    misses.expected(key) &&
+    !anyLexicalMatch(
+      statements,
+      partition,
+      parts.flatMap((part) => part.terms),
+    )
+  )
+    return [];
+  const ranking = sumWeightedRankings(
+    parts.map((part) => ({
+      ranking: lexicalRanking(statements, partition, part.terms, limit),
+      weight: part.weight,
+    })),
+  );
+  misses.record(key, ranking.length === 0);
+  return ranking;
 }
 
 /** The person's `limit` nearest memories by cosine (`MemoryStore.nearest`), for near-duplicate checks. */

@@ -12,6 +12,7 @@ import type {
   StoreWriteOptions,
   VectorSpace,
 } from '../model/memory-store.ts';
+import { LexicalMisses } from './lexical-misses.ts';
 import { filterSql, readMemoryStats, readSessionMemories } from './memory-rows.ts';
 import { openMemoryDatabase } from './open-memory-database.ts';
 import { nearestInSqliteStore, searchSqliteStore } from './search-sqlite-store.ts';
@@ -91,6 +92,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
   readonly #standing: StandingFactsCache;
   readonly #rows: SqliteMemoryRows;
   readonly #uses = new UnwrittenUses();
+  readonly #lexicalMisses = new LexicalMisses();
   readonly #usesWriteIntervalMs: number;
   #usesTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   readonly #inserts = new GroupCommit<{ memory: Memory; embedding: Float32Array | undefined }>((items) =>
@@ -216,6 +218,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
         lexicalCache: this.#lexicalCache,
         vectorCache: this.#vectorCache,
         hasVectorTable: this.#hasVectorTable,
+        lexicalMisses: this.#lexicalMisses,
       },
       options,
     );
@@ -285,6 +288,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
       },
       () => written,
     );
+    this.#lexicalMisses.clear();
     if (deleted > 0) {
       this.#eraseFreedText();
       forgetRememberedStems();
@@ -408,6 +412,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
       // Closing anyway: the file keeps the uses written before, at most one interval behind.
     }
     this.#uses.clear();
+    this.#lexicalMisses.clear();
     this.#closed = true;
     this.#vectorCache?.close();
     this.#lexicalCache.clear();

@@ -165,4 +165,31 @@ describe('SQLite memory store: search partitions', () => {
       expect(nearest[0]?.similarity).toBeCloseTo(expected[0]?.similarity ?? 0, 5);
     }
   });
+
+  it('answers a session search as FTS5 does after searches that found none of its words', async () => {
+    await insert(memoryOf('ada', 'Booked a ryokan in Kyoto for the spring', 'session', 'trip'));
+    const search = (on: MemoryStore, text: string, contextText?: string) =>
+      on.search({ userId: 'ada', text, contextText, sessionId: 'trip', limit: 10 });
+    // Lexical only (no query vector): what FTS5 matches is all there is. No stop words ("the"…),
+    // which most memories hold.
+    expect(await search(store, 'weather forecast')).toEqual([]);
+    expect(await search(store, 'tomorrow?', 'weather forecast')).toEqual([]);
+    const found = await search(store, 'ryokan booked?', 'weather forecast');
+    expect(found.map((hit) => hit.memory.content)).toEqual(['Booked a ryokan in Kyoto for the spring']);
+    expect(await search(store, 'sushi tonight')).toEqual([]);
+    await insert(memoryOf('ada', 'Expects rain in Kyoto all week', 'session', 'trip'));
+    const later = await search(store, 'rain?', 'sushi tonight');
+
+    // The same file searched by a store that never missed: the same hits, the same relevance.
+    const fresh = createSqliteMemoryStore({ path: ':memory:', vectors });
+    try {
+      for (const hit of await store.sessionMemories({ sessionId: 'trip', userId: 'ada' }))
+        await fresh.insert({ memory: hit, embedding: (await embedder.embed({ texts: [hit.content] }))[0] });
+      expect(await search(fresh, 'ryokan booked?', 'weather forecast')).toEqual(found);
+      expect(await search(fresh, 'rain?', 'sushi tonight')).toEqual(later);
+      expect(later.map((hit) => hit.memory.content)).toEqual(['Expects rain in Kyoto all week']);
+    } finally {
+      await fresh.close();
+    }
+  });
 });
