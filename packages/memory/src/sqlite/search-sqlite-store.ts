@@ -31,6 +31,8 @@ export function searchSqliteStore(
     vectorCache: SqliteVectorCache | undefined;
     hasVectorTable: boolean;
     lexicalMisses: LexicalMisses;
+    /** The file's committed version, as the store's ranking caches read it (once per pass). */
+    dataVersion: () => number;
   },
   options: StoreSearchOptions,
 ): StoreSearchHit[] {
@@ -53,7 +55,7 @@ export function searchSqliteStore(
   if (parts.length > 0) {
     const lexical = index
       ? index.rank(parts, candidates, options.scopes)
-      : ftsRanking(statements, store.lexicalMisses, partition, parts, candidates);
+      : ftsRanking(statements, currentMisses(store), partition, parts, candidates);
     rankings.push(lexical.slice(0, candidates));
   }
   const query = options.embedding && store.hasVectorTable ? unitVectorBytes(options.embedding) : undefined;
@@ -83,10 +85,15 @@ export function searchSqliteStore(
 /**
  * FTS5's BM25, one query per part, summed by weight. A partition whose last search here matched
  * nothing (mostly a conversation's few linked memories, which most messages do not mention) is
- * first asked once whether it holds any of the parts' words at all: if not, every part's query
- * would come back empty, and that one unscored query stands for all of them. The answer is
- * FTS5's either way; the remembered misses only choose whether to ask first.
+ * first asked once, unscored, whether it holds any of the parts' words not already known absent
+ * (`LexicalMisses`): if not, every part's query would come back empty, and that one query (or
+ * none, when every word is known absent) stands for all of them. The answer is FTS5's either way.
  */
+function currentMisses(store: { lexicalMisses: LexicalMisses; dataVersion: () => number }): LexicalMisses {
+  store.lexicalMisses.current(store.dataVersion());
+  return store.lexicalMisses;
+}
+
 function ftsRanking(
   statements: Statements,
   misses: LexicalMisses,
@@ -95,22 +102,22 @@ function ftsRanking(
   limit: number,
 ): RowRanking {
   const key = partitionMatch(partition);
-  if (
-    misses.expected(key) &&
-    !anyLexicalMatch(
-      statements,
-      partition,
-      parts.flatMap((part) => part.terms),
-    )
-  )
-    return [];
+  const terms = parts.flatMap((part) => part.terms);
+  if (misses.missed(key)) {
+    const unknown = misses.unknown(key, terms);
+    if (unknown.length === 0 || !anyLexicalMatch(statements, partition, unknown)) {
+      misses.absent(key, unknown);
+      return [];
+    }
+  }
   const ranking = sumWeightedRankings(
     parts.map((part) => ({
       ranking: lexicalRanking(statements, partition, part.terms, limit),
       weight: part.weight,
     })),
   );
-  misses.record(key, ranking.length === 0);
+  if (ranking.length === 0) misses.absent(key, terms);
+  else misses.matched(key);
   return ranking;
 }
 

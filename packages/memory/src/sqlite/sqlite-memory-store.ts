@@ -94,6 +94,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
   readonly #rows: SqliteMemoryRows;
   readonly #uses = new UnwrittenUses();
   readonly #lexicalMisses = new LexicalMisses();
+  readonly #dataVersion: () => number;
   readonly #usesWriteIntervalMs: number;
   #usesTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   readonly #inserts = new GroupCommit<{ memory: Memory; embedding: Float32Array | undefined }>((items) =>
@@ -115,6 +116,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
       // read from SQL, never from the caches.
       dataVersion: committedVersionReader(this.#database),
     };
+    this.#dataVersion = () => connection.dataVersion();
     this.#lexicalCache = new SqliteLexicalCache(connection, options.lexicalCache);
     this.#vectorCache =
       this.vectorSpace && options.vectorCache !== false && SqliteVectorCache.available()
@@ -220,6 +222,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
         vectorCache: this.#vectorCache,
         hasVectorTable: this.#hasVectorTable,
         lexicalMisses: this.#lexicalMisses,
+        dataVersion: this.#dataVersion,
       },
       options,
     );
@@ -448,6 +451,8 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     }
     this.#vectorCache?.committed();
     this.#lexicalCache.committed();
+    // The words known absent from a partition may be there now.
+    this.#lexicalMisses.clear();
     return result;
   }
 

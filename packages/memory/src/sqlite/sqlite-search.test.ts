@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cosineSimilarity } from '../embedders/embedder.ts';
 import { contentHash } from '../model/content-hash.ts';
@@ -190,6 +193,34 @@ describe('SQLite memory store: search partitions', () => {
       expect(later.map((hit) => hit.memory.content)).toEqual(['Expects rain in Kyoto all week']);
     } finally {
       await fresh.close();
+    }
+  });
+
+  it('finds a word it had found absent once this store or another connection wrote it', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'nexus-misses-'));
+    const path = join(directory, 'memory.db');
+    const gateway = createSqliteMemoryStore({ path });
+    const other = createSqliteMemoryStore({ path });
+    const told = (content: string) => memoryOf('ada', content, 'session', 'trip');
+    const search = (text: string) => gateway.search({ userId: 'ada', text, sessionId: 'trip', limit: 10 });
+    const contents = (hits: Array<{ memory: Memory }>) => hits.map((hit) => hit.memory.content).sort();
+    try {
+      await gateway.insert({ memory: told('Booked a ryokan in Kyoto') });
+      expect(await search('weather forecast')).toEqual([]);
+      expect(await search('weather forecast')).toEqual([]);
+      // This store's own write: the words known absent are asked again.
+      await gateway.insert({ memory: told('Checks the weather forecast daily') });
+      expect(contents(await search('weather forecast'))).toEqual(['Checks the weather forecast daily']);
+      expect(await search('sushi umbrella')).toEqual([]);
+      expect(await search('sushi umbrella')).toEqual([]);
+      // Another connection's commit, seen from the next pass of the event loop.
+      await other.insert({ memory: told('Wants sushi near the station') });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(contents(await search('sushi umbrella'))).toEqual(['Wants sushi near the station']);
+    } finally {
+      await other.close();
+      await gateway.close();
+      rmSync(directory, { recursive: true, force: true });
     }
   });
 });
