@@ -1,12 +1,21 @@
 import type { Memory } from '../model/memory.ts';
 import type { StoreSearchHit, StoreSearchOptions } from '../model/memory-store.ts';
 import type { RowRanking } from '../model/row-ranking.ts';
-import { lexicalQueryParts, sumWeightedRankings } from '../ranking/conversation-query.ts';
+import { lexicalQueryParts, sumWeightedRankings, type WeightedTerms } from '../ranking/conversation-query.ts';
 import { fuseRankings } from '../ranking/rank-fusion.ts';
+import type { LexicalMisses } from './lexical-misses.ts';
 import { memoriesByRowid, type Statements } from './memory-rows.ts';
 import type { SqliteLexicalCache } from './sqlite-lexical-cache.ts';
 import { similarityFromDistance, unitVectorBytes } from './sqlite-schema.ts';
-import { denseRanking, lexicalRanking, MAX_KNN, sessionLinks } from './sqlite-search.ts';
+import {
+  anyLexicalMatch,
+  denseRanking,
+  lexicalRanking,
+  MAX_KNN,
+  partitionMatch,
+  type SearchPartition,
+  sessionLinks,
+} from './sqlite-search.ts';
 import type { SqliteVectorCache } from './sqlite-vector-cache.ts';
 
 /**
@@ -21,6 +30,9 @@ export function searchSqliteStore(
     lexicalCache: SqliteLexicalCache;
     vectorCache: SqliteVectorCache | undefined;
     hasVectorTable: boolean;
+    lexicalMisses: LexicalMisses;
+    /** The file's committed version, as the store's ranking caches read it (once per pass). */
+    dataVersion: () => number;
   },
   options: StoreSearchOptions,
 ): StoreSearchHit[] {
@@ -43,12 +55,7 @@ export function searchSqliteStore(
   if (parts.length > 0) {
     const lexical = index
       ? index.rank(parts, candidates, options.scopes)
-      : sumWeightedRankings(
-          parts.map((part) => ({
-            ranking: lexicalRanking(statements, partition, part.terms, candidates),
-            weight: part.weight,
-          })),
-        );
+      : ftsRanking(statements, currentMisses(store), partition, parts, candidates);
     rankings.push(lexical.slice(0, candidates));
   }
   const query = options.embedding && store.hasVectorTable ? unitVectorBytes(options.embedding) : undefined;
@@ -73,6 +80,45 @@ export function searchSqliteStore(
     const memory = memories.get(rowid);
     return memory ? [{ memory, relevance: relevanceOf(rowid) }] : [];
   });
+}
+
+/**
+ * FTS5's BM25, one query per part, summed by weight. A partition whose last search here matched
+ * nothing (mostly a conversation's few linked memories, which most messages do not mention) is
+ * first asked once, unscored, whether it holds any of the parts' words not already known absent
+ * (`LexicalMisses`): if not, every part's query would come back empty, and that one query (or
+ * none, when every word is known absent) stands for all of them. The answer is FTS5's either way.
+ */
+function currentMisses(store: { lexicalMisses: LexicalMisses; dataVersion: () => number }): LexicalMisses {
+  store.lexicalMisses.current(store.dataVersion());
+  return store.lexicalMisses;
+}
+
+function ftsRanking(
+  statements: Statements,
+  misses: LexicalMisses,
+  partition: SearchPartition,
+  parts: readonly WeightedTerms[],
+  limit: number,
+): RowRanking {
+  const key = partitionMatch(partition);
+  const terms = parts.flatMap((part) => part.terms);
+  if (misses.missed(key)) {
+    const unknown = misses.unknown(key, terms);
+    if (unknown.length === 0 || !anyLexicalMatch(statements, partition, unknown)) {
+      misses.absent(key, unknown);
+      return [];
+    }
+  }
+  const ranking = sumWeightedRankings(
+    parts.map((part) => ({
+      ranking: lexicalRanking(statements, partition, part.terms, limit),
+      weight: part.weight,
+    })),
+  );
+  if (ranking.length === 0) misses.absent(key, terms);
+  else misses.matched(key);
+  return ranking;
 }
 
 /** The person's `limit` nearest memories by cosine (`MemoryStore.nearest`), for near-duplicate checks. */

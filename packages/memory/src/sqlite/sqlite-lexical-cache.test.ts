@@ -81,7 +81,8 @@ describe('the in-process lexical index of the SQLite store', () => {
     directory = mkdtempSync(join(tmpdir(), 'nexus-lexical-'));
     const path = join(directory, 'memory.db');
     const gateway = open(path);
-    const other = open(path);
+    // Writes each recorded use at once (by default a store writes them together, later).
+    const other = open(path, { path, usesWriteIntervalMs: 0 });
     await gateway.insert({ memory: memory('ada', 'Runs marathons') });
     await gateway.insert({ memory: memory('bob', 'Bakes sourdough') });
     expect(await found(gateway, 'ada', 'marathons')).toEqual(['Runs marathons']);

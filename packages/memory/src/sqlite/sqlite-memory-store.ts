@@ -12,6 +12,7 @@ import type {
   StoreWriteOptions,
   VectorSpace,
 } from '../model/memory-store.ts';
+import { LexicalMisses } from './lexical-misses.ts';
 import { filterSql, readMemoryStats, readSessionMemories } from './memory-rows.ts';
 import { openMemoryDatabase } from './open-memory-database.ts';
 import { nearestInSqliteStore, searchSqliteStore } from './search-sqlite-store.ts';
@@ -24,6 +25,7 @@ import { SqliteMemoryRows } from './sqlite-memory-rows.ts';
 import { MEMORY_COLUMNS, type MemoryRow, memoryFromRow } from './sqlite-schema.ts';
 import { SqliteVectorCache, type VectorCacheOptions, type VectorCacheStats } from './sqlite-vector-cache.ts';
 import { StandingFactsCache } from './standing-facts-cache.ts';
+import { UnwrittenUses } from './unwritten-uses.ts';
 
 export interface SqliteMemoryStoreOptions {
   /** File path, or `:memory:` for a throw-away store. */
@@ -37,7 +39,22 @@ export interface SqliteMemoryStoreOptions {
   vectorCache?: VectorCacheOptions | false;
   /** The in-process BM25 index of searched people (see `SqliteLexicalCache`). */
   lexicalCache?: LexicalCacheOptions;
+  /**
+   * How long recorded uses (`markUsed`) may wait before they are written, all together (see
+   * `UnwrittenUses`); this store's answers include them at once. Default 10 s; 0 writes each
+   * `markUsed` before it resolves.
+   */
+  usesWriteIntervalMs?: number;
 }
+
+/** Long enough that a busy person's turns share one write; short beside a 30-day half-life. */
+const USES_WRITE_INTERVAL_MS = 10_000;
+/**
+ * Uses written per transaction when the interval is up, one transaction per pass of the event
+ * loop: ~10 µs a memory in a 100k store (a random page each), so a pass that writes them holds
+ * the loop about as long as one turn's write used to (~0.4 ms for 20 memories at 100k).
+ */
+const USES_PER_WRITE = 32;
 
 /**
  * The embedded default store: one SQLite file through `node:sqlite` (WAL), FTS5 for BM25 and
@@ -75,6 +92,11 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
   readonly #lexicalCache: SqliteLexicalCache;
   readonly #standing: StandingFactsCache;
   readonly #rows: SqliteMemoryRows;
+  readonly #uses = new UnwrittenUses();
+  readonly #lexicalMisses = new LexicalMisses();
+  readonly #dataVersion: () => number;
+  readonly #usesWriteIntervalMs: number;
+  #usesTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   readonly #inserts = new GroupCommit<{ memory: Memory; embedding: Float32Array | undefined }>((items) =>
     this.#transaction(() => items.map((item) => this.#insertSavepoint(item.memory, item.embedding))),
   );
@@ -85,6 +107,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     this.#database = opened.database;
     this.vectorSpace = opened.vectorSpace;
     this.#hasVectorTable = this.vectorSpace !== undefined;
+    this.#usesWriteIntervalMs = options.usesWriteIntervalMs ?? USES_WRITE_INTERVAL_MS;
     const connection = {
       statements: (sql: string) => this.#statement(sql),
       // Read once per pass of the event loop for both caches: a turn's memory context (global
@@ -93,6 +116,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
       // read from SQL, never from the caches.
       dataVersion: committedVersionReader(this.#database),
     };
+    this.#dataVersion = () => connection.dataVersion();
     this.#lexicalCache = new SqliteLexicalCache(connection, options.lexicalCache);
     this.#vectorCache =
       this.vectorSpace && options.vectorCache !== false && SqliteVectorCache.available()
@@ -162,7 +186,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
       options.id,
       options.userId,
     ) as MemoryRow | undefined;
-    return row ? memoryFromRow(row) : undefined;
+    return row ? this.#uses.apply(memoryFromRow(row)) : undefined;
   }
 
   async findByHash(options: { userId: string; hash: string; abortSignal?: AbortSignal }) {
@@ -171,7 +195,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     const row = this.#statement(
       `SELECT ${MEMORY_COLUMNS} FROM memories WHERE user_id = ? AND hash = ? LIMIT 1`,
     ).get(options.userId, options.hash) as MemoryRow | undefined;
-    return row ? memoryFromRow(row) : undefined;
+    return row ? this.#uses.apply(memoryFromRow(row)) : undefined;
   }
 
   async nearest(options: {
@@ -183,21 +207,27 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     this.#check(options.abortSignal);
     this.#settle(options.userId);
     if (!this.#hasVectorTable) return [];
-    return nearestInSqliteStore((sql) => this.#statement(sql), options);
+    const neighbours = nearestInSqliteStore((sql) => this.#statement(sql), options);
+    if (this.#uses.size > 0) for (const neighbour of neighbours) this.#uses.apply(neighbour.memory);
+    return neighbours;
   }
 
   async search(options: StoreSearchOptions): Promise<StoreSearchHit[]> {
     this.#check(options.abortSignal);
     this.#settle(options.userId);
-    return searchSqliteStore(
+    const hits = searchSqliteStore(
       {
         statement: (sql) => this.#statement(sql),
         lexicalCache: this.#lexicalCache,
         vectorCache: this.#vectorCache,
         hasVectorTable: this.#hasVectorTable,
+        lexicalMisses: this.#lexicalMisses,
+        dataVersion: this.#dataVersion,
       },
       options,
     );
+    if (this.#uses.size > 0) for (const hit of hits) this.#uses.apply(hit.memory);
+    return hits;
   }
 
   async warmVectorIndex(options: { userId: string }): Promise<boolean> {
@@ -229,26 +259,40 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
       `SELECT ${MEMORY_COLUMNS} FROM memories WHERE user_id = ?${filters.sql('scope', 'rowid')}
        ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`,
     ).all(options.userId, ...filters.values, options.limit, options.offset) as unknown as MemoryRow[];
-    return rows.map(memoryFromRow);
+    return rows.map((row) => this.#uses.apply(memoryFromRow(row)));
   }
 
   async standing(options: StoreStandingOptions): Promise<Memory[]> {
     this.#check(options.abortSignal);
     this.#settle(options.userId);
     if (this.#knownEmpty(options.userId)) return [];
-    return this.#standing.read((sql) => this.#statement(sql), options);
+    const memories = this.#standing.read((sql) => this.#statement(sql), options);
+    if (this.#uses.size > 0) for (const memory of memories) this.#uses.apply(memory);
+    return memories;
   }
 
   async delete(options: { userId: string; id: string; abortSignal?: AbortSignal }): Promise<boolean> {
     this.#check(options.abortSignal);
     this.#inserts.flush();
-    return this.#transaction(() => this.#rows.delete(options.userId, options.id));
+    const deleted = this.#transaction(() => this.#rows.delete(options.userId, options.id));
+    if (deleted) this.#uses.forget(options.id);
+    return deleted;
   }
 
   async reset(options: { userId: string; abortSignal?: AbortSignal }): Promise<number> {
     this.#check(options.abortSignal);
     this.#inserts.flush();
-    const deleted = this.#transaction(() => this.#rows.reset(options.userId));
+    // The uses recorded so far go first, so none is left to land on a later memory given one of
+    // these ids (an import).
+    let written: Array<[string, number]> = [];
+    const deleted = this.#transactionWritingUses(
+      () => {
+        written = this.#writeUses(Number.POSITIVE_INFINITY);
+        return this.#rows.reset(options.userId);
+      },
+      () => written,
+    );
+    this.#lexicalMisses.clear();
     if (deleted > 0) {
       this.#eraseFreedText();
       forgetRememberedStems();
@@ -280,20 +324,79 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
   async sessionMemories(options: { sessionId: string; userId?: string; abortSignal?: AbortSignal }) {
     this.#check(options.abortSignal);
     this.#inserts.flush();
-    return readSessionMemories((sql) => this.#statement(sql), options);
+    const memories = readSessionMemories((sql) => this.#statement(sql), options);
+    if (this.#uses.size > 0) for (const memory of memories) this.#uses.apply(memory);
+    return memories;
   }
 
+  /**
+   * Every turn marks its block's memories used: recorded here and written with the others at
+   * most once per `usesWriteIntervalMs` (see `UnwrittenUses`), not in a transaction per turn.
+   */
   async markUsed(options: { ids: readonly string[]; at: number; abortSignal?: AbortSignal }): Promise<void> {
     this.#check(options.abortSignal);
-    this.#inserts.flush();
     if (options.ids.length === 0) return;
-    this.#statement('UPDATE memories SET last_used_at = ? WHERE id IN (SELECT value FROM json_each(?))').run(
-      options.at,
-      JSON.stringify(options.ids),
-    );
-    // Every turn marks its block's memories used: the kept standing facts take the new time
-    // rather than being read again.
+    this.#uses.record(options.ids, options.at);
+    // The kept standing facts take the new time rather than being read again.
     this.#standing.used(options.ids, options.at);
+    if (this.#usesWriteIntervalMs === 0) this.#writeUsesNow(Number.POSITIVE_INFINITY);
+    else if (this.#usesTimer === undefined) this.#writeUsesAfter(this.#usesWriteIntervalMs);
+  }
+
+  /** The uses recorded by then are written `delayMs` later, a few per pass (`USES_PER_WRITE`). */
+  #writeUsesAfter(delayMs: number): void {
+    const start = () => this.#writeUsesInPasses(this.#uses.size);
+    // A process with nothing else to do may exit meanwhile; `close` writes what is left.
+    this.#usesTimer = setTimeout(start, delayMs).unref();
+  }
+
+  #writeUsesInPasses(left: number): void {
+    this.#usesTimer = undefined;
+    if (this.#closed) return;
+    try {
+      left -= this.#writeUsesNow(Math.min(left, USES_PER_WRITE));
+    } catch {
+      // Kept and tried again after another interval: a busy file or a full disk delays a ranking
+      // hint, and this store's answers include it meanwhile.
+      this.#writeUsesAfter(this.#usesWriteIntervalMs);
+      return;
+    }
+    // Only what was recorded when the interval was up: later uses wait for the next interval.
+    if (left > 0 && this.#uses.size > 0)
+      this.#usesTimer = setImmediate(() => this.#writeUsesInPasses(left)).unref();
+    else if (this.#uses.size > 0) this.#writeUsesAfter(this.#usesWriteIntervalMs);
+  }
+
+  /** Writes up to `limit` recorded uses in a transaction of their own; returns how many. */
+  #writeUsesNow(limit: number): number {
+    let written: Array<[string, number]> = [];
+    this.#transactionWritingUses(
+      () => {
+        written = this.#writeUses(limit);
+      },
+      () => written,
+    );
+    return written.length;
+  }
+
+  /** Inside a write transaction: up to `limit` recorded uses, never moving a stored time back. */
+  #writeUses(limit: number): Array<[string, number]> {
+    const uses = this.#uses.take(limit);
+    const write = this.#statement(
+      'UPDATE memories SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?',
+    );
+    for (const [id, at] of uses) write.run(at, id);
+    return uses;
+  }
+
+  /** `#transaction`, keeping the uses `written` took again if it rolls back. */
+  #transactionWritingUses<T>(work: () => T, written: () => ReadonlyArray<[string, number]>): T {
+    try {
+      return this.#transaction(work);
+    } catch (error) {
+      this.#uses.restore(written());
+      throw error;
+    }
   }
 
   async stats(options: { userId?: string; abortSignal?: AbortSignal } = {}): Promise<MemoryStats> {
@@ -305,6 +408,15 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#inserts.flush();
+    clearTimeout(this.#usesTimer as NodeJS.Timeout | undefined);
+    clearImmediate(this.#usesTimer as NodeJS.Immediate | undefined);
+    try {
+      this.#writeUsesNow(Number.POSITIVE_INFINITY);
+    } catch {
+      // Closing anyway: the file keeps the uses written before, at most one interval behind.
+    }
+    this.#uses.clear();
+    this.#lexicalMisses.clear();
     this.#closed = true;
     this.#vectorCache?.close();
     this.#lexicalCache.clear();
@@ -339,6 +451,8 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     }
     this.#vectorCache?.committed();
     this.#lexicalCache.committed();
+    // The words known absent from a partition may be there now.
+    this.#lexicalMisses.clear();
     return result;
   }
 

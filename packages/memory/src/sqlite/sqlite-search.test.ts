@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cosineSimilarity } from '../embedders/embedder.ts';
 import { contentHash } from '../model/content-hash.ts';
@@ -163,6 +166,61 @@ describe('SQLite memory store: search partitions', () => {
       }
       const nearest = await store.nearest({ userId: 'ada', embedding, limit: 1 });
       expect(nearest[0]?.similarity).toBeCloseTo(expected[0]?.similarity ?? 0, 5);
+    }
+  });
+
+  it('answers a session search as FTS5 does after searches that found none of its words', async () => {
+    await insert(memoryOf('ada', 'Booked a ryokan in Kyoto for the spring', 'session', 'trip'));
+    const search = (on: MemoryStore, text: string, contextText?: string) =>
+      on.search({ userId: 'ada', text, contextText, sessionId: 'trip', limit: 10 });
+    // Lexical only (no query vector): what FTS5 matches is all there is. No stop words ("the"…),
+    // which most memories hold.
+    expect(await search(store, 'weather forecast')).toEqual([]);
+    expect(await search(store, 'tomorrow?', 'weather forecast')).toEqual([]);
+    const found = await search(store, 'ryokan booked?', 'weather forecast');
+    expect(found.map((hit) => hit.memory.content)).toEqual(['Booked a ryokan in Kyoto for the spring']);
+    expect(await search(store, 'sushi tonight')).toEqual([]);
+    await insert(memoryOf('ada', 'Expects rain in Kyoto all week', 'session', 'trip'));
+    const later = await search(store, 'rain?', 'sushi tonight');
+
+    // The same file searched by a store that never missed: the same hits, the same relevance.
+    const fresh = createSqliteMemoryStore({ path: ':memory:', vectors });
+    try {
+      for (const hit of await store.sessionMemories({ sessionId: 'trip', userId: 'ada' }))
+        await fresh.insert({ memory: hit, embedding: (await embedder.embed({ texts: [hit.content] }))[0] });
+      expect(await search(fresh, 'ryokan booked?', 'weather forecast')).toEqual(found);
+      expect(await search(fresh, 'rain?', 'sushi tonight')).toEqual(later);
+      expect(later.map((hit) => hit.memory.content)).toEqual(['Expects rain in Kyoto all week']);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('finds a word it had found absent once this store or another connection wrote it', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'nexus-misses-'));
+    const path = join(directory, 'memory.db');
+    const gateway = createSqliteMemoryStore({ path });
+    const other = createSqliteMemoryStore({ path });
+    const told = (content: string) => memoryOf('ada', content, 'session', 'trip');
+    const search = (text: string) => gateway.search({ userId: 'ada', text, sessionId: 'trip', limit: 10 });
+    const contents = (hits: Array<{ memory: Memory }>) => hits.map((hit) => hit.memory.content).sort();
+    try {
+      await gateway.insert({ memory: told('Booked a ryokan in Kyoto') });
+      expect(await search('weather forecast')).toEqual([]);
+      expect(await search('weather forecast')).toEqual([]);
+      // This store's own write: the words known absent are asked again.
+      await gateway.insert({ memory: told('Checks the weather forecast daily') });
+      expect(contents(await search('weather forecast'))).toEqual(['Checks the weather forecast daily']);
+      expect(await search('sushi umbrella')).toEqual([]);
+      expect(await search('sushi umbrella')).toEqual([]);
+      // Another connection's commit, seen from the next pass of the event loop.
+      await other.insert({ memory: told('Wants sushi near the station') });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(contents(await search('sushi umbrella'))).toEqual(['Wants sushi near the station']);
+    } finally {
+      await other.close();
+      await gateway.close();
+      rmSync(directory, { recursive: true, force: true });
     }
   });
 });

@@ -26,16 +26,36 @@ export function lexicalRanking(
   terms: readonly string[],
   limit: number,
 ): RowRanking {
-  const match = `${partitionMatch(partition)} AND content : (${terms.map((term) => `"${term}"`).join(' OR ')})`;
   const rows = statements(
     `SELECT rowid, bm25(memories_fts, 0.0, 1.0) AS lexical FROM memories_fts
      WHERE memories_fts MATCH ? ORDER BY lexical, rowid LIMIT ?`,
-  ).all(match, limit) as Array<{ rowid: number; lexical: number }>;
+  ).all(lexicalMatch(partition, terms), limit) as Array<{ rowid: number; lexical: number }>;
   // FTS5's bm25() is lower-is-better; negate it so the ranking is higher-is-better.
   return rows.map((row) => ({ rowid: row.rowid, score: -row.lexical }));
 }
 
-function partitionMatch(partition: SearchPartition): string {
+/**
+ * Whether FTS5 finds any of the terms in the partition: the same match as `lexicalRanking`, so
+ * false means every ranking of any subset of these terms would be empty; nothing is scored.
+ */
+export function anyLexicalMatch(
+  statements: Statements,
+  partition: SearchPartition,
+  terms: readonly string[],
+) {
+  return (
+    statements('SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? LIMIT 1').get(
+      lexicalMatch(partition, terms),
+    ) !== undefined
+  );
+}
+
+function lexicalMatch(partition: SearchPartition, terms: readonly string[]): string {
+  return `${partitionMatch(partition)} AND content : (${terms.map((term) => `"${term}"`).join(' OR ')})`;
+}
+
+/** The FTS5 expression of the partition's tokens: one string per person, scope set or session. */
+export function partitionMatch(partition: SearchPartition): string {
   const { userId, scopes, sessionId } = partition;
   const anyOf = (tokens: string[]) => `(${tokens.map((token) => `"${token}"`).join(' OR ')})`;
   const parts: string[] = [];

@@ -52,8 +52,8 @@ describe('the standing facts kept by the SQLite store', () => {
     if (directory) rmSync(directory, { recursive: true, force: true });
     directory = undefined;
   });
-  const open = (path: string) => {
-    const store = createSqliteMemoryStore({ path });
+  const open = (path: string, options: { usesWriteIntervalMs?: number } = {}) => {
+    const store = createSqliteMemoryStore({ path, ...options });
     stores.push(store);
     return store;
   };
@@ -110,7 +110,8 @@ describe('the standing facts kept by the SQLite store', () => {
     directory = mkdtempSync(join(tmpdir(), 'nexus-standing-'));
     const path = join(directory, 'memory.db');
     const gateway = open(path);
-    const other = open(path);
+    // Writes each recorded use at once (by default a store writes them together, later).
+    const other = open(path, { usesWriteIntervalMs: 0 });
     const ada = Array.from({ length: 80 }, (_, index) => memory('ada', index));
     await gateway.insertMany({ items: ada.map((item) => ({ memory: item })) });
     await check(gateway, 'ada');
