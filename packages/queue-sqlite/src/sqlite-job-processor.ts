@@ -2,7 +2,7 @@ import type { JobHandler, JobProcessor, Logger } from '@nexus/protocol';
 import { type JobRunOutcome, settlesWithin } from '@nexus/queue-kit';
 import { type JobExecution, renewLeases, startJobExecution } from './sqlite-job-execution.ts';
 import { type FinishedJob, finishedJob, reportOutcomes, writeOutcomes } from './sqlite-job-outcomes.ts';
-import type { ClaimedJob, SqliteJobStore } from './sqlite-job-store.ts';
+import type { ClaimedJob, ClaimResult, ReadyMark, SqliteJobStore } from './sqlite-job-store.ts';
 
 export interface SqliteJobProcessorOptions {
   store: SqliteJobStore;
@@ -45,6 +45,12 @@ export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): Sql
    * most of a claim's cost. An expired lease is noticed at most one poll interval later.
    */
   let recoverAt = Number.NEGATIVE_INFINITY;
+  /**
+   * What the last claim that left slots free saw: no job of this name due before `until`. It holds
+   * while the store's ready mark stays the same (no other connection committed, this one made no
+   * job of the name ready), so a pump after a finished job writes its outcome without claiming.
+   */
+  let idle: { until: number; mark: ReadyMark } | undefined;
   let pumpScheduled = false;
   let stopping = false;
   let stopped: Promise<void> | undefined;
@@ -77,8 +83,7 @@ export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): Sql
         schedule();
         return;
       }
-      const next = free > 0 ? store.nextRunAt(name) : undefined;
-      if (next !== undefined) delay = Math.min(delay, Math.max(1, next - now()));
+      if (free > 0 && idle) delay = Math.min(delay, Math.max(1, idle.until - now()));
     } catch (error) {
       logger.error({ err: error }, 'job queue poll failed; retrying at the next interval');
     }
@@ -88,19 +93,23 @@ export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): Sql
   /**
    * Writes the finished jobs' outcomes and leases up to `free` ready jobs, in one transaction;
    * returns how many it leased. When it throws nothing was kept, and the outcomes wait for the next.
+   * No claim when the last one saw nothing due before now and nothing has changed since.
    */
   function commitFinished(free: number): number {
     const outcomes = finished.splice(0);
-    if (outcomes.length === 0 && free <= 0) return 0;
     const time = now();
     const recover = free > 0 && time >= recoverAt;
+    const claiming =
+      free > 0 && (recover || !idle || time >= idle.until || !store.sameReadyMark(name, idle.mark));
+    if (outcomes.length === 0 && !claiming) return 0;
     if (recover) recoverAt = time + options.pollIntervalMs;
-    let leased: ReturnType<SqliteJobStore['claim']> | undefined;
+    let leased: ClaimResult | undefined;
+    let mark: ReadyMark | undefined;
     try {
       leased = store.batch(() => {
         writeOutcomes(store, outcomes);
-        if (free <= 0) return undefined;
-        return store.claim({
+        if (!claiming) return undefined;
+        const claim = store.claim({
           name,
           limit: free,
           token: options.generateToken(),
@@ -109,12 +118,18 @@ export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): Sql
           maxLeaseExpiries: options.maxLeaseExpiries,
           recover,
         });
+        // Still in the claim's write transaction, so no other connection has committed since it
+        // read; only needed when slots stay free (a busy processor claims after every job anyway).
+        if (claim.claimed.length < free) mark = store.readyMark(name);
+        return claim;
       });
     } catch (error) {
       finished.unshift(...outcomes);
       if (recover) recoverAt = Number.NEGATIVE_INFINITY;
+      idle = undefined;
       throw error;
     }
+    if (claiming) idle = mark && { until: leased?.nextRunAt ?? Number.POSITIVE_INFINITY, mark };
     reportOutcomes(logger, outcomes);
     for (const job of leased?.recovered ?? []) {
       if (job.parked) logger.error({ jobId: job.id }, 'job parked: its lease expired too often');

@@ -205,6 +205,61 @@ describe('SQLite job queue specifics', () => {
     expect(attempts.size).toBeGreaterThan(2);
   });
 
+  it('after a finished job, takes at once a job another connection added while it ran (no poll needed)', async () => {
+    const path = freshPath();
+    const queue = open({ path, pollIntervalMs: 60_000 });
+    const ran: string[] = [];
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // A slot stays free while the first job runs: the claim that took it saw no other job waiting.
+    queue.process({
+      name: 'work',
+      concurrency: 2,
+      handler: async (job) => {
+        ran.push(job.id);
+        if (job.id === 'first') await gate;
+      },
+    });
+    await queue.enqueue({ name: 'work', payload: {}, jobId: 'first' });
+    await waitFor(() => ran.length === 1, { description: 'the first job to start' });
+    // Another process's enqueue: a second connection, which wakes nobody here.
+    const other = new SqliteJobStore({ path, busyTimeoutMs: 1_000 });
+    const time = Date.now();
+    other.insertMany([
+      {
+        name: 'work',
+        id: 'second',
+        payloadJson: '{}',
+        runAt: time,
+        maxAttempts: 3,
+        backoff: { type: 'fixed', delayMs: 10 },
+        createdAt: time,
+      },
+    ]);
+    other.close();
+    await sleep(50);
+    release();
+    await waitFor(() => ran.length === 2, { description: 'the second job to run', timeoutMs: 2_000 });
+    expect(ran).toEqual(['first', 'second']);
+  });
+
+  it('runs a retry when its backoff ends, with a poll interval far longer', async () => {
+    const queue = open({ path: freshPath(), pollIntervalMs: 60_000 });
+    const attempts: number[] = [];
+    queue.process({
+      name: 'work',
+      handler: async (job) => {
+        attempts.push(job.attempt);
+        if (job.attempt === 1) throw new Error('once');
+      },
+    });
+    await queue.enqueue({ name: 'work', payload: {}, attempts: 2, backoff: { type: 'fixed', delayMs: 100 } });
+    await waitFor(() => attempts.length === 2, { description: 'the retry', timeoutMs: 2_000 });
+    expect(attempts).toEqual([1, 2]);
+  });
+
   it('forgets completed jobs after keepCompletedMs, so their jobId can be used again', async () => {
     let clock = Date.UTC(2026, 0, 1);
     const queue = open({ path: freshPath(), keepCompletedMs: 1_000, now: () => clock });
