@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CommittedCache } from './committed-cache.ts';
+import { committedVersionReader } from './committed-version.ts';
 
 const directory = mkdtempSync(join(tmpdir(), 'nexus-committed-cache-'));
 const connections: DatabaseSync[] = [];
@@ -55,5 +56,19 @@ describe('CommittedCache', () => {
     ours.prepare('UPDATE t SET v = 8 WHERE k = ?').run('a');
     await nextPass();
     expect(cache.get('a', read)).toBe(7);
+  });
+
+  it("shares one reading of the committed version per pass among a connection's readers", async () => {
+    const connection = open('shared.sqlite');
+    const other = open('shared.sqlite');
+    const first = committedVersionReader(connection);
+    const before = first();
+    other.exec("INSERT INTO t VALUES ('x', 1)");
+    // Another reader of the same connection, in the same pass: the pass's reading, not a new one.
+    expect(committedVersionReader(connection)()).toBe(before);
+    expect(committedVersionReader(connection)({ fresh: true })).not.toBe(before);
+    await nextPass();
+    expect(first()).toBe(committedVersionReader(connection)());
+    expect(first()).not.toBe(before);
   });
 });
