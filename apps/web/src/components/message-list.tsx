@@ -33,6 +33,9 @@ export function MessageList({ messages, earlier, onShowEarlier, ...actions }: Me
       newestUser !== undefined && lastUserId.current !== undefined && newestUser !== lastUserId.current;
     lastUserId.current = newestUser;
     if (sent) followRef.current = true;
+    // A reader who just scrolled up, whose scroll event has not arrived yet: a reply's frame that
+    // lands first must not pull them back down (as the resize observer below already knows).
+    else if (list.scrollTop < autoScrollTop.current - 2) followRef.current = false;
     if (followRef.current) {
       list.scrollTop = list.scrollHeight;
       autoScrollTop.current = list.scrollTop;
