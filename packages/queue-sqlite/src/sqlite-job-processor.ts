@@ -118,8 +118,10 @@ export function startSqliteJobProcessor(options: SqliteJobProcessorOptions): Sql
           maxLeaseExpiries: options.maxLeaseExpiries,
           recover,
         });
-        // Still in the claim's write transaction, so no other connection has committed since it
-        // read; only needed when slots stay free (a busy processor claims after every job anyway).
+        // The committed version is the pass's reading, taken at or before this transaction: a
+        // commit by another connection after it moves the version, so the next pump claims again
+        // (one claim too many at worst, never a job missed). Only needed when slots stay free (a
+        // busy processor claims after every job anyway).
         if (claim.claimed.length < free) mark = store.readyMark(name);
         return claim;
       });

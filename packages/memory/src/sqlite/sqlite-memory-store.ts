@@ -116,7 +116,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
       // read from SQL, never from the caches.
       dataVersion: committedVersionReader(this.#database),
     };
-    this.#dataVersion = () => connection.dataVersion();
+    this.#dataVersion = connection.dataVersion;
     this.#lexicalCache = new SqliteLexicalCache(connection, options.lexicalCache);
     this.#vectorCache =
       this.vectorSpace && options.vectorCache !== false && SqliteVectorCache.available()
@@ -208,7 +208,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     this.#settle(options.userId);
     if (!this.#hasVectorTable) return [];
     const neighbours = nearestInSqliteStore((sql) => this.#statement(sql), options);
-    if (this.#uses.size > 0) for (const neighbour of neighbours) this.#uses.apply(neighbour.memory);
+    this.#uses.applyAll(neighbours);
     return neighbours;
   }
 
@@ -226,7 +226,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
       },
       options,
     );
-    if (this.#uses.size > 0) for (const hit of hits) this.#uses.apply(hit.memory);
+    this.#uses.applyAll(hits);
     return hits;
   }
 
@@ -267,7 +267,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     this.#settle(options.userId);
     if (this.#knownEmpty(options.userId)) return [];
     const memories = this.#standing.read((sql) => this.#statement(sql), options);
-    if (this.#uses.size > 0) for (const memory of memories) this.#uses.apply(memory);
+    this.#uses.applyAll(memories);
     return memories;
   }
 
@@ -284,14 +284,8 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     this.#inserts.flush();
     // The uses recorded so far go first, so none is left to land on a later memory given one of
     // these ids (an import).
-    let written: Array<[string, number]> = [];
-    const deleted = this.#transactionWritingUses(
-      () => {
-        written = this.#writeUses(Number.POSITIVE_INFINITY);
-        return this.#rows.reset(options.userId);
-      },
-      () => written,
-    );
+    this.#writeUsesNow(Number.POSITIVE_INFINITY);
+    const deleted = this.#transaction(() => this.#rows.reset(options.userId));
     this.#lexicalMisses.clear();
     if (deleted > 0) {
       this.#eraseFreedText();
@@ -325,7 +319,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     this.#check(options.abortSignal);
     this.#inserts.flush();
     const memories = readSessionMemories((sql) => this.#statement(sql), options);
-    if (this.#uses.size > 0) for (const memory of memories) this.#uses.apply(memory);
+    this.#uses.applyAll(memories);
     return memories;
   }
 
@@ -367,36 +361,25 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     else if (this.#uses.size > 0) this.#writeUsesAfter(this.#usesWriteIntervalMs);
   }
 
-  /** Writes up to `limit` recorded uses in a transaction of their own; returns how many. */
+  /**
+   * Writes up to `limit` recorded uses in a transaction of their own, never moving a stored time
+   * back; returns how many. Nothing recorded, no transaction. Uses whose write fails are kept.
+   */
   #writeUsesNow(limit: number): number {
-    let written: Array<[string, number]> = [];
-    this.#transactionWritingUses(
-      () => {
-        written = this.#writeUses(limit);
-      },
-      () => written,
-    );
-    return written.length;
-  }
-
-  /** Inside a write transaction: up to `limit` recorded uses, never moving a stored time back. */
-  #writeUses(limit: number): Array<[string, number]> {
     const uses = this.#uses.take(limit);
-    const write = this.#statement(
-      'UPDATE memories SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?',
-    );
-    for (const [id, at] of uses) write.run(at, id);
-    return uses;
-  }
-
-  /** `#transaction`, keeping the uses `written` took again if it rolls back. */
-  #transactionWritingUses<T>(work: () => T, written: () => ReadonlyArray<[string, number]>): T {
+    if (uses.length === 0) return 0;
     try {
-      return this.#transaction(work);
+      this.#transaction(() => {
+        const write = this.#statement(
+          'UPDATE memories SET last_used_at = max(coalesce(last_used_at, 0), ?) WHERE id = ?',
+        );
+        for (const [id, at] of uses) write.run(at, id);
+      });
     } catch (error) {
-      this.#uses.restore(written());
+      this.#uses.restore(uses);
       throw error;
     }
+    return uses.length;
   }
 
   async stats(options: { userId?: string; abortSignal?: AbortSignal } = {}): Promise<MemoryStats> {

@@ -31,6 +31,12 @@ export class UnwrittenUses {
     return memory;
   }
 
+  /** `apply` to each memory, or each search hit's (nothing to do while no use waits). */
+  applyAll(items: ReadonlyArray<Memory | { memory: Memory }>): void {
+    if (this.#latest.size === 0) return;
+    for (const item of items) this.apply('memory' in item ? item.memory : item);
+  }
+
   /** The memory is gone: a later one given the same id (an import) starts with no use. */
   forget(id: string): void {
     this.#latest.delete(id);
