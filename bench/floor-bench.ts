@@ -5,9 +5,11 @@
 // (bench/bare-relay.ts: frame in, streamed completion, deltas out, nothing stored), both against
 // the same zero-latency scripted model in the same run. A third client sends them to the same
 // relay taking the completion through the AI SDK as Nexus's agent does (`via: 'ai-sdk'`), so the
-// SDK's own part of the gap is printed beside it. The three are measured in alternating blocks so
-// that the machine's changing speed hits them alike. Prints each side's p50 / p95, the ratio of
-// the p50s to the bare relay's, the load average, and one JSON line last.
+// SDK's own part of the gap is printed beside it. A fourth sends them to the bare relay running as
+// a process of its own, as the gateway does (bench/bare-relay-process.ts): the same relay, plus the
+// wake-ups of a second process. The four are measured in alternating blocks so that the machine's
+// changing speed hits them alike. Prints each side's p50 / p95, the ratio of Nexus's p50 to each
+// relay's, the load average, and one JSON line last.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +20,7 @@ import { WebSocket } from 'ws';
 import { startGatewayProcess } from '../apps/gateway/src/testing/gateway-process.ts';
 import { memoryAwareResponder } from '../apps/gateway/src/testing/memory-test-support.ts';
 import { startBareRelay } from './bare-relay.ts';
+import { startBareRelayProcess } from './bare-relay-process.ts';
 import { percentile, printTable, round } from './bench-stats.ts';
 import { envPairs } from './env-pairs.ts';
 
@@ -42,6 +45,12 @@ const model = await startScriptedModelServer({ recordRequests: false });
 model.setResponder(memoryAwareResponder);
 const relay = await startBareRelay({ modelBaseUrl: model.baseUrl, model: 'scripted' });
 const sdkRelay = await startBareRelay({ modelBaseUrl: model.baseUrl, model: 'scripted', via: 'ai-sdk' });
+const NODE_ARGS = ['--max-semi-space-size=8', '--max-old-space-size=192'];
+const relayProcess = await startBareRelayProcess({
+  modelBaseUrl: model.baseUrl,
+  model: 'scripted',
+  nodeArgs: NODE_ARGS,
+});
 const dataDir = await mkdtemp(join(tmpdir(), 'nexus-floor-'));
 const gateway = await startGatewayProcess(
   {
@@ -57,60 +66,64 @@ const gateway = await startGatewayProcess(
     MALLOC_ARENA_MAX: '2',
     ...envPairs(values['gateway-env']),
   },
-  { nodeArgs: ['--max-semi-space-size=8', '--max-old-space-size=192'] },
+  { nodeArgs: NODE_ARGS },
 );
 const nexus = await WebChatClient.connect({ url: gateway.url, token: TOKEN, clientId: 'floor' });
 const relayClient = await connectRelayClient(relay.url);
 const sdkRelayClient = await connectRelayClient(sdkRelay.url);
+const relayProcessClient = await connectRelayClient(relayProcess.url);
 
 try {
   // A person with memories, so the memory step has something to find on every turn.
   await nexus.ask('floor', "I'm vegetarian and I live in Lisbon");
-  const nexusTimes: number[] = [];
-  const relayTimes: number[] = [];
-  const sdkRelayTimes: number[] = [];
+  const sides = {
+    relay: { ask: (text: string) => relayClient.ask(text), times: [] as number[] },
+    sdkRelay: { ask: (text: string) => sdkRelayClient.ask(text), times: [] as number[] },
+    relayProcess: { ask: (text: string) => relayProcessClient.ask(text), times: [] as number[] },
+    nexus: { ask: (text: string) => nexus.ask('floor', text), times: [] as number[] },
+  };
   for (let turn = 0; turn < warmupTurns; turn += 1) {
-    await nexus.ask('floor', `What should I cook tonight? (${turn})`);
-    await relayClient.ask(`What should I cook tonight? (${turn})`);
-    await sdkRelayClient.ask(`What should I cook tonight? (${turn})`);
+    for (const side of Object.values(sides)) await side.ask(`What should I cook tonight? (${turn})`);
   }
   const perBlock = Math.ceil(turns / rounds);
   for (let round = 0; round < rounds; round += 1) {
-    for (let turn = 0; turn < perBlock; turn += 1) {
-      const started = performance.now();
-      await relayClient.ask(`What should I cook tonight? (${round}.${turn})`);
-      relayTimes.push(performance.now() - started);
-    }
-    for (let turn = 0; turn < perBlock; turn += 1) {
-      const started = performance.now();
-      await sdkRelayClient.ask(`What should I cook tonight? (${round}.${turn})`);
-      sdkRelayTimes.push(performance.now() - started);
-    }
-    for (let turn = 0; turn < perBlock; turn += 1) {
-      const started = performance.now();
-      await nexus.ask('floor', `What should I cook tonight? (${round}.${turn})`);
-      nexusTimes.push(performance.now() - started);
+    for (const side of Object.values(sides)) {
+      for (let turn = 0; turn < perBlock; turn += 1) {
+        const started = performance.now();
+        await side.ask(`What should I cook tonight? (${round}.${turn})`);
+        side.times.push(performance.now() - started);
+      }
     }
   }
+  const p50 = (times: number[]) => percentile(times, 50);
+  const nexusTimes = sides.nexus.times;
   const result = {
     turns: nexusTimes.length,
     warmup_turns: warmupTurns,
-    relay_p50_ms: round(percentile(relayTimes, 50)),
-    relay_p95_ms: round(percentile(relayTimes, 95)),
-    sdk_relay_p50_ms: round(percentile(sdkRelayTimes, 50)),
-    sdk_relay_p95_ms: round(percentile(sdkRelayTimes, 95)),
-    nexus_p50_ms: round(percentile(nexusTimes, 50)),
+    relay_p50_ms: round(p50(sides.relay.times)),
+    relay_p95_ms: round(percentile(sides.relay.times, 95)),
+    sdk_relay_p50_ms: round(p50(sides.sdkRelay.times)),
+    sdk_relay_p95_ms: round(percentile(sides.sdkRelay.times, 95)),
+    relay_process_p50_ms: round(p50(sides.relayProcess.times)),
+    relay_process_p95_ms: round(percentile(sides.relayProcess.times, 95)),
+    nexus_p50_ms: round(p50(nexusTimes)),
     nexus_p95_ms: round(percentile(nexusTimes, 95)),
-    ratio_p50: round(percentile(nexusTimes, 50) / percentile(relayTimes, 50)),
-    sdk_relay_ratio_p50: round(percentile(sdkRelayTimes, 50) / percentile(relayTimes, 50)),
+    ratio_p50: round(p50(nexusTimes) / p50(sides.relay.times)),
+    ratio_to_relay_process_p50: round(p50(nexusTimes) / p50(sides.relayProcess.times)),
+    sdk_relay_ratio_p50: round(p50(sides.sdkRelay.times) / p50(sides.relay.times)),
     load_average: loadavg().map((value) => round(value)),
   };
   printTable([
     ['turns measured (each side)', result.turns],
     ['bare relay p50 / p95 ms', `${result.relay_p50_ms} / ${result.relay_p95_ms}`],
     ['relay through the AI SDK p50 / p95 ms', `${result.sdk_relay_p50_ms} / ${result.sdk_relay_p95_ms}`],
+    [
+      'bare relay in its own process p50 / p95 ms',
+      `${result.relay_process_p50_ms} / ${result.relay_process_p95_ms}`,
+    ],
     ['Nexus warm turn p50 / p95 ms', `${result.nexus_p50_ms} / ${result.nexus_p95_ms}`],
     ['Nexus ÷ relay (p50)', result.ratio_p50],
+    ['Nexus ÷ relay in its own process (p50)', result.ratio_to_relay_process_p50],
     ['relay through the AI SDK ÷ relay (p50)', result.sdk_relay_ratio_p50],
     ['load average (1, 5, 15 min)', result.load_average.join(', ')],
   ]);
@@ -118,10 +131,12 @@ try {
 } finally {
   relayClient.close();
   sdkRelayClient.close();
+  relayProcessClient.close();
   await nexus.close();
   await gateway.stop();
   await relay.close();
   await sdkRelay.close();
+  await relayProcess.close();
   await model.close();
   await rm(dataDir, { recursive: true, force: true });
 }
