@@ -64,4 +64,17 @@ describe('platform ids in logs', () => {
       await rm(other, { recursive: true, force: true });
     }
   });
+
+  it('gives an id the same pseudonym after thousands of other ids have been seen since', async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'nexus-pseudonym-'));
+    const pseudonymise = platformIdPseudonymiser(dataDir);
+    const first = pseudonymise(`whatsapp:${NUMBER}`);
+    const others = new Set<string>();
+    for (let index = 0; index < 5_000; index += 1) others.add(pseudonymise(`telegram:${index}`));
+    expect(others.size).toBe(5_000);
+    expect(others.has(first)).toBe(false);
+    // Long out of the recent ones: made again from the key, not from memory, and the same.
+    expect(pseudonymise(`whatsapp:${NUMBER}`)).toBe(first);
+    expect(platformIdPseudonymiser(dataDir)(`whatsapp:${NUMBER}`)).toBe(first);
+  });
 });
