@@ -59,6 +59,23 @@ describe('ReplayLog', () => {
     expect(log.totalBytes).toBe(bytesBefore - 'a#2:Hel'.length - 'a#3:lo'.length + 'a#5:end r1 Hello'.length);
   });
 
+  it("drops a reply's deltas from the newest events at its end, and forgets deltas that aged out", () => {
+    const log = createLog({ replayLimit: 3 });
+    const frame = (text: string) => (seq: number) => `a#${seq}:${text}`;
+    // A reply that never ended leaves a delta; the limit drops it before the next reply ends.
+    log.append('a', 'alice', frame('lost'), { deltaOf: 'r0' });
+    log.append('a', 'alice', frame('start r1'));
+    log.append('a', 'alice', frame('Hel'), { deltaOf: 'r1' });
+    log.append('a', 'alice', frame('lo'), { deltaOf: 'r1' });
+    log.append('a', 'alice', frame('end r1 Hello'), { endOf: 'r1' });
+    log.append('a', 'alice', frame('Wor'), { deltaOf: 'r2' });
+    log.append('a', 'alice', frame('end r2 World'), { endOf: 'r2' });
+    const frames = ['a#2:start r1', 'a#5:end r1 Hello', 'a#7:end r2 World'];
+    expect(log.replay('a', 1)).toEqual({ frames, complete: true, lastSeq: 7 });
+    expect(log.replay('a', 0).complete).toBe(false);
+    expect(log.totalBytes).toBe(frames.join('').length);
+  });
+
   it('binds a conversation to its first client', () => {
     const log = createLog();
     expect(log.claim('a', 'alice')).toBe('claimed');

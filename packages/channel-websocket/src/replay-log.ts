@@ -37,6 +37,8 @@ interface ConversationEntry {
   /** Highest seq dropped from `events`; 0 while nothing was dropped. */
   droppedThroughSeq: number;
   lastSeq: number;
+  /** How many of `events` are deltas (`deltaOf` set): a reply's end looks for them only then. */
+  deltas: number;
 }
 
 /**
@@ -112,7 +114,10 @@ export class ReplayLog {
     if (part && 'endOf' in part) this.#dropDeltas(entry, part.endOf);
     this.#lastIssuedSeq += 1;
     const stored: StoredEvent = { seq: this.#lastIssuedSeq, frame: build(this.#lastIssuedSeq) };
-    if (part && 'deltaOf' in part) stored.deltaOf = part.deltaOf;
+    if (part && 'deltaOf' in part) {
+      stored.deltaOf = part.deltaOf;
+      entry.deltas += 1;
+    }
     entry.events.push(stored);
     entry.lastSeq = stored.seq;
     entry.bytes += stored.frame.length;
@@ -142,6 +147,7 @@ export class ReplayLog {
       createdAfterSeq: this.#lastIssuedSeq,
       droppedThroughSeq: 0,
       lastSeq: this.#lastIssuedSeq,
+      deltas: 0,
     };
     this.#entries.set(conversationId, entry);
     this.#mostRecent = conversationId;
@@ -168,13 +174,34 @@ export class ReplayLog {
     if (this.#mostRecent === conversationId) this.#mostRecent = undefined;
   }
 
+  /**
+   * Removes the reply's deltas. They are usually the newest events (its end follows them), taken
+   * off the tail without walking the log, which holds up to `replayLimit` events of a long
+   * conversation; only when other deltas are kept too (another reply's, one that never ended) is
+   * the whole log compacted, in place.
+   */
   #dropDeltas(entry: ConversationEntry, replyId: string): void {
+    if (entry.deltas === 0) return;
+    const events = entry.events;
     let dropped = 0;
-    entry.events = entry.events.filter((stored) => {
-      if (stored.deltaOf !== replyId) return true;
-      dropped += stored.frame.length;
-      return false;
-    });
+    for (let last = events.at(-1); last?.deltaOf === replyId; last = events.at(-1)) {
+      events.pop();
+      dropped += last.frame.length;
+      entry.deltas -= 1;
+    }
+    if (entry.deltas > 0) {
+      let kept = 0;
+      for (const stored of events) {
+        if (stored.deltaOf === replyId) {
+          dropped += stored.frame.length;
+          entry.deltas -= 1;
+        } else {
+          events[kept] = stored;
+          kept += 1;
+        }
+      }
+      events.length = kept;
+    }
     entry.bytes -= dropped;
     this.#totalBytes -= dropped;
   }
@@ -182,6 +209,7 @@ export class ReplayLog {
   #dropOldest(entry: ConversationEntry): void {
     const dropped = entry.events.shift();
     if (dropped === undefined) return;
+    if (dropped.deltaOf !== undefined) entry.deltas -= 1;
     entry.droppedThroughSeq = dropped.seq;
     entry.bytes -= dropped.frame.length;
     this.#totalBytes -= dropped.frame.length;
