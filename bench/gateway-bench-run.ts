@@ -2,7 +2,7 @@
 // data directory, the load, the figures, then everything stopped and removed.
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -211,12 +211,24 @@ export async function runGatewayBench(options: GatewayBenchOptions) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   startedAt = performance.now();
+  // The gateway's CPU profile is stamped with the same monotonic clock (µs): the window lets
+  // `bench/cpu-profile-summary.ts` read the load's samples only.
+  const loadStartUs = process.hrtime.bigint() / 1000n;
   await Promise.all(
     Array.from({ length: conversations }, (_, index) =>
       runConversation('bench', index, turnsPerConversation, true),
     ),
   );
   const elapsedS = (performance.now() - startedAt) / 1000;
+  if (options.cpuProfileDir) {
+    const window = {
+      startUs: Number(loadStartUs),
+      endUs: Number(process.hrtime.bigint() / 1000n),
+      turns: sent.size,
+    };
+    await mkdir(options.cpuProfileDir, { recursive: true });
+    await writeFile(join(options.cpuProfileDir, `load-window-${gateway.pid}.json`), JSON.stringify(window));
+  }
   // The profile covers the load's turns, not the extraction backlog that follows.
   if (options.heapProfileFile) gateway.kill('SIGUSR2');
   const loadAfter = loadavg()[0] as number;
