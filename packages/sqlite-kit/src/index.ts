@@ -7,6 +7,7 @@ export { CommittedCache } from './committed-cache.ts';
 export { committedVersionReader, othersCommittedWatcher } from './committed-version.ts';
 export { createPrivateFile } from './create-private-file.ts';
 export { GroupCommit } from './group-commit.ts';
+export { inReadTransaction } from './in-read-transaction.ts';
 export { inSavepoint } from './in-savepoint.ts';
 export { inTransaction } from './in-transaction.ts';
 export { migrate, type OpenSqliteDatabaseOptions, openSqliteDatabase } from './open-sqlite-database.ts';

@@ -1,5 +1,11 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { committedVersionReader, GroupCommit, inSavepoint, inTransaction } from '@nexus/sqlite-kit';
+import {
+  committedVersionReader,
+  GroupCommit,
+  inReadTransaction,
+  inSavepoint,
+  inTransaction,
+} from '@nexus/sqlite-kit';
 import { forgetRememberedStems, type PersonLexicalIndex } from '../lexical/person-lexical-index.ts';
 import type { Memory, MemoryStats } from '../model/memory.ts';
 import { MemoryStoreError } from '../model/memory-errors.ts';
@@ -215,16 +221,18 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
   async search(options: StoreSearchOptions): Promise<StoreSearchHit[]> {
     this.#check(options.abortSignal);
     this.#settle(options.userId);
-    const hits = searchSqliteStore(
-      {
-        statement: (sql) => this.#statement(sql),
-        lexicalCache: this.#lexicalCache,
-        vectorCache: this.#vectorCache,
-        hasVectorTable: this.#hasVectorTable,
-        lexicalMisses: this.#lexicalMisses,
-        dataVersion: this.#dataVersion,
-      },
-      options,
+    const hits = this.#read(() =>
+      searchSqliteStore(
+        {
+          statement: (sql) => this.#statement(sql),
+          lexicalCache: this.#lexicalCache,
+          vectorCache: this.#vectorCache,
+          hasVectorTable: this.#hasVectorTable,
+          lexicalMisses: this.#lexicalMisses,
+          dataVersion: this.#dataVersion,
+        },
+        options,
+      ),
     );
     this.#uses.applyAll(hits);
     return hits;
@@ -266,7 +274,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
     this.#check(options.abortSignal);
     this.#settle(options.userId);
     if (this.#knownEmpty(options.userId)) return [];
-    const memories = this.#standing.read((sql) => this.#statement(sql), options);
+    const memories = this.#read(() => this.#standing.read((sql) => this.#statement(sql), options));
     this.#uses.applyAll(memories);
     return memories;
   }
@@ -421,6 +429,15 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
   /** A read of one person first commits that person's queued inserts, so it sees them. */
   #settle(userId: string): void {
     if (this.#inserts.pending((item) => item.memory.userId === userId)) this.#inserts.flush();
+  }
+
+  /**
+   * A read of several statements in one read transaction (`inReadTransaction`): a search is up
+   * to six (a standing facts read from SQL, one per kind), and outside a transaction each took
+   * and dropped the file's locks itself.
+   */
+  #read<T>(work: () => T): T {
+    return inReadTransaction(this.#database, work);
   }
 
   #transaction<T>(work: () => T): T {
