@@ -63,7 +63,8 @@ export function searchSqliteStore(
     // The lexical index knows how many memories the person has: no count for the vector cache.
     const vectors =
       options.sessionId === undefined ? store.vectorCache?.index(options.userId, index?.size) : undefined;
-    rankings.push(denseRanking(statements, partition, query, candidates, vectors, linked));
+    const few = index !== undefined && index.size <= FEW_TO_SCAN;
+    rankings.push(denseRanking(statements, partition, query, candidates, vectors, linked, few));
   }
   const channels = rankings.map((ranking) =>
     ranking.map((entry) => ({ id: String(entry.rowid), score: entry.score })),
@@ -81,6 +82,13 @@ export function searchSqliteStore(
     return memory ? [{ memory, relevance: relevanceOf(rowid) }] : [];
   });
 }
+
+/**
+ * A person with at most this many memories (all scopes) has their vectors compared one by one
+ * from the plain copy instead of by sqlite-vec's KNN, whose fixed cost (its shadow tables, a
+ * chunk of 64 slots) is several times that of reading a few rows. Same distances, same order.
+ */
+const FEW_TO_SCAN = 16;
 
 /**
  * FTS5's BM25, one query per part, summed by weight. A partition whose last search here matched

@@ -79,11 +79,39 @@ export function denseRanking(
   index?: QuantisedVectorIndex,
   /** A session's linked memories (`sessionLinks`), when the caller has read them already. */
   linked?: readonly number[],
+  /** The person has few memories: compare each of their vectors rather than ask sqlite-vec. */
+  few?: boolean,
 ): RowRanking {
   if (partition.sessionId !== undefined)
     return sessionDenseRanking(statements, linked ?? sessionLinks(statements, partition), query, limit);
   if (index) return quantisedDenseRanking(statements, partition, query, limit, index);
+  if (few) return fewDenseRanking(statements, partition, query, limit);
   return exactDenseRanking(statements, partition, query, limit);
+}
+
+/**
+ * The same top `limit` as `exactDenseRanking` for a person with few memories: each of their
+ * vectors compared by sqlite-vec's own distance from the plain copy (`memory_vectors`), ties cut
+ * by rowid. A KNN over a small partition costs several times that: sqlite-vec prepares its own
+ * statements on its shadow tables for every query and reads a chunk of 64 slots. No join and no
+ * bound `LIMIT` (SQLite 3.54 re-plans a statement with either on every run: see `sessionLinks`).
+ */
+function fewDenseRanking(
+  statements: Statements,
+  partition: SearchPartition,
+  query: Uint8Array,
+  limit: number,
+): RowRanking {
+  const scopes = partition.scopes ?? [];
+  const scopeSql = partition.scopes ? ` AND scope IN (${scopes.map(() => '?').join(', ')})` : '';
+  const rows = statements(
+    `SELECT rowid, vec_distance_l2(embedding, ?) AS distance FROM memory_vectors
+     WHERE rowid IN (SELECT rowid FROM memories WHERE user_id = ?${scopeSql})`,
+  ).all(query, partition.userId, ...scopes) as Array<{ rowid: number; distance: number }>;
+  rows.sort((left, right) => left.distance - right.distance || left.rowid - right.rowid);
+  return rows
+    .slice(0, limit)
+    .map((row) => ({ rowid: row.rowid, score: similarityFromDistance(row.distance) }));
 }
 
 /**
@@ -174,13 +202,19 @@ function exactRanking(
     .map((entry) => ({ rowid: entry.rowid, score: similarityFromDistance(entry.distance) }));
 }
 
-/** The rowids of the person's memories linked to the session (and in `scopes`, when given). */
+/**
+ * The rowids of the person's memories linked to the session (and in `scopes`, when given).
+ *
+ * The memory's own row is checked by a scalar subquery, not a join: SQLite 3.54 marks a join
+ * with bound parameters (and a bound `LIMIT`) as planned for those values, so every run, bound
+ * again, is compiled again (~8 authorizer calls, most of the statement's cost on a warm turn).
+ */
 export function sessionLinks(statements: Statements, partition: SearchPartition): number[] {
   const scopes = partition.scopes;
   const scopeSql = scopes ? ` AND m.scope IN (${scopes.map(() => '?').join(', ')})` : '';
   const rows = statements(
-    `SELECT l.memory_rowid AS rowid FROM session_links l JOIN memories m ON m.rowid = l.memory_rowid
-     WHERE l.session_id = ? AND l.user_id = ? AND m.user_id = l.user_id${scopeSql}`,
+    `SELECT l.memory_rowid AS rowid FROM session_links l WHERE l.session_id = ? AND l.user_id = ?
+     AND (SELECT m.user_id = l.user_id${scopeSql} FROM memories m WHERE m.rowid = l.memory_rowid)`,
   ).all(partition.sessionId ?? '', partition.userId, ...(scopes ?? [])) as Array<{ rowid: number }>;
   return rows.map((row) => row.rowid);
 }
