@@ -2,9 +2,9 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import {
   committedVersionReader,
   GroupCommit,
-  inReadTransaction,
   inSavepoint,
   inTransaction,
+  LazyReadTransaction,
 } from '@nexus/sqlite-kit';
 import { forgetRememberedStems, type PersonLexicalIndex } from '../lexical/person-lexical-index.ts';
 import type { Memory, MemoryStats } from '../model/memory.ts';
@@ -93,6 +93,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
   readonly vectorSpace: VectorSpace | undefined;
   readonly #database: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
+  readonly #reads: LazyReadTransaction;
   readonly #hasVectorTable: boolean;
   readonly #vectorCache: SqliteVectorCache | undefined;
   readonly #lexicalCache: SqliteLexicalCache;
@@ -111,6 +112,7 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
   constructor(options: SqliteMemoryStoreOptions) {
     const opened = openMemoryDatabase(options);
     this.#database = opened.database;
+    this.#reads = new LazyReadTransaction(this.#database);
     this.vectorSpace = opened.vectorSpace;
     this.#hasVectorTable = this.vectorSpace !== undefined;
     this.#usesWriteIntervalMs = options.usesWriteIntervalMs ?? USES_WRITE_INTERVAL_MS;
@@ -432,12 +434,12 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
   }
 
   /**
-   * A read of several statements in one read transaction (`inReadTransaction`): a search is up
-   * to six (a standing facts read from SQL, one per kind), and outside a transaction each took
-   * and dropped the file's locks itself.
+   * A read of several statements in one read transaction, begun by its first statement
+   * (`LazyReadTransaction`): a search runs up to six (a standing facts read from SQL, one per
+   * kind), and outside a transaction each took and dropped the file's locks itself.
    */
   #read<T>(work: () => T): T {
-    return inReadTransaction(this.#database, work);
+    return this.#reads.run(work);
   }
 
   #transaction<T>(work: () => T): T {
@@ -462,6 +464,8 @@ class EmbeddedMemoryStore implements SqliteMemoryStore {
       statement = this.#database.prepare(sql);
       this.#statements.set(sql, statement);
     }
+    // Asked for just before it runs: inside a read, the first begins its transaction.
+    this.#reads.beforeStatement();
     return statement;
   }
 

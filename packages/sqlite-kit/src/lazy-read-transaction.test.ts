@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { inReadTransaction } from './in-read-transaction.ts';
 import { inTransaction } from './in-transaction.ts';
+import { LazyReadTransaction } from './lazy-read-transaction.ts';
 
-describe('inReadTransaction', () => {
+describe('LazyReadTransaction', () => {
   let directory = '';
   const open: DatabaseSync[] = [];
   beforeEach(() => {
@@ -23,35 +23,43 @@ describe('inReadTransaction', () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  it('reads one snapshot, ends it, and sees another connection’s commit on the next call', () => {
+  it('reads one snapshot from its first statement, ends it, and sees a later commit on the next read', () => {
     const reader = connect();
     const writer = connect();
+    const reads = new LazyReadTransaction(reader);
     const count = reader.prepare('SELECT count(*) AS n FROM rows');
-    const read = () => (count.get() as { n: number }).n;
-    const seen = inReadTransaction(reader, () => {
-      expect(reader.isTransaction).toBe(true);
-      const before = read();
+    const read = () => {
+      reads.beforeStatement();
+      return (count.get() as { n: number }).n;
+    };
+    const seen = reads.run(() => {
+      // Nothing read yet: no transaction, so a commit now is seen by the first read.
+      expect(reader.isTransaction).toBe(false);
       writer.exec('INSERT INTO rows DEFAULT VALUES');
-      return [before, read()];
+      const first = read();
+      expect(reader.isTransaction).toBe(true);
+      writer.exec('INSERT INTO rows DEFAULT VALUES');
+      return [first, read(), reads.run(read)];
     });
-    expect(seen).toEqual([0, 0]);
+    expect(seen).toEqual([1, 1, 1]);
     expect(reader.isTransaction).toBe(false);
-    expect(inReadTransaction(reader, read)).toBe(1);
-    // The writer was never held up: a read transaction in WAL mode blocks no one.
-    inTransaction(writer, () => writer.exec('INSERT INTO rows DEFAULT VALUES'));
-    expect(read()).toBe(2);
+    expect(reads.run(read)).toBe(2);
+    // Outside `run` a statement takes no transaction.
+    read();
+    expect(reader.isTransaction).toBe(false);
   });
 
-  it('runs inside an open transaction as part of it, and ends its own when the work throws', () => {
+  it('adds nothing inside an open transaction, and ends its own when the work throws', () => {
     const database = connect();
+    const reads = new LazyReadTransaction(database);
     inTransaction(database, () => {
       database.exec('INSERT INTO rows DEFAULT VALUES');
-      const n = inReadTransaction(database, () => database.prepare('SELECT count(*) AS n FROM rows').get());
-      expect(n).toEqual({ n: 1 });
+      reads.run(() => reads.beforeStatement());
       expect(database.isTransaction).toBe(true);
     });
     expect(() =>
-      inReadTransaction(database, () => {
+      reads.run(() => {
+        reads.beforeStatement();
         throw new Error('failed read');
       }),
     ).toThrow('failed read');
