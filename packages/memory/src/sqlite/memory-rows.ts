@@ -1,6 +1,6 @@
 import type { StatementSync } from 'node:sqlite';
 import { GLOBAL_USER_ID, type Memory, type MemoryScope, type MemoryStats } from '../model/memory.ts';
-import { MEMORY_COLUMNS, type MemoryRow, memoryFromRow } from './sqlite-schema.ts';
+import { MEMORY_COLUMNS, type MemoryRow, memoryFromRow, memoryRowOf } from './sqlite-schema.ts';
 
 /** Prepared once per SQL text by the store (`#statement`). */
 export type Statements = (sql: string) => StatementSync;
@@ -19,11 +19,17 @@ export function memoriesByRowid(
   if (rowids.length === 0) return result;
   const filters = filterSql(filter.scopes, filter.sessionId);
   // `+` keeps SQLite on the rowid lookups instead of scanning the person's index.
-  const rows = statement(
+  const read = statement(
     `SELECT ${MEMORY_COLUMNS} FROM memories WHERE rowid IN (SELECT value FROM json_each(?))
      AND +user_id = ?${filters.sql('+scope', 'rowid')}`,
-  ).all(JSON.stringify(rowids), filter.userId, ...filters.values) as unknown as MemoryRow[];
-  for (const row of rows) result.set(row.rowid, memoryFromRow(row));
+  );
+  // Rows as arrays (`memoryRowOf`): this statement is this function's alone.
+  read.setReturnArrays(true);
+  const rows = read.all(JSON.stringify(rowids), filter.userId, ...filters.values) as unknown as unknown[][];
+  for (const values of rows) {
+    const row = memoryRowOf(values);
+    result.set(row.rowid, memoryFromRow(row));
+  }
   return result;
 }
 
