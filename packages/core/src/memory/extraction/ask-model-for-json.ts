@@ -1,10 +1,10 @@
 import { JobError, PermanentJobError } from '@nexus/protocol';
-import { generateText, type LanguageModel, type ModelMessage } from 'ai';
+import type { LanguageModel } from 'ai';
 import type { z } from 'zod';
 import { toModelError } from '../../errors/model-error.ts';
-import { modelCallTelemetry } from '../../tracing/model-call-telemetry.ts';
 import { failureMessage } from './failure-message.ts';
 import { parseModelJson } from './parse-model-json.ts';
+import { type PlainTextCallOptions, plainTextCall } from './plain-text-call.ts';
 
 export interface AskModelForJsonOptions<T> {
   model: LanguageModel;
@@ -24,22 +24,18 @@ export interface AskModelForJsonOptions<T> {
  * failed call (network, provider) throws a retryable `JobError` so the queue retries later.
  */
 export async function askModelForJson<T>(options: AskModelForJsonOptions<T>): Promise<T> {
-  const messages: ModelMessage[] = [{ role: 'user', content: options.prompt }];
+  const messages: PlainTextCallOptions['messages'][number][] = [{ role: 'user', content: options.prompt }];
   let lastError = '';
   for (let attempt = 1; attempt <= 2; attempt += 1) {
     let text: string;
     try {
-      const result = await generateText({
+      text = await plainTextCall({
         model: options.model,
         instructions: options.instructions,
         messages,
-        temperature: 0,
-        maxRetries: 1,
-        telemetry: modelCallTelemetry(),
         ...(options.maxOutputTokens ? { maxOutputTokens: options.maxOutputTokens } : {}),
         ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
       });
-      text = result.text;
     } catch (error) {
       if (options.abortSignal?.aborted) throw options.abortSignal.reason ?? error;
       const failure = toModelError(error, { shuttingDown: false });
