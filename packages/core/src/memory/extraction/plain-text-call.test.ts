@@ -13,7 +13,7 @@ interface SeenRequest {
 /** A real provider whose fetch records each request and answers from `answers` in turn. */
 function recordingModel(answers: Array<{ status: number; text?: string }>) {
   const seen: SeenRequest[] = [];
-  const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+  const fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     seen.push({
       url: String(input),
       headers: Object.fromEntries(new Headers(init?.headers).entries()),
