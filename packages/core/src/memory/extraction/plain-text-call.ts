@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { generateText, type LanguageModel } from 'ai';
-import { prepareRetries, resolveLanguageModel } from 'ai/internal';
+import type { resolveLanguageModel } from 'ai/internal';
 import { modelCallsTraced, modelCallTelemetry } from '../../tracing/model-call-telemetry.ts';
 
 export interface PlainTextCallOptions {
@@ -20,6 +20,11 @@ const HEADERS: Record<string, string> = {
   'user-agent': `ai/${(createRequire(import.meta.url)('ai/package.json') as { version: string }).version}`,
 };
 const TOOL_CHOICE = { type: 'auto' } as const;
+/**
+ * The SDK's own model resolution and retry, from its `ai/internal` entry: a bundle of its own
+ * (135 KB, about 8 ms of CPU to load), so loaded at the first call rather than at start.
+ */
+let sdkInternals: Promise<typeof import('ai/internal')> | undefined;
 
 /**
  * One non-streamed model call at temperature 0 with one retry, for a background job's text (memory
@@ -33,6 +38,8 @@ const TOOL_CHOICE = { type: 'auto' } as const;
  */
 export async function plainTextCall(options: PlainTextCallOptions): Promise<string> {
   if (modelCallsTraced() || typeof options.model === 'string') return viaGenerateText(options);
+  sdkInternals ??= import('ai/internal');
+  const { prepareRetries, resolveLanguageModel } = await sdkInternals;
   const model = resolveLanguageModel(options.model);
   const { retry } = prepareRetries({ maxRetries: 1, abortSignal: options.abortSignal });
   // `generateText` also passes every other setting, as undefined: the provider reads none of them.
