@@ -159,12 +159,15 @@ export class SqliteJobStore {
     // `claim`'s write transaction, so no other process can lease a row between them. The read
     // goes one row past the limit, due or not (its payload left unread), so the claim also tells
     // when the next job falls due: the processor needs no `MIN(run_at)` query after it.
+    // `name = +?`, not `name = ?`: SQLite 3.54 compiles a statement again on every run when a
+    // bound value is compared to a column and the rows are ordered (17 authorizer calls per
+    // claim); `+?` is the same value, no affinity either way, the same plan, compiled once.
     this.#claimStatement = statementsPerLimit(
       database,
       (limit) =>
         `SELECT seq, id, name, CASE WHEN run_at <= ? THEN payload END AS payload, run_at,
            attempts_started, attempts_failed, max_attempts, backoff_type, backoff_delay_ms, traceparent
-         FROM jobs WHERE name = ? AND status = 'waiting'
+         FROM jobs WHERE name = +? AND status = 'waiting'
          ORDER BY run_at, seq LIMIT ${limit + 1}`,
     );
     this.#statements = {

@@ -53,10 +53,13 @@ export function createSqliteTurns(database: DatabaseSync): SqliteTurns {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (channel, intent_id) DO NOTHING`,
   );
+  // `= +?`, not `= ?`: SQLite 3.54 compiles a statement again on every run when a bound value is
+  // compared to a column and the rows are ordered; `+?` is the same value (a bound value has no
+  // affinity either way) and the same plan, compiled once.
   const newest = statementsPerLimit(
     database,
     (limit) =>
-      `SELECT ${TURN_COLUMNS} FROM turns WHERE conversation_key = ? ORDER BY seq DESC LIMIT ${limit}`,
+      `SELECT ${TURN_COLUMNS} FROM turns WHERE conversation_key = +? ORDER BY seq DESC LIMIT ${limit}`,
   );
   const forget = database.prepare('DELETE FROM turns WHERE user_id = ?');
   // The conversation's key, or a later generation of it (`<key>#<n>`, after `/new`).
