@@ -40,12 +40,17 @@ describe('identity store statements', () => {
         approved_at: 1_000,
       },
     ]);
-    expect(store.find({ channel: 'telegram', platformId: '1' })).toMatchObject({ userId: ada.userId, approved: true });
+    expect(store.find({ channel: 'telegram', platformId: '1' })).toMatchObject({
+      userId: ada.userId,
+      approved: true,
+    });
     const ofPerson = bound(
       `SELECT ${columns} WHERE i.person_id = ? ORDER BY i.created_at, i.channel, i.platform_id`,
       ada.userId,
     ).map((row) => `${row.channel}:${row.platform_id}`);
-    expect(store.person(ada.userId)?.identities.map((one) => `${one.channel}:${one.platformId}`)).toEqual(ofPerson);
+    expect(store.person(ada.userId)?.identities.map((one) => `${one.channel}:${one.platformId}`)).toEqual(
+      ofPerson,
+    );
     expect(ofPerson).toEqual(['telegram:1', 'web:ada']);
     database.close();
   });
