@@ -13,10 +13,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { type CallFrame, frameLabel, packageOfUrl } from './profile-frames.ts';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: CallFrame;
   children?: number[];
 }
 interface Profile {
@@ -45,34 +46,15 @@ const window =
     ? (JSON.parse(readFileSync(windowFile, 'utf8')) as { startUs: number; endUs: number; turns: number })
     : undefined;
 
-const PACKAGE_IN_MODULES = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)\/(.*)$/u;
-const OURS = /\/(packages|apps)\/([^/]+)\/(.*)$/u;
 const SPECIAL = new Set(['(garbage collector)', '(program)', '(idle)', '(root)']);
 
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
 const parents = new Map<number, number>();
 for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
 
-function packageOf({ functionName, url }: ProfileNode['callFrame']): string {
-  if (SPECIAL.has(functionName)) return functionName;
-  if (url === '') return '(native)';
-  const dependency = PACKAGE_IN_MODULES.exec(url);
-  if (dependency) return dependency[1] as string;
-  const ours = OURS.exec(url);
-  if (ours) return `${ours[1]}/${ours[2]}`;
-  if (url.startsWith('node:internal/webstreams')) return 'node: web streams';
-  return url.startsWith('node:') ? url.split('/').slice(0, 2).join('/') : url;
-}
-
-function nameOf({ functionName, url, lineNumber }: ProfileNode['callFrame']): string {
-  const dependency = PACKAGE_IN_MODULES.exec(url);
-  const ours = OURS.exec(url);
-  const where = dependency
-    ? `${dependency[1]}/${(dependency[2] as string).split('/').at(-1)}`
-    : ours
-      ? `${ours[2]}/${(ours[3] as string).replace(/^src\//u, '')}`
-      : url;
-  return `${functionName || '(anonymous)'} ${where}:${lineNumber + 1}`;
+function packageOf(frame: CallFrame): string {
+  if (SPECIAL.has(frame.functionName)) return frame.functionName;
+  return frame.url === '' ? '(native)' : packageOfUrl(frame.url);
 }
 
 // Each sample's weight is the time until the next one (the last sample has none).
@@ -94,7 +76,7 @@ const byFunction = new Map<string, number>();
 const byPackage = new Map<string, number>();
 for (const [id, weight] of selfByNode) {
   const frame = (nodes.get(id) as ProfileNode).callFrame;
-  add(byFunction, nameOf(frame), weight);
+  add(byFunction, frameLabel(frame), weight);
   add(byPackage, packageOf(frame), weight);
 }
 
@@ -119,7 +101,7 @@ for (const wanted of values.callers?.split(',') ?? []) {
   let inclusive = 0;
   for (const [id, weight] of selfByNode) {
     let at: number | undefined = id;
-    while (at !== undefined && !nameOf((nodes.get(at) as ProfileNode).callFrame).includes(wanted))
+    while (at !== undefined && !frameLabel((nodes.get(at) as ProfileNode).callFrame).includes(wanted))
       at = parents.get(at);
     if (at === undefined) continue;
     inclusive += weight;

@@ -7,9 +7,10 @@
 // allocation ran from a microtask or stream callback with none of our frames above it).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { type CallFrame, frameLabel, packageOfUrl } from './profile-frames.ts';
 
 interface ProfileNode {
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: CallFrame;
   selfSize: number;
   children?: ProfileNode[];
 }
@@ -24,27 +25,8 @@ const per = Number(values.per);
 const top = Number(values.top);
 const profile = JSON.parse(readFileSync(file, 'utf8')) as { head: ProfileNode };
 
-const PACKAGE_IN_MODULES = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)\/(.*)$/u;
-const OURS = /\/(packages|apps)\/([^/]+)\/(?:src|bench)\/(.*)$/u;
-
-function packageOf(url: string): string {
-  const dependency = PACKAGE_IN_MODULES.exec(url);
-  if (dependency) return dependency[1] as string;
-  const ours = OURS.exec(url);
-  if (ours) return `${ours[1]}/${ours[2]}`;
-  if (url.startsWith('node:internal/webstreams')) return 'node: web streams';
-  return url.startsWith('node:') ? url.split('/').slice(0, 2).join('/') : url;
-}
-
-function nameOf({ functionName, url, lineNumber }: ProfileNode['callFrame']): string {
-  const dependency = PACKAGE_IN_MODULES.exec(url);
-  const where = dependency
-    ? `${dependency[1]}/${(dependency[2] as string).split('/').at(-1)}`
-    : url.split('/').slice(-2).join('/');
-  return `${functionName || '(anonymous)'} ${where}:${lineNumber + 1}`;
-}
-
-const isOurs = (url: string) => OURS.test(url) && !url.includes('node_modules');
+const isOurs = (url: string) =>
+  /\/(packages|apps)\/[^/]+\/(?:src|bench)\//u.test(url) && !url.includes('node_modules');
 const byPackage = new Map<string, number>();
 const byFunction = new Map<string, number>();
 const byOurCaller = new Map<string, number>();
@@ -58,8 +40,8 @@ function walk(
   ours: string | undefined,
 ) {
   const frame = node.callFrame;
-  const here = frame.url ? { pkg: packageOf(frame.url), name: nameOf(frame) } : caller;
-  const ourFrame = isOurs(frame.url) ? nameOf(frame) : ours;
+  const here = frame.url ? { pkg: packageOfUrl(frame.url), name: frameLabel(frame) } : caller;
+  const ourFrame = isOurs(frame.url) ? frameLabel(frame) : ours;
   if (node.selfSize > 0) {
     total += node.selfSize;
     add(byPackage, here?.pkg ?? `(V8) ${frame.functionName}`, node.selfSize);
