@@ -16,6 +16,25 @@ export interface SearchPartition {
 type Statements = (sql: string) => StatementSync;
 
 /**
+ * The partition's scope condition on `column` (`AND scope IN (?, …)`) and the values it binds;
+ * no condition when the partition takes every scope (an empty list matches nothing, as `IN ()` does).
+ */
+function scopeFilter(column: string, scopes: readonly MemoryScope[] | undefined) {
+  if (!scopes) return { sql: '', values: [] as readonly MemoryScope[] };
+  return { sql: ` AND ${column} IN (${scopes.map(() => '?').join(', ')})`, values: scopes };
+}
+
+type Distances = Array<{ rowid: number; distance: number }>;
+
+/** The `limit` nearest, ties by rowid (every ranking in this store cuts the same way), as scores. */
+function nearestFirst(rows: Distances, limit: number): RowRanking {
+  rows.sort((left, right) => left.distance - right.distance || left.rowid - right.rowid);
+  return rows
+    .slice(0, limit)
+    .map((row) => ({ rowid: row.rowid, score: similarityFromDistance(row.distance) }));
+}
+
+/**
  * BM25 top `limit` in SQLite itself: FTS5 intersects the partition token with the words and the
  * sort keeps only the best rows, so no memory row is read for the matches that are not kept.
  * Ties are ordered by rowid so the cut is deterministic.
@@ -102,16 +121,12 @@ function fewDenseRanking(
   query: Uint8Array,
   limit: number,
 ): RowRanking {
-  const scopes = partition.scopes ?? [];
-  const scopeSql = partition.scopes ? ` AND scope IN (${scopes.map(() => '?').join(', ')})` : '';
+  const scope = scopeFilter('scope', partition.scopes);
   const rows = statements(
     `SELECT rowid, vec_distance_l2(embedding, ?) AS distance FROM memory_vectors
-     WHERE rowid IN (SELECT rowid FROM memories WHERE user_id = ?${scopeSql})`,
-  ).all(query, partition.userId, ...scopes) as Array<{ rowid: number; distance: number }>;
-  rows.sort((left, right) => left.distance - right.distance || left.rowid - right.rowid);
-  return rows
-    .slice(0, limit)
-    .map((row) => ({ rowid: row.rowid, score: similarityFromDistance(row.distance) }));
+     WHERE rowid IN (SELECT rowid FROM memories WHERE user_id = ?${scope.sql})`,
+  ).all(query, partition.userId, ...scope.values) as Distances;
+  return nearestFirst(rows, limit);
 }
 
 /**
@@ -127,15 +142,14 @@ function exactDenseRanking(
   query: Uint8Array,
   limit: number,
 ): RowRanking {
-  const scopes = partition.scopes ?? [];
-  const scopeSql = partition.scopes ? ` AND scope IN (${scopes.map(() => '?').join(', ')})` : '';
+  const scope = scopeFilter('scope', partition.scopes);
   const knn = statements(
-    `SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ? AND user_id = ?${scopeSql}`,
+    `SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ? AND user_id = ?${scope.sql}`,
   );
   let k = Math.min(MAX_KNN, limit + 1);
-  let rows: Array<{ rowid: number; distance: number }>;
+  let rows: Distances;
   for (;;) {
-    rows = knn.all(query, k, partition.userId, ...scopes) as typeof rows;
+    rows = knn.all(query, k, partition.userId, ...scope.values) as Distances;
     const cut = rows[limit - 1]?.distance;
     const groupClosed = rows.length < k || (k > limit && (rows.at(-1)?.distance ?? 0) > (cut ?? 0));
     if (cut === undefined || groupClosed) break;
@@ -145,10 +159,7 @@ function exactDenseRanking(
     }
     k = Math.min(MAX_KNN, k * 4);
   }
-  rows.sort((left, right) => left.distance - right.distance || left.rowid - right.rowid);
-  return rows
-    .slice(0, limit)
-    .map((row) => ({ rowid: row.rowid, score: similarityFromDistance(row.distance) }));
+  return nearestFirst(rows, limit);
 }
 
 /** More equally distant vectors at the cut than one KNN may return: every one up to `cut`, by scan. */
@@ -158,14 +169,13 @@ function tiesByScan(
   query: Uint8Array,
   cut: number,
   limit: number,
-): Array<{ rowid: number; distance: number }> {
-  const scopes = partition.scopes ?? [];
-  const scopeSql = partition.scopes ? ` AND m.scope IN (${scopes.map(() => '?').join(', ')})` : '';
+): Distances {
+  const scope = scopeFilter('m.scope', partition.scopes);
   return statements(
     `SELECT rowid, distance FROM (SELECT m.rowid AS rowid, vec_distance_l2(v.embedding, ?) AS distance
-       FROM memories m JOIN memory_vectors v ON v.rowid = m.rowid WHERE m.user_id = ?${scopeSql})
+       FROM memories m JOIN memory_vectors v ON v.rowid = m.rowid WHERE m.user_id = ?${scope.sql})
      WHERE distance <= ? ORDER BY distance, rowid LIMIT ?`,
-  ).all(query, partition.userId, ...scopes, cut, limit) as Array<{ rowid: number; distance: number }>;
+  ).all(query, partition.userId, ...scope.values, cut, limit) as Distances;
 }
 
 /**
@@ -195,11 +205,8 @@ function exactRanking(
   const scored = statements(
     `SELECT rowid, vec_distance_l2(embedding, ?) AS distance FROM memory_vectors
      WHERE rowid IN (SELECT value FROM json_each(?))`,
-  ).all(query, JSON.stringify(rowids)) as Array<{ rowid: number; distance: number }>;
-  scored.sort((left, right) => left.distance - right.distance || left.rowid - right.rowid);
-  return scored
-    .slice(0, limit)
-    .map((entry) => ({ rowid: entry.rowid, score: similarityFromDistance(entry.distance) }));
+  ).all(query, JSON.stringify(rowids)) as Distances;
+  return nearestFirst(scored, limit);
 }
 
 /**
@@ -210,12 +217,11 @@ function exactRanking(
  * again, is compiled again (~8 authorizer calls, most of the statement's cost on a warm turn).
  */
 export function sessionLinks(statements: Statements, partition: SearchPartition): number[] {
-  const scopes = partition.scopes;
-  const scopeSql = scopes ? ` AND m.scope IN (${scopes.map(() => '?').join(', ')})` : '';
+  const scope = scopeFilter('m.scope', partition.scopes);
   const rows = statements(
     `SELECT l.memory_rowid AS rowid FROM session_links l WHERE l.session_id = ? AND l.user_id = ?
-     AND (SELECT m.user_id = l.user_id${scopeSql} FROM memories m WHERE m.rowid = l.memory_rowid)`,
-  ).all(partition.sessionId ?? '', partition.userId, ...(scopes ?? [])) as Array<{ rowid: number }>;
+     AND (SELECT m.user_id = l.user_id${scope.sql} FROM memories m WHERE m.rowid = l.memory_rowid)`,
+  ).all(partition.sessionId ?? '', partition.userId, ...scope.values) as Array<{ rowid: number }>;
   return rows.map((row) => row.rowid);
 }
 
