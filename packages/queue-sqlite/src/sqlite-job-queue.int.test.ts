@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
-import { type ActiveJob, type JobQueue, NexusError } from '@nexus/protocol';
+import { type ActiveJob, type JobQueue, NexusError, PermanentJobError } from '@nexus/protocol';
 import { describeJobQueueContract, sleep, waitFor } from '@nexus/queue-kit/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createSqliteJobQueue, type SqliteJobQueueOptions } from './sqlite-job-queue.ts';
@@ -82,7 +82,7 @@ describe('SQLite job queue specifics', () => {
     await sleep(200);
     expect(seen).toEqual(['m1', 'm2', 'm3', 'm5'].map((lastIntentId) => ({ lastIntentId })));
     const check = new DatabaseSync(path, { readOnly: true });
-    expect(check.prepare('PRAGMA user_version').get()).toEqual({ user_version: 4 });
+    expect(check.prepare('PRAGMA user_version').get()).toEqual({ user_version: 5 });
     check.close();
   });
 
@@ -278,6 +278,62 @@ describe('SQLite job queue specifics', () => {
     });
     await waitFor(() => seen.length === 2, { description: 'the reused id to run' });
     expect(seen).toEqual([1, 3]);
+  });
+
+  it('keeps parked jobs for keepFailedMs and the newest keepFailedCount per name; those kept can be retried', async () => {
+    let clock = Date.UTC(2026, 0, 1);
+    const queue = open({ path: freshPath(), keepFailedCount: 2, keepFailedMs: 3_600_000, now: () => clock });
+    let healed = false;
+    const fail = async (job: ActiveJob) => {
+      if (!healed) throw new PermanentJobError({ message: `bad ${String(job.payload)}` });
+    };
+    queue.process({ name: 'work', handler: fail });
+    queue.process({ name: 'other', handler: fail });
+    const parkedCount = async () => (await queue.counts()).parked;
+    // One a second, each parked before the next; no prune runs yet (one a minute).
+    for (const [index, id] of ['a', 'b', 'c'].entries()) {
+      await queue.enqueue({ name: 'work', payload: id, jobId: id, attempts: 1 });
+      await waitFor(async () => (await parkedCount()) === index + 1, { description: `${id} to be parked` });
+      clock += 1_000;
+    }
+    await queue.enqueue({ name: 'other', payload: 'x', jobId: 'x', attempts: 1 });
+    await waitFor(async () => (await parkedCount()) === 4, { description: 'x to be parked' });
+    expect((await queue.parked()).map((job) => job.id)).toEqual(['x', 'c', 'b', 'a']);
+
+    clock += 60_000;
+    await queue.enqueue({ name: 'idle', payload: 'prunes on the way' });
+    expect((await queue.parked({ name: 'work' })).map((job) => job.id)).toEqual(['c', 'b']);
+    expect((await queue.parked({ name: 'other' })).map((job) => job.id)).toEqual(['x']);
+    // The pruned job's id is free again, as after keepCompletedMs for a completed one.
+    expect(
+      await queue.enqueue({ name: 'work', payload: 'a2', jobId: 'a', delayMs: 86_400_000 }),
+    ).toMatchObject({
+      deduplicated: false,
+    });
+
+    healed = true;
+    expect(await queue.retryParked({ jobId: 'b', name: 'work' })).toEqual({ retried: true });
+    await waitFor(async () => (await countsOf(queue)).completed === 1, { description: 'b to run again' });
+
+    // An hour after they were parked, c and x go too; the completed and the waiting job stay.
+    clock += 3_600_000;
+    await queue.enqueue({ name: 'idle', payload: 'prunes on the way' });
+    expect(await queue.parked()).toEqual([]);
+    expect(await countsOf(queue)).toMatchObject({ parked: 0, completed: 1, delayed: 1 });
+  });
+
+  it('refuses keepFailedMs and keepFailedCount that are not positive whole numbers, naming the option', () => {
+    const path = freshPath();
+    for (const option of ['keepFailedMs', 'keepFailedCount'] as const) {
+      for (const value of [-1, 0, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+        expect(() => createSqliteJobQueue({ path, [option]: value })).toThrow(
+          expect.objectContaining({
+            code: 'invalid_config',
+            message: `${option} must be a positive whole number.`,
+          }),
+        );
+      }
+    }
   });
 
   it('refuses work after close with a clear error', async () => {

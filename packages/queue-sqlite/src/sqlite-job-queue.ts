@@ -23,6 +23,16 @@ export interface SqliteJobQueueOptions {
   maxLeaseExpiries?: number;
   /** How long completed jobs are kept, and so how long their jobId de-duplicates. */
   keepCompletedMs?: number;
+  /**
+   * How long a parked job is kept for inspection and `retryParked`. Default 7 days, as BullMQ's
+   * `keepFailedMs`. A positive whole number.
+   */
+  keepFailedMs?: number;
+  /**
+   * Parked jobs kept per job name at most (the newest), as BullMQ's `keepFailedCount`: a job that
+   * keeps failing cannot grow the file without bound. Default 1000. A positive whole number.
+   */
+  keepFailedCount?: number;
   /** Bytes of JSON a job's payload may hold (default DEFAULT_MAX_JOB_PAYLOAD_BYTES, 1 MiB). */
   maxPayloadBytes?: number;
   /** Default deadline of `close()` and `stop()` for running handlers. */
@@ -61,6 +71,8 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
   const leaseMs = positive(options.leaseMs ?? 30_000, 'leaseMs');
   const pollIntervalMs = positive(options.pollIntervalMs ?? 200, 'pollIntervalMs');
   const keepCompletedMs = positive(options.keepCompletedMs ?? 24 * 60 * 60 * 1000, 'keepCompletedMs');
+  const keepFailedMs = positiveInteger(options.keepFailedMs ?? 7 * 24 * 60 * 60 * 1000, 'keepFailedMs');
+  const keepFailedCount = positiveInteger(options.keepFailedCount ?? 1000, 'keepFailedCount');
   const maxLeaseExpiries = options.maxLeaseExpiries ?? 1;
   const closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_JOB_CLOSE_TIMEOUT_MS;
   const now = options.now ?? Date.now;
@@ -90,10 +102,14 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
     if (time - lastPruneAt < PRUNE_INTERVAL_MS) return;
     lastPruneAt = time;
     try {
-      const removed = store.pruneCompleted(time - keepCompletedMs);
-      if (removed > 0) logger.debug({ removed }, 'pruned completed jobs');
+      const removed = store.prune({
+        completedBefore: time - keepCompletedMs,
+        parkedBefore: time - keepFailedMs,
+        parkedPerName: keepFailedCount,
+      });
+      if (removed.completed > 0 || removed.parked > 0) logger.debug(removed, 'pruned finished jobs');
     } catch (error) {
-      logger.warn({ err: error }, 'pruning completed jobs failed');
+      logger.warn({ err: error }, 'pruning finished jobs failed');
     }
   }
 
@@ -203,6 +219,13 @@ export function createSqliteJobQueue(options: SqliteJobQueueOptions): JobQueue {
 function positive(value: number, label: string): number {
   if (!Number.isFinite(value) || value <= 0) {
     throw new NexusError({ code: 'invalid_config', message: `${label} must be a positive number.` });
+  }
+  return value;
+}
+
+function positiveInteger(value: number, label: string): number {
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new NexusError({ code: 'invalid_config', message: `${label} must be a positive whole number.` });
   }
   return value;
 }

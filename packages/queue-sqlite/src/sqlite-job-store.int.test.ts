@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { compilesOf } from '@nexus/sqlite-kit/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type NewJob, SqliteJobStore } from './sqlite-job-store.ts';
+import { type ClaimedJob, type NewJob, SqliteJobStore } from './sqlite-job-store.ts';
 
 const directories: string[] = [];
 afterEach(() => {
@@ -22,6 +22,32 @@ function newJob(id: string): NewJob {
     createdAt: 1,
   };
 }
+
+function openStore(): { store: SqliteJobStore; path: string } {
+  const directory = mkdtempSync(join(tmpdir(), 'nexus-job-store-'));
+  directories.push(directory);
+  const path = join(directory, 'jobs.sqlite');
+  return { store: new SqliteJobStore({ path, busyTimeoutMs: 1_000 }), path };
+}
+
+/** Adds a job of `name` and parks it at `parkedAt`, as a worker does after its last attempt. */
+function parkJob(store: SqliteJobStore, name: string, id: string, parkedAt: number): void {
+  store.insertMany([{ ...newJob(id), name }]);
+  const { claimed } = store.claim({
+    name,
+    limit: 1,
+    token: `worker-${id}`,
+    now: parkedAt,
+    leaseUntil: parkedAt + 1_000,
+    maxLeaseExpiries: 1,
+    recover: false,
+  });
+  expect(claimed.map((job) => job.id)).toEqual([id]);
+  expect(store.park(claimed[0] as ClaimedJob, parkedAt, `failed ${id}`)).toBe(true);
+}
+
+const parkedIds = (store: SqliteJobStore, name?: string) =>
+  store.parked({ name, limit: 10_000 }).map((job) => job.id);
 
 describe('SqliteJobStore', () => {
   it('keeps the other outcomes of a batch when one outcome statement fails, without savepoints', () => {
@@ -99,6 +125,83 @@ describe('SqliteJobStore', () => {
     expect(taken).toEqual(order.slice(0, 6).map(([id]) => id));
     expect(taken).toEqual(['job-4', 'job-1', 'job-2', 'job-5', 'job-0', 'job-3']);
     expect(nextRunAts).toEqual(order.slice(1, 7).map(([, runAt]) => runAt));
+    other.close();
+    store.close();
+  });
+
+  it('keeps the newest parked jobs of each name up to the count, removing the oldest first', () => {
+    const { store } = openStore();
+    // Ties on the parking time are broken by insertion order, newest last, as parked() lists them.
+    const times: [string, number][] = [
+      ['w1', 100],
+      ['w2', 300],
+      ['w3', 200],
+      ['w4', 300],
+      ['w5', 50],
+      ['w6', 400],
+    ];
+    for (const [id, time] of times) parkJob(store, 'work', id, time);
+    for (const [id, time] of [['o1', 10] as const, ['o2', 20] as const]) parkJob(store, 'other', id, time);
+    store.insertMany([{ ...newJob('still-waiting'), runAt: 1_000_000 }]);
+    expect(parkedIds(store, 'work')).toEqual(['w6', 'w4', 'w2', 'w3', 'w1', 'w5']);
+
+    const removed = store.prune({ completedBefore: 0, parkedBefore: 0, parkedPerName: 3 });
+
+    expect(removed).toEqual({ completed: 0, parked: 3 });
+    expect(parkedIds(store, 'work')).toEqual(['w6', 'w4', 'w2']);
+    expect(parkedIds(store, 'other')).toEqual(['o2', 'o1']);
+    expect(store.counts({ name: 'work', now: 0 })).toMatchObject({ delayed: 1, parked: 3 });
+    // A second prune finds every name within its count.
+    expect(store.prune({ completedBefore: 0, parkedBefore: 0, parkedPerName: 3 })).toEqual({
+      completed: 0,
+      parked: 0,
+    });
+    // A cut-off between two jobs parked at the same time: the one enqueued later (w4) stays.
+    expect(store.prune({ completedBefore: 0, parkedBefore: 0, parkedPerName: 2 }).parked).toBe(1);
+    expect(parkedIds(store)).toEqual(['w6', 'w4', 'o2', 'o1']);
+    expect(store.prune({ completedBefore: 0, parkedBefore: 0, parkedPerName: 1 }).parked).toBe(2);
+    expect(parkedIds(store)).toEqual(['w6', 'o2']);
+    store.close();
+  });
+
+  it('removes parked jobs parked before the cut-off, of every name, and no other job', () => {
+    const { store } = openStore();
+    parkJob(store, 'work', 'old', 1_000);
+    parkJob(store, 'work', 'at-cut-off', 2_000);
+    parkJob(store, 'other', 'old-other', 1_500);
+    parkJob(store, 'other', 'recent', 5_000);
+    store.insertMany([{ ...newJob('waiting'), createdAt: 0 }]);
+
+    expect(store.prune({ completedBefore: 0, parkedBefore: 2_000, parkedPerName: 1_000 })).toEqual({
+      completed: 0,
+      parked: 2,
+    });
+
+    expect(parkedIds(store)).toEqual(['recent', 'at-cut-off']);
+    expect(store.counts({ name: undefined, now: 10 })).toMatchObject({ waiting: 1, parked: 2 });
+    store.close();
+  });
+
+  it('prunes through indexes: the parked jobs alone, no table scan and no sort', () => {
+    const prepare = vi.spyOn(DatabaseSync.prototype, 'prepare');
+    const { store, path } = openStore();
+    const prunes = prepare.mock.calls
+      .map(([sql]) => sql)
+      .filter((sql) => /DELETE FROM jobs WHERE status|WITH RECURSIVE names|LIMIT 1 OFFSET/.test(sql));
+    prepare.mockRestore();
+    // Completed by age, parked by age, the names with parked jobs, each one's cut-off, its delete.
+    expect(prunes).toHaveLength(5);
+    const other = new DatabaseSync(path, { readOnly: true });
+    for (const sql of prunes) {
+      const plan = other
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .all()
+        .map((row) => String(row.detail));
+      // A SCAN of the table would read every job; a temporary B-tree would sort the parked ones.
+      expect(plan.filter((step) => /^SCAN jobs\b/.test(step) && !step.includes('jobs_parked'))).toEqual([]);
+      expect(plan.filter((step) => step.includes('TEMP B-TREE'))).toEqual([]);
+      expect(plan.some((step) => /USING (COVERING )?INDEX jobs_(finished|parked)\b/.test(step))).toBe(true);
+    }
     other.close();
     store.close();
   });
