@@ -2,8 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterEach, describe, expect, it } from 'vitest';
+import { compilesOf } from '@nexus/sqlite-kit/testing';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { StoredTurn } from './session-store.ts';
+import { createSessionTables } from './session-tables.ts';
 import { createSqliteSessionStore } from './sqlite-session-store.ts';
 
 const directories: string[] = [];
@@ -11,6 +13,16 @@ function temporaryFile(): string {
   const directory = mkdtempSync(join(tmpdir(), 'nexus-conversation-list-'));
   directories.push(directory);
   return join(directory, 'sessions.db');
+}
+/** The connection a store opens (its first `prepare`), to run its tables' statements on. */
+function sessionDatabaseOf(open: () => unknown): DatabaseSync {
+  const prepare = vi.spyOn(DatabaseSync.prototype, 'prepare');
+  try {
+    open();
+    return prepare.mock.contexts[0] as DatabaseSync;
+  } finally {
+    prepare.mockRestore();
+  }
 }
 afterEach(() => {
   for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
@@ -31,6 +43,87 @@ function turn(conversationId: string, index: number, overrides: Partial<StoredTu
 }
 
 describe('sqlite conversation list', () => {
+  it('returns from claim, touch and rename the whole entry a read of the row gives, compiled once', async () => {
+    const store = createSqliteSessionStore({ path: ':memory:' });
+    const list = store.conversations!;
+    const read = (conversationId: string) => list.get({ channel: 'web', conversationId });
+    const created = await list.claim({
+      channel: 'web',
+      conversationId: 'a',
+      owner: 'owner',
+      title: 'First',
+      at: 10,
+    });
+    expect(created).toEqual({
+      channel: 'web',
+      conversationId: 'a',
+      owner: 'owner',
+      title: 'First',
+      renamed: false,
+      createdAt: 10,
+      updatedAt: 10,
+    });
+    expect(created).toEqual(await read('a'));
+    expect(await list.touch({ channel: 'web', conversationId: 'a', at: 20 })).toEqual(await read('a'));
+    const renamed = await list.rename({
+      channel: 'web',
+      conversationId: 'a',
+      owner: 'owner',
+      title: 'Named',
+    });
+    expect(renamed).toMatchObject({ title: 'Named', renamed: true, updatedAt: 20 });
+    expect(renamed).toEqual(await read('a'));
+    const again = await list.claim({
+      channel: 'web',
+      conversationId: 'a',
+      owner: 'owner',
+      title: 'Ignored',
+      at: 30,
+    });
+    expect(again).toMatchObject({ title: 'Named', renamed: true, createdAt: 10, updatedAt: 30 });
+    expect(again).toEqual(await read('a'));
+    expect(await list.markDeleted({ channel: 'web', conversationId: 'a', owner: 'owner', at: 40 })).toBe(
+      true,
+    );
+    const revived = await list.claim({
+      channel: 'web',
+      conversationId: 'a',
+      owner: 'owner',
+      title: 'Anew',
+      at: 50,
+    });
+    expect(revived).toMatchObject({ title: 'Anew', renamed: false, updatedAt: 50 });
+    expect(revived).toEqual(await read('a'));
+    expect(revived).not.toHaveProperty('deletedAt');
+    // Nothing comes back for another person's conversation, an unlisted one, or a deleted one.
+    expect(
+      await list.claim({ channel: 'web', conversationId: 'a', owner: 'other', title: 'x', at: 60 }),
+    ).toBeUndefined();
+    expect(await list.touch({ channel: 'web', conversationId: 'none', at: 60 })).toBeUndefined();
+    expect(
+      await list.rename({ channel: 'web', conversationId: 'a', owner: 'other', title: 'x' }),
+    ).toBeUndefined();
+
+    const database = sessionDatabaseOf(() => createSqliteSessionStore({ path: ':memory:' }));
+    const tables = createSessionTables(database, {
+      write: async (operation) => operation(),
+      writeOne: async (operation) => operation(),
+      settled: () => {},
+      historyChanged: () => {},
+    });
+    let at = 0;
+    const messages = () => {
+      for (const conversationId of ['b', 'c', 'b']) {
+        at += 1;
+        void tables.conversations.claim({ channel: 'web', conversationId, owner: 'owner', title: 't', at });
+        void tables.conversations.touch({ channel: 'web', conversationId, at });
+        void tables.conversations.rename({ channel: 'web', conversationId, owner: 'owner', title: `t${at}` });
+      }
+    };
+    expect(compilesOf(database, messages)).toBe(0);
+    await store.close();
+  });
+
   it("lists a person's conversations newest first, never another person's, and keeps a deleted one as a tombstone", async () => {
     const store = createSqliteSessionStore({ path: temporaryFile() });
     const list = store.conversations!;

@@ -1,4 +1,4 @@
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type {
   ConversationEntry,
   ConversationList,
@@ -78,6 +78,22 @@ function toEntry(row: ListRow): ConversationEntry {
   };
 }
 
+/** What claim, touch and rename return of the row they changed, in this order (see `listedEntry`). */
+const LISTED_COLUMNS = 'owner, title, renamed, created_at, updated_at';
+type ListedRow = [owner: string, title: string, renamed: number, createdAt: number, updatedAt: number];
+
+function arrayRows(statement: StatementSync): StatementSync {
+  statement.setReturnArrays(true);
+  return statement;
+}
+
+/** The entry of a listed conversation from `LISTED_COLUMNS`, or undefined when no row came back. */
+function listedEntry(channel: string, conversationId: string, row: unknown): ConversationEntry | undefined {
+  if (row === undefined) return undefined;
+  const [owner, title, renamed, createdAt, updatedAt] = row as ListedRow;
+  return { channel, conversationId, owner, title, renamed: renamed === 1, createdAt, updatedAt };
+}
+
 // A conversation's turns: its key, or a later generation of it (`<key>#<n>`, after `/new`). The
 // range keeps the lookup on the (conversation_key, seq) index.
 const CONVERSATION_TURNS = `(conversation_key = :key OR (conversation_key > :key || '#' AND conversation_key < :key || '$'))`;
@@ -97,29 +113,39 @@ export function createSqliteConversationList(
     `INSERT INTO conversation_list (channel, conversation_id, owner, title, renamed, created_at, updated_at)
        VALUES (:channel, :conversationId, :owner, :title, :renamed, :createdAt, :updatedAt)`,
   );
+  // The writes of every message (claim, touch) and rename bind numbered parameters, not named
+  // ones (node:sqlite looks each name up on every run), and return the changed row as an array
+  // of what the caller does not know already (`LISTED_COLUMNS`): 10.4 → 6.3 µs a touch in
+  // isolation (load 5). Each leaves the row listed, so it has no `deleted_at`.
   // One statement per message: lists the conversation, or marks it active and lists a deleted one
   // again (a new title then), and returns the row. Another owner's row fails the `WHERE`: nothing
   // changes and no row comes back. (The SET expressions all read the row as it was.)
-  const claim = database.prepare(
-    `INSERT INTO conversation_list (channel, conversation_id, owner, title, renamed, created_at, updated_at)
-       VALUES (:channel, :conversationId, :owner, :title, 0, :at, :at)
-     ON CONFLICT (channel, conversation_id) DO UPDATE SET
-       updated_at = MAX(updated_at, excluded.updated_at), deleted_at = NULL,
-       title = CASE WHEN deleted_at IS NULL THEN title ELSE excluded.title END,
-       renamed = CASE WHEN deleted_at IS NULL THEN renamed ELSE 0 END
-     WHERE owner = excluded.owner
-     RETURNING *`,
+  const claim = arrayRows(
+    database.prepare(
+      `INSERT INTO conversation_list (channel, conversation_id, owner, title, renamed, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, 0, ?5, ?5)
+       ON CONFLICT (channel, conversation_id) DO UPDATE SET
+         updated_at = MAX(updated_at, excluded.updated_at), deleted_at = NULL,
+         title = CASE WHEN deleted_at IS NULL THEN title ELSE excluded.title END,
+         renamed = CASE WHEN deleted_at IS NULL THEN renamed ELSE 0 END
+       WHERE owner = excluded.owner
+       RETURNING ${LISTED_COLUMNS}`,
+    ),
   );
   // Returns the row it moved: none when the conversation is not listed or deleted.
-  const touch = database.prepare(
-    `UPDATE conversation_list SET updated_at = MAX(updated_at, :at)
-       WHERE channel = :channel AND conversation_id = :conversationId AND deleted_at IS NULL
-     RETURNING *`,
+  const touch = arrayRows(
+    database.prepare(
+      `UPDATE conversation_list SET updated_at = MAX(updated_at, ?3)
+         WHERE channel = ?1 AND conversation_id = ?2 AND deleted_at IS NULL
+       RETURNING ${LISTED_COLUMNS}`,
+    ),
   );
-  const rename = database.prepare(
-    `UPDATE conversation_list SET title = :title, renamed = 1
-       WHERE channel = :channel AND conversation_id = :conversationId AND owner = :owner AND deleted_at IS NULL
-     RETURNING *`,
+  const rename = arrayRows(
+    database.prepare(
+      `UPDATE conversation_list SET title = ?4, renamed = 1
+         WHERE channel = ?1 AND conversation_id = ?2 AND owner = ?3 AND deleted_at IS NULL
+       RETURNING ${LISTED_COLUMNS}`,
+    ),
   );
   const markDeleted = database.prepare(
     `UPDATE conversation_list SET deleted_at = :at
@@ -162,13 +188,19 @@ export function createSqliteConversationList(
       return find(channel, conversationId);
     },
     claim({ channel, conversationId, owner, title, at }) {
-      return access.writeOne(() => entryOf(claim.get({ channel, conversationId, owner, title, at })));
+      return access.writeOne(() =>
+        listedEntry(channel, conversationId, claim.get(channel, conversationId, owner, title, at)),
+      );
     },
     touch({ channel, conversationId, at }) {
-      return access.writeOne(() => entryOf(touch.get({ channel, conversationId, at })));
+      return access.writeOne(() =>
+        listedEntry(channel, conversationId, touch.get(channel, conversationId, at)),
+      );
     },
     rename({ channel, conversationId, owner, title }) {
-      return access.writeOne(() => entryOf(rename.get({ channel, conversationId, owner, title })));
+      return access.writeOne(() =>
+        listedEntry(channel, conversationId, rename.get(channel, conversationId, owner, title)),
+      );
     },
     markDeleted({ channel, conversationId, owner, at }) {
       return access.writeOne(() => markDeleted.run({ channel, conversationId, owner, at }).changes !== 0);

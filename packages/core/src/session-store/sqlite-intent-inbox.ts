@@ -50,9 +50,8 @@ export const INBOX_DECIDED_WHEN_CHANGED_MIGRATION = `CREATE TEMP TABLE inbox_cop
    DROP TABLE inbox_copy;
    DROP TABLE inbox_sequence;`;
 
-/** True when an intent is in the inbox under `:channel` and `:intentId` (see `REVISION_KNOWN_SQL`). */
-export const INBOX_WAITING_SQL =
-  'EXISTS (SELECT 1 FROM inbox WHERE channel = :channel AND intent_id = :intentId)';
+/** True when an intent is in the inbox under channel `?1` and intent id `?2` (see `REVISION_KNOWN_SQL`). */
+export const INBOX_WAITING_SQL = 'EXISTS (SELECT 1 FROM inbox WHERE channel = ?1 AND intent_id = ?2)';
 
 interface InboxRow {
   channel: string;
@@ -80,13 +79,15 @@ export interface SqliteIntentInbox {
 
 /**
  * The inbox statements over the session store's connection; callers own the transactions.
- * `seenSql` is the store's condition (over `:channel` and `:intentId`) for an intent it has seen:
- * the admission checks it and writes the entry in one statement.
+ * `seenSql` is the store's condition (over channel `?1` and intent id `?2`) for an intent it has
+ * seen: the admission checks it and writes the entry in one statement.
  */
 export function createSqliteIntentInbox(database: DatabaseSync, seenSql: string): SqliteIntentInbox {
+  // Numbered parameters, not named: node:sqlite looks each name up on every run (10.8 → 9.2 µs
+  // an admission in isolation, load 5).
   const insert = database.prepare(
     `INSERT INTO inbox (channel, intent_id, conversation_key, kind, intent_json, decided_json, accepted_at)
-     SELECT :channel, :intentId, :conversationKey, :kind, :intentJson, :decidedJson, :acceptedAt
+     SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7
      WHERE NOT ${seenSql}`,
   );
   const reply = database.prepare('UPDATE inbox SET reply_text = ? WHERE channel = ? AND intent_id = ?');
@@ -107,15 +108,15 @@ export function createSqliteIntentInbox(database: DatabaseSync, seenSql: string)
     admit(entry) {
       const intentJson = JSON.stringify(entry.intent);
       const decidedJson = entry.decided === entry.intent ? intentJson : JSON.stringify(entry.decided);
-      const { changes } = insert.run({
-        channel: entry.channel,
-        intentId: entry.intentId,
-        conversationKey: entry.conversationKey,
-        kind: entry.kind,
+      const { changes } = insert.run(
+        entry.channel,
+        entry.intentId,
+        entry.conversationKey,
+        entry.kind,
         intentJson,
-        decidedJson: decidedJson === intentJson ? null : decidedJson,
-        acceptedAt: entry.acceptedAt,
-      });
+        decidedJson === intentJson ? null : decidedJson,
+        entry.acceptedAt,
+      );
       return changes === 0 ? 'duplicate' : 'admitted';
     },
     recordReply(key, replyText) {

@@ -1,8 +1,10 @@
 import { DatabaseSync } from 'node:sqlite';
+import { intentSchema } from '@nexus/protocol';
 import { compilesOf } from '@nexus/sqlite-kit/testing';
 import { describe, expect, it, vi } from 'vitest';
+import { createSqliteIntentInbox } from './sqlite-intent-inbox.ts';
 import { createSqliteSessionStore } from './sqlite-session-store.ts';
-import { createSqliteTurns } from './sqlite-turns.ts';
+import { createSqliteTurns, INTENT_SEEN_SQL } from './sqlite-turns.ts';
 
 /** A migrated session file's connection (the store's own), to run the turn statements on. */
 function sessionDatabase(): DatabaseSync {
@@ -53,5 +55,68 @@ describe('sqlite turns: newest', () => {
       expect(turns.newest(key, limit).map((turn) => turn.intentId)).toEqual(bound);
     }
     expect(turns.newest('web:chat', 2).map((turn) => turn.intentId)).toEqual(['intent-28', 'intent-29']);
+  });
+
+  it('counts an intent seen when answered, revised, deleted or waiting, per channel, compiled once', () => {
+    const database = sessionDatabase();
+    const turns = createSqliteTurns(database);
+    const inbox = createSqliteIntentInbox(database, INTENT_SEEN_SQL);
+    turns.insert({
+      conversationKey: 'web:chat',
+      channel: 'web',
+      userId: 'person-1',
+      intentId: 'answered',
+      userText: 'q',
+      replyText: 'a',
+      outcome: 'ok',
+      createdAt: 1,
+    });
+    database.exec(`INSERT INTO revisions (channel, intent_id, target_intent_id, kind, change, user_id, created_at)
+      VALUES ('web', 'an-edit', 'answered', 'edit', 'replace', 'person-1', 2),
+             ('web', 'a-delete', 'deleted', 'delete', 'delete', 'person-1', 3),
+             ('web', 'kept-delete', 'kept', 'delete', 'ignored', 'person-1', 4)`);
+    const intent = intentSchema.parse({
+      id: 'waiting',
+      channel: 'web',
+      conversation: { id: 'chat', kind: 'direct' },
+      sender: { platformId: 'person-1' },
+      userId: 'person-1',
+      text: 'hello',
+      attachments: [],
+      mentionsAssistant: true,
+      receivedAt: new Date(0).toISOString(),
+    });
+    const entry = {
+      channel: 'web',
+      intentId: 'waiting',
+      conversationKey: 'web:chat',
+      kind: 'turn' as const,
+      intent,
+      decided: intent,
+      acceptedAt: 5,
+    };
+    expect(inbox.admit(entry)).toBe('admitted');
+    expect(inbox.admit(entry)).toBe('duplicate');
+    expect(inbox.admit({ ...entry, intentId: 'answered' })).toBe('duplicate');
+    expect(inbox.admit({ ...entry, intentId: 'deleted' })).toBe('duplicate');
+
+    const ids = ['answered', 'an-edit', 'a-delete', 'deleted', 'waiting', 'kept', 'never'];
+    expect(ids.map((intentId) => turns.seen({ channel: 'web', intentId }))).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
+    expect(ids.some((intentId) => turns.seen({ channel: 'telegram', intentId }))).toBe(false);
+    let admitted = 0;
+    const checks = () => {
+      for (const intentId of ids) turns.seen({ channel: 'web', intentId });
+      admitted += 1;
+      inbox.admit({ ...entry, intentId: `new-${admitted}` });
+    };
+    expect(compilesOf(database, checks)).toBe(0);
   });
 });

@@ -22,11 +22,12 @@ export const TURNS_MIGRATION = `CREATE TABLE turns (
    CREATE INDEX turns_by_conversation ON turns (conversation_key, seq);`;
 
 /**
- * An intent answered, revised, deleted or waiting, over `:channel` and `:intentId`: intake asks it
- * of every message twice (the early de-dupe, then inside the inbox's admitting insert, which
- * writes only when it is false).
+ * An intent answered, revised, deleted or waiting, over channel `?1` and intent id `?2`: intake
+ * asks it of every message twice (the early de-dupe, then inside the inbox's admitting insert,
+ * which writes only when it is false). Numbered parameters, not named: node:sqlite looks each
+ * name up on every run.
  */
-export const INTENT_SEEN_SQL = `(EXISTS (SELECT 1 FROM turns WHERE channel = :channel AND intent_id = :intentId)
+export const INTENT_SEEN_SQL = `(EXISTS (SELECT 1 FROM turns WHERE channel = ?1 AND intent_id = ?2)
        OR ${REVISION_KNOWN_SQL} OR ${INBOX_WAITING_SQL})`;
 
 export interface SqliteTurns {
@@ -47,7 +48,10 @@ export interface SqliteTurns {
 
 /** The turn rows' statements over the session store's connection; callers own the transactions. */
 export function createSqliteTurns(database: DatabaseSync): SqliteTurns {
-  const seen = database.prepare(`SELECT ${INTENT_SEEN_SQL} AS seen`);
+  // Read as an array: one value, no row object (5.4 → 1.2 µs a check inside a transaction, with
+  // the numbered parameters; in isolation, load 5).
+  const seen = database.prepare(`SELECT ${INTENT_SEEN_SQL}`);
+  seen.setReturnArrays(true);
   const insert = database.prepare(
     `INSERT INTO turns (channel, intent_id, conversation_key, user_id, user_text, reply_text, outcome, token_count, created_at, kind, revises_intent_id, reply_id)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -68,7 +72,7 @@ export function createSqliteTurns(database: DatabaseSync): SqliteTurns {
        AND (conversation_key = :key OR substr(conversation_key, 1, length(:key) + 1) = :key || '#')`,
   );
   return {
-    seen: ({ channel, intentId }) => (seen.get({ channel, intentId }) as { seen: number }).seen === 1,
+    seen: ({ channel, intentId }) => (seen.get(channel, intentId) as unknown as [number])[0] === 1,
     insert: (turn, note) =>
       insert.run(
         turn.channel,
