@@ -17,7 +17,6 @@ import {
   type MemoryHealth,
   type MemoryRefOptions,
   type MemorySearchResult,
-  memoryContextOptionsSchema,
   memoryRefOptionsSchema,
   resetOptionsSchema,
   type SearchMemoryOptions,
@@ -31,6 +30,7 @@ import {
 } from '../model/memory-api.ts';
 import { EmbedderMismatchError, MemoryIdTakenError, MemoryInputError } from '../model/memory-errors.ts';
 import type { MemoryStore } from '../model/memory-store.ts';
+import { parseContextOptions } from '../model/parse-context-options.ts';
 import { parseInput } from '../model/parse-input.ts';
 import { conversationQuery } from '../ranking/conversation-query.ts';
 import { compareRanked, DAY_MS, memoryScore, type ScoringOptions } from '../ranking/memory-scoring.ts';
@@ -303,7 +303,7 @@ export class MemoryService implements MemoryApi {
         recordUsedLater: (ids, at) => this.#recordUsedLater(ids, at),
         ranked: (request) => this.#ranked(request),
       },
-      parseInput(memoryContextOptionsSchema, options),
+      parseContextOptions(options),
     );
   }
 
