@@ -272,6 +272,9 @@ export class MemoryService implements MemoryApi {
    * next request arrives.
    */
   #recordUsedLater(ids: string[], at: number): void {
+    // No memory went into the block (a common turn): nothing to write, so no write to wait for;
+    // the stores do nothing for an empty list either.
+    if (ids.length === 0) return;
     const write = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.#store.markUsed({ ids, at }))
       .catch((error: unknown) => {
