@@ -134,7 +134,11 @@ export function createAgent(options: CreateAgentOptions): Agent {
       outer?.addEventListener('abort', forwardAbort, { once: true });
       try {
         const base = runOptions.system ?? systemPrompt;
-        const tools = runOptions.tools ? { ...options.tools, ...runOptions.tools } : options.tools;
+        // A copy only when both have tools: the run's own set is already this run's object.
+        const tools =
+          runOptions.tools && options.tools
+            ? { ...options.tools, ...runOptions.tools }
+            : (runOptions.tools ?? options.tools);
         const budget = runOptions.budget;
         const spend: TurnSpend = { modelCalls: 0, inputTokens: 0, outputTokens: 0 };
         // A model given by id string resolves inside the SDK; only model objects can carry the guard.
@@ -144,7 +148,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
             : model;
         const instructions = runOptions.systemContext ? `${base}\n\n${runOptions.systemContext}` : base;
         const messages = [...runOptions.history, userMessage(runOptions)];
-        const withTools = tools && Object.keys(tools).length > 0 ? tools : undefined;
+        const withTools = tools && hasAnyTool(tools) ? tools : undefined;
         // With a budget, the loop also ends after a step once the message's allowance is used up,
         // so no request is even attempted; a parallel subagent may still use it up mid-step,
         // and then the refused claim ends the run (below).
@@ -236,6 +240,12 @@ export function createAgent(options: CreateAgentOptions): Agent {
       }
     },
   };
+}
+
+/** Whether the set has a tool, without listing its names. */
+function hasAnyTool(tools: ToolSet): boolean {
+  for (const _name in tools) return true;
+  return false;
 }
 
 /** The person's message: plain text, or content parts when documents or images came with it. */

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createRecordingLogger } from '../testing/recording-channel.ts';
 import { type AgentPart, createAgent } from './agent.ts';
+import { runModelSteps } from './model-steps.ts';
 
 let server: ScriptedModelServer;
 beforeEach(async () => {
@@ -129,5 +130,60 @@ describe('the model step loop', () => {
         if (part.type === 'finish') expect(part.text).toBe('Hi.');
     const warned = logger.lines.filter((line) => line.level === 'warn');
     expect(warned).toEqual([expect.objectContaining({ object: { warning } })]);
+  });
+
+  it("cancels the model's stream when its reader stops early, and reads it to the end otherwise", async () => {
+    const cancelled: unknown[] = [];
+    const streamingModel = () =>
+      new MockLanguageModelV3({
+        doStream: async () => {
+          let sent = 0;
+          return {
+            stream: new ReadableStream({
+              pull(controller) {
+                sent += 1;
+                if (sent === 1) controller.enqueue({ type: 'text-start', id: '0' });
+                else if (sent <= 4) controller.enqueue({ type: 'text-delta', id: '0', delta: `w${sent} ` });
+                else if (sent === 5) controller.enqueue({ type: 'text-end', id: '0' });
+                else {
+                  controller.enqueue({
+                    type: 'finish',
+                    finishReason: { unified: 'stop', raw: 'stop' },
+                    usage: {
+                      inputTokens: { total: 3, noCache: 3, cacheRead: 0, cacheWrite: 0 },
+                      outputTokens: { total: 3, text: 3, reasoning: 0 },
+                    },
+                  });
+                  controller.close();
+                }
+              },
+              cancel(reason) {
+                cancelled.push(reason ?? 'cancelled');
+              },
+            }),
+          };
+        },
+      });
+    const steps = (model: MockLanguageModelV3) =>
+      runModelSteps({
+        model,
+        instructions: 'test',
+        messages: [{ role: 'user', content: 'hi' }],
+        tools: undefined,
+        maxSteps: 1,
+        maxRetries: 0,
+        abortSignal: new AbortController().signal,
+      });
+
+    for await (const part of steps(streamingModel())) if (part.type === 'text-delta') break;
+    // The cancel travels up the SDK's pipe asynchronously.
+    for (let wait = 0; wait < 100 && cancelled.length === 0; wait += 1)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(cancelled).toHaveLength(1);
+
+    const types: string[] = [];
+    for await (const part of steps(streamingModel())) types.push(part.type);
+    expect(types).toEqual(['text-delta', 'text-delta', 'text-delta', 'finish']);
+    expect(cancelled).toHaveLength(1);
   });
 });

@@ -74,65 +74,98 @@ export async function* runModelSteps(options: ModelStepsOptions): AsyncGenerator
     const toolCalls: Extract<LanguageModelStreamPart, { type: 'tool-call' }>[] = [];
     let toolErrors = 0;
     let finishReason = 'other';
-    for await (const part of call.stream) {
-      switch (part.type) {
-        case 'text-start':
-        case 'reasoning-start': {
-          const kind = part.type === 'text-start' ? 'text' : 'reasoning';
-          const entry: OpenText = { type: kind, text: '', providerMetadata: part.providerMetadata };
-          openText[kind].set(part.id, entry);
-          content.push(entry as StepContent[number]);
+    // The stream read directly rather than through the SDK's async iterator, which wraps every
+    // part in another promise and result object; the same ends as that iterator's: a run left
+    // early (the consumer stopped, an error part thrown) cancels the call, a failed read does not.
+    const reader = call.stream.getReader();
+    let ended = false;
+    try {
+      for (;;) {
+        let read: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          read = await reader.read();
+        } catch (error) {
+          ended = true;
+          throw error;
+        }
+        if (read.done) {
+          ended = true;
           break;
         }
-        case 'text-delta':
-        case 'reasoning-delta': {
-          const entry = openText[part.type === 'text-delta' ? 'text' : 'reasoning'].get(part.id);
-          if (entry) {
-            entry.text += part.text;
-            entry.providerMetadata = part.providerMetadata ?? entry.providerMetadata;
+        const part = read.value;
+        switch (part.type) {
+          case 'text-start':
+          case 'reasoning-start': {
+            const kind = part.type === 'text-start' ? 'text' : 'reasoning';
+            const entry: OpenText = { type: kind, text: '', providerMetadata: part.providerMetadata };
+            openText[kind].set(part.id, entry);
+            content.push(entry as StepContent[number]);
+            break;
           }
-          if (part.type === 'text-delta') yield part;
-          break;
+          case 'text-delta':
+          case 'reasoning-delta': {
+            const entry = openText[part.type === 'text-delta' ? 'text' : 'reasoning'].get(part.id);
+            if (entry) {
+              entry.text += part.text;
+              entry.providerMetadata = part.providerMetadata ?? entry.providerMetadata;
+            }
+            if (part.type === 'text-delta') yield part;
+            break;
+          }
+          case 'text-end':
+          case 'reasoning-end': {
+            const open = openText[part.type === 'text-end' ? 'text' : 'reasoning'];
+            const entry = open.get(part.id);
+            if (entry) entry.providerMetadata = part.providerMetadata ?? entry.providerMetadata;
+            open.delete(part.id);
+            break;
+          }
+          case 'file':
+            content.push({
+              type: 'file',
+              file: part.file,
+              ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}),
+            });
+            yield part;
+            break;
+          case 'tool-call':
+            content.push(part);
+            // As streamText: only tools with an `execute` of ours run here.
+            if (!part.invalid && part.providerExecuted !== true && options.tools?.[part.toolName]?.execute)
+              toolCalls.push(part);
+            break;
+          case 'tool-error':
+            // A call the SDK could not parse; its error goes back to the model like a failed tool's.
+            content.push(part);
+            toolErrors += 1;
+            yield part;
+            break;
+          case 'error':
+            yield part;
+            break;
+          case 'model-call-start':
+            if (part.warnings.length > 0) options.onWarnings?.(part.warnings);
+            break;
+          case 'model-call-end':
+            finishReason = part.finishReason;
+            totalUsage = totalUsage ? addLanguageModelUsage(totalUsage, part.usage) : part.usage;
+            break;
         }
-        case 'text-end':
-        case 'reasoning-end': {
-          const open = openText[part.type === 'text-end' ? 'text' : 'reasoning'];
-          const entry = open.get(part.id);
-          if (entry) entry.providerMetadata = part.providerMetadata ?? entry.providerMetadata;
-          open.delete(part.id);
-          break;
-        }
-        case 'file':
-          content.push({
-            type: 'file',
-            file: part.file,
-            ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}),
-          });
-          yield part;
-          break;
-        case 'tool-call':
-          content.push(part);
-          // As streamText: only tools with an `execute` of ours run here.
-          if (!part.invalid && part.providerExecuted !== true && options.tools?.[part.toolName]?.execute)
-            toolCalls.push(part);
-          break;
-        case 'tool-error':
-          // A call the SDK could not parse; its error goes back to the model like a failed tool's.
-          content.push(part);
-          toolErrors += 1;
-          yield part;
-          break;
-        case 'error':
-          yield part;
-          break;
-        case 'model-call-start':
-          if (part.warnings.length > 0) options.onWarnings?.(part.warnings);
-          break;
-        case 'model-call-end':
-          finishReason = part.finishReason;
-          totalUsage = totalUsage ? addLanguageModelUsage(totalUsage, part.usage) : part.usage;
-          break;
       }
+    } catch (error) {
+      // Left by an error of the loop's own: the call is cancelled and that error is the one that
+      // surfaces, as when a for-await loop throws.
+      if (!ended) {
+        ended = true;
+        await reader.cancel().catch(() => undefined);
+      }
+      throw error;
+    } finally {
+      // Left early without an error (the consumer returned): the call is cancelled.
+      if (!ended) await reader.cancel();
+      try {
+        reader.releaseLock();
+      } catch {}
     }
     const runsTools = finishReason === 'stop' || finishReason === 'tool-calls';
     if (runsTools && toolCalls.length > 0) {

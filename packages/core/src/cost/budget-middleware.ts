@@ -52,26 +52,30 @@ export function budgetMiddleware(budget: TurnBudget, run: TurnSpend): LanguageMo
         charged = true;
         await charge(usage ?? { outputTokens: { total: Math.ceil(streamedCharacters / 4) } }, params.prompt);
       };
-      const passed = new ReadableStream<typeof result.stream extends ReadableStream<infer P> ? P : never>({
-        async pull(controller) {
-          let next: Awaited<ReturnType<typeof parts.read>>;
-          try {
-            next = await parts.read();
-          } catch (error) {
-            // The stream's own failure is what the run must report; a budget store that also
-            // fails here would only hide it (the next claim meets that store again).
-            await chargeOnce(undefined).catch(() => undefined);
-            throw error;
-          }
-          if (next.done) {
-            await chargeOnce(undefined);
-            controller.close();
-            return;
-          }
-          if (next.value.type === 'text-delta') streamedCharacters += next.value.delta.length;
-          if (next.value.type === 'finish') await chargeOnce(next.value.usage);
-          controller.enqueue(next.value);
+      type Part = typeof result.stream extends ReadableStream<infer P> ? P : never;
+      // The read handlers are made once per stream, not per part: each pull is one `then` on the
+      // provider's read (an async pull function cost a promise and an await's closures per part).
+      let output!: ReadableStreamDefaultController<Part>;
+      const passOn = (next: Awaited<ReturnType<typeof parts.read>>): Promise<void> | undefined => {
+        if (next.done) return chargeOnce(undefined).then(() => output.close());
+        const part = next.value;
+        if (part.type === 'text-delta') streamedCharacters += part.delta.length;
+        else if (part.type === 'finish') return chargeOnce(part.usage).then(() => output.enqueue(part));
+        output.enqueue(part);
+        return undefined;
+      };
+      // The stream's own failure is what the run must report; a budget store that also fails
+      // here would only hide it (the next claim meets that store again).
+      const readFailed = (error: unknown): Promise<never> =>
+        chargeOnce(undefined).then(
+          () => Promise.reject(error),
+          () => Promise.reject(error),
+        );
+      const passed = new ReadableStream<Part>({
+        start(controller) {
+          output = controller;
         },
+        pull: () => parts.read().then(passOn, readFailed),
         cancel: async (reason) => {
           try {
             await chargeOnce(undefined);

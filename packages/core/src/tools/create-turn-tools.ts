@@ -24,7 +24,7 @@ export function createTurnTools(
   context: TurnToolsContext,
   options: { depth: number; fanOut: SubagentFanOut; allowed?: readonly TurnToolName[] },
 ): ToolSet {
-  const allowed = new Set<TurnToolName>(options.allowed ?? ['remember', 'recall', 'forget', 'delegate']);
+  const allowed = options.allowed ?? ALL_TURN_TOOLS;
   const tools: ToolSet = {};
   if (context.memory && context.memoryTools) {
     const memoryTools = createMemoryTools({
@@ -36,11 +36,15 @@ export function createTurnTools(
       now: context.now,
       logger: context.logger,
     });
-    for (const [name, definition] of Object.entries(memoryTools)) {
-      if (allowed.has(name as TurnToolName)) tools[name] = definition;
+    for (const name in memoryTools) {
+      if (allowed.includes(name as TurnToolName)) tools[name] = memoryTools[name]!;
     }
   }
-  if (context.agent?.configured && allowed.has('delegate') && options.depth < context.subagents.maxDepth) {
+  if (
+    context.agent?.configured &&
+    allowed.includes('delegate') &&
+    options.depth < context.subagents.maxDepth
+  ) {
     tools.delegate = createDelegateTool({
       context,
       depth: options.depth,
@@ -74,8 +78,8 @@ export function toolsForTurn(options: {
   const { subagents, intent } = options;
   const subject = memorySubjectOf(intent, options.memory?.groupPersonalMemory);
   const memory = subject.kind === 'none' ? undefined : options.memory;
-  const outside = options.outside ?? {};
-  if (!memory?.tools && !subagents) return Object.keys(outside).length > 0 ? outside : undefined;
+  const outside = options.outside;
+  if (!memory?.tools && !subagents) return outside && hasAny(outside) ? outside : undefined;
   const settings = subagents ?? DEFAULT_SUBAGENT_SETTINGS;
   const tools = createTurnTools(
     {
@@ -95,6 +99,15 @@ export function toolsForTurn(options: {
     },
     { depth: 0, fanOut: createSubagentFanOut(settings) },
   );
-  for (const [name, definition] of Object.entries(outside)) tools[name] ??= definition;
-  return Object.keys(tools).length > 0 ? tools : undefined;
+  for (const name in outside) tools[name] ??= outside[name]!;
+  return hasAny(tools) ? tools : undefined;
+}
+
+/** Every tool a run may have; `allowed` narrows it for subagents. */
+const ALL_TURN_TOOLS: readonly TurnToolName[] = ['remember', 'recall', 'forget', 'delegate'];
+
+/** Whether the set has a tool, without listing its names. */
+function hasAny(tools: ToolSet): boolean {
+  for (const _name in tools) return true;
+  return false;
 }

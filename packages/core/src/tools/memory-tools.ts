@@ -57,10 +57,13 @@ export function createMemoryTools(options: MemoryToolsOptions): ToolSet {
   const words = options.subject === 'group' ? GROUP_WORDS : PERSON_WORDS;
   const speaker: MemoryMetadataValues =
     options.subject === 'group' && options.speakerId ? { speaker: options.speakerId } : {};
-  const handles = new Map<number, string>();
-  const handleOf = new Map<string, number>();
-  const globalIds = new Set<string>();
+  // The run's numbering, made when a tool first runs: most runs call no tool at all.
+  let numbering:
+    | { handles: Map<number, string>; handleOf: Map<string, number>; globalIds: Set<string> }
+    | undefined;
+  const numbered = () => (numbering ??= { handles: new Map(), handleOf: new Map(), globalIds: new Set() });
   const handleFor = (id: string): number => {
+    const { handles, handleOf } = numbered();
     let handle = handleOf.get(id);
     if (handle === undefined) {
       handle = handles.size + 1;
@@ -101,7 +104,7 @@ export function createMemoryTools(options: MemoryToolsOptions): ToolSet {
           memory.search({ userId: GLOBAL_PARTITION, query, limit, scopes: ['global'], ...signal }),
         ]);
         const hits = [...own, ...global].sort((left, right) => right.score - left.score).slice(0, limit);
-        for (const hit of hits) if (hit.scope === 'global') globalIds.add(hit.id);
+        for (const hit of hits) if (hit.scope === 'global') numbered().globalIds.add(hit.id);
         const now = options.now();
         logger.info({ tool: 'recall', found: hits.length }, 'memory tool used');
         return {
@@ -121,10 +124,10 @@ export function createMemoryTools(options: MemoryToolsOptions): ToolSet {
       inputSchema: FORGET_INPUT,
       execute: async ({ memory: reference }, { abortSignal }) => {
         const handle = Number(String(reference).replace(/^#/u, ''));
-        const id = Number.isInteger(handle) ? handles.get(handle) : undefined;
+        const id = Number.isInteger(handle) ? numbering?.handles.get(handle) : undefined;
         if (!id)
           return { forgotten: false, reason: `No recalled memory ${String(reference)}; call recall first.` };
-        if (globalIds.has(id))
+        if (numbering?.globalIds.has(id))
           return {
             forgotten: false,
             reason: `${String(reference)} is a global memory (for everyone); only the operator can change it.`,

@@ -33,15 +33,11 @@ export async function loadTurnContext(options: {
 }): Promise<TurnContext> {
   const { intent, conversationKey, revision, dependencies } = options;
   // Re-answering an edit: the exchange being replaced is not history; everything before it is.
-  const historyLoaded = dependencies.sessionStore
-    .history({ conversationKey, limit: dependencies.historyMaxTurns })
-    .then((loaded) =>
-      revision?.mode === 'rerun'
-        ? loaded.filter((turn) => turn.intentId !== revision.targetIntentId)
-        : loaded,
-    );
-  const memory = dependencies.memory;
-  const loadMemory = options.loadMemory ?? loadTurnMemory;
+  const history = dependencies.sessionStore.history({ conversationKey, limit: dependencies.historyMaxTurns });
+  const historyLoaded =
+    revision?.mode === 'rerun'
+      ? history.then((loaded) => loaded.filter((turn) => turn.intentId !== revision.targetIntentId))
+      : history;
   // The person's activity across channels and conversations, for "welcome back"; never blocks the turn.
   const personActivity = dependencies.sessionStore.markActive
     ? dependencies.sessionStore.markActive({ userId: intent.userId, at: dependencies.now() }).then(
@@ -52,26 +48,30 @@ export async function loadTurnContext(options: {
         },
       )
     : Promise.resolve(undefined);
-  const [turns, tokenCounter, memoryStep] = await Promise.all([
+  const memory = dependencies.memory;
+  if (!memory) {
+    const [turns, tokenCounter] = await Promise.all([historyLoaded, dependencies.tokenCounter]);
+    return { turns, tokenCounter };
+  }
+  const loadMemory = options.loadMemory ?? loadTurnMemory;
+  // The memory step starts once history, the counter and the person's activity are in: the same
+  // moment the turn's context is complete without it, so one wait serves both.
+  const [turns, tokenCounter, activity] = await Promise.all([
     historyLoaded,
     dependencies.tokenCounter,
-    memory
-      ? Promise.all([historyLoaded, dependencies.tokenCounter, personActivity]).then(
-          ([loadedTurns, loadedCounter, activity]) =>
-            loadMemory({
-              memory,
-              intent,
-              conversationKey,
-              turns: loadedTurns,
-              ...(activity ? { personActivity: activity } : {}),
-              onSlow: () => options.events.push({ type: 'status', text: memory.statusText }),
-              tokenCounter: loadedCounter,
-              now: dependencies.now,
-              logger: options.logger,
-              abortSignal: dependencies.shutdownSignal,
-            }),
-        )
-      : undefined,
+    personActivity,
   ]);
-  return { turns, tokenCounter, ...(memoryStep ? { memoryStep } : {}) };
+  const memoryStep = await loadMemory({
+    memory,
+    intent,
+    conversationKey,
+    turns,
+    ...(activity ? { personActivity: activity } : {}),
+    onSlow: () => options.events.push({ type: 'status', text: memory.statusText }),
+    tokenCounter,
+    now: dependencies.now,
+    logger: options.logger,
+    abortSignal: dependencies.shutdownSignal,
+  });
+  return { turns, tokenCounter, memoryStep };
 }

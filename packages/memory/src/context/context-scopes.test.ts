@@ -63,6 +63,42 @@ describe('runContextScopes', () => {
     expect(scopes.broken).toMatchObject({ status: 'error', error: 'store unavailable' });
   });
 
+  it('reports a scope that throws before answering as an error and still waits for the others', async () => {
+    const { results, scopes } = await runContextScopes<string, 'throws' | 'later'>({
+      runners: {
+        throws: () => {
+          throw new Error('no connection');
+        },
+        later: () => new Promise((resolve) => setTimeout(() => resolve(['found']), 20)),
+      },
+      timeoutMs: 1000,
+      logger: silentLogger,
+    });
+    expect(results).toEqual(['found']);
+    expect(scopes.throws).toMatchObject({ status: 'error', error: 'no connection' });
+    expect(scopes.later).toMatchObject({ status: 'ok', candidates: 1 });
+  });
+
+  it('logs a late scope that fails once aborted as timed out only', async () => {
+    const warnings: string[] = [];
+    const logger = {
+      ...silentLogger,
+      warn: (_object: object, message?: string) => warnings.push(String(message)),
+    };
+    const { scopes } = await runContextScopes<string, 'late'>({
+      runners: {
+        late: (signal) =>
+          new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+      },
+      timeoutMs: 20,
+      logger,
+    });
+    // The rejection lands a microtask after the answer: give it the chance to be logged.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(scopes.late).toMatchObject({ status: 'timeout' });
+    expect(warnings).toEqual(['memory: context scope timed out']);
+  });
+
   it("passes the caller's abort to the scopes still running", async () => {
     const caller = new AbortController();
     const running: { aborted?: unknown } = {};

@@ -3,7 +3,7 @@ import type { ContextScopeName, ContextScopeReport } from '../model/memory-api.t
 
 export type ContextScopeRunner<T> = (abortSignal: AbortSignal) => Promise<T[]>;
 
-const TIMED_OUT = Symbol('timed out');
+const SKIPPED: ContextScopeReport = Object.freeze({ status: 'skipped', candidates: 0, durationMs: 0 });
 
 /**
  * Runs the scopes in parallel, each under the timeout. A late or failing scope is aborted,
@@ -13,8 +13,13 @@ const TIMED_OUT = Symbol('timed out');
  * timer and one listener on the caller's signal: when the deadline passes, the scopes still
  * running are exactly the late ones, and aborting the shared signal reaches only them (the others
  * have answered). One of each per scope was most of the memory step's own allocation per turn.
+ *
+ * Each scope's answer is taken with one `then` into a slot of its own, and the timer marks every
+ * slot still empty as timed out before it aborts the signal: the same outcome as racing each scope
+ * against a deadline promise under `Promise.all`, without the race, the per-scope async function
+ * and the combined promises that made up most of what this function allocated per turn.
  */
-export async function runContextScopes<T, Name extends string = ContextScopeName>(options: {
+export function runContextScopes<T, Name extends string = ContextScopeName>(options: {
   runners: Record<Name, ContextScopeRunner<T> | undefined>;
   timeoutMs: number;
   abortSignal?: AbortSignal | undefined;
@@ -26,49 +31,89 @@ export async function runContextScopes<T, Name extends string = ContextScopeName
   const caller = options.abortSignal;
   const abortFromCaller = () => controller.abort(caller?.reason);
   caller?.addEventListener('abort', abortFromCaller, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(() => resolve(TIMED_OUT), options.timeoutMs);
+  // By position in `names`: a scope's report once it answered, failed or timed out, and what it found.
+  const reports: (ContextScopeReport | undefined)[] = new Array(names.length);
+  const found: (T[] | undefined)[] = new Array(names.length);
+  return new Promise((resolve) => {
+    // The scopes not yet settled, plus one for the loop starting them: a scope that throws at
+    // once cannot finish the whole before the others have started.
+    let pending = 1;
+    let timer: NodeJS.Timeout | undefined;
+    const finish = () => {
+      clearTimeout(timer);
+      caller?.removeEventListener('abort', abortFromCaller);
+      const scopes = {} as Record<Name, ContextScopeReport>;
+      const results: T[] = [];
+      for (let index = 0; index < names.length; index += 1) {
+        scopes[names[index] as Name] = reports[index] as ContextScopeReport;
+        const values = found[index];
+        if (values) for (const value of values) results.push(value);
+      }
+      resolve({ results, scopes });
+    };
+    const settle = (index: number, report: ContextScopeReport, values: T[] | undefined) => {
+      // A scope answering after its deadline (or the deadline after its answer) changes nothing.
+      if (reports[index] !== undefined) return;
+      reports[index] = report;
+      found[index] = values;
+      done();
+    };
+    const done = () => {
+      pending -= 1;
+      if (pending === 0) finish();
+    };
+    const failed = (index: number, error: unknown) => {
+      // A late scope failing once aborted is not news: it was reported as timed out.
+      if (reports[index] !== undefined) return;
+      const message = error instanceof Error ? error.message : String(error);
+      options.logger.warn({ scope: names[index], err: error }, 'memory: context scope failed');
+      settle(
+        index,
+        { status: 'error', candidates: 0, durationMs: performance.now() - started, error: message },
+        undefined,
+      );
+    };
+    timer = setTimeout(() => {
+      timer = undefined;
+      // Every late scope is marked before the shared signal aborts, so none of them counts as
+      // answered with what it returns on abort.
+      const durationMs = performance.now() - started;
+      for (let index = 0; index < names.length; index += 1) {
+        if (reports[index] !== undefined) continue;
+        reports[index] = { status: 'timeout', candidates: 0, durationMs };
+        options.logger.warn(
+          { scope: names[index], timeoutMs: options.timeoutMs },
+          'memory: context scope timed out',
+        );
+      }
+      controller.abort(new Error(`memory scopes still running after ${options.timeoutMs} ms`));
+      pending = 0;
+      finish();
+    }, options.timeoutMs);
+    for (let index = 0; index < names.length; index += 1) {
+      const runner = options.runners[names[index] as Name];
+      if (!runner) {
+        reports[index] = { ...SKIPPED };
+        continue;
+      }
+      pending += 1;
+      let running: Promise<T[]>;
+      try {
+        running = runner(controller.signal);
+      } catch (error) {
+        failed(index, error);
+        continue;
+      }
+      Promise.resolve(running).then(
+        (values) =>
+          settle(
+            index,
+            { status: 'ok', candidates: values.length, durationMs: performance.now() - started },
+            values,
+          ),
+        (error: unknown) => failed(index, error),
+      );
+    }
+    done();
   });
-  let outcomes: [Name, ContextScopeReport, T[]][];
-  try {
-    outcomes = await Promise.all(
-      names.map(async (name): Promise<[Name, ContextScopeReport, T[]]> => {
-        const runner = options.runners[name];
-        if (!runner) return [name, { status: 'skipped', candidates: 0, durationMs: 0 }, []];
-        try {
-          // Every scope's race sees the deadline before any of them aborts the shared signal.
-          const result = await Promise.race([runner(controller.signal), deadline]);
-          const durationMs = performance.now() - started;
-          if (result === TIMED_OUT) {
-            controller.abort(new Error(`memory scopes still running after ${options.timeoutMs} ms`));
-            options.logger.warn(
-              { scope: name, timeoutMs: options.timeoutMs },
-              'memory: context scope timed out',
-            );
-            return [name, { status: 'timeout', candidates: 0, durationMs }, []];
-          }
-          return [name, { status: 'ok', candidates: result.length, durationMs }, result];
-        } catch (error) {
-          const message = error instanceof Error ? error.message : String(error);
-          options.logger.warn({ scope: name, err: error }, 'memory: context scope failed');
-          return [
-            name,
-            { status: 'error', candidates: 0, durationMs: performance.now() - started, error: message },
-            [],
-          ];
-        }
-      }),
-    );
-  } finally {
-    clearTimeout(timer);
-    caller?.removeEventListener('abort', abortFromCaller);
-  }
-  const scopes = {} as Record<Name, ContextScopeReport>;
-  const results: T[] = [];
-  for (const [name, report, found] of outcomes) {
-    scopes[name] = report;
-    results.push(...found);
-  }
-  return { results, scopes };
 }

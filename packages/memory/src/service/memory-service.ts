@@ -17,7 +17,6 @@ import {
   type MemoryHealth,
   type MemoryRefOptions,
   type MemorySearchResult,
-  memoryContextOptionsSchema,
   memoryRefOptionsSchema,
   resetOptionsSchema,
   type SearchMemoryOptions,
@@ -31,6 +30,7 @@ import {
 } from '../model/memory-api.ts';
 import { EmbedderMismatchError, MemoryIdTakenError, MemoryInputError } from '../model/memory-errors.ts';
 import type { MemoryStore } from '../model/memory-store.ts';
+import { parseContextOptions } from '../model/parse-context-options.ts';
 import { parseInput } from '../model/parse-input.ts';
 import { conversationQuery } from '../ranking/conversation-query.ts';
 import { compareRanked, DAY_MS, memoryScore, type ScoringOptions } from '../ranking/memory-scoring.ts';
@@ -272,6 +272,9 @@ export class MemoryService implements MemoryApi {
    * next request arrives.
    */
   #recordUsedLater(ids: string[], at: number): void {
+    // No memory went into the block (a common turn): nothing to write, so no write to wait for;
+    // the stores do nothing for an empty list either.
+    if (ids.length === 0) return;
     const write = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.#store.markUsed({ ids, at }))
       .catch((error: unknown) => {
@@ -303,7 +306,7 @@ export class MemoryService implements MemoryApi {
         recordUsedLater: (ids, at) => this.#recordUsedLater(ids, at),
         ranked: (request) => this.#ranked(request),
       },
-      parseInput(memoryContextOptionsSchema, options),
+      parseContextOptions(options),
     );
   }
 

@@ -66,7 +66,7 @@ export interface MemoryStepOptions {
 
 type PartOutcome<T> = { status: 'ok'; value: T } | { status: 'timeout' } | { status: 'error'; error: string };
 
-const TIMED_OUT = Symbol('memory step timed out');
+const TIMED_OUT: PartOutcome<never> = Object.freeze({ status: 'timeout' });
 
 /**
  * The memory step of a turn (DESIGN §2). Context, standing facts and the session summary load in
@@ -88,53 +88,42 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
           onSlow();
         }, statusAfterMs)
       : undefined;
-  let deadlineTimer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
-    deadlineTimer = setTimeout(() => resolve(TIMED_OUT), options.budgetMs);
-  });
   const signal = controller.signal;
-
-  const within = async <T>(work: () => Promise<T>): Promise<PartOutcome<T>> => {
-    try {
-      const value = await Promise.race([work(), deadline]);
-      return value === TIMED_OUT ? { status: 'timeout' } : { status: 'ok', value: value as T };
-    } catch (error) {
-      return { status: 'error', error: failureMessage(error) };
-    }
-  };
-
-  const [context, summary] = await Promise.all([
-    within(() =>
-      options.memory.context({
-        userId: options.userId,
-        query: options.query,
-        ...(options.recentTurns?.length ? { recentTurns: options.recentTurns } : {}),
-        tokenBudget: options.tokenBudget,
-        limit: options.limit,
-        sessionId: options.sessionId,
-        ...(options.includeProfile
-          ? { standing: { limit: options.profileLimit, tokenBudget: options.profileTokenBudget } }
-          : {}),
-        abortSignal: signal,
-      }),
-    ),
-    options.includeSessionSummary
-      ? within(() =>
-          options.memory.list({
-            userId: options.userId,
-            scope: 'session',
-            sessionId: summarySessionId(options.sessionId),
-            limit: 5,
-            abortSignal: signal,
-          }),
-        )
-      : undefined,
-  ]);
+  const [context, summary] = (await partsWithin(
+    [
+      () =>
+        options.memory.context({
+          userId: options.userId,
+          query: options.query,
+          ...(options.recentTurns?.length ? { recentTurns: options.recentTurns } : {}),
+          tokenBudget: options.tokenBudget,
+          limit: options.limit,
+          sessionId: options.sessionId,
+          ...(options.includeProfile
+            ? { standing: { limit: options.profileLimit, tokenBudget: options.profileTokenBudget } }
+            : {}),
+          abortSignal: signal,
+        }),
+      options.includeSessionSummary
+        ? () =>
+            options.memory.list({
+              userId: options.userId,
+              scope: 'session',
+              sessionId: summarySessionId(options.sessionId),
+              limit: 5,
+              abortSignal: signal,
+            })
+        : undefined,
+    ],
+    options.budgetMs,
+  )) as [
+    PartOutcome<Awaited<ReturnType<MemoryPort['context']>>>,
+    PartOutcome<Awaited<ReturnType<MemoryPort['list']>>> | undefined,
+  ];
   clearTimeout(slowTimer);
-  clearTimeout(deadlineTimer);
   // Abandon whatever outlived the deadline; the memory client stops its request. Parts that
   // settled need no abort (building the DOMException on every turn showed up in the profile).
-  if ([context, summary].some((part) => part?.status === 'timeout')) {
+  if (context.status === 'timeout' || summary?.status === 'timeout') {
     controller.abort(new DOMException('The memory step is over.', 'AbortError'));
   }
   options.abortSignal?.removeEventListener('abort', abortFromCaller);
@@ -144,7 +133,8 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
   const timedOut: string[] = [];
   const contextValue = context.status === 'ok' ? context.value : undefined;
   if (contextValue) {
-    for (const [scope, report] of Object.entries(contextValue.scopes)) {
+    for (const scope in contextValue.scopes) {
+      const report = contextValue.scopes[scope as keyof typeof contextValue.scopes];
       if (report.status === 'ok' && report.candidates > 0) found.push(scope);
       else if (report.status === 'timeout' || report.status === 'error') missing.push(scope);
       if (report.status === 'timeout') timedOut.push(scope);
@@ -184,14 +174,14 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
   const knownPerson = contextValue?.standing?.status === 'ok' && contextValue.standing.candidates > 0;
   if (options.extraInstruction && knownPerson) sections.push(options.extraInstruction);
   const block = sections.join('\n\n');
-  const parts = [context, summary].filter((part) => part !== undefined);
-  const answered = parts.filter((part) => part.status === 'ok').length;
+  const partCount = summary ? 2 : 1;
+  const answered = (context.status === 'ok' ? 1 : 0) + (summary?.status === 'ok' ? 1 : 0);
   const outcome: MemoryStepReport['outcome'] =
-    answered === parts.length && missing.length === 0
+    answered === partCount && missing.length === 0
       ? 'ok'
       : answered > 0
         ? 'partial'
-        : parts.some((part) => part.status === 'timeout')
+        : context.status === 'timeout' || summary?.status === 'timeout'
           ? 'timeout'
           : 'error';
   const report: MemoryStepReport = {
@@ -205,7 +195,9 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
     tokensUsed: block ? options.tokenCounter.count(block) : 0,
     slow,
   };
-  const errors = parts.flatMap((part) => (part.status === 'error' ? [part.error] : []));
+  const errors: string[] = [];
+  if (context.status === 'error') errors.push(context.error);
+  if (summary?.status === 'error') errors.push(summary.error);
   const level = outcome === 'ok' ? 'info' : 'warn';
   // Written once this turn of the event loop is over: the line (a serialised report and a write
   // to standard output) then costs the model request's wait, not a warm turn's path to it.
@@ -218,4 +210,55 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
     ),
   );
   return { block, report };
+}
+
+/**
+ * Runs `works` together under one deadline: each settles into its own slot (`undefined` for an
+ * absent work), and when `budgetMs` passes first every slot still open reads `timeout`. One timer
+ * and a `then` per work, where racing each against a deadline promise under `Promise.all` made a
+ * race, an async function and their promises per part on every turn.
+ */
+function partsWithin(
+  works: ReadonlyArray<(() => Promise<unknown>) | undefined>,
+  budgetMs: number,
+): Promise<(PartOutcome<unknown> | undefined)[]> {
+  return new Promise((resolve) => {
+    const outcomes: (PartOutcome<unknown> | undefined)[] = new Array(works.length).fill(undefined);
+    // Parts still running, plus one for the loop starting them: a part that throws at once
+    // cannot end the step before the others have started.
+    let pending = 1;
+    let over = false;
+    const timer = setTimeout(() => {
+      over = true;
+      for (let index = 0; index < works.length; index += 1)
+        if (works[index] !== undefined && outcomes[index] === undefined) outcomes[index] = TIMED_OUT;
+      resolve(outcomes);
+    }, budgetMs);
+    const done = () => {
+      pending -= 1;
+      if (pending > 0 || over) return;
+      clearTimeout(timer);
+      resolve(outcomes);
+    };
+    const settle = (index: number, outcome: PartOutcome<unknown>) => {
+      if (over) return;
+      outcomes[index] = outcome;
+      done();
+    };
+    for (let index = 0; index < works.length; index += 1) {
+      const work = works[index];
+      if (work === undefined) continue;
+      pending += 1;
+      try {
+        // Promise.resolve: a port answering with a plain value still counts as answered.
+        Promise.resolve(work()).then(
+          (value) => settle(index, { status: 'ok', value }),
+          (error: unknown) => settle(index, { status: 'error', error: failureMessage(error) }),
+        );
+      } catch (error) {
+        settle(index, { status: 'error', error: failureMessage(error) });
+      }
+    }
+    done();
+  });
 }
