@@ -1,4 +1,5 @@
 import { type IntentInput, intentSchema } from '@nexus/protocol';
+import { schemaEdgeCases } from '@nexus/testkit/schema';
 import { describe, expect, it } from 'vitest';
 import { validateIntent } from './validate-intent.ts';
 
@@ -67,8 +68,12 @@ const cases: Array<[string, unknown]> = [
   ['not an object', 'hello'],
 ];
 
+// Every limit the schema declares, read from the schema, around a message with every optional
+// field the fast path takes: a limit changed there and not in the fast path fails here.
+const edges = schemaEdgeCases(intentSchema, cases[1]?.[1] as Record<string, unknown>);
+
 describe('validateIntent', () => {
-  it.each(cases)('gives what the schema gives: %s', (_name, input) => {
+  it.each([...cases, ...edges])('gives what the schema gives: %s', (_name, input) => {
     const expected = bySchema(input);
     const actual = validateIntent(input as IntentInput);
     expect(actual).toEqual(expected);

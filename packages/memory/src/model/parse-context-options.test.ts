@@ -1,3 +1,4 @@
+import { schemaEdgeCases } from '@nexus/testkit/schema';
 import { describe, expect, it } from 'vitest';
 import { type MemoryContextOptions, memoryContextOptionsSchema } from './memory-api.ts';
 import { parseContextOptions } from './parse-context-options.ts';
@@ -82,8 +83,12 @@ const cases: Array<[string, unknown]> = [
   ['not an object', 'u1'],
 ];
 
+// Every limit the schema declares, read from the schema: a limit changed there and not in the
+// fast path fails here.
+const edges = schemaEdgeCases(memoryContextOptionsSchema, cases[0]?.[1] as Record<string, unknown>);
+
 describe('parseContextOptions', () => {
-  it.each(cases)('gives what the schema gives: %s', (_name, value) => {
+  it.each([...cases, ...edges])('gives what the schema gives: %s', (_name, value) => {
     const expected = bySchema(value);
     const actual = byFastPath(value);
     if (expected instanceof Error) {

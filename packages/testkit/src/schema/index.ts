@@ -1,0 +1,1 @@
+export { schemaEdgeCases } from './schema-edge-cases.ts';
