@@ -16,6 +16,7 @@ import {
 } from '@nexus/queue-kit';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { addDebounced } from './bullmq-debounced-add.ts';
 import { startBullMqJobProcessor } from './bullmq-job-processor.ts';
 import {
   countJobs,
@@ -152,26 +153,37 @@ export function createBullMqJobQueue(options: BullMqJobQueueOptions): JobQueue {
         // A debounced id is fresh (the queue made it), so only the known-id check is skipped.
         if (job.debounceKey === undefined && (await commands.exists(queue.toKey(encodedId))) === 1)
           return { jobId, deduplicated: true };
-        const added = await queue.add(job.name, JSON.parse(job.payloadJson), {
-          jobId: encodedId,
-          // BullMQ's debounce: a delayed job with this key is replaced by this one (new payload,
-          // new delay); while one is active, this one is kept (the latest only) and added when
-          // the active one finishes. The key lives until its job finishes (no ttl).
-          ...(job.debounceKey !== undefined
-            ? { deduplication: { id: job.debounceKey, replace: true, keepLastIfActive: true } }
-            : {}),
-          attempts: job.attempts,
-          backoff: { type: job.backoff.type, delay: job.backoff.delayMs },
-          ...(job.delayMs > 0 ? { delay: job.delayMs } : {}),
-          // BullMQ's own field for propagated trace context (stored with the job, never interpreted
-          // here since the queue has no telemetry of its own configured).
-          ...(job.traceparent ? { telemetry: { metadata: job.traceparent } } : {}),
-          removeOnComplete: removeCompletedOf.has(job.name) ? true : { age: keepCompletedSeconds },
-          removeOnFail: keepFailed,
-        });
-        // A debounced enqueue another job took answers with that job's id.
-        if (added.id !== undefined && added.id !== encodedId)
-          return { jobId: decodeJobId(added.id), deduplicated: true };
+        const add = () =>
+          queue.add(job.name, JSON.parse(job.payloadJson), {
+            jobId: encodedId,
+            // BullMQ's debounce: a delayed job with this key is replaced by this one (new payload,
+            // new delay); while one is active, this one is kept (the latest only) and added when
+            // the active one finishes. The key lives until its job finishes (no ttl). A job due
+            // but not yet taken would keep its payload: `addDebounced` replaces it too.
+            ...(job.debounceKey !== undefined
+              ? { deduplication: { id: job.debounceKey, replace: true, keepLastIfActive: true } }
+              : {}),
+            attempts: job.attempts,
+            backoff: { type: job.backoff.type, delay: job.backoff.delayMs },
+            ...(job.delayMs > 0 ? { delay: job.delayMs } : {}),
+            // BullMQ's own field for propagated trace context (stored with the job, never
+            // interpreted here since the queue has no telemetry of its own configured).
+            ...(job.traceparent ? { telemetry: { metadata: job.traceparent } } : {}),
+            removeOnComplete: removeCompletedOf.has(job.name) ? true : { age: keepCompletedSeconds },
+            removeOnFail: keepFailed,
+          });
+        if (job.debounceKey !== undefined) {
+          // A debounced enqueue another job took answers with that job's id.
+          const added = await addDebounced({
+            queue,
+            client: commands,
+            encodedId,
+            debounceKey: job.debounceKey,
+            add,
+          });
+          return { jobId: decodeJobId(added.encodedId), deduplicated: added.deduplicated };
+        }
+        await add();
         return { jobId, deduplicated: false };
       });
     },

@@ -117,6 +117,104 @@ export function describeJobQueueDebounceContract(options: {
       expect(runs[1]!.at - lastAt).toBeGreaterThanOrEqual(190);
     });
 
+    /**
+     * Leaves the `chat` job of `name` (payload `{ turn: 1 }`) due but not taken: queued second but
+     * due first, a blocker takes the one worker slot (concurrency 1) and holds it until `release`.
+     * BullMQ moves due jobs to its wait list only when a worker fetches, so the fetch that takes
+     * the blocker is what makes the debounced job "due, not taken" there; SQLite has it due from
+     * its run time alone.
+     */
+    async function dueBehindBlocker(queue: JobQueue, name: string) {
+      await queue.enqueue({ name, payload: { turn: 1 }, debounceKey: 'chat', delayMs: 50 });
+      await queue.enqueue({ name, payload: { blocker: true } });
+      await sleep(150);
+      let release: () => void = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const runs: { payload: unknown; at: number }[] = [];
+      queue.process({
+        name,
+        concurrency: 1,
+        handler: async (job) => {
+          runs.push({ payload: job.payload, at: Date.now() });
+          if ((job.payload as { blocker?: boolean }).blocker) await released;
+        },
+      });
+      await waitFor(async () => (await queue.counts({ name })).active === 1, {
+        description: 'the blocker running',
+      });
+      expect(runs.map((run) => run.payload)).toEqual([{ blocker: true }]);
+      return { runs, release };
+    }
+
+    it('replaces a job already due but not yet taken: the last payload runs, delayMs after the last enqueue', async () => {
+      const queue = await create();
+      const name = uniqueName('due');
+      const { runs, release } = await dueBehindBlocker(queue, name);
+      await queue.enqueue({ name, payload: { turn: 2 }, debounceKey: 'chat', delayMs: 200 });
+      const lastAt = Date.now();
+      release();
+      await completed(queue, name, 2);
+      await sleep(SETTLE_MS);
+      expect(runs.map((run) => run.payload)).toEqual([{ blocker: true }, { turn: 2 }]);
+      expect(runs[1]!.at - lastAt).toBeGreaterThanOrEqual(190);
+    });
+
+    it('runs one of two simultaneous enqueues (two gateways) on a job due but not yet taken, once', async () => {
+      const queue = await create();
+      const other = await create();
+      const name = uniqueName('due-race');
+      const { runs, release } = await dueBehindBlocker(queue, name);
+      await Promise.all([
+        queue.enqueue({ name, payload: { turn: 2, from: 'a' }, debounceKey: 'chat', delayMs: 100 }),
+        other.enqueue({ name, payload: { turn: 2, from: 'b' }, debounceKey: 'chat', delayMs: 100 }),
+      ]);
+      release();
+      await completed(queue, name, 2);
+      await sleep(SETTLE_MS);
+      expect(runs).toHaveLength(2);
+      expect([
+        [{ blocker: true }, { turn: 2, from: 'a' }],
+        [{ blocker: true }, { turn: 2, from: 'b' }],
+      ]).toContainEqual(runs.map((run) => run.payload));
+    });
+
+    it('keeps each key last payload running last while a busy worker takes jobs between enqueues', async () => {
+      // Not a fixed schedule: three keys share one slow worker slot, so their jobs are due, taken
+      // and running in every order against the enqueues; whatever the interleaving, the last run
+      // of each key must hold its last payload.
+      const queue = await create();
+      const name = uniqueName('busy');
+      const keys = ['a', 'b', 'c'];
+      const runs: { key: string; turn: number }[] = [];
+      queue.process({
+        name,
+        concurrency: 1,
+        handler: async (job) => {
+          runs.push(job.payload as { key: string; turn: number });
+          await sleep(4);
+        },
+      });
+      const turns = 40;
+      for (let turn = 1; turn <= turns; turn += 1) {
+        for (const key of keys) {
+          await queue.enqueue({ name, payload: { key, turn }, debounceKey: key, delayMs: 10 });
+        }
+        await sleep(turn % 4 === 0 ? 30 : 3);
+      }
+      await waitFor(
+        async () => {
+          const counts = await queue.counts({ name });
+          return counts.waiting + counts.delayed + counts.active === 0;
+        },
+        { description: 'the queue drained' },
+      );
+      await sleep(SETTLE_MS);
+      const lastTurns = keys.map((key) => runs.findLast((run) => run.key === key)?.turn);
+      expect(lastTurns).toEqual([turns, turns, turns]);
+    });
+
     it('purgePayloads removes the follow-up waiting behind a running job', async () => {
       const queue = await create();
       const name = uniqueName('purge');
