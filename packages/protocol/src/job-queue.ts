@@ -68,9 +68,9 @@ export interface EnqueueJobOptions {
    * after that enqueue (BullMQ: after the running job finishes). So the last payload always
    * runs, `delayMs` or more after the last enqueue. The queue picks the ids (no `jobId`);
    * `deduplicated` is true when the enqueue went to a job already there (BullMQ replaces a waiting
-   * job with a new one and says false). BullMQ only: a job already due but not yet taken by a
-   * worker keeps its payload (the enqueue is then deduplicated). Waiting for a retry, a job may be
-   * replaced (BullMQ) or kept beside its follow-up (SQLite).
+   * job with a new one and says false). A job due but not yet taken by a worker is still waiting:
+   * it is replaced too. Waiting for a retry, a job may be replaced (BullMQ) or kept beside its
+   * follow-up (SQLite).
    */
   debounceKey?: string;
   /**
