@@ -10,7 +10,9 @@ export type ParsedContextOptions = z.output<typeof memoryContextOptionsSchema>;
  * schema checks it, the defaults filled in, unknown keys left out. Anything else (a value the
  * schema would trim, coerce, default in a nested object or refuse) goes through the schema itself,
  * so the result and the error are exactly the schema's. The zod parse was ~4 KB of allocation on
- * every turn, for options core had just built.
+ * every turn, for options core had just built. parse-context-options.test.ts checks this against
+ * every limit and field the schema declares (`schemaEdgeCases`); a rule it cannot read there (a
+ * `.refine`, a new format) has to be added here by hand with the schema's.
  */
 export function parseContextOptions(options: MemoryContextOptions): ParsedContextOptions {
   const fast = canonicalContextOptions(options);
