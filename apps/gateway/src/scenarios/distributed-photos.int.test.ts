@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '@nexus/protocol';
 import { DEFAULT_MAX_JOB_PAYLOAD_BYTES } from '@nexus/queue-kit';
-import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
+import { echoResponse, type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
 import { type FakeTelegram, startFakeTelegram } from '@nexus/testkit/telegram';
 import { Redis } from 'ioredis';
 import sharp from 'sharp';
@@ -117,14 +117,25 @@ describe('photos through a gateway and a worker on Redis', () => {
       telegram.addFile({ content, filePath: `photos/file_${index}.png` }),
     );
     let most = { bytes: 0, largestPayload: 0 };
+    const sample = async () => {
+      const now = await redisFootprint();
+      most = {
+        bytes: Math.max(most.bytes, now.bytes),
+        largestPayload: Math.max(most.largestPayload, now.largestPayload),
+      };
+      return now;
+    };
+    // One sample while each run's model call is in flight, when its agent.run job is running and
+    // so in Redis for sure (the sampler on a timer alone once saw none of the 20 under a loaded CI).
+    const payloadsInFlight: number[] = [];
+    model.setResponder(async (request) => {
+      payloadsInFlight.push((await sample()).largestPayload);
+      return echoResponse(request);
+    });
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
-        const now = await redisFootprint();
-        most = {
-          bytes: Math.max(most.bytes, now.bytes),
-          largestPayload: Math.max(most.largestPayload, now.largestPayload),
-        };
+        await sample();
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     })();
@@ -155,6 +166,8 @@ describe('photos through a gateway and a worker on Redis', () => {
       const { width, height } = await sharp(Buffer.from(url ?? '', 'base64')).metadata();
       expect(Math.max(width ?? 0, height ?? 0)).toBe(1568);
     }
+    expect(payloadsInFlight).toHaveLength(20);
+    for (const payload of payloadsInFlight) expect(payload).toBeGreaterThan(0);
     expect(most.largestPayload).toBeGreaterThan(0);
     expect(most.largestPayload).toBeLessThan(DEFAULT_MAX_JOB_PAYLOAD_BYTES);
     // Done runs leave no job behind; what is left is bookkeeping.

@@ -13,5 +13,5 @@ export type {
   ScriptedResponse,
   ScriptedToolCall,
 } from './scripted-response.ts';
-export { messageText } from './scripted-response.ts';
+export { echoResponse, messageText } from './scripted-response.ts';
 export type { RecordedTranscription } from './transcription-route.ts';
