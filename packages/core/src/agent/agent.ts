@@ -134,11 +134,7 @@ export function createAgent(options: CreateAgentOptions): Agent {
       outer?.addEventListener('abort', forwardAbort, { once: true });
       try {
         const base = runOptions.system ?? systemPrompt;
-        // A copy only when both have tools: the run's own set is already this run's object.
-        const tools =
-          runOptions.tools && options.tools
-            ? { ...options.tools, ...runOptions.tools }
-            : (runOptions.tools ?? options.tools);
+        const tools = withRunTools(options.tools, runOptions.tools);
         const budget = runOptions.budget;
         const spend: TurnSpend = { modelCalls: 0, inputTokens: 0, outputTokens: 0 };
         // A model given by id string resolves inside the SDK; only model objects can carry the guard.
@@ -261,4 +257,9 @@ function userMessage(options: AgentRunOptions): ModelMessage {
       ...images.map((image) => ({ type: 'file' as const, data: image.bytes, mediaType: image.mediaType })),
     ],
   };
+}
+
+/** The agent's tools with the run's own; a copy only when both have some (the run's set is already this run's object). */
+function withRunTools(agentTools: ToolSet | undefined, runTools: ToolSet | undefined): ToolSet | undefined {
+  return runTools && agentTools ? { ...agentTools, ...runTools } : (runTools ?? agentTools);
 }

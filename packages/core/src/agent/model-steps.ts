@@ -68,12 +68,7 @@ export async function* runModelSteps(options: ModelStepsOptions): AsyncGenerator
         abortSignal: options.abortSignal,
       }),
     );
-    const content: StepContent = [];
-    // Text and reasoning being streamed, by id: their whole text goes back in the next step's prompt.
-    const openText = { text: new Map<string, OpenText>(), reasoning: new Map<string, OpenText>() };
-    const toolCalls: Extract<LanguageModelStreamPart, { type: 'tool-call' }>[] = [];
-    let toolErrors = 0;
-    let finishReason = 'other';
+    const record = new StepRecord(options);
     // The stream read directly rather than through the SDK's async iterator, which wraps every
     // part in another promise and result object; the same ends as that iterator's: a run left
     // early (the consumer stopped, an error part thrown) cancels the call, a failed read does not.
@@ -92,65 +87,7 @@ export async function* runModelSteps(options: ModelStepsOptions): AsyncGenerator
           ended = true;
           break;
         }
-        const part = read.value;
-        switch (part.type) {
-          case 'text-start':
-          case 'reasoning-start': {
-            const kind = part.type === 'text-start' ? 'text' : 'reasoning';
-            const entry: OpenText = { type: kind, text: '', providerMetadata: part.providerMetadata };
-            openText[kind].set(part.id, entry);
-            content.push(entry as StepContent[number]);
-            break;
-          }
-          case 'text-delta':
-          case 'reasoning-delta': {
-            const entry = openText[part.type === 'text-delta' ? 'text' : 'reasoning'].get(part.id);
-            if (entry) {
-              entry.text += part.text;
-              entry.providerMetadata = part.providerMetadata ?? entry.providerMetadata;
-            }
-            if (part.type === 'text-delta') yield part;
-            break;
-          }
-          case 'text-end':
-          case 'reasoning-end': {
-            const open = openText[part.type === 'text-end' ? 'text' : 'reasoning'];
-            const entry = open.get(part.id);
-            if (entry) entry.providerMetadata = part.providerMetadata ?? entry.providerMetadata;
-            open.delete(part.id);
-            break;
-          }
-          case 'file':
-            content.push({
-              type: 'file',
-              file: part.file,
-              ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}),
-            });
-            yield part;
-            break;
-          case 'tool-call':
-            content.push(part);
-            // As streamText: only tools with an `execute` of ours run here.
-            if (!part.invalid && part.providerExecuted !== true && options.tools?.[part.toolName]?.execute)
-              toolCalls.push(part);
-            break;
-          case 'tool-error':
-            // A call the SDK could not parse; its error goes back to the model like a failed tool's.
-            content.push(part);
-            toolErrors += 1;
-            yield part;
-            break;
-          case 'error':
-            yield part;
-            break;
-          case 'model-call-start':
-            if (part.warnings.length > 0) options.onWarnings?.(part.warnings);
-            break;
-          case 'model-call-end':
-            finishReason = part.finishReason;
-            totalUsage = totalUsage ? addLanguageModelUsage(totalUsage, part.usage) : part.usage;
-            break;
-        }
+        if (record.take(read.value)) yield read.value as ModelStepPart;
       }
     } catch (error) {
       // Left by an error of the loop's own: the call is cancelled and that error is the one that
@@ -167,6 +104,9 @@ export async function* runModelSteps(options: ModelStepsOptions): AsyncGenerator
         reader.releaseLock();
       } catch {}
     }
+    const { content, toolCalls, finishReason } = record;
+    if (record.usage)
+      totalUsage = totalUsage ? addLanguageModelUsage(totalUsage, record.usage) : record.usage;
     const runsTools = finishReason === 'stop' || finishReason === 'tool-calls';
     if (runsTools && toolCalls.length > 0) {
       const outcomes = await Promise.all(toolCalls.map((toolCall) => runTool(toolCall, options, messages)));
@@ -175,13 +115,92 @@ export async function* runModelSteps(options: ModelStepsOptions): AsyncGenerator
         yield outcome;
       }
     }
-    const answered = runsTools ? toolCalls.length + toolErrors : 0;
+    const answered = runsTools ? toolCalls.length + record.toolErrors : 0;
     const more = answered > 0 && step < options.maxSteps && !(await options.stopAfterStep?.());
     if (!more) {
       yield { type: 'finish', finishReason, totalUsage: totalUsage ?? createNullLanguageModelUsage() };
       return;
     }
     messages.push(...(await toResponseMessages({ content, tools: options.tools })));
+  }
+}
+
+/**
+ * What one model call's parts make of its step: the content that goes back in the next step's
+ * prompt, the tool calls to run, the parse failures the model reads next, the finish reason and
+ * the usage. `take` records a part and says whether the run passes it on to the agent.
+ */
+class StepRecord {
+  readonly content: StepContent = [];
+  readonly toolCalls: Extract<LanguageModelStreamPart, { type: 'tool-call' }>[] = [];
+  toolErrors = 0;
+  finishReason = 'other';
+  usage: LanguageModelUsage | undefined;
+  // Text and reasoning being streamed, by id: their whole text goes back in the next step's prompt.
+  readonly #openText = { text: new Map<string, OpenText>(), reasoning: new Map<string, OpenText>() };
+  readonly #options: ModelStepsOptions;
+
+  constructor(options: ModelStepsOptions) {
+    this.#options = options;
+  }
+
+  take(part: LanguageModelStreamPart): boolean {
+    switch (part.type) {
+      case 'text-start':
+      case 'reasoning-start': {
+        const kind = part.type === 'text-start' ? 'text' : 'reasoning';
+        const entry: OpenText = { type: kind, text: '', providerMetadata: part.providerMetadata };
+        this.#openText[kind].set(part.id, entry);
+        this.content.push(entry as StepContent[number]);
+        return false;
+      }
+      case 'text-delta':
+      case 'reasoning-delta': {
+        const entry = this.#openText[part.type === 'text-delta' ? 'text' : 'reasoning'].get(part.id);
+        if (entry) {
+          entry.text += part.text;
+          entry.providerMetadata = part.providerMetadata ?? entry.providerMetadata;
+        }
+        return part.type === 'text-delta';
+      }
+      case 'text-end':
+      case 'reasoning-end': {
+        const open = this.#openText[part.type === 'text-end' ? 'text' : 'reasoning'];
+        const entry = open.get(part.id);
+        if (entry) entry.providerMetadata = part.providerMetadata ?? entry.providerMetadata;
+        open.delete(part.id);
+        return false;
+      }
+      case 'file':
+        this.content.push({
+          type: 'file',
+          file: part.file,
+          ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}),
+        });
+        return true;
+      case 'tool-call':
+        this.content.push(part);
+        // As streamText: only tools with an `execute` of ours run here.
+        if (!part.invalid && part.providerExecuted !== true && this.#options.tools?.[part.toolName]?.execute)
+          this.toolCalls.push(part);
+        return false;
+      case 'tool-error':
+        // A call the SDK could not parse; its error goes back to the model like a failed tool's.
+        this.content.push(part);
+        this.toolErrors += 1;
+        return true;
+      case 'error':
+        return true;
+      case 'model-call-start':
+        if (part.warnings.length > 0) this.#options.onWarnings?.(part.warnings);
+        return false;
+      case 'model-call-end':
+        this.finishReason = part.finishReason;
+        this.usage = part.usage;
+        return false;
+      default:
+        return false;
+    }
   }
 }
 

@@ -69,6 +69,45 @@ type PartOutcome<T> = { status: 'ok'; value: T } | { status: 'timeout' } | { sta
 const TIMED_OUT: PartOutcome<never> = Object.freeze({ status: 'timeout' });
 
 /**
+ * The newest of the conversation's summaries; with `current`, only one whose last summarised turn
+ * is among them (after `/new`, the earlier conversation's summary stays out).
+ */
+function latestSummary(
+  memories: Awaited<ReturnType<MemoryPort['list']>>,
+  current: MemoryStepOptions['currentIntentIds'],
+) {
+  return memories
+    .filter(isSummary)
+    .filter((memory) => !current || current.has(String(memory.metadata.throughIntentId)))
+    .sort((left, right) => right.updatedAt - left.updatedAt)[0];
+}
+
+/** Which of the context's scopes found memories, which are missing and which of those timed out. */
+function scopesOf(context: PartOutcome<Awaited<ReturnType<MemoryPort['context']>>>, includeProfile: boolean) {
+  const found: string[] = [];
+  const missing: string[] = [];
+  const timedOut: string[] = [];
+  if (context.status === 'ok') {
+    const { scopes, standing } = context.value;
+    for (const scope in scopes) {
+      const report = scopes[scope as keyof typeof scopes];
+      if (report.status === 'ok' && report.candidates > 0) found.push(scope);
+      else if (report.status === 'timeout' || report.status === 'error') missing.push(scope);
+      if (report.status === 'timeout') timedOut.push(scope);
+    }
+    if (standing?.status === 'ok' && standing.candidates > 0) found.push('profile');
+    else if (standing?.status === 'timeout' || standing?.status === 'error') missing.push('profile');
+    if (standing?.status === 'timeout') timedOut.push('profile');
+  } else {
+    // Standing facts come with the context, so they are missing with it.
+    const parts = includeProfile ? ['context', 'profile'] : ['context'];
+    missing.push(...parts);
+    if (context.status === 'timeout') timedOut.push(...parts);
+  }
+  return { found, missing, timedOut };
+}
+
+/**
  * The memory step of a turn (DESIGN §2). Context, standing facts and the session summary load in
  * parallel under one deadline; a slow or dead memory service costs at most `budgetMs` and never
  * fails the turn. Never throws.
@@ -128,27 +167,8 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
   }
   options.abortSignal?.removeEventListener('abort', abortFromCaller);
 
-  const found: string[] = [];
-  const missing: string[] = [];
-  const timedOut: string[] = [];
   const contextValue = context.status === 'ok' ? context.value : undefined;
-  if (contextValue) {
-    for (const scope in contextValue.scopes) {
-      const report = contextValue.scopes[scope as keyof typeof contextValue.scopes];
-      if (report.status === 'ok' && report.candidates > 0) found.push(scope);
-      else if (report.status === 'timeout' || report.status === 'error') missing.push(scope);
-      if (report.status === 'timeout') timedOut.push(scope);
-    }
-    const standing = contextValue.standing;
-    if (standing?.status === 'ok' && standing.candidates > 0) found.push('profile');
-    else if (standing?.status === 'timeout' || standing?.status === 'error') missing.push('profile');
-    if (standing?.status === 'timeout') timedOut.push('profile');
-  } else {
-    // Standing facts come with the context, so they are missing with it.
-    const parts = options.includeProfile ? ['context', 'profile'] : ['context'];
-    missing.push(...parts);
-    if (context.status === 'timeout') timedOut.push(...parts);
-  }
+  const { found, missing, timedOut } = scopesOf(context, options.includeProfile);
   const now = options.now();
   const sections: string[] = [];
   // Memory's finished block (the person's facts, standing facts, then the global section).
@@ -156,11 +176,7 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
   if (facts) sections.push(facts);
   if (summary) {
     if (summary.status === 'ok') {
-      const current = options.currentIntentIds;
-      const latest = summary.value
-        .filter(isSummary)
-        .filter((memory) => !current || current.has(String(memory.metadata.throughIntentId)))
-        .sort((left, right) => right.updatedAt - left.updatedAt)[0];
+      const latest = latestSummary(summary.value, options.currentIntentIds);
       if (latest) {
         found.push('summary');
         sections.push(`${SESSION_SUMMARY_HEADER}\n${latest.content.trim()}`);
