@@ -1,10 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   compareVersions,
   MINIMUM_NODE_VERSION,
   nodeVersionProblem,
 } from '../../apps/gateway/bin/require-node.mjs';
+import { productionFiles, REPOSITORY_ROOT } from './production-files.ts';
 
 // The Node.js minimum is stated once (require-node.mjs); everything a newcomer reads agrees with it.
 // `.ci/run` proves it on real Node binaries (scripts/check-node-minimum.ts).
@@ -38,6 +41,32 @@ describe('the Node.js minimum', () => {
     const scripts = (JSON.parse(await read('package.json')) as { scripts: Record<string, string> }).scripts;
     for (const name of ['start', 'test'])
       expect(scripts[name]).toMatch(/^node apps\/gateway\/bin\/require-node\.mjs && /);
+  });
+});
+
+// Node 22's node:sqlite binds positional values (`statement.run(a, b)`) to anonymous `?` only: a
+// statement written with numbered parameters (`?1`, `?2`) fails there with "column index out of
+// range", while Node 24 binds them. Repeat the value with a plain `?` instead.
+const NUMBERED_PARAMETER = /[\s(,=]\?\d+\b/u;
+
+describe('SQL that runs on the minimum', () => {
+  it('finds a numbered parameter (the check itself)', () => {
+    expect(NUMBERED_PARAMETER.test('WHERE channel = ?1 AND id = ?2')).toBe(true);
+    expect(NUMBERED_PARAMETER.test('VALUES (?, ?, ?)')).toBe(false);
+    expect(NUMBERED_PARAMETER.test('x = a ?? 1')).toBe(false);
+  });
+
+  it('has no numbered parameters in production code', () => {
+    const found: string[] = [];
+    for (const file of productionFiles()) {
+      const lines = readFileSync(join(REPOSITORY_ROOT, file), 'utf8').split('\n');
+      lines.forEach((line, index) => {
+        const code = line.trimStart();
+        if (code.startsWith('//') || code.startsWith('*') || code.startsWith('/*')) return;
+        if (NUMBERED_PARAMETER.test(line)) found.push(`${file}:${index + 1}: ${code}`);
+      });
+    }
+    expect(found).toEqual([]);
   });
 });
 

@@ -27,8 +27,8 @@ export function createPersonRecords(database: DatabaseSync, now: () => number): 
     pairing: database.prepare('DELETE FROM pairing_requests WHERE channel = ? AND platform_id = ?'),
     codesOfPerson: database.prepare('DELETE FROM link_codes WHERE person_id = ?'),
     codesOfIdentity: database.prepare(
-      `DELETE FROM link_codes WHERE (issued_channel = ?1 AND issued_platform_id = ?2)
-         OR (claimed_channel = ?1 AND claimed_platform_id = ?2)`,
+      `DELETE FROM link_codes WHERE (issued_channel = ? AND issued_platform_id = ?)
+         OR (claimed_channel = ? AND claimed_platform_id = ?)`,
     ),
     attempts: database.prepare('DELETE FROM code_attempts WHERE subject = ?'),
     identity: database.prepare(
@@ -36,9 +36,9 @@ export function createPersonRecords(database: DatabaseSync, now: () => number): 
     ),
     approvedAt: database.prepare('SELECT approved_at FROM people WHERE id = ?'),
     homePerson: database.prepare(
-      `INSERT INTO people (id, created_at, approved_at, approved_by) VALUES (?1, ?2, ?3, ?4)
-       ON CONFLICT (id) DO UPDATE SET approved_at = COALESCE(approved_at, ?3),
-         approved_by = COALESCE(approved_by, ?4)`,
+      `INSERT INTO people (id, created_at, approved_at, approved_by) VALUES (?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET approved_at = COALESCE(approved_at, ?),
+         approved_by = COALESCE(approved_by, ?)`,
     ),
     unlink: database.prepare(
       'UPDATE identities SET person_id = home_person_id, display_name = NULL WHERE channel = ? AND platform_id = ?',
@@ -54,7 +54,7 @@ export function createPersonRecords(database: DatabaseSync, now: () => number): 
         for (const identity of target.identities) {
           const { channel, platformId } = identity;
           count += Number(statements.pairing.run(channel, platformId).changes);
-          count += Number(statements.codesOfIdentity.run(channel, platformId).changes);
+          count += Number(statements.codesOfIdentity.run(channel, platformId, channel, platformId).changes);
           count += Number(statements.attempts.run(identityKey(identity)).changes);
           const row = statements.identity.get(channel, platformId) as
             | { person_id: string; home_person_id: string }
@@ -62,11 +62,14 @@ export function createPersonRecords(database: DatabaseSync, now: () => number): 
           if (!row) continue;
           if (row.person_id !== row.home_person_id) {
             const approved = statements.approvedAt.get(row.person_id) as { approved_at: number | null };
+            const approvedBy = approved.approved_at === null ? null : 'owner';
             statements.homePerson.run(
               row.home_person_id,
               now(),
               approved.approved_at,
-              approved.approved_at === null ? null : 'owner',
+              approvedBy,
+              approved.approved_at,
+              approvedBy,
             );
             count += 1;
           }

@@ -5,7 +5,7 @@ import { createSqliteIntentInbox, type SqliteIntentInbox } from './sqlite-intent
 import { createSqlitePersonActivity, type SqlitePersonActivity } from './sqlite-person-activity.ts';
 import { createSqliteReplyVersions, type SqliteReplyVersions } from './sqlite-reply-versions.ts';
 import { createSqliteTurnRevisions, type SqliteTurnRevisions } from './sqlite-turn-revisions.ts';
-import { createSqliteTurns, INTENT_SEEN_SQL, type SqliteTurns } from './sqlite-turns.ts';
+import { createSqliteTurns, INTENT_SEEN, type SqliteTurns } from './sqlite-turns.ts';
 
 /** The session store's tables, each through its own statements over the one connection. */
 export interface SessionTables {
@@ -29,7 +29,7 @@ export function createSessionTables(
   return {
     database,
     turns: createSqliteTurns(database),
-    inbox: createSqliteIntentInbox(database, INTENT_SEEN_SQL),
+    inbox: createSqliteIntentInbox(database, INTENT_SEEN),
     revisions: createSqliteTurnRevisions(database),
     activity: createSqlitePersonActivity(database),
     versions: createSqliteReplyVersions(database),

@@ -50,8 +50,17 @@ export const INBOX_DECIDED_WHEN_CHANGED_MIGRATION = `CREATE TEMP TABLE inbox_cop
    DROP TABLE inbox_copy;
    DROP TABLE inbox_sequence;`;
 
-/** True when an intent is in the inbox under channel `?1` and intent id `?2` (see `REVISION_KNOWN_SQL`). */
-export const INBOX_WAITING_SQL = 'EXISTS (SELECT 1 FROM inbox WHERE channel = ?1 AND intent_id = ?2)';
+/**
+ * A condition on an intent (channel and intent id) written in SQL, and the values it binds for
+ * one, in order: plain `?` parameters repeat the values where the condition checks several tables.
+ */
+export interface IntentSeenCondition {
+  sql: string;
+  values(channel: string, intentId: string): string[];
+}
+
+/** True when an intent is in the inbox; binds the channel and the intent id (see `INTENT_SEEN`). */
+export const INBOX_WAITING_SQL = 'EXISTS (SELECT 1 FROM inbox WHERE channel = ? AND intent_id = ?)';
 
 interface InboxRow {
   channel: string;
@@ -79,16 +88,20 @@ export interface SqliteIntentInbox {
 
 /**
  * The inbox statements over the session store's connection; callers own the transactions.
- * `seenSql` is the store's condition (over channel `?1` and intent id `?2`) for an intent it has
- * seen: the admission checks it and writes the entry in one statement.
+ * `seen` is the store's condition for an intent it has seen and the values it binds: the admission
+ * checks it and writes the entry in one statement.
  */
-export function createSqliteIntentInbox(database: DatabaseSync, seenSql: string): SqliteIntentInbox {
-  // Numbered parameters, not named: node:sqlite looks each name up on every run (10.8 → 9.2 µs
-  // an admission in isolation, load 5).
+export function createSqliteIntentInbox(
+  database: DatabaseSync,
+  seen: IntentSeenCondition,
+): SqliteIntentInbox {
+  // Positional parameters, not named: node:sqlite looks each name up on every run (10.8 → 9.2 µs
+  // an admission in isolation, load 5). Plain `?`, not `?1`: Node 22's node:sqlite binds
+  // positional values to anonymous parameters only.
   const insert = database.prepare(
     `INSERT INTO inbox (channel, intent_id, conversation_key, kind, intent_json, decided_json, accepted_at)
-     SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7
-     WHERE NOT ${seenSql}`,
+     SELECT ?, ?, ?, ?, ?, ?, ?
+     WHERE NOT ${seen.sql}`,
   );
   const reply = database.prepare('UPDATE inbox SET reply_text = ? WHERE channel = ? AND intent_id = ?');
   const remove = database.prepare('DELETE FROM inbox WHERE channel = ? AND intent_id = ?');
@@ -102,7 +115,7 @@ export function createSqliteIntentInbox(database: DatabaseSync, seenSql: string)
   // Entries keep the whole intent as JSON: the person's ids appear there as JSON strings (a
   // decided intent held apart only when it differs; `instr` of its NULL is NULL, not a match).
   const forget = database.prepare(
-    'DELETE FROM inbox WHERE instr(intent_json, ?1) > 0 OR instr(decided_json, ?1) > 0',
+    'DELETE FROM inbox WHERE instr(intent_json, ?) > 0 OR instr(decided_json, ?) > 0',
   );
   return {
     admit(entry) {
@@ -116,6 +129,7 @@ export function createSqliteIntentInbox(database: DatabaseSync, seenSql: string)
         intentJson,
         decidedJson === intentJson ? null : decidedJson,
         entry.acceptedAt,
+        ...seen.values(entry.channel, entry.intentId),
       );
       return changes === 0 ? 'duplicate' : 'admitted';
     },
@@ -132,7 +146,8 @@ export function createSqliteIntentInbox(database: DatabaseSync, seenSql: string)
       return (all.all() as unknown as InboxRow[]).map(toEntry);
     },
     forgetPerson(userId) {
-      return Number(forget.run(JSON.stringify(userId)).changes);
+      const needle = JSON.stringify(userId);
+      return Number(forget.run(needle, needle).changes);
     },
   };
 }

@@ -65,8 +65,8 @@ interface VersionRow {
 export function createSqliteReplyVersions(database: DatabaseSync): SqliteReplyVersions {
   const insert = database.prepare(
     `INSERT INTO reply_versions (channel, intent_id, reply_id, conversation_key, user_id, user_text, reply_text, outcome, token_count, created_at)
-     SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10
-     WHERE NOT EXISTS (SELECT 1 FROM turns WHERE channel = ?1 AND intent_id = ?2 AND reply_id = ?3)
+     SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+     WHERE NOT EXISTS (SELECT 1 FROM turns WHERE channel = ? AND intent_id = ? AND reply_id = ?)
      ON CONFLICT (channel, intent_id, reply_id) DO NOTHING`,
   );
   const copyTurnVersion = database.prepare(
@@ -81,11 +81,11 @@ export function createSqliteReplyVersions(database: DatabaseSync): SqliteReplyVe
   const columns =
     'channel, intent_id, reply_id, conversation_key, user_id, user_text, reply_text, outcome, token_count, created_at';
   const select = database.prepare(
-    `SELECT ${columns} FROM reply_versions WHERE channel = ?1 AND intent_id = ?2 AND reply_id = ?3`,
+    `SELECT ${columns} FROM reply_versions WHERE channel = ? AND intent_id = ? AND reply_id = ?`,
   );
   // The version a turn's row holds: its text is unchanged since it was stored (see keepTurnVersion).
   const selectFromTurn = database.prepare(
-    `SELECT ${columns} FROM turns WHERE channel = ?1 AND intent_id = ?2 AND reply_id = ?3`,
+    `SELECT ${columns} FROM turns WHERE channel = ? AND intent_id = ? AND reply_id = ?`,
   );
   const forget = database.prepare('DELETE FROM reply_versions WHERE user_id = ?');
   const forgetConversation = database.prepare(
@@ -106,6 +106,10 @@ export function createSqliteReplyVersions(database: DatabaseSync): SqliteReplyVe
         turn.outcome,
         turn.tokenCount ?? null,
         turn.createdAt,
+        // The NOT EXISTS check's own three (plain `?`: Node 22 binds positional values to no other kind).
+        turn.channel,
+        turn.intentId,
+        turn.replyId,
       );
     },
     keepTurnVersion({ channel, intentId }) {

@@ -27,11 +27,11 @@ export const REVISIONS_MIGRATION = `ALTER TABLE turns ADD COLUMN kind TEXT NOT N
    CREATE INDEX revisions_by_target ON revisions (channel, target_intent_id, kind);`;
 
 /**
- * True when a revision was applied, or a message deleted, under channel `?1` and intent id `?2`:
- * for the session store's one-statement "seen" check over turns, revisions and inbox.
+ * True when a revision was applied, or a message deleted: for the session store's one-statement
+ * "seen" check over turns, revisions and inbox. Binds the channel and the intent id twice.
  */
-export const REVISION_KNOWN_SQL = `(EXISTS (SELECT 1 FROM revisions WHERE channel = ?1 AND intent_id = ?2)
-  OR EXISTS (SELECT 1 FROM revisions WHERE channel = ?1 AND target_intent_id = ?2
+export const REVISION_KNOWN_SQL = `(EXISTS (SELECT 1 FROM revisions WHERE channel = ? AND intent_id = ?)
+  OR EXISTS (SELECT 1 FROM revisions WHERE channel = ? AND target_intent_id = ?
     AND kind = 'delete' AND change = 'delete'))`;
 
 export interface SqliteTurnRevisions {

@@ -4,7 +4,7 @@ import { compilesOf } from '@nexus/sqlite-kit/testing';
 import { describe, expect, it, vi } from 'vitest';
 import { createSqliteIntentInbox } from './sqlite-intent-inbox.ts';
 import { createSqliteSessionStore } from './sqlite-session-store.ts';
-import { createSqliteTurns, INTENT_SEEN_SQL } from './sqlite-turns.ts';
+import { createSqliteTurns, INTENT_SEEN } from './sqlite-turns.ts';
 
 /** A migrated session file's connection (the store's own), to run the turn statements on. */
 function sessionDatabase(): DatabaseSync {
@@ -57,10 +57,15 @@ describe('sqlite turns: newest', () => {
     expect(turns.newest('web:chat', 2).map((turn) => turn.intentId)).toEqual(['intent-28', 'intent-29']);
   });
 
+  it('binds one value for each parameter of the seen condition', () => {
+    const parameters = INTENT_SEEN.sql.match(/\?/gu) ?? [];
+    expect(INTENT_SEEN.values('web', 'intent-1')).toHaveLength(parameters.length);
+  });
+
   it('counts an intent seen when answered, revised, deleted or waiting, per channel, compiled once', () => {
     const database = sessionDatabase();
     const turns = createSqliteTurns(database);
-    const inbox = createSqliteIntentInbox(database, INTENT_SEEN_SQL);
+    const inbox = createSqliteIntentInbox(database, INTENT_SEEN);
     turns.insert({
       conversationKey: 'web:chat',
       channel: 'web',
