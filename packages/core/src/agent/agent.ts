@@ -16,6 +16,7 @@ import {
   replyMediaOfToolOutput,
 } from '../reply-media/reply-media-of.ts';
 import { modelCallsTraced, modelCallTelemetry } from '../tracing/model-call-telemetry.ts';
+import { hasAnyTool } from './has-any-tool.ts';
 import { type ModelStepPart, runModelSteps } from './model-steps.ts';
 
 export type AgentPart =
@@ -236,12 +237,6 @@ export function createAgent(options: CreateAgentOptions): Agent {
       }
     },
   };
-}
-
-/** Whether the set has a tool, without listing its names. */
-function hasAnyTool(tools: ToolSet): boolean {
-  for (const _name in tools) return true;
-  return false;
 }
 
 /** The person's message: plain text, or content parts when documents or images came with it. */

@@ -3,6 +3,7 @@ import type { Intent, Logger } from '@nexus/protocol';
 import type { Tracer } from '@opentelemetry/api';
 import type { ToolSet } from 'ai';
 import type { Agent } from '../agent/agent.ts';
+import { hasAnyTool } from '../agent/has-any-tool.ts';
 import type { TurnBudget } from '../cost/turn-budget.ts';
 import type { TurnMemory } from '../memory/context/turn-memory.ts';
 import { memorySubjectOf } from '../memory/memory-subject.ts';
@@ -79,7 +80,7 @@ export function toolsForTurn(options: {
   const subject = memorySubjectOf(intent, options.memory?.groupPersonalMemory);
   const memory = subject.kind === 'none' ? undefined : options.memory;
   const outside = options.outside;
-  if (!memory?.tools && !subagents) return outside && hasAny(outside) ? outside : undefined;
+  if (!memory?.tools && !subagents) return outside && hasAnyTool(outside) ? outside : undefined;
   const settings = subagents ?? DEFAULT_SUBAGENT_SETTINGS;
   const tools = createTurnTools(
     {
@@ -100,14 +101,8 @@ export function toolsForTurn(options: {
     { depth: 0, fanOut: createSubagentFanOut(settings) },
   );
   for (const name in outside) tools[name] ??= outside[name]!;
-  return hasAny(tools) ? tools : undefined;
+  return hasAnyTool(tools) ? tools : undefined;
 }
 
 /** Every tool a run may have; `allowed` narrows it for subagents. */
 const ALL_TURN_TOOLS: readonly TurnToolName[] = ['remember', 'recall', 'forget', 'delegate'];
-
-/** Whether the set has a tool, without listing its names. */
-function hasAny(tools: ToolSet): boolean {
-  for (const _name in tools) return true;
-  return false;
-}
