@@ -1,5 +1,6 @@
 export { type BackoffDelayOptions, backoffDelay } from './backoff-delay.ts';
 export { decodePathSegment, parseRequestTarget, requestPath } from './parse-request-target.ts';
+export { type Settled, settleWithin } from './settle-within.ts';
 export { TokenBucket, type TokenBucketOptions } from './token-bucket.ts';
 export {
   approximateTokenCounter,

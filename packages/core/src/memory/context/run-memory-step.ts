@@ -1,4 +1,4 @@
-import type { TokenCounter } from '@nexus/limits-kit';
+import { type Settled, settleWithin, type TokenCounter } from '@nexus/limits-kit';
 import type { Logger, MemoryPort } from '@nexus/protocol';
 import { failureMessage } from '../extraction/failure-message.ts';
 import { isSummary, SESSION_SUMMARY_HEADER, summarySessionId } from '../summaries/session-summary-job.ts';
@@ -64,10 +64,6 @@ export interface MemoryStepOptions {
   abortSignal?: AbortSignal;
 }
 
-type PartOutcome<T> = { status: 'ok'; value: T } | { status: 'timeout' } | { status: 'error'; error: string };
-
-const TIMED_OUT: PartOutcome<never> = Object.freeze({ status: 'timeout' });
-
 /**
  * The newest of the conversation's summaries; with `current`, only one whose last summarised turn
  * is among them (after `/new`, the earlier conversation's summary stays out).
@@ -83,7 +79,7 @@ function latestSummary(
 }
 
 /** Which of the context's scopes found memories, which are missing and which of those timed out. */
-function scopesOf(context: PartOutcome<Awaited<ReturnType<MemoryPort['context']>>>, includeProfile: boolean) {
+function scopesOf(context: Settled<Awaited<ReturnType<MemoryPort['context']>>>, includeProfile: boolean) {
   const found: string[] = [];
   const missing: string[] = [];
   const timedOut: string[] = [];
@@ -128,7 +124,7 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
         }, statusAfterMs)
       : undefined;
   const signal = controller.signal;
-  const [context, summary] = (await partsWithin(
+  const [context, summary] = await settleWithin(
     [
       () =>
         options.memory.context({
@@ -155,10 +151,7 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
         : undefined,
     ],
     options.budgetMs,
-  )) as [
-    PartOutcome<Awaited<ReturnType<MemoryPort['context']>>>,
-    PartOutcome<Awaited<ReturnType<MemoryPort['list']>>> | undefined,
-  ];
+  );
   clearTimeout(slowTimer);
   // Abandon whatever outlived the deadline; the memory client stops its request. Parts that
   // settled need no abort (building the DOMException on every turn showed up in the profile).
@@ -212,8 +205,8 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
     slow,
   };
   const errors: string[] = [];
-  if (context.status === 'error') errors.push(context.error);
-  if (summary?.status === 'error') errors.push(summary.error);
+  if (context.status === 'error') errors.push(failureMessage(context.error));
+  if (summary?.status === 'error') errors.push(failureMessage(summary.error));
   const level = outcome === 'ok' ? 'info' : 'warn';
   // Written once this turn of the event loop is over: the line (a serialised report and a write
   // to standard output) then costs the model request's wait, not a warm turn's path to it.
@@ -226,55 +219,4 @@ export async function runMemoryStep(options: MemoryStepOptions): Promise<MemoryS
     ),
   );
   return { block, report };
-}
-
-/**
- * Runs `works` together under one deadline: each settles into its own slot (`undefined` for an
- * absent work), and when `budgetMs` passes first every slot still open reads `timeout`. One timer
- * and a `then` per work, where racing each against a deadline promise under `Promise.all` made a
- * race, an async function and their promises per part on every turn.
- */
-function partsWithin(
-  works: ReadonlyArray<(() => Promise<unknown>) | undefined>,
-  budgetMs: number,
-): Promise<(PartOutcome<unknown> | undefined)[]> {
-  return new Promise((resolve) => {
-    const outcomes: (PartOutcome<unknown> | undefined)[] = new Array(works.length).fill(undefined);
-    // Parts still running, plus one for the loop starting them: a part that throws at once
-    // cannot end the step before the others have started.
-    let pending = 1;
-    let over = false;
-    const timer = setTimeout(() => {
-      over = true;
-      for (let index = 0; index < works.length; index += 1)
-        if (works[index] !== undefined && outcomes[index] === undefined) outcomes[index] = TIMED_OUT;
-      resolve(outcomes);
-    }, budgetMs);
-    const done = () => {
-      pending -= 1;
-      if (pending > 0 || over) return;
-      clearTimeout(timer);
-      resolve(outcomes);
-    };
-    const settle = (index: number, outcome: PartOutcome<unknown>) => {
-      if (over) return;
-      outcomes[index] = outcome;
-      done();
-    };
-    for (let index = 0; index < works.length; index += 1) {
-      const work = works[index];
-      if (work === undefined) continue;
-      pending += 1;
-      try {
-        // Promise.resolve: a port answering with a plain value still counts as answered.
-        Promise.resolve(work()).then(
-          (value) => settle(index, { status: 'ok', value }),
-          (error: unknown) => settle(index, { status: 'error', error: failureMessage(error) }),
-        );
-      } catch (error) {
-        settle(index, { status: 'error', error: failureMessage(error) });
-      }
-    }
-    done();
-  });
 }
