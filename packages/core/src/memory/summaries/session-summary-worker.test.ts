@@ -58,11 +58,14 @@ const SUMMARY =
 /** When each summary was asked of the model. */
 let summaryTimes: number[] = [];
 
-function setUp(summary = SUMMARY, options: { summaryDelayMs?: number; numbered?: boolean } = {}) {
+function setUp(
+  summary = SUMMARY,
+  options: { summaryDelayMs?: number; numbered?: boolean; idleMs?: number } = {},
+) {
   const memory = createInMemoryMemory();
   const sessionStore = createSqliteSessionStore({ path: ':memory:' });
   const model = scriptModel(summary, options);
-  const core = startCore({ sessionStore, memory, model, jobQueue: queue });
+  const core = startCore({ sessionStore, memory, model, jobQueue: queue, idleMs: options.idleMs });
   startSessionSummaryWorker({ queue, memory: memory.port, model, sessionStore });
   const completed = async () => (await queue.counts({ name: SESSION_SUMMARY_JOB })).completed;
   return { core, memory, completed, sessionStore };
@@ -87,12 +90,18 @@ function startCore(options: {
   memory: ReturnType<typeof createInMemoryMemory>;
   model: ReturnType<typeof scriptModel>;
   jobQueue: JobQueue;
+  idleMs?: number | undefined;
 }) {
   const channel = createRecordingChannel();
   const core = createNexusCore({
     sessionStore: options.sessionStore,
     agent: createAgent({ model: options.model, systemPrompt: 'You are a test.' }),
-    memory: { port: options.memory.port, jobQueue: options.jobQueue, summaryIdleMs: IDLE_MS, tools: false },
+    memory: {
+      port: options.memory.port,
+      jobQueue: options.jobQueue,
+      summaryIdleMs: options.idleMs ?? IDLE_MS,
+      tools: false,
+    },
   });
   core.registerChannel(channel.adapter);
   cores.push(core);
@@ -151,20 +160,23 @@ describe('session summaries', () => {
   });
 
   it('measures the quiet period from the last turn, not from the turn that scheduled the job', async () => {
-    const { core, memory, sessionStore } = setUp();
+    // Long enough for the second turn to be stored well within the first turn's quiet period.
+    const idleMs = 600;
+    const { core, memory, sessionStore } = setUp(SUMMARY, { idleMs });
     await core.intake(testIntent({ id: 'm1', text: 'first' }));
     await core.whenIdle();
     // Within the first turn's quiet period: the job is left as it was, and runs before this
     // turn has been quiet long enough.
-    await new Promise((resolve) => setTimeout(resolve, IDLE_MS * 0.7));
+    await new Promise((resolve) => setTimeout(resolve, idleMs / 2));
     await core.intake(testIntent({ id: 'm2', text: 'second' }));
     await core.whenIdle();
     await until(() => sessionSummaries(memory).length === 1, 'the summary');
 
-    const [, last] = await sessionStore.history({ conversationKey: 'test:conversation-1', limit: 10 });
+    const [first, last] = await sessionStore.history({ conversationKey: 'test:conversation-1', limit: 10 });
     expect(last?.intentId).toBe('m2');
+    expect(last?.createdAt ?? 0).toBeLessThan((first?.createdAt ?? 0) + idleMs);
     expect(summaryTimes).toHaveLength(1);
-    expect(summaryTimes[0]).toBeGreaterThanOrEqual((last?.createdAt ?? 0) + IDLE_MS);
+    expect(summaryTimes[0]).toBeGreaterThanOrEqual((last?.createdAt ?? 0) + idleMs);
     expect(sessionSummaries(memory).map((item) => item.metadata.throughIntentId)).toEqual(['m2']);
   });
 
