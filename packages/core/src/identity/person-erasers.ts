@@ -1,4 +1,5 @@
 import type { JobQueue } from '@nexus/protocol';
+import { forgetScheduledSummaries } from '../memory/summaries/summary-schedule-memo.ts';
 import type { MediaStore } from '../media/media-store.ts';
 import type { SessionStore } from '../session-store/session-store.ts';
 import type { ForgetTarget } from './person-records.ts';
@@ -40,6 +41,8 @@ export function jobQueueEraser(queue: JobQueue, kind = 'background jobs'): Perso
         values: target.userIds,
         ...(abortSignal ? { abortSignal } : {}),
       });
+      // The purge may have taken waiting summary jobs that later turns were relying on.
+      forgetScheduledSummaries();
       return { count: result.removed, running: result.running };
     },
   };

@@ -236,6 +236,7 @@ export async function enqueueAfterTurn(options: {
         queue,
         abortSignal,
         idleMs: memory.summaryIdleMs,
+        turnAt: Date.parse(intent.receivedAt),
         payload: {
           userId: intent.userId,
           sessionId: options.conversationKey,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EnqueueJobResult, JobQueue, MemoryRecord } from '@nexus/protocol';
 import { z } from 'zod';
+import { rememberScheduledSummary, scheduledSummaryJob } from './summary-schedule-memo.ts';
 
 export const SESSION_SUMMARY_JOB = 'memory.summarize';
 
@@ -8,22 +9,59 @@ export const sessionSummaryPayloadSchema = z.object({
   userId: z.string().min(1),
   /** The conversation key, which is also the memory session id. */
   sessionId: z.string().min(1),
-  /** The turn this job was scheduled after; a later turn makes the job stand down. */
+  /** The turn this job was scheduled after (without `idleMs`, a later turn makes it stand down). */
   lastIntentId: z.string().min(1),
+  /**
+   * How long the conversation must have been quiet: the worker summarises once its newest turn is
+   * this old, else schedules the job again for then. Absent in jobs of earlier versions.
+   */
+  idleMs: z.number().int().positive().optional(),
 });
 export type SessionSummaryPayload = z.infer<typeof sessionSummaryPayloadSchema>;
 
 /**
  * Schedules the summary of a conversation for when it has been quiet for `idleMs`: one job per
- * conversation, debounced by the queue, whose run time and last turn move forward with every
- * turn (not one job per turn). Durable: a restart does not lose it. The worker still stands down
- * when the conversation went on after the job's turn (a turn that came in while a summary ran
- * leaves a follow-up job; jobs scheduled one per turn before the debounce still wait in old files).
+ * conversation, debounced by the queue (not one job per turn). Durable: a restart does not lose
+ * it. A turn within `idleMs` of the turn that this process last scheduled the job after leaves
+ * the job as it is (see `summary-schedule-memo.ts`): the worker, finding newer turns than `idleMs`
+ * ago, schedules the job again for `idleMs` after the newest. A turn that comes in while a
+ * summary runs (past that window) enqueues a follow-up job.
  */
-export function scheduleSessionSummary(options: {
+export async function scheduleSessionSummary(options: {
+  queue: JobQueue;
+  payload: Omit<SessionSummaryPayload, 'idleMs'>;
+  idleMs: number;
+  /** When the turn arrived (no later than its stored `createdAt`); without it, always enqueues. */
+  turnAt?: number;
+  abortSignal?: AbortSignal;
+}): Promise<EnqueueJobResult> {
+  const { queue, idleMs } = options;
+  const key = options.payload.sessionId;
+  const now = Date.now();
+  const scheduled = scheduledSummaryJob(queue, key, idleMs, now);
+  if (scheduled !== undefined) return { jobId: scheduled, deduplicated: true };
+  const result = await enqueueSessionSummary({
+    queue,
+    payload: { ...options.payload, idleMs },
+    delayMs: idleMs,
+    ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+  });
+  // A turn stamped later than now (a sender's clock) is remembered as arriving now.
+  if (options.turnAt !== undefined) {
+    rememberScheduledSummary(queue, key, {
+      turnAt: Math.min(options.turnAt, now),
+      idleMs,
+      jobId: result.jobId,
+    });
+  }
+  return result;
+}
+
+/** The debounced enqueue itself: the key's waiting job takes this payload and run time. */
+export function enqueueSessionSummary(options: {
   queue: JobQueue;
   payload: SessionSummaryPayload;
-  idleMs: number;
+  delayMs: number;
   abortSignal?: AbortSignal;
 }): Promise<EnqueueJobResult> {
   const key = options.payload.sessionId;
@@ -31,7 +69,7 @@ export function scheduleSessionSummary(options: {
     name: SESSION_SUMMARY_JOB,
     payload: options.payload,
     debounceKey: key.length <= 200 ? key : `sha256:${createHash('sha256').update(key).digest('hex')}`,
-    delayMs: options.idleMs,
+    delayMs: options.delayMs,
     attempts: 3,
     backoff: { type: 'exponential', delayMs: 5_000 },
     ...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),

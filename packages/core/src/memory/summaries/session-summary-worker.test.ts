@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { approximateTokenCounter } from '@nexus/limits-kit';
 import type { JobQueue } from '@nexus/protocol';
@@ -11,6 +14,7 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAgent } from '../../agent/agent.ts';
 import { createNexusCore, type NexusCore } from '../../nexus-core.ts';
+import type { SessionStore } from '../../session-store/session-store.ts';
 import { createSqliteSessionStore } from '../../session-store/sqlite-session-store.ts';
 import { createRecordingChannel, testIntent } from '../../testing/recording-channel.ts';
 import { runMemoryStep } from '../context/run-memory-step.ts';
@@ -51,25 +55,61 @@ async function until(condition: () => boolean | Promise<boolean>, description: s
 const SUMMARY =
   'They planned a weekend trip to Porto by train, leaving on Friday evening; the hotel is still to be booked.';
 
-function setUp(summary = SUMMARY) {
+/** When each summary was asked of the model. */
+let summaryTimes: number[] = [];
+
+function setUp(
+  summary = SUMMARY,
+  options: { summaryDelayMs?: number; numbered?: boolean; idleMs?: number } = {},
+) {
   const memory = createInMemoryMemory();
   const sessionStore = createSqliteSessionStore({ path: ':memory:' });
-  const model = createOpenAICompatible({ baseURL: server.baseUrl, name: 'scripted' })('scripted-model');
-  server.setResponder((request) =>
-    systemOf(request).includes('You write a short summary') ? { text: summary } : { text: 'Sounds good.' },
-  );
+  const model = scriptModel(summary, options);
+  const core = startCore({ sessionStore, memory, model, jobQueue: queue, idleMs: options.idleMs });
+  startSessionSummaryWorker({ queue, memory: memory.port, model, sessionStore });
+  const completed = async () => (await queue.counts({ name: SESSION_SUMMARY_JOB })).completed;
+  return { core, memory, completed, sessionStore };
+}
+
+/** `numbered`: each summary ends with its number, so a later one is not the same memory as an earlier. */
+function scriptModel(summary = SUMMARY, options: { summaryDelayMs?: number; numbered?: boolean } = {}) {
+  summaryTimes = [];
+  server.setResponder((request) => {
+    if (!systemOf(request).includes('You write a short summary')) return { text: 'Sounds good.' };
+    summaryTimes.push(Date.now());
+    return {
+      text: options.numbered ? `${summary} (${summaryTimes.length})` : summary,
+      ...(options.summaryDelayMs ? { delayMs: options.summaryDelayMs } : {}),
+    };
+  });
+  return createOpenAICompatible({ baseURL: server.baseUrl, name: 'scripted' })('scripted-model');
+}
+
+function startCore(options: {
+  sessionStore: SessionStore;
+  memory: ReturnType<typeof createInMemoryMemory>;
+  model: ReturnType<typeof scriptModel>;
+  jobQueue: JobQueue;
+  idleMs?: number | undefined;
+}) {
   const channel = createRecordingChannel();
   const core = createNexusCore({
-    sessionStore,
-    agent: createAgent({ model, systemPrompt: 'You are a test.' }),
-    memory: { port: memory.port, jobQueue: queue, summaryIdleMs: IDLE_MS, tools: false },
+    sessionStore: options.sessionStore,
+    agent: createAgent({ model: options.model, systemPrompt: 'You are a test.' }),
+    memory: {
+      port: options.memory.port,
+      jobQueue: options.jobQueue,
+      summaryIdleMs: options.idleMs ?? IDLE_MS,
+      tools: false,
+    },
   });
   core.registerChannel(channel.adapter);
   cores.push(core);
-  startSessionSummaryWorker({ queue, memory: memory.port, model, sessionStore });
-  const completed = async () => (await queue.counts({ name: SESSION_SUMMARY_JOB })).completed;
-  return { core, memory, completed };
+  return core;
 }
+
+const sessionSummaries = (memory: ReturnType<typeof createInMemoryMemory>) =>
+  memory.memoriesOf('test:person-1').filter((item) => item.scope === 'session');
 
 describe('session summaries', () => {
   it('stores a summary when the conversation goes quiet and brings it back when it resumes', async () => {
@@ -102,15 +142,98 @@ describe('session summaries', () => {
     await core.intake(testIntent({ id: 'm1', text: 'first' }));
     await core.intake(testIntent({ id: 'm2', text: 'second' }));
     await core.whenIdle();
-    // One job, debounced: the second turn moved the first turn's job on instead of adding one.
+    // One job: the second turn, within the quiet period of the first, left the first turn's job
+    // as it was; that job, finding the second turn, runs again once the conversation is quiet.
     expect(await queue.counts({ name: SESSION_SUMMARY_JOB })).toMatchObject({ delayed: 1, waiting: 0 });
-    await until(async () => (await completed()) === 1, 'the summary job');
+    await until(() => sessionSummaries(memory).length === 1, 'the summary');
     await new Promise((resolve) => setTimeout(resolve, 2 * IDLE_MS));
 
-    expect(await completed()).toBe(1);
+    expect(await queue.counts({ name: SESSION_SUMMARY_JOB })).toMatchObject({
+      delayed: 0,
+      waiting: 0,
+      active: 0,
+    });
+    expect(await completed()).toBeLessThanOrEqual(2);
     expect(summaryRequests()).toHaveLength(1);
     const summaries = memory.memoriesOf('test:person-1').filter((item) => item.scope === 'session');
     expect(summaries.map((item) => item.metadata.throughIntentId)).toEqual(['m2']);
+  });
+
+  it('measures the quiet period from the last turn, not from the turn that scheduled the job', async () => {
+    // Long enough for the second turn to be stored well within the first turn's quiet period.
+    const idleMs = 600;
+    const { core, memory, sessionStore } = setUp(SUMMARY, { idleMs });
+    await core.intake(testIntent({ id: 'm1', text: 'first' }));
+    await core.whenIdle();
+    // Within the first turn's quiet period: the job is left as it was, and runs before this
+    // turn has been quiet long enough.
+    await new Promise((resolve) => setTimeout(resolve, idleMs / 2));
+    await core.intake(testIntent({ id: 'm2', text: 'second' }));
+    await core.whenIdle();
+    await until(() => sessionSummaries(memory).length === 1, 'the summary');
+
+    const [first, last] = await sessionStore.history({ conversationKey: 'test:conversation-1', limit: 10 });
+    expect(last?.intentId).toBe('m2');
+    expect(last?.createdAt ?? 0).toBeLessThan((first?.createdAt ?? 0) + idleMs);
+    expect(summaryTimes).toHaveLength(1);
+    expect(summaryTimes[0]).toBeGreaterThanOrEqual((last?.createdAt ?? 0) + idleMs);
+    expect(sessionSummaries(memory).map((item) => item.metadata.throughIntentId)).toEqual(['m2']);
+  });
+
+  it('summarises a turn that came in while a summary ran, in a follow-up job', async () => {
+    const { core, memory } = setUp(SUMMARY, { summaryDelayMs: 300, numbered: true });
+    await core.intake(testIntent({ id: 'm1', text: 'first' }));
+    await core.whenIdle();
+    await until(() => summaryTimes.length === 1, 'the first summary to start');
+    await core.intake(testIntent({ id: 'm2', text: 'second' }));
+    await core.whenIdle();
+    await until(
+      () => sessionSummaries(memory).some((item) => item.metadata.throughIntentId === 'm2'),
+      'the follow-up summary',
+    );
+
+    expect(summaryTimes).toHaveLength(2);
+    expect(sessionSummaries(memory)).toMatchObject([
+      { content: `${SUMMARY} (2)`, metadata: { throughIntentId: 'm2' } },
+    ]);
+  });
+
+  it('keeps a skipped turn through a restart: the job waiting in the file summarises it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'session-summary-restart-'));
+    try {
+      const memory = createInMemoryMemory();
+      const model = scriptModel();
+      const paths = { queue: join(dir, 'jobs.sqlite'), sessions: join(dir, 'sessions.sqlite') };
+      // The gateway before the restart: it takes the turns and enqueues, and stops before the job runs.
+      const before = createSqliteJobQueue({ path: paths.queue, pollIntervalMs: 10 });
+      const core = startCore({
+        sessionStore: createSqliteSessionStore({ path: paths.sessions }),
+        memory,
+        model,
+        jobQueue: before,
+      });
+      await core.intake(testIntent({ id: 'm1', text: 'first' }));
+      await core.intake(testIntent({ id: 'm2', text: 'second' }));
+      await core.whenIdle();
+      await cores.splice(cores.indexOf(core), 1)[0]?.shutdown({ deadlineMs: 1000 });
+      await before.close({ timeoutMs: 1000 });
+
+      const after = createSqliteJobQueue({ path: paths.queue, pollIntervalMs: 10 });
+      const sessionStore = createSqliteSessionStore({ path: paths.sessions });
+      try {
+        startSessionSummaryWorker({ queue: after, memory: memory.port, model, sessionStore });
+        await until(() => sessionSummaries(memory).length === 1, 'the summary after the restart');
+        await new Promise((resolve) => setTimeout(resolve, 2 * IDLE_MS));
+        expect(summaryTimes).toHaveLength(1);
+        expect(sessionSummaries(memory).map((item) => item.metadata.throughIntentId)).toEqual(['m2']);
+        expect(await after.counts({ name: SESSION_SUMMARY_JOB })).toMatchObject({ waiting: 0, delayed: 0 });
+      } finally {
+        await after.close({ timeoutMs: 1000 });
+        await sessionStore.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('lets per-turn jobs of an earlier version stand down beside the debounced one', async () => {
@@ -127,7 +250,9 @@ describe('session summaries', () => {
     });
     await core.intake(testIntent({ id: 'm2', text: 'second' }));
     await core.whenIdle();
-    await until(async () => (await completed()) === 2, 'the old job and the debounced one');
+    await until(() => sessionSummaries(memory).length === 1, 'the summary');
+    await until(async () => (await completed()) >= 2, 'the old job and the debounced one');
+    await new Promise((resolve) => setTimeout(resolve, 2 * IDLE_MS));
 
     expect(summaryRequests()).toHaveLength(1);
     const summaries = memory.memoriesOf('test:person-1').filter((item) => item.scope === 'session');

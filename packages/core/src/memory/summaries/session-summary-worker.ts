@@ -11,9 +11,11 @@ import type { SessionStore, StoredTurn } from '../../session-store/session-store
 import { modelCallTelemetry } from '../../tracing/model-call-telemetry.ts';
 import { type RepliesFirst, waitWhileRepliesQueue } from '../background/replies-first.ts';
 import {
+  enqueueSessionSummary,
   isSummary,
   SESSION_SUMMARY_JOB,
   SESSION_SUMMARY_KIND,
+  type SessionSummaryPayload,
   sessionSummaryPayloadSchema,
   summarySessionId,
 } from './session-summary-job.ts';
@@ -57,14 +59,23 @@ export function startSessionSummaryWorker(options: SessionSummaryWorkerOptions):
           message: `memory.summarize: invalid payload: ${parsed.error.issues[0]?.message ?? 'unknown shape'}`,
         });
       }
-      const { userId, sessionId, lastIntentId } = parsed.data;
+      const { userId, sessionId } = parsed.data;
       const abortSignal = job.abortSignal;
       const jobLogger = logger.child({ jobId: job.id, conversationId: sessionId });
-      // Before reading the conversation, so a turn that comes in meanwhile makes this job stand down.
+      // Before reading the conversation, so a turn that comes in meanwhile is read (or moves the job on).
       await waitWhileRepliesQueue(options.repliesFirst, abortSignal);
       const turns = await options.sessionStore.history({ conversationKey: sessionId, limit: maxTurns });
-      if (turns.at(-1)?.intentId !== lastIntentId) {
-        jobLogger.debug({}, 'conversation went on after this job was scheduled; a later job summarises it');
+      const lastIntentId = await summaryDue({
+        queue: options.queue,
+        payload: parsed.data,
+        turns,
+        abortSignal,
+      });
+      if (lastIntentId === undefined) {
+        jobLogger.debug(
+          {},
+          'conversation not quiet long enough, or went on after this job was scheduled; a later job summarises it',
+        );
         return;
       }
       const previous = (
@@ -118,6 +129,36 @@ export function startSessionSummaryWorker(options: SessionSummaryWorkerOptions):
       jobLogger.info({ turns: turns.length, characters: summary.length }, 'session summary stored');
     },
   });
+}
+
+/**
+ * The turn to summarise through, or undefined when this job is not to summarise now. A job with
+ * `idleMs` summarises once the newest turn is that old, else schedules the conversation's job again
+ * for then (turns within `idleMs` of the scheduling one leave the job where it was: see
+ * `summary-schedule-memo.ts`). A job of an earlier version, without it, stands down when the
+ * conversation went on after its turn (a later job summarises it).
+ */
+async function summaryDue(options: {
+  queue: JobQueue;
+  payload: SessionSummaryPayload;
+  turns: readonly StoredTurn[];
+  abortSignal: AbortSignal;
+}): Promise<string | undefined> {
+  const { payload, turns } = options;
+  const newest = turns.at(-1);
+  if (payload.idleMs === undefined)
+    return newest?.intentId === payload.lastIntentId ? newest.intentId : undefined;
+  if (!newest) return undefined;
+  const quietAt = Math.max(...turns.map((turn) => turn.createdAt)) + payload.idleMs;
+  const now = Date.now();
+  if (now >= quietAt) return newest.intentId;
+  await enqueueSessionSummary({
+    queue: options.queue,
+    payload: { ...payload, lastIntentId: newest.intentId },
+    delayMs: Math.ceil(quietAt - now),
+    abortSignal: options.abortSignal,
+  });
+  return undefined;
 }
 
 function transcriptOf(turns: StoredTurn[]): string {
