@@ -1,6 +1,6 @@
 import type { JobQueue } from '@nexus/protocol';
-import { forgetScheduledSummaries } from '../memory/summaries/summary-schedule-memo.ts';
 import type { MediaStore } from '../media/media-store.ts';
+import { forgetScheduledSummaries } from '../memory/summaries/summary-schedule-memo.ts';
 import type { SessionStore } from '../session-store/session-store.ts';
 import type { ForgetTarget } from './person-records.ts';
 
