@@ -9,10 +9,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
+import { openSqliteDatabase } from '@nexus/sqlite-kit';
 import { prepareJobStatements } from '../src/sqlite-job-statements.ts';
-import { SqliteJobStore } from '../src/sqlite-job-store.ts';
+import { MIGRATIONS } from '../src/sqlite-job-store.ts';
 
 const { values } = parseArgs({
   options: {
@@ -28,9 +28,12 @@ const IDLE_MS = 30 * 60_000;
 
 const dir = mkdtempSync(join(tmpdir(), 'enqueue-statements-bench-'));
 const path = join(dir, 'jobs.sqlite');
-new SqliteJobStore({ path, busyTimeoutMs: 5000 }).close();
-const database = new DatabaseSync(path);
-database.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON');
+const database = openSqliteDatabase({
+  path,
+  busyTimeoutMs: 5000,
+  migrations: MIGRATIONS,
+  storeName: 'job queue',
+});
 const statements = prepareJobStatements(database);
 const pageSize = (database.prepare('PRAGMA page_size').get() as { page_size: number }).page_size;
 

@@ -11,7 +11,8 @@ import {
 import { type JobStatements, prepareJobStatements } from './sqlite-job-statements.ts';
 
 /** Each entry moves the schema one version up; `PRAGMA user_version` records how far a file is. */
-const MIGRATIONS: readonly string[] = [
+/** The job file's schema steps (exported for the statements bench, which opens the file as the store does). */
+export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE jobs (
      seq INTEGER PRIMARY KEY AUTOINCREMENT,
      name TEXT NOT NULL,

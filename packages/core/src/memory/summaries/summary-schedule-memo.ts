@@ -13,9 +13,6 @@ interface Scheduled {
   jobId: string;
 }
 
-/** Moved by every purge: entries remembered before it are not relied on. */
-let generation = 0;
-
 /**
  * Per queue, the summary job this process last scheduled for each conversation, so later turns
  * within `idleMs` of it need not move it (the upsert rewrote the job's row and its place in the
@@ -29,7 +26,7 @@ let generation = 0;
  * (below), so that turn was stored before the job read the history, and is in what it summarises
  * or makes it reschedule.
  */
-const memos = new WeakMap<JobQueue, Map<string, Scheduled & { generation: number }>>();
+let memos = new WeakMap<JobQueue, Map<string, Scheduled>>();
 
 /** The job a turn at `now` can rely on instead of enqueueing, or undefined. */
 export function scheduledSummaryJob(
@@ -39,13 +36,7 @@ export function scheduledSummaryJob(
   now: number,
 ): string | undefined {
   const scheduled = memos.get(queue)?.get(key);
-  if (
-    !scheduled ||
-    scheduled.generation !== generation ||
-    scheduled.idleMs !== idleMs ||
-    now >= scheduled.turnAt + idleMs
-  )
-    return undefined;
+  if (!scheduled || scheduled.idleMs !== idleMs || now >= scheduled.turnAt + idleMs) return undefined;
   return scheduled.jobId;
 }
 
@@ -57,7 +48,7 @@ export function rememberScheduledSummary(queue: JobQueue, key: string, scheduled
   }
   // Re-inserted so the map stays in scheduling order and the oldest go first.
   memo.delete(key);
-  memo.set(key, { ...scheduled, generation });
+  memo.set(key, scheduled);
   for (const oldest of memo.keys()) {
     if (memo.size <= MAX_CONVERSATIONS) break;
     memo.delete(oldest);
@@ -70,5 +61,5 @@ export function rememberScheduledSummary(queue: JobQueue, key: string, scheduled
  * so the next turn of each conversation enqueues again.
  */
 export function forgetScheduledSummaries(): void {
-  generation += 1;
+  memos = new WeakMap();
 }
