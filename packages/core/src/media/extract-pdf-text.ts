@@ -52,6 +52,17 @@ export async function extractPdfText(options: ExtractPdfTextOptions): Promise<Pd
   }
 }
 
+/** How long a SIGKILLed reader may take to be gone before the answer stops waiting for it. */
+const EXIT_WAIT_MS = 5_000;
+
+function waitForExit(exited: Promise<void>, atMostMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((done) => {
+    timer = setTimeout(done, atMostMs);
+  });
+  return Promise.race([exited, late]).finally(() => clearTimeout(timer));
+}
+
 function timeoutError(timeoutMs: number): NexusError {
   return new NexusError({ code: 'timeout', message: `Reading the PDF took longer than ${timeoutMs} ms.` });
 }
@@ -66,14 +77,19 @@ function readInChild(options: ExtractPdfTextOptions, budgetMs: number): Promise<
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
     });
+    const exited = new Promise<void>((done) => child.once('exit', () => done()));
     let settled = false;
+    // The answer (and so the reader slot) waits until the killed reader has exited: a bomb's
+    // reader may hold hundreds of MB until then, and the next reader must not overlap it.
     const settle = (outcome: () => void) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       watchdog.stop();
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      outcome();
+      const running = child.exitCode === null && child.signalCode === null && child.pid !== undefined;
+      if (!running) return outcome();
+      child.kill('SIGKILL');
+      void waitForExit(exited, EXIT_WAIT_MS).then(outcome);
     };
     const unreadable = (message: string, cause?: unknown) =>
       new NexusError({ code: 'attachment_corrupt', message, cause });
