@@ -37,7 +37,7 @@ export interface GatewayBenchOptions {
 /**
  * Turns sent in the load's first second are left out of the steady-state p95: while they run, V8
  * still executes much of the turn in its lower tiers and grows the heap, and all 200 first turns
- * arrive at once, so that second sets the whole run's tail (docs/deployment.md, "Throughput").
+ * arrive at once, so that second sets the whole run's tail (docs/throughput.md).
  */
 const WARMING_MS = 1000;
 

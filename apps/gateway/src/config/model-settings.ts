@@ -70,7 +70,7 @@ export const MODEL_SETTINGS = [
     schema: z.coerce.number().int().min(0).max(16),
     defaultValue: 0,
     description:
-      'Worker threads that make the model requests and parse their streamed answers, so that work runs beside the main thread (the agent loop, tools and channels stay on it). `0` (the default) makes them on the main thread; `1` serves about 13% more turns a second on two cores under load, for about 40 MB more peak memory and 0.8 ms more per turn (docs/deployment.md, "Model threads").',
+      'Worker threads that make the model requests and parse their streamed answers, so that work runs beside the main thread (the agent loop, tools and channels stay on it). `0` (the default) makes them on the main thread; `1` serves about 13% more turns a second on two cores under load, for about 40 MB more peak memory and 0.8 ms more per turn (docs/throughput.md, "Model threads").',
     hint: 'set it to a whole number from 0 (model requests on the main thread) to 16, such as 1',
   },
 ] as const satisfies readonly SettingDefinition[];

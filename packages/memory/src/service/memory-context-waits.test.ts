@@ -23,7 +23,7 @@ async function turnsUntil(done: () => boolean): Promise<void> {
   for (let turn = 0; turn < 20 && !done(); turn += 1) await new Promise((resolve) => setImmediate(resolve));
 }
 
-// What a warm turn waits for in the memory step (docs/deployment.md, "Toward the floor"): the
+// What a warm turn waits for in the memory step (docs/throughput.md, "Toward the floor"): the
 // query's embedding, and nothing that does not need it.
 describe('MemoryService.context waits', () => {
   const stores: MemoryStore[] = [];
