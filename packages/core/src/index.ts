@@ -38,6 +38,7 @@ export type { TurnMemoryOptions } from './memory/context/turn-memory.ts';
 export type { ExtractionReport } from './memory/extraction/extract-memories.ts';
 export { enqueueMemoryExtraction, MEMORY_EXTRACT_JOB } from './memory/extraction/memory-extraction-job.ts';
 export { startMemoryExtractionWorker } from './memory/extraction/memory-extraction-worker.ts';
+export { forgetScheduledSummaries } from './memory/summaries/summary-schedule-memo.ts';
 export { startSessionSummaryWorker } from './memory/summaries/session-summary-worker.ts';
 
 // People: access, identities, forgetting a person

@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { type AccessStore, createAccessStore } from '@nexus/core';
 import { type ScriptedModelServer, startScriptedModelServer } from '@nexus/testkit/llm';
@@ -166,6 +167,29 @@ describe('while the gateway runs', () => {
   });
 });
 
+/** Conversation summaries waiting in the gateway's job file for conversations whose key holds `conversation`. */
+function waitingSummaries(dataDir: string, conversation: string): number {
+  const database = new DatabaseSync(join(dataDir, 'jobs.sqlite'), { readOnly: true });
+  try {
+    const row = database
+      .prepare(
+        "SELECT count(*) AS n FROM jobs WHERE name = 'memory.summarize' AND status = 'waiting' AND payload LIKE ?",
+      )
+      .get(`%${conversation}%`) as { n: number };
+    return row.n;
+  } finally {
+    database.close();
+  }
+}
+
+async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 describe('nexus users forget', () => {
   it('deletes what the running gateway keeps about a person, and nothing of anyone else', async () => {
     const model = await startScriptedModelServer();
@@ -188,8 +212,10 @@ describe('nexus users forget', () => {
         body: new TextEncoder().encode('locker 4471'),
       });
       expect(uploaded.status).toBe(201);
+      expect(waitingSummaries(gateway.config.dataDir, 'ann-chat')).toBe(1);
       const forgot = await nexus(['users', 'forget', 'web:ann'], {}, gateway.config.dataDir);
       expect(forgot).toMatchObject({ code: 0, stderr: '' });
+      expect(waitingSummaries(gateway.config.dataDir, 'ann-chat')).toBe(0);
       // Memory jobs: her conversation summary, scheduled for when the chat goes quiet, and the
       // extraction of her last turn if it has not run yet.
       expect(forgot.stdout).toMatch(
@@ -197,6 +223,9 @@ describe('nexus users forget', () => {
       );
       await ann.ask('ann-chat', 'what is my locker code?');
       await bob.ask('bob-chat', 'what colour is my bike?');
+      // Her next turn schedules her conversation's summary again: the gateway saw the command's
+      // commit and forgot the job it had scheduled, which the command deleted.
+      await until(() => waitingSummaries(gateway.config.dataDir, 'ann-chat') === 1, 'her summary job');
       const prompt = (text: string) =>
         JSON.stringify(
           model.chatRequests().findLast((request) => JSON.stringify(request.body).includes(text))?.body,

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { WEB_CHANNEL_NAME } from '@nexus/channel-websocket';
 import type { WhatsAppSocketFactory } from '@nexus/channel-whatsapp';
-import { createConversationNotifier, createSqliteSessionStore } from '@nexus/core';
+import { createConversationNotifier, createSqliteSessionStore, forgetScheduledSummaries } from '@nexus/core';
 import { type Logger, silentLogger } from '@nexus/protocol';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import { privateFilePath } from '../data-dir/private-path.ts';
@@ -52,7 +52,12 @@ export async function composeGateway(options: ComposeGatewayOptions): Promise<Ga
   const metrics = new GatewayMetrics();
   // Each web person's conversation list follows the turns; changes reach their other tabs.
   const sessionStore = withWebConversationEvents(
-    createSqliteSessionStore({ path: privateFilePath(join(config.dataDir, 'sessions.sqlite')) }),
+    createSqliteSessionStore({
+      path: privateFilePath(join(config.dataDir, 'sessions.sqlite')),
+      // `nexus users forget` in another process deletes turns here and the conversations'
+      // summary jobs: the next turns must schedule their summaries again, not trust the memo.
+      onChangedElsewhere: forgetScheduledSummaries,
+    }),
     // Called once messages arrive, long after `web` below exists.
     { channel: WEB_CHANNEL_NAME, notify: (clientId, frame) => web.sendToClient(clientId, frame), logger },
   );

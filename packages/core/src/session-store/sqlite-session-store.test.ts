@@ -192,6 +192,27 @@ describe('sqlite session store', () => {
     await gateway.close();
   });
 
+  it('tells onChangedElsewhere when another connection committed, not for its own commits', async () => {
+    const path = temporaryFile();
+    let told = 0;
+    const gateway = createSqliteSessionStore({ path, onChangedElsewhere: () => (told += 1) });
+    // The first read has nothing to compare with: it counts as a change.
+    await gateway.history({ conversationKey: 'web:c1', limit: 5 });
+    await nextPassOfTheEventLoop();
+    const before = told;
+    await gateway.appendTurn(turn(1));
+    await nextPassOfTheEventLoop();
+    await gateway.history({ conversationKey: 'web:c1', limit: 5 });
+    expect(told).toBe(before);
+    const command = createSqliteSessionStore({ path });
+    await command.forgetPeople?.({ userIds: ['web:u1'] });
+    await command.close();
+    await nextPassOfTheEventLoop();
+    await gateway.history({ conversationKey: 'web:c1', limit: 5 });
+    expect(told).toBe(before + 1);
+    await gateway.close();
+  });
+
   it('fails clearly after close', async () => {
     const store = createSqliteSessionStore({ path: ':memory:' });
     await store.close();

@@ -21,6 +21,13 @@ export interface SqliteSessionStoreOptions {
   busyTimeoutMs?: number;
   /** Characters of turn text the recent-history cache may hold (see RecentTurnsCache). */
   historyCacheSize?: number;
+  /**
+   * Called when the store sees that another connection committed to the file (`nexus users
+   * forget` in another process), when it drops its own copies: at most once per event-loop pass,
+   * before the read that noticed it. What the process remembers about the stored conversations
+   * elsewhere can be dropped with them (the gateway forgets its scheduled summaries).
+   */
+  onChangedElsewhere?: () => void;
 }
 
 /** 4M characters: a few MB at most, history for thousands of short conversations. */
@@ -71,6 +78,7 @@ export function createSqliteSessionStore(options: SqliteSessionStoreOptions): Se
     if (!othersCommitted()) return;
     recent.clear();
     knownActivity.clear();
+    options.onChangedElsewhere?.();
   };
   // A committed write whose callback failed is in the file all the same: only the cache is unsure.
   const writes = new SessionWriteQueue(database, () => recent.clear());

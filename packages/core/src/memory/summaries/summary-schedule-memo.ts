@@ -57,8 +57,10 @@ export function rememberScheduledSummary(queue: JobQueue, key: string, scheduled
 
 /**
  * Forgets every conversation's scheduled job, of every queue (the purging one may be a wrapper of
- * the scheduling one): a purge (`/forget-me`) may have deleted the waiting job the memo relies on,
- * so the next turn of each conversation enqueues again.
+ * the scheduling one): a purge may have deleted the waiting job the memo relies on, so the next
+ * turn of each conversation enqueues again. Called by `/forget-me`'s job eraser, and by the
+ * gateway's session store when another connection committed to it (`nexus users forget` in
+ * another process deletes the person's turns there as well as their jobs).
  */
 export function forgetScheduledSummaries(): void {
   memos = new WeakMap();
