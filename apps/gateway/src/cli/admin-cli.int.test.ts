@@ -13,6 +13,7 @@ import { WebChatClient } from '@nexus/testkit/web-chat';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { privateFilePath } from '../data-dir/private-path.ts';
 import { startTestGateway } from '../testing/test-gateway.ts';
+import { until } from '../testing/until.ts';
 
 /** A port nothing listens on (taken, then released). */
 async function freePort(): Promise<number> {
@@ -179,14 +180,6 @@ function waitingSummaries(dataDir: string, conversation: string): number {
     return row.n;
   } finally {
     database.close();
-  }
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

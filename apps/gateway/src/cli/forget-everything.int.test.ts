@@ -23,6 +23,7 @@ import {
 } from '../testing/marker-scan.ts';
 import { isDecision, isExtraction } from '../testing/memory-test-support.ts';
 import { startTestGateway } from '../testing/test-gateway.ts';
+import { until } from '../testing/until.ts';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const MARKER = `zqxmark${randomUUID().replaceAll('-', '').slice(0, 12)}`;
@@ -64,14 +65,6 @@ afterAll(async () => {
   redis?.disconnect();
   await Promise.all([model?.close(), qdrant?.close()]);
 });
-
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** A plain-text file uploaded by a web client, as the web page does before naming it in a message. */
 async function uploadText(url: string, token: string, clientId: string, name: string, text: string) {
@@ -140,14 +133,18 @@ async function forgetAnn(ann: WebChatClient): Promise<string> {
 }
 
 async function waitForJobs(queue: JobQueue): Promise<void> {
-  await until(async () => {
-    const parked = await queue.parked({ name: 'memory.extract' });
-    const counts = await queue.counts({ name: 'memory.extract' });
-    return (
-      parked.some((job) => JSON.stringify(job.payload).includes(MARKER)) &&
-      counts.waiting + counts.delayed + counts.active > 0
-    );
-  }, 'a parked and a waiting extraction job');
+  await until(
+    async () => {
+      const parked = await queue.parked({ name: 'memory.extract' });
+      const counts = await queue.counts({ name: 'memory.extract' });
+      return (
+        parked.some((job) => JSON.stringify(job.payload).includes(MARKER)) &&
+        counts.waiting + counts.delayed + counts.active > 0
+      );
+    },
+    'a parked and a waiting extraction job',
+    15_000,
+  );
 }
 
 describe('/forget-me leaves no trace of the person', () => {

@@ -6,6 +6,8 @@ import type {
 } from '@nexus/testkit/llm';
 import { isChatTurn, isDecision, isExtraction } from './memory-test-support.ts';
 
+export { until } from './until.ts';
+
 /**
  * Helpers for the gateway-level edit and delete tests (edits-*.int.test.ts): what the scripted
  * model was asked, as text a test can search, and a model that learns where someone lives.
@@ -77,19 +79,6 @@ export function livesInResponder(request: ChatCompletionRequest): ScriptedRespon
     return { text: JSON.stringify({ decisions }) };
   }
   return { text: `Echo: ${prompt}` };
-}
-
-/** Resolves once `condition` holds, polling; fails naming `what` after `timeoutMs`. */
-export async function until(
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 8_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** Lets anything already on its way (a duplicate turn, a second reply) show up before asserting it did not. */

@@ -1,4 +1,5 @@
 import { fork } from 'node:child_process';
+import { settleWithin } from '@nexus/limits-kit';
 import { NexusError } from '@nexus/protocol';
 import { PDF_READER_SCRIPT, pdfReaderLaunch } from './pdf-reader-launch.ts';
 import { takePdfReaderSlot } from './pdf-reader-slots.ts';
@@ -55,14 +56,6 @@ export async function extractPdfText(options: ExtractPdfTextOptions): Promise<Pd
 /** How long a SIGKILLed reader may take to be gone before the answer stops waiting for it. */
 const EXIT_WAIT_MS = 5_000;
 
-function waitForExit(exited: Promise<void>, atMostMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<void>((done) => {
-    timer = setTimeout(done, atMostMs);
-  });
-  return Promise.race([exited, late]).finally(() => clearTimeout(timer));
-}
-
 function timeoutError(timeoutMs: number): NexusError {
   return new NexusError({ code: 'timeout', message: `Reading the PDF took longer than ${timeoutMs} ms.` });
 }
@@ -89,7 +82,7 @@ function readInChild(options: ExtractPdfTextOptions, budgetMs: number): Promise<
       const running = child.exitCode === null && child.signalCode === null && child.pid !== undefined;
       if (!running) return outcome();
       child.kill('SIGKILL');
-      void waitForExit(exited, EXIT_WAIT_MS).then(outcome);
+      void settleWithin([() => exited], EXIT_WAIT_MS).then(outcome);
     };
     const unreadable = (message: string, cause?: unknown) =>
       new NexusError({ code: 'attachment_corrupt', message, cause });
